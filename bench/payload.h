@@ -1,0 +1,19 @@
+// Job payloads of the bench, shaped like the peer harness's
+// ({"w": workload, "i": index, "t": send stamp, "pad": "xxx…"}), so a server
+// parses and stores the same bytes whichever tool drives it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include <boost/json/object.hpp>
+
+namespace redrive::bench {
+
+// A payload of about `target_bytes` serialized bytes (never less than the
+// fields need). `sent_ns` is a NowNs() stamp, or 0 when latency is not measured.
+boost::json::object MakePayload(std::string_view workload, int64_t index, int64_t sent_ns,
+                                size_t target_bytes);
+
+}  // namespace redrive::bench

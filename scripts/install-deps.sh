@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages Redrive needs to build and test, skipping
+# those already present. Idempotent; needs root (or sudo) only when something
+# is missing.
+set -euo pipefail
+
+packages=(
+  g++ cmake make ccache pkg-config
+  libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
+  libsqlite3-dev libpq-dev libssl-dev libcli11-dev libspdlog-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  postgresql-15 curl
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "installing: ${missing[*]}" >&2
+sudo=""
+[[ $(id -u) -eq 0 ]] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,49 @@
+// The REST API of shared/spec/api.md as one function: Handle(Request) → Response.
+// One route table (routes.cc); each handler decodes → makes one engine call →
+// encodes; errors are mapped to HTTP in one place (error_mapping.h).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "api/http_types.h"
+#include "core/limits.h"
+
+namespace redrive::engine {
+class Engine;
+}
+
+namespace redrive::api {
+
+enum class Role { kAdmin, kWorker, kViewer };
+
+struct ApiKey {
+  Role role;
+  std::string key;
+};
+
+struct ApiOptions {
+  std::vector<ApiKey> keys;  // empty: everyone is admin (loopback-only rule is the server's)
+  ServerLimits limits;
+  std::string version = "0.1.0";
+};
+
+class Api {
+ public:
+  // `engine` must outlive the Api.
+  Api(engine::Engine& engine, ApiOptions options);
+  ~Api();
+
+  // Answers `request` by calling `respond` exactly once, possibly on another
+  // thread (an engine thread) and possibly before Handle returns.
+  // Thread-safe.
+  void Handle(Request request, Responder respond);
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Parses "admin:KEY" → ApiKey; nullopt-like failure as Status via Result.
+}  // namespace redrive::api

@@ -1,0 +1,81 @@
+#include "api/auth.h"
+
+#include <cctype>
+
+namespace redrive::api {
+namespace {
+
+// Compares in time independent of where the strings differ, so response
+// timing does not reveal how much of a guessed key was right.
+bool ConstantTimeEquals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+bool StartsWithIgnoreCase(std::string_view s, std::string_view prefix) {
+  if (s.size() < prefix.size()) return false;
+  for (size_t i = 0; i < prefix.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(s[i])) != prefix[i]) return false;
+  }
+  return true;
+}
+
+Status Unauthorized(std::string message) {
+  return Status(ErrorCode::kUnauthorized, std::move(message));
+}
+
+}  // namespace
+
+const char* RoleName(Role role) {
+  switch (role) {
+    case Role::kAdmin:
+      return "admin";
+    case Role::kWorker:
+      return "worker";
+    case Role::kViewer:
+      return "viewer";
+  }
+  return "viewer";
+}
+
+Result<Role> Authenticate(const Request& request, const std::vector<ApiKey>& keys) {
+  if (keys.empty()) return Role::kAdmin;
+  const std::string* header = request.header("authorization");
+  constexpr std::string_view kScheme = "bearer ";
+  if (header == nullptr || !StartsWithIgnoreCase(*header, kScheme)) {
+    return Unauthorized("missing API key: send Authorization: Bearer <key>");
+  }
+  std::string_view token = std::string_view(*header).substr(kScheme.size());
+  while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
+  while (!token.empty() && token.back() == ' ') token.remove_suffix(1);
+  for (const ApiKey& key : keys) {
+    if (!token.empty() && ConstantTimeEquals(token, key.key)) return key.role;
+  }
+  return Unauthorized("unknown API key");
+}
+
+Status Authorize(Role role, unsigned access) {
+  if (role == Role::kAdmin || (access & kPublic)) return Status::Ok();
+  if (role == Role::kWorker && (access & kWorkers)) return Status::Ok();
+  if (role == Role::kViewer && (access & kViewers)) return Status::Ok();
+  return Status(ErrorCode::kAccessDenied,
+                std::string("the ") + RoleName(role) + " role may not use this route");
+}
+
+Result<ApiKey> ParseApiKey(std::string_view spec) {
+  size_t colon = spec.find(':');
+  if (colon == std::string_view::npos || colon + 1 == spec.size()) {
+    return Status::Validation("api_key", "an API key is ROLE:KEY, e.g. worker:s3cret");
+  }
+  std::string_view role = spec.substr(0, colon);
+  std::string key(spec.substr(colon + 1));
+  if (role == "admin") return ApiKey{Role::kAdmin, key};
+  if (role == "worker") return ApiKey{Role::kWorker, key};
+  if (role == "viewer") return ApiKey{Role::kViewer, key};
+  return Status::Validation("api_key",
+                            "unknown role '" + std::string(role) + "' (admin, worker or viewer)");
+}
+
+}  // namespace redrive::api

@@ -1,0 +1,39 @@
+// API keys and roles: who may call which route.
+//   admin  — everything;
+//   worker — enqueue, bulk, claim, job heartbeat/complete/fail/ack,
+//            workers/*, and reading one job (GET /jobs/{id});
+//   viewer — GET routes only, with payload and result left out.
+// With no keys configured every caller is admin (the server refuses to listen
+// on a non-loopback address then, unless told to).
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "api/api.h"
+#include "api/http_types.h"
+#include "core/status.h"
+
+namespace redrive::api {
+
+// Who may call a route, as a bit set; admins may call every route.
+enum Access : unsigned {
+  kAdminOnly = 0,
+  kWorkers = 1u << 0,
+  kViewers = 1u << 1,
+  kPublic = 1u << 2,  // no key needed (health checks)
+};
+
+const char* RoleName(Role role);  // "admin", "worker", "viewer"
+
+// The role of the request's "Authorization: Bearer KEY". UNAUTHORIZED when
+// keys are configured and the header is missing, malformed or names no key.
+Result<Role> Authenticate(const Request& request, const std::vector<ApiKey>& keys);
+
+// ACCESS_DENIED when `role` may not use a route with `access`.
+Status Authorize(Role role, unsigned access);
+
+// "ROLE:KEY" (the --api-key flag) → ApiKey; VALIDATION_ERROR otherwise.
+Result<ApiKey> ParseApiKey(std::string_view spec);
+
+}  // namespace redrive::api

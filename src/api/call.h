@@ -1,0 +1,44 @@
+// What a handler works with: the request after routing and authentication,
+// and where its one answer goes. Handlers decode the call, make one engine
+// call and encode the result in the engine's callback (on an engine thread).
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "api/api.h"
+#include "api/error_mapping.h"
+#include "api/http_types.h"
+#include "core/status.h"
+
+namespace redrive::api {
+
+// Path parameters ({id}, {name}) and query parameters, percent-decoded.
+using PathParams = std::map<std::string, std::string, std::less<>>;
+using QueryParams = std::map<std::string, std::string, std::less<>>;
+
+struct Call {
+  engine::Engine& engine;
+  const ApiOptions& options;
+  Role role;
+  Request request;
+  PathParams params;
+  QueryParams query;
+  Responder respond;
+
+  // The value of a path parameter the route pattern declares.
+  const std::string& Param(std::string_view name) const { return params.find(name)->second; }
+  // The JSON object body (see request_decoding.h for the rules).
+  Result<boost::json::object> Body() const;
+  void Fail(const Status& status) const { respond(ErrorResponse(status)); }
+};
+
+// A route's handler. It must answer through call.respond exactly once.
+using Handler = void (*)(Call& call);
+
+}  // namespace redrive::api

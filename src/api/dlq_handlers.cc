@@ -1,0 +1,134 @@
+// The dead-letter queue: list, redrive (retry), purge.
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+
+#include "api/field_rules.h"
+#include "api/handlers.h"
+#include "api/request_decoding.h"
+#include "api/responses.h"
+#include "core/time_format.h"
+#include "wire/job_json.h"
+
+namespace redrive::api {
+namespace {
+
+constexpr int kMaxDlqRetryLimit = 1000;
+constexpr int kMaxPurgeLimit = 10000;
+constexpr double kMaxRatePerSecond = 1e6;
+
+Result<store::JobFilter> DecodeDlqFilter(const QueryParams& q) {
+  store::JobFilter f;
+  REDRIVE_ASSIGN_OR_RETURN(f.queue_name, QueryQueueName(q));
+  f.tag = QueryString(q, "tag");
+  REDRIVE_ASSIGN_OR_RETURN(f.dead_reason, QueryDeadReason(q));
+  REDRIVE_ASSIGN_OR_RETURN(std::optional<int64_t> limit, QueryInt(q, "limit", 1, 100));
+  f.limit = static_cast<int>(limit.value_or(50));
+  REDRIVE_ASSIGN_OR_RETURN(std::optional<int64_t> offset, QueryInt(q, "offset", 0, INT32_MAX));
+  f.offset = static_cast<int>(offset.value_or(0));
+  return f;
+}
+
+Result<std::vector<std::string>> DecodeJobIds(const wire::FieldReader& r) {
+  REDRIVE_ASSIGN_OR_RETURN(const boost::json::array* items, r.Array("job_ids"));
+  std::vector<std::string> ids;
+  if (items == nullptr) return ids;
+  if (items->size() > static_cast<size_t>(kMaxDlqRetryLimit)) {
+    return Status::Validation("job_ids", "at most " + std::to_string(kMaxDlqRetryLimit) + " ids");
+  }
+  for (size_t i = 0; i < items->size(); ++i) {
+    if (!(*items)[i].is_string()) {
+      std::string path = "job_ids[" + std::to_string(i) + "]";
+      return Status::Validation(path, path + " must be a string");
+    }
+    ids.emplace_back((*items)[i].get_string());
+  }
+  return ids;
+}
+
+Result<std::optional<DeadReason>> DecodeDeadReason(const wire::FieldReader& r) {
+  REDRIVE_ASSIGN_OR_RETURN(std::optional<std::string> text, r.String("dead_reason", 0, 64));
+  if (!text) return std::optional<DeadReason>();
+  std::optional<DeadReason> reason = ParseDeadReason(*text);
+  if (!reason) {
+    return Status::Validation("dead_reason",
+                              "dead_reason must be one of max_retries_exceeded, "
+                              "lease_expired, non_retryable, expired");
+  }
+  return reason;
+}
+
+Result<engine::DlqRetryParams> DecodeDlqRetry(const boost::json::object& body) {
+  wire::FieldReader r(body);
+  engine::DlqRetryParams p;
+  REDRIVE_ASSIGN_OR_RETURN(p.job_ids, DecodeJobIds(r));
+  REDRIVE_ASSIGN_OR_RETURN(p.queue_name, OptionalQueueName(r));
+  REDRIVE_ASSIGN_OR_RETURN(p.dead_reason, DecodeDeadReason(r));
+  REDRIVE_ASSIGN_OR_RETURN(p.tag, r.String("tag", 1, 1024));
+  REDRIVE_ASSIGN_OR_RETURN(std::optional<int64_t> limit, r.Int("limit", 1, kMaxDlqRetryLimit));
+  p.limit = static_cast<int>(limit.value_or(100));
+  REDRIVE_ASSIGN_OR_RETURN(std::optional<bool> dry_run, r.Bool("dry_run"));
+  p.dry_run = dry_run.value_or(false);
+  REDRIVE_ASSIGN_OR_RETURN(p.rate_per_second, r.Number("rate_per_second", 1e-9, kMaxRatePerSecond));
+  return p;
+}
+
+Result<engine::DlqPurgeParams> DecodeDlqPurge(const boost::json::object& body) {
+  wire::FieldReader r(body);
+  // Purging is irreversible: demand the literal true, not just a truthy value.
+  const boost::json::value* confirm = r.Find("confirm");
+  if (confirm == nullptr || !confirm->is_bool() || !confirm->get_bool()) {
+    return Status(ErrorCode::kBadRequest, "purging the DLQ requires \"confirm\": true", "confirm");
+  }
+  engine::DlqPurgeParams p;
+  REDRIVE_ASSIGN_OR_RETURN(p.queue_name, OptionalQueueName(r));
+  REDRIVE_ASSIGN_OR_RETURN(p.older_than, r.Time("older_than"));
+  REDRIVE_ASSIGN_OR_RETURN(std::optional<int64_t> limit, r.Int("limit", 1, kMaxPurgeLimit));
+  p.limit = static_cast<int>(limit.value_or(kMaxPurgeLimit));
+  return p;
+}
+
+Response EncodeDlqRetry(const engine::DlqRetryResult& r) {
+  if (r.dry_run) {
+    return JsonResponse(200,
+                        boost::json::object{{"matched_count", r.matched_count}, {"dry_run", true}});
+  }
+  boost::json::array ids;
+  for (const std::string& id : r.retried_ids) ids.push_back(boost::json::string(id));
+  return JsonResponse(200, boost::json::object{{"retried_count", r.retried_ids.size()},
+                                               {"retried_jobs", std::move(ids)}});
+}
+
+}  // namespace
+
+void HandleListDlq(Call& call) {
+  Result<store::JobFilter> f = DecodeDlqFilter(call.query);
+  if (!f.ok()) return call.Fail(f.status());
+  call.engine.ListDeadLetters(std::move(*f),
+                              Answer<std::vector<Job>>(call.respond, [](std::vector<Job>& jobs) {
+                                boost::json::array out;
+                                for (const Job& job : jobs) {
+                                  out.push_back(wire::JobSummaryToJson(job));
+                                }
+                                return JsonResponse(200, out);
+                              }));
+}
+
+void HandleDlqRetry(Call& call) {
+  Result<boost::json::object> body = call.Body();
+  if (!body.ok()) return call.Fail(body.status());
+  Result<engine::DlqRetryParams> p = DecodeDlqRetry(*body);
+  if (!p.ok()) return call.Fail(p.status());
+  call.engine.DlqRetry(std::move(*p), Answer<engine::DlqRetryResult>(call.respond, EncodeDlqRetry));
+}
+
+void HandleDlqPurge(Call& call) {
+  Result<boost::json::object> body = call.Body();
+  if (!body.ok()) return call.Fail(body.status());
+  Result<engine::DlqPurgeParams> p = DecodeDlqPurge(*body);
+  if (!p.ok()) return call.Fail(p.status());
+  call.engine.DlqPurge(std::move(*p), Answer<long long>(call.respond, [](long long purged) {
+                         return JsonResponse(200, boost::json::object{{"purged_count", purged}});
+                       }));
+}
+
+}  // namespace redrive::api

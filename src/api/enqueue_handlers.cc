@@ -1,0 +1,129 @@
+// POST /jobs and POST /jobs/bulk.
+#include <algorithm>
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+
+#include "api/field_rules.h"
+#include "api/handlers.h"
+#include "api/job_decoding.h"
+#include "api/responses.h"
+#include "wire/error_json.h"
+
+namespace redrive::api {
+namespace {
+
+// A bulk request after decoding: the valid items (for the engine) and the
+// failures (reported as they are, never dropped).
+struct BulkDecoded {
+  engine::BulkEnqueueParams params;
+  std::vector<size_t> original_index;  // of params.jobs[i] in the request
+  boost::json::array failed;
+  size_t total = 0;
+};
+
+Result<JobDefaults> DecodeBulkDefaults(const wire::FieldReader& r) {
+  JobDefaults d;
+  REDRIVE_ASSIGN_OR_RETURN(d.priority, Priority(r, "default_priority"));
+  REDRIVE_ASSIGN_OR_RETURN(d.max_retries, MaxRetries(r, "default_max_retries"));
+  REDRIVE_ASSIGN_OR_RETURN(d.timeout_seconds, TimeoutSeconds(r, "default_timeout_seconds"));
+  return d;
+}
+
+// {"index", "error": message (what Spooled's clients read), "code",
+// "details"?}.
+boost::json::object FailedItem(size_t index, const Status& status) {
+  boost::json::object item{{"index", index}, {"error", status.message()}};
+  for (auto& [key, value] : wire::ErrorToJson(status)) {
+    if (key != "message") item[key] = value;
+  }
+  return item;
+}
+
+void DecodeBulkItem(const boost::json::value& item, size_t index, const std::string& queue_name,
+                    const JobDefaults& defaults, const ServerLimits& limits, BulkDecoded& out) {
+  std::string path = "jobs[" + std::to_string(index) + "]";
+  if (!item.is_object()) {
+    out.failed.push_back(FailedItem(index, Status::Validation(path, path + " must be an object")));
+    return;
+  }
+  Result<engine::EnqueueParams> p =
+      DecodeJobFields(wire::FieldReader(item.get_object(), path), limits, defaults);
+  if (!p.ok()) {
+    out.failed.push_back(FailedItem(index, p.status()));
+    return;
+  }
+  p->queue_name = queue_name;
+  out.params.jobs.push_back(std::move(*p));
+  out.original_index.push_back(index);
+}
+
+Result<BulkDecoded> DecodeBulk(const boost::json::object& body, const ServerLimits& limits) {
+  wire::FieldReader r(body);
+  REDRIVE_ASSIGN_OR_RETURN(std::string queue_name, RequiredQueueName(r));
+  REDRIVE_ASSIGN_OR_RETURN(const boost::json::array* jobs, r.Array("jobs"));
+  if (jobs == nullptr) return wire::MissingField("jobs");
+  if (jobs->size() > kMaxBulkJobs) {
+    return Status::Validation("jobs", "at most " + std::to_string(kMaxBulkJobs) + " jobs");
+  }
+  REDRIVE_ASSIGN_OR_RETURN(JobDefaults defaults, DecodeBulkDefaults(r));
+  BulkDecoded out;
+  out.total = jobs->size();
+  for (size_t i = 0; i < jobs->size(); ++i) {
+    DecodeBulkItem((*jobs)[i], i, queue_name, defaults, limits, out);
+  }
+  return out;
+}
+
+// Merges the engine's results (indexes into the valid items) with the
+// decoding failures into the contract's answer, both sorted by request index.
+Response EncodeBulk(const std::vector<engine::BulkItemResult>& results,
+                    const std::vector<size_t>& original_index, const boost::json::array& failed,
+                    size_t total) {
+  std::vector<std::pair<size_t, const engine::BulkItemResult*>> ordered;
+  for (const engine::BulkItemResult& r : results) {
+    ordered.emplace_back(original_index.at(r.index), &r);
+  }
+  std::sort(ordered.begin(), ordered.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  boost::json::array succeeded;
+  for (const auto& [index, r] : ordered) {
+    succeeded.push_back({{"index", index}, {"job_id", r->job_id}, {"created", r->created}});
+  }
+  return JsonResponse(200, boost::json::object{{"succeeded", std::move(succeeded)},
+                                               {"failed", failed},
+                                               {"total", total},
+                                               {"success_count", results.size()},
+                                               {"failure_count", failed.size()}});
+}
+
+}  // namespace
+
+void HandleEnqueue(Call& call) {
+  Result<boost::json::object> body = call.Body();
+  if (!body.ok()) return call.Fail(body.status());
+  Result<engine::EnqueueParams> p = DecodeEnqueue(*body, call.options.limits);
+  if (!p.ok()) return call.Fail(p.status());
+  call.engine.Enqueue(
+      std::move(*p), Answer<engine::EnqueueResult>(call.respond, [](engine::EnqueueResult& r) {
+        return JsonResponse(r.created ? 201 : 200,
+                            boost::json::object{{"id", r.id}, {"created", r.created}});
+      }));
+}
+
+void HandleEnqueueBulk(Call& call) {
+  Result<boost::json::object> body = call.Body();
+  if (!body.ok()) return call.Fail(body.status());
+  Result<BulkDecoded> decoded = DecodeBulk(*body, call.options.limits);
+  if (!decoded.ok()) return call.Fail(decoded.status());
+  BulkDecoded d = std::move(*decoded);
+  if (d.params.jobs.empty()) return call.respond(EncodeBulk({}, {}, d.failed, d.total));
+  call.engine.EnqueueBulk(
+      std::move(d.params),
+      Answer<std::vector<engine::BulkItemResult>>(
+          call.respond, [index = std::move(d.original_index), failed = std::move(d.failed),
+                         total = d.total](std::vector<engine::BulkItemResult>& results) {
+            return EncodeBulk(results, index, failed, total);
+          }));
+}
+
+}  // namespace redrive::api

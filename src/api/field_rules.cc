@@ -1,0 +1,142 @@
+#include "api/field_rules.h"
+
+#include "core/limits.h"
+#include "core/transition.h"
+#include "wire/json_text.h"
+
+namespace redrive::api {
+namespace {
+
+Result<std::optional<int>> IntField(const wire::FieldReader& r, std::string_view key, int64_t min,
+                                    int64_t max) {
+  REDRIVE_ASSIGN_OR_RETURN(std::optional<int64_t> v, r.Int(key, min, max));
+  if (!v) return std::optional<int>();
+  return std::optional<int>(static_cast<int>(*v));
+}
+
+}  // namespace
+
+Status CheckQueueName(const std::string& name, const std::string& path) {
+  if (IsValidQueueName(name)) return Status::Ok();
+  return Status::Validation(path, path +
+                                      " must be 1-100 characters of [A-Za-z0-9._-], "
+                                      "not starting with '.' or '-'");
+}
+
+Result<std::string> RequiredQueueName(const wire::FieldReader& r) {
+  REDRIVE_ASSIGN_OR_RETURN(std::string name, r.RequiredString("queue_name", 0, SIZE_MAX));
+  REDRIVE_RETURN_IF_ERROR(CheckQueueName(name, r.Path("queue_name")));
+  return name;
+}
+
+Result<std::optional<std::string>> OptionalQueueName(const wire::FieldReader& r) {
+  REDRIVE_ASSIGN_OR_RETURN(std::optional<std::string> name, r.String("queue_name", 0, SIZE_MAX));
+  if (name) REDRIVE_RETURN_IF_ERROR(CheckQueueName(*name, r.Path("queue_name")));
+  return name;
+}
+
+Result<std::string> SerializeLimited(const boost::json::value& value, const std::string& path,
+                                     size_t max_bytes) {
+  std::string text = wire::SerializeJson(value);
+  if (text.size() > max_bytes) {
+    return Status(ErrorCode::kPayloadTooLarge,
+                  path + " exceeds " + std::to_string(max_bytes) + " bytes serialized", path);
+  }
+  return text;
+}
+
+Result<std::string> RequiredPayload(const wire::FieldReader& r, size_t max_bytes) {
+  REDRIVE_ASSIGN_OR_RETURN(const boost::json::value* payload, r.RequiredValue("payload"));
+  return SerializeLimited(*payload, r.Path("payload"), max_bytes);
+}
+
+Result<std::optional<std::string>> OptionalResult(const wire::FieldReader& r, size_t max_bytes) {
+  const boost::json::value* result = r.Find("result");
+  if (result == nullptr) return std::optional<std::string>();
+  REDRIVE_ASSIGN_OR_RETURN(std::string text,
+                           SerializeLimited(*result, r.Path("result"), max_bytes));
+  return std::optional<std::string>(std::move(text));
+}
+
+Result<std::optional<int>> Priority(const wire::FieldReader& r, std::string_view key) {
+  return IntField(r, key, kMinPriority, kMaxPriority);
+}
+
+Result<std::optional<int>> MaxRetries(const wire::FieldReader& r, std::string_view key) {
+  return IntField(r, key, kMinMaxRetries, kMaxMaxRetries);
+}
+
+Result<std::optional<int>> TimeoutSeconds(const wire::FieldReader& r, std::string_view key) {
+  return IntField(r, key, kMinTimeoutSeconds, kMaxTimeoutSeconds);
+}
+
+Result<std::optional<int>> LeaseSeconds(const wire::FieldReader& r) {
+  return IntField(r, "lease_duration_secs", kMinLeaseSeconds, kMaxLeaseSeconds);
+}
+
+Result<std::optional<BackoffPolicy>> Backoff(const wire::FieldReader& r) {
+  REDRIVE_ASSIGN_OR_RETURN(const boost::json::object* object, r.Object("backoff"));
+  if (object == nullptr) return std::optional<BackoffPolicy>();
+  wire::FieldReader b(*object, r.Path("backoff"));
+  BackoffPolicy policy;
+  REDRIVE_ASSIGN_OR_RETURN(auto base, b.Int("base_ms", 0, kMaxBackoffMs));
+  REDRIVE_ASSIGN_OR_RETURN(auto max, b.Int("max_ms", 0, kMaxBackoffMs));
+  REDRIVE_ASSIGN_OR_RETURN(auto jitter, b.Int("jitter_ms", 0, kMaxJitterMs));
+  if (base) policy.base = std::chrono::milliseconds(*base);
+  if (max) policy.max = std::chrono::milliseconds(*max);
+  if (jitter) policy.jitter = std::chrono::milliseconds(*jitter);
+  if (policy.max < policy.base) {
+    return Status::Validation(b.Path("max_ms"), b.Path("max_ms") + " must be >= base_ms");
+  }
+  return std::optional<BackoffPolicy>(policy);
+}
+
+Result<Tags> TagsField(const wire::FieldReader& r) {
+  REDRIVE_ASSIGN_OR_RETURN(const boost::json::object* object, r.Object("tags"));
+  Tags tags;
+  if (object == nullptr) return tags;
+  for (const auto& [key, value] : *object) {
+    std::string path = r.Path("tags") + "." + std::string(key);
+    if (key.empty() || key.find('=') != boost::json::string_view::npos) {
+      return Status::Validation(path, "tag keys must be non-empty and must not contain '='");
+    }
+    if (!value.is_string()) return Status::Validation(path, path + " must be a string");
+    tags.emplace(std::string(key), std::string(value.get_string()));
+  }
+  return tags;
+}
+
+Result<std::optional<std::string>> IdempotencyKey(const wire::FieldReader& r) {
+  return r.String("idempotency_key", 1, kMaxIdempotencyKeyLength);
+}
+
+std::string TruncateError(std::string error) {
+  if (error.size() <= kMaxErrorLength) return error;
+  size_t end = kMaxErrorLength;
+  // Back up over UTF-8 continuation bytes (10xxxxxx) so no character is split.
+  while (end > 0 && (static_cast<unsigned char>(error[end]) & 0xC0) == 0x80) --end;
+  error.resize(end);
+  return error;
+}
+
+Result<std::string> ErrorMessage(const wire::FieldReader& r) {
+  REDRIVE_ASSIGN_OR_RETURN(std::string error, r.RequiredString("error", 0, SIZE_MAX));
+  return TruncateError(std::move(error));
+}
+
+Result<std::optional<std::chrono::milliseconds>> RetryAfter(const wire::FieldReader& r) {
+  REDRIVE_ASSIGN_OR_RETURN(std::optional<int64_t> ms, r.Int("retry_after_ms", 0, kMaxBackoffMs));
+  if (!ms) return std::optional<std::chrono::milliseconds>();
+  return std::optional<std::chrono::milliseconds>(*ms);
+}
+
+Result<std::optional<std::string>> ObjectText(const wire::FieldReader& r, std::string_view key,
+                                              size_t max_bytes) {
+  REDRIVE_ASSIGN_OR_RETURN(const boost::json::object* object, r.Object(key));
+  if (object == nullptr) return std::optional<std::string>();
+  REDRIVE_ASSIGN_OR_RETURN(std::string text,
+                           SerializeLimited(boost::json::value(*object), r.Path(key), max_bytes));
+  return std::optional<std::string>(std::move(text));
+}
+
+}  // namespace redrive::api

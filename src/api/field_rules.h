@@ -1,0 +1,56 @@
+// The contract's limits on request fields ("Limits" in shared/spec/api.md),
+// as reads over a FieldReader. Each failure is VALIDATION_ERROR naming the
+// field, except an oversized payload or result: 413 PAYLOAD_TOO_LARGE (also
+// naming the field).
+#pragma once
+
+#include <boost/json/value.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/job.h"
+#include "core/status.h"
+#include "wire/field_reader.h"
+
+namespace redrive::api {
+
+Status CheckQueueName(const std::string& name, const std::string& path);
+Result<std::string> RequiredQueueName(const wire::FieldReader& r);
+Result<std::optional<std::string>> OptionalQueueName(const wire::FieldReader& r);
+
+// A JSON value serialized for storage; PAYLOAD_TOO_LARGE beyond max_bytes.
+Result<std::string> SerializeLimited(const boost::json::value& value, const std::string& path,
+                                     size_t max_bytes);
+Result<std::string> RequiredPayload(const wire::FieldReader& r, size_t max_bytes);
+Result<std::optional<std::string>> OptionalResult(const wire::FieldReader& r, size_t max_bytes);
+
+Result<std::optional<int>> Priority(const wire::FieldReader& r, std::string_view key);
+Result<std::optional<int>> MaxRetries(const wire::FieldReader& r, std::string_view key);
+Result<std::optional<int>> TimeoutSeconds(const wire::FieldReader& r, std::string_view key);
+// lease_duration_secs, 5..3600.
+Result<std::optional<int>> LeaseSeconds(const wire::FieldReader& r);
+
+// {base_ms?, max_ms?, jitter_ms?}: missing members take the default policy's
+// values (1000, 60000, 500); max_ms must be >= base_ms.
+Result<std::optional<BackoffPolicy>> Backoff(const wire::FieldReader& r);
+
+// {"key": "value", ...}: values must be strings; keys non-empty and free of
+// '=' (the tag filter's "key=value" syntax would be ambiguous).
+Result<Tags> TagsField(const wire::FieldReader& r);
+
+Result<std::optional<std::string>> IdempotencyKey(const wire::FieldReader& r);
+
+// A failure's error message, required; longer than kMaxErrorLength bytes is
+// truncated (at a UTF-8 character boundary), not rejected.
+Result<std::string> ErrorMessage(const wire::FieldReader& r);
+std::string TruncateError(std::string error);
+
+// retry_after_ms, 0..86,400,000.
+Result<std::optional<std::chrono::milliseconds>> RetryAfter(const wire::FieldReader& r);
+
+// An object field (metadata) serialized; "{}" when not given.
+Result<std::optional<std::string>> ObjectText(const wire::FieldReader& r, std::string_view key,
+                                              size_t max_bytes);
+
+}  // namespace redrive::api

@@ -1,0 +1,57 @@
+// Every route's handler, grouped by the file that defines it. Each decodes
+// the call, makes one engine call and encodes the answer (see call.h).
+#pragma once
+
+#include "api/call.h"
+
+namespace redrive::api {
+
+// enqueue_handlers.cc
+void HandleEnqueue(Call& call);      // POST /jobs
+void HandleEnqueueBulk(Call& call);  // POST /jobs/bulk
+
+// lease_handlers.cc
+void HandleClaim(Call& call);         // POST /jobs/claim
+void HandleJobHeartbeat(Call& call);  // POST /jobs/{id}/heartbeat
+void HandleComplete(Call& call);      // POST /jobs/{id}/complete
+void HandleFail(Call& call);          // POST /jobs/{id}/fail
+void HandleAck(Call& call);           // POST /jobs/ack
+
+// job_handlers.cc
+void HandleListJobs(Call& call);     // GET /jobs
+void HandleGetJob(Call& call);       // GET /jobs/{id}
+void HandleJobStatuses(Call& call);  // GET /jobs/status
+void HandleJobStats(Call& call);     // GET /jobs/stats
+void HandleHistory(Call& call);      // GET /jobs/{id}/history
+void HandleCancel(Call& call);       // DELETE /jobs/{id}
+void HandleRetry(Call& call);        // POST /jobs/{id}/retry
+void HandleSetPriority(Call& call);  // PUT /jobs/{id}/priority
+void HandleSetPayload(Call& call);   // PUT /jobs/{id}/payload
+
+// dlq_handlers.cc
+void HandleListDlq(Call& call);   // GET /jobs/dlq
+void HandleDlqRetry(Call& call);  // POST /jobs/dlq/retry
+void HandleDlqPurge(Call& call);  // POST /jobs/dlq/purge
+
+// worker_handlers.cc
+void HandleRegisterWorker(Call& call);    // POST /workers/register
+void HandleWorkerHeartbeat(Call& call);   // POST /workers/{id}/heartbeat
+void HandleDeregisterWorker(Call& call);  // POST /workers/{id}/deregister
+void HandleListWorkers(Call& call);       // GET /workers
+void HandleGetWorker(Call& call);         // GET /workers/{id}
+
+// queue_handlers.cc
+void HandleListQueues(Call& call);      // GET /queues
+void HandleGetQueue(Call& call);        // GET /queues/{name}
+void HandleQueueStats(Call& call);      // GET /queues/{name}/stats
+void HandleConfigureQueue(Call& call);  // PUT /queues/{name}/config
+void HandlePauseQueue(Call& call);      // POST /queues/{name}/pause
+void HandleResumeQueue(Call& call);     // POST /queues/{name}/resume
+void HandleDeleteQueue(Call& call);     // DELETE /queues/{name}
+
+// health_handlers.cc
+void HandleHealth(Call& call);       // GET /health
+void HandleHealthLive(Call& call);   // GET /health/live
+void HandleHealthReady(Call& call);  // GET /health/ready
+
+}  // namespace redrive::api

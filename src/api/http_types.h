@@ -1,0 +1,37 @@
+// The HTTP layer's own request/response types: plain data, no Beast, so the
+// API can be tested without sockets and this header stays cheap to include.
+// server/ translates Beast messages to and from these.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace redrive::api {
+
+struct Request {
+  std::string method;  // "GET", "POST", ...
+  std::string target;  // path and query, e.g. "/api/v1/jobs?limit=5"
+  // Header names lower-cased.
+  std::map<std::string, std::string> headers;
+  std::string body;
+  bool from_loopback = true;  // the peer address is 127.0.0.0/8 or ::1
+
+  const std::string* header(const std::string& lower_name) const {
+    auto it = headers.find(lower_name);
+    return it == headers.end() ? nullptr : &it->second;
+  }
+};
+
+struct Response {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // extra headers
+};
+
+using Responder = std::function<void(Response)>;
+
+}  // namespace redrive::api

@@ -1,0 +1,58 @@
+#include "api/routes.h"
+
+#include "api/auth.h"
+#include "api/handlers.h"
+
+namespace redrive::api {
+
+// Not routed (404) for now: /metrics and the outgoing webhooks, which other
+// modules will add.
+std::vector<Route> AllRoutes() {
+  constexpr unsigned kWorkerRoute = kWorkers;            // admin + worker
+  constexpr unsigned kReadRoute = kViewers;              // admin + viewer
+  constexpr unsigned kSharedRead = kWorkers | kViewers;  // everyone with a key
+  return {
+      // Service.
+      {"GET", "/health", kPublic, HandleHealth},
+      {"GET", "/health/live", kPublic, HandleHealthLive},
+      {"GET", "/health/ready", kPublic, HandleHealthReady},
+      // Producer.
+      {"POST", "/api/v1/jobs", kWorkerRoute, HandleEnqueue},
+      {"POST", "/api/v1/jobs/bulk", kWorkerRoute, HandleEnqueueBulk},
+      // Worker.
+      {"POST", "/api/v1/workers/register", kWorkerRoute, HandleRegisterWorker},
+      {"POST", "/api/v1/workers/{id}/heartbeat", kWorkerRoute, HandleWorkerHeartbeat},
+      {"POST", "/api/v1/workers/{id}/deregister", kWorkerRoute, HandleDeregisterWorker},
+      {"GET", "/api/v1/workers", kSharedRead, HandleListWorkers},
+      {"GET", "/api/v1/workers/{id}", kSharedRead, HandleGetWorker},
+      {"POST", "/api/v1/jobs/claim", kWorkerRoute, HandleClaim},
+      {"POST", "/api/v1/jobs/ack", kWorkerRoute, HandleAck},
+      {"POST", "/api/v1/jobs/{id}/heartbeat", kWorkerRoute, HandleJobHeartbeat},
+      {"POST", "/api/v1/jobs/{id}/complete", kWorkerRoute, HandleComplete},
+      {"POST", "/api/v1/jobs/{id}/fail", kWorkerRoute, HandleFail},
+      // Operator: jobs.
+      {"GET", "/api/v1/jobs", kReadRoute, HandleListJobs},
+      {"GET", "/api/v1/jobs/status", kReadRoute, HandleJobStatuses},
+      {"GET", "/api/v1/jobs/stats", kReadRoute, HandleJobStats},
+      {"GET", "/api/v1/jobs/{id}", kSharedRead, HandleGetJob},
+      {"DELETE", "/api/v1/jobs/{id}", kAdminOnly, HandleCancel},
+      {"GET", "/api/v1/jobs/{id}/history", kReadRoute, HandleHistory},
+      {"POST", "/api/v1/jobs/{id}/retry", kAdminOnly, HandleRetry},
+      {"PUT", "/api/v1/jobs/{id}/priority", kAdminOnly, HandleSetPriority},
+      {"PUT", "/api/v1/jobs/{id}/payload", kAdminOnly, HandleSetPayload},
+      // Operator: the DLQ.
+      {"GET", "/api/v1/jobs/dlq", kReadRoute, HandleListDlq},
+      {"POST", "/api/v1/jobs/dlq/retry", kAdminOnly, HandleDlqRetry},
+      {"POST", "/api/v1/jobs/dlq/purge", kAdminOnly, HandleDlqPurge},
+      // Operator: queues.
+      {"GET", "/api/v1/queues", kReadRoute, HandleListQueues},
+      {"GET", "/api/v1/queues/{name}", kReadRoute, HandleGetQueue},
+      {"DELETE", "/api/v1/queues/{name}", kAdminOnly, HandleDeleteQueue},
+      {"GET", "/api/v1/queues/{name}/stats", kReadRoute, HandleQueueStats},
+      {"PUT", "/api/v1/queues/{name}/config", kAdminOnly, HandleConfigureQueue},
+      {"POST", "/api/v1/queues/{name}/pause", kAdminOnly, HandlePauseQueue},
+      {"POST", "/api/v1/queues/{name}/resume", kAdminOnly, HandleResumeQueue},
+  };
+}
+
+}  // namespace redrive::api

@@ -1,0 +1,40 @@
+// The `redrive` binary: parses the command line and runs a subcommand.
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <iostream>
+
+#include "app/serve_command.h"
+#include "app/serve_flags.h"
+#include "server/serve_config.h"
+
+int main(int argc, char** argv) {
+  // Writes to a vanished peer or pipe must fail with EPIPE, not kill us.
+  std::signal(SIGPIPE, SIG_IGN);
+
+  CLI::App app{"Redrive: a durable job queue with a Spooled-compatible REST API", "redrive"};
+  app.set_version_flag("--version", "redrive " REDRIVE_VERSION);
+  app.require_subcommand(1);
+
+  redrive::server::ServeFlags serve_flags;
+  CLI::App* serve = app.add_subcommand("serve", "Run the Redrive server");
+  redrive::app::AddServeFlags(*serve, serve_flags);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // One line, not CLI11's two: this often ends up in a service log.
+    std::cerr << "redrive: " << e.what() << " (see redrive --help)\n";
+    return 2;
+  }
+
+  if (serve->parsed()) {
+    auto config = redrive::server::MakeServeConfig(serve_flags);
+    if (!config.ok()) {
+      std::cerr << "redrive: " << config.status().message() << "\n";
+      return 2;
+    }
+    return redrive::app::RunServe(*config);
+  }
+  return 2;  // unreachable: require_subcommand(1)
+}

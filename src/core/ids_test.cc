@@ -1,0 +1,99 @@
+#include "core/ids.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <set>
+#include <string>
+
+namespace redrive {
+namespace {
+
+using ::testing::MatchesRegex;
+
+// 2026-11-29T12:00:00.123Z = 1,795,953,600,123 ms since the epoch.
+const Instant kT = InstantFromMicros(1'795'953'600'123'456);
+
+std::string Hex48(long long ms) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%012llx", ms);
+  return buf;
+}
+
+TEST(NewUuidV7Test, CanonicalLowerCaseFormat) {
+  SystemRandom random(7);
+  for (int i = 0; i < 100; ++i) {
+    const std::string id = NewUuidV7(kT, random);
+    EXPECT_THAT(id, MatchesRegex("[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-"
+                                 "[0-9a-f]{12}"));
+    EXPECT_TRUE(IsUuid(id)) << id;
+  }
+}
+
+TEST(NewUuidV7Test, LeadsWith48BitUnixMilliseconds) {
+  FixedRandom random(0);
+  const std::string id = NewUuidV7(kT, random);
+  const std::string ms = Hex48(1'795'953'600'123);  // microseconds are dropped
+  EXPECT_EQ(id.substr(0, 8) + id.substr(9, 4), ms);
+}
+
+TEST(NewUuidV7Test, VersionAndVariantBitsWithExtremeRandomness) {
+  // All-zero and all-one random bits: only version 7 and variant 10 remain.
+  FixedRandom zeros(0);
+  FixedRandom ones(UINT64_MAX);
+  const std::string ms = Hex48(1'795'953'600'123);
+  const std::string prefix = ms.substr(0, 8) + "-" + ms.substr(8, 4) + "-";
+  EXPECT_EQ(NewUuidV7(kT, zeros), prefix + "7000-8000-000000000000");
+  EXPECT_EQ(NewUuidV7(kT, ones), prefix + "7fff-bfff-ffffffffffff");
+}
+
+TEST(NewUuidV7Test, EpochAndLargeTimes) {
+  FixedRandom zeros(0);
+  EXPECT_EQ(NewUuidV7(InstantFromMicros(0), zeros), "00000000-0000-7000-8000-000000000000");
+  EXPECT_EQ(NewUuidV7(InstantFromMicros(0xFFFFFFFFFFFFLL * 1000), zeros),
+            "ffffffff-ffff-7000-8000-000000000000");
+}
+
+TEST(NewUuidV7Test, OrderedByTimeAcrossMilliseconds) {
+  // Even when the earlier id draws all-one random bits and the later all-zero.
+  FixedRandom ones(UINT64_MAX);
+  FixedRandom zeros(0);
+  Instant t = kT;
+  std::string prev = NewUuidV7(t, ones);
+  for (int i = 0; i < 1000; ++i) {
+    t += std::chrono::milliseconds(1 + i % 7);
+    const std::string next = NewUuidV7(t, zeros);
+    ASSERT_LT(prev, next) << i;
+    prev = NewUuidV7(t, ones);
+  }
+}
+
+TEST(NewUuidV7Test, RandomBitsMakeIdsUnique) {
+  SystemRandom random(99);
+  std::set<std::string> seen;
+  for (int i = 0; i < 10000; ++i) seen.insert(NewUuidV7(kT, random));  // same millisecond
+  EXPECT_EQ(seen.size(), 10000u);
+}
+
+TEST(IsUuidTest, AcceptsCanonicalForms) {
+  EXPECT_TRUE(IsUuid("01935f1c-8a00-7abc-8def-0123456789ab"));
+  EXPECT_TRUE(IsUuid("01935F1C-8A00-7ABC-8DEF-0123456789AB"));
+  EXPECT_TRUE(IsUuid("00000000-0000-0000-0000-000000000000"));
+}
+
+TEST(IsUuidTest, RejectsAnythingElse) {
+  EXPECT_FALSE(IsUuid(""));
+  EXPECT_FALSE(IsUuid("01935f1c-8a00-7abc-8def-0123456789a"));    // short
+  EXPECT_FALSE(IsUuid("01935f1c-8a00-7abc-8def-0123456789abc"));  // long
+  EXPECT_FALSE(IsUuid("01935f1c8a007abc8def0123456789ab"));       // no dashes
+  EXPECT_FALSE(IsUuid("01935f1c-8a007-abc-8def-0123456789ab"));   // dash misplaced
+  EXPECT_FALSE(IsUuid("01935f1g-8a00-7abc-8def-0123456789ab"));   // not hex
+  EXPECT_FALSE(IsUuid("{1935f1c-8a00-7abc-8def-0123456789ab}"));
+  EXPECT_FALSE(IsUuid("01935f1c_8a00_7abc_8def_0123456789ab"));
+  EXPECT_FALSE(IsUuid(" 1935f1c-8a00-7abc-8def-0123456789ab"));
+  EXPECT_FALSE(IsUuid("01935f1c-8a00-7abc-8def-0123456789a-"));
+}
+
+}  // namespace
+}  // namespace redrive

@@ -1,0 +1,96 @@
+// The job model: what a job is, its statuses, and its retry settings. Plain
+// data; behaviour lives in transition.h and retry_policy.h.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/clock.h"
+
+namespace redrive {
+
+// The lifecycle of a job.
+//   pending    — claimable now (scheduled_at <= now).
+//   scheduled  — claimable at scheduled_at: delayed jobs and retries waiting
+//                out their backoff. Promoted to pending when due.
+//   processing — held by one worker under a lease (lease_id, lease_expires_at,
+//                assigned_worker_id are set exactly in this status).
+//   completed  — terminal, success.
+//   deadletter — the DLQ: failed for good, kept whole until retried or purged.
+//   cancelled  — terminal, cancelled by an operator (can be retried).
+enum class JobStatus { kPending, kScheduled, kProcessing, kCompleted, kDeadletter, kCancelled };
+inline constexpr JobStatus kAllStatuses[] = {JobStatus::kPending,   JobStatus::kScheduled,
+                                             JobStatus::kProcessing, JobStatus::kCompleted,
+                                             JobStatus::kDeadletter, JobStatus::kCancelled};
+
+const char* JobStatusName(JobStatus s);  // "pending", ...
+std::optional<JobStatus> ParseJobStatus(std::string_view s);
+bool IsTerminal(JobStatus s);  // completed, deadletter, cancelled
+
+// Why a job is in the DLQ.
+enum class DeadReason { kNone, kMaxRetriesExceeded, kLeaseExpired, kNonRetryable, kExpired };
+const char* DeadReasonName(DeadReason r);  // "" for kNone, "max_retries_exceeded", ...
+std::optional<DeadReason> ParseDeadReason(std::string_view s);  // not for ""
+
+// delay(n) = min(base · 2^(n−1), max) + uniform(0, jitter), n ≥ 1.
+struct BackoffPolicy {
+  std::chrono::milliseconds base{1000};
+  std::chrono::milliseconds max{60000};
+  std::chrono::milliseconds jitter{500};
+  friend bool operator==(const BackoffPolicy&, const BackoffPolicy&) = default;
+};
+
+using Tags = std::map<std::string, std::string>;
+
+struct Job {
+  std::string id;  // UUIDv7
+  std::string queue_name;
+  JobStatus status = JobStatus::kPending;
+  std::string payload;                // serialized JSON value
+  std::optional<std::string> result;  // serialized JSON value, set on completion
+  int priority = 0;                   // -100..100, higher first
+  int retry_count = 0;                // failures charged so far
+  int max_retries = 3;                // runs at most max_retries + 1 times
+  int timeout_seconds = 300;          // per attempt
+  BackoffPolicy backoff;              // stored at enqueue
+  std::optional<std::string> last_error;
+  DeadReason dead_reason = DeadReason::kNone;
+  Tags tags;
+  std::optional<std::string> idempotency_key;
+
+  Instant created_at{};
+  Instant updated_at{};
+  Instant scheduled_at{};  // when it is (or was) due; = created_at if not delayed
+  std::optional<Instant> started_at;    // start of the current/last attempt
+  std::optional<Instant> completed_at;  // set when it reaches a terminal status
+  std::optional<Instant> expires_at;    // deadline: never claimed at or after it
+  std::optional<Instant> deadlettered_at;
+
+  // Present exactly while status == processing.
+  std::optional<std::string> assigned_worker_id;
+  std::optional<std::string> lease_id;
+  std::optional<Instant> lease_expires_at;
+
+  int attempts = 0;        // total claims so far
+  int lease_expiries = 0;  // attempts that ended by lease loss or timeout
+
+  friend bool operator==(const Job&, const Job&) = default;
+};
+
+// One entry of a job's history ("every state change writes one").
+// event_type is one of: created, processing, completed, retry_scheduled,
+// lease_expired, deadlettered, retried, cancelled, payload_updated, released.
+struct HistoryEntry {
+  std::string id;  // UUIDv7; assigned by whoever persists it
+  std::string job_id;
+  std::string event_type;
+  std::optional<std::string> worker_id;
+  std::string details_json = "{}";  // a serialized JSON object
+  Instant created_at{};
+  friend bool operator==(const HistoryEntry&, const HistoryEntry&) = default;
+};
+
+}  // namespace redrive

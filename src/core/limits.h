@@ -1,0 +1,35 @@
+// The contract's limits on inputs, and validators for them. Configurable limits
+// (payload and body size) live in ServerLimits; the rest are fixed.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+namespace redrive {
+
+inline constexpr int kMinPriority = -100, kMaxPriority = 100;
+inline constexpr int kMinMaxRetries = 0, kMaxMaxRetries = 100;
+inline constexpr int kMinTimeoutSeconds = 1, kMaxTimeoutSeconds = 86400;
+inline constexpr int kMinLeaseSeconds = 5, kMaxLeaseSeconds = 3600;
+inline constexpr int kDefaultLeaseSeconds = 30;
+inline constexpr int kHeartbeatIntervalSeconds = 10;
+inline constexpr long long kMaxBackoffMs = 86'400'000;
+inline constexpr long long kMaxJitterMs = 60'000;
+inline constexpr size_t kMaxQueueNameLength = 100;
+inline constexpr size_t kMaxIdempotencyKeyLength = 255;
+inline constexpr int kMaxClaimLimit = 100;
+inline constexpr int kMaxWaitMs = 30'000;
+inline constexpr size_t kMaxBulkJobs = 1000;
+inline constexpr size_t kMaxAcks = 1000;
+inline constexpr int kDefaultMaxRetries = 3;
+inline constexpr int kDefaultTimeoutSeconds = 300;
+
+struct ServerLimits {
+  size_t max_payload_bytes = 1 << 20;  // serialized payload
+  size_t max_body_bytes = 16 << 20;    // HTTP request body
+};
+
+// 1–100 chars of [A-Za-z0-9._-], not starting with '.' or '-'.
+bool IsValidQueueName(std::string_view name);
+
+}  // namespace redrive

@@ -1,0 +1,277 @@
+#include "core/transition.h"
+
+#include <algorithm>
+#include <string>
+
+#include "core/json_text.h"
+#include "core/retry_policy.h"
+#include "core/time_format.h"
+
+namespace redrive {
+
+namespace {
+
+using std::chrono::seconds;
+
+// Cuts `s` to at most `max` bytes without splitting a UTF-8 sequence.
+std::string TruncateUtf8(std::string s, size_t max) {
+  if (s.size() <= max) return s;
+  size_t cut = max;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  s.resize(cut);
+  return s;
+}
+
+Status WrongStatus(const Job& job, const char* what) {
+  return Status::Conflict(std::string("cannot ") + what + " a job in status " +
+                          JobStatusName(job.status));
+}
+
+// The caller must hold the job's current, unexpired lease. A finished job
+// answers CONFLICT (e.g. a second complete); a job that is no longer held
+// (cancelled, reaped, re-queued) answers LEASE_EXPIRED.
+Status CheckLease(const Job& job, const std::string& worker_id, const std::string& lease_id,
+                  Instant now) {
+  if (job.status == JobStatus::kCompleted) return Status::Conflict("job is already completed");
+  if (job.status != JobStatus::kProcessing) {
+    return Status::LeaseExpired(std::string("job is no longer held (status ") +
+                                JobStatusName(job.status) + ")");
+  }
+  if (job.lease_id != lease_id) return Status::LeaseExpired("lease_id is not the job's current lease");
+  if (job.assigned_worker_id != worker_id) {
+    return Status::LeaseExpired("the lease is held by another worker");
+  }
+  if (!job.lease_expires_at || *job.lease_expires_at <= now) {
+    return Status::LeaseExpired("lease expired");
+  }
+  return Status::Ok();
+}
+
+void ClearLease(Job& j) {
+  j.assigned_worker_id.reset();
+  j.lease_id.reset();
+  j.lease_expires_at.reset();
+}
+
+// The latest instant a lease of the current attempt may reach.
+Instant AttemptCap(const Job& j) { return *j.started_at + seconds(j.timeout_seconds); }
+
+class Applier {
+ public:
+  Applier(const Job& job, Instant now, Random& random) : job_(job), now_(now), random_(random) {
+    change_.before = job;
+    change_.after = job;
+    change_.guard_status = job.status;
+    change_.guard_lease_id = job.lease_id;
+    change_.after.updated_at = now;
+  }
+
+  Result<Change> operator()(const event::Claim& e) {
+    if (job_.status != JobStatus::kPending) return WrongStatus(job_, "claim");
+    if (job_.expires_at && *job_.expires_at <= now_) {
+      return Status::Conflict("job is past its expires_at");
+    }
+    Job& j = change_.after;
+    j.status = JobStatus::kProcessing;
+    j.started_at = now_;
+    j.attempts += 1;
+    j.assigned_worker_id = e.worker_id;
+    j.lease_id = e.lease_id;
+    j.lease_expires_at = std::min(now_ + e.lease_duration, AttemptCap(j));
+    History("processing", e.worker_id,
+            JsonObjectText().Str("lease_id", e.lease_id).Int("attempt", j.attempts).Build());
+    return std::move(change_);
+  }
+
+  Result<Change> operator()(const event::Promote&) {
+    if (job_.status != JobStatus::kScheduled) return WrongStatus(job_, "promote");
+    if (job_.scheduled_at > now_) return Status::Conflict("job is not due yet");
+    // Not a history event: the entry that scheduled it already says when it
+    // would run.
+    change_.after.status = JobStatus::kPending;
+    return std::move(change_);
+  }
+
+  Result<Change> operator()(const event::Heartbeat& e) {
+    REDRIVE_RETURN_IF_ERROR(CheckLease(job_, e.worker_id, e.lease_id, now_));
+    Job& j = change_.after;
+    // A heartbeat cannot extend the attempt past its timeout.
+    j.lease_expires_at = std::min(now_ + e.lease_duration, AttemptCap(j));
+    return std::move(change_);
+  }
+
+  Result<Change> operator()(const event::Complete& e) {
+    REDRIVE_RETURN_IF_ERROR(CheckLease(job_, e.worker_id, e.lease_id, now_));
+    Job& j = change_.after;
+    j.status = JobStatus::kCompleted;
+    j.completed_at = now_;
+    j.result = e.result_json;
+    change_.result_changed = true;
+    ClearLease(j);
+    History("completed", e.worker_id, "{}");
+    return std::move(change_);
+  }
+
+  Result<Change> operator()(const event::Fail& e) {
+    REDRIVE_RETURN_IF_ERROR(CheckLease(job_, e.worker_id, e.lease_id, now_));
+    std::string error = TruncateUtf8(e.error, kMaxErrorLength);
+    const auto d = DecideFailure(job_, now_, e.no_retry, e.retry_after, false, random_);
+    ApplyFailure(d, error, e.worker_id, "retry_scheduled");
+    return std::move(change_);
+  }
+
+  Result<Change> operator()(const event::LeaseExpiry&) {
+    if (job_.status != JobStatus::kProcessing) return WrongStatus(job_, "expire the lease of");
+    if (*job_.lease_expires_at > now_) return Status::Conflict("lease has not expired");
+    const bool timed_out = *job_.lease_expires_at >= AttemptCap(job_);
+    const std::string error =
+        timed_out ? "attempt timed out after " + std::to_string(job_.timeout_seconds) + "s"
+                  : "lease expired";
+    change_.after.lease_expiries += 1;
+    const auto d = DecideFailure(job_, now_, false, std::nullopt, true, random_);
+    ApplyFailure(d, error, job_.assigned_worker_id, "lease_expired");
+    return std::move(change_);
+  }
+
+  Result<Change> operator()(const event::Deadline&) {
+    if (job_.status != JobStatus::kPending && job_.status != JobStatus::kScheduled) {
+      return WrongStatus(job_, "expire");
+    }
+    if (!job_.expires_at || *job_.expires_at > now_) return Status::Conflict("deadline not reached");
+    FailureDecision d;
+    d.dead_reason = DeadReason::kExpired;
+    ApplyFailure(d, "deadline passed before the job could run", std::nullopt, "");
+    return std::move(change_);
+  }
+
+  Result<Change> operator()(const event::Cancel&) {
+    if (IsTerminal(job_.status)) return WrongStatus(job_, "cancel");
+    Job& j = change_.after;
+    j.status = JobStatus::kCancelled;
+    j.completed_at = now_;
+    ClearLease(j);
+    History("cancelled", std::nullopt, "{}");
+    return std::move(change_);
+  }
+
+  Result<Change> operator()(const event::Retry& e) {
+    if (job_.status != JobStatus::kDeadletter && job_.status != JobStatus::kCancelled) {
+      return WrongStatus(job_, "retry");
+    }
+    if (e.new_expires_at && *e.new_expires_at <= now_) {
+      return Status::Validation("expires_at", "expires_at must be in the future");
+    }
+    Job& j = change_.after;
+    const Instant due = std::max(now_, e.run_at.value_or(now_));
+    if (e.new_expires_at && *e.new_expires_at <= due) {
+      return Status::Validation("expires_at", "expires_at must be after the time the job will run");
+    }
+    j.status = due > now_ ? JobStatus::kScheduled : JobStatus::kPending;
+    j.scheduled_at = due;
+    j.retry_count = 0;
+    j.last_error.reset();
+    j.dead_reason = DeadReason::kNone;
+    j.deadlettered_at.reset();
+    j.completed_at.reset();
+    JsonObjectText details;
+    details.Str("source", e.source);
+    if (e.new_expires_at) {
+      j.expires_at = e.new_expires_at;
+    } else if (j.expires_at && *j.expires_at <= due) {
+      // The operator asked for this job to run: a passed deadline would send
+      // it straight back to the DLQ, so it is dropped (and recorded).
+      j.expires_at.reset();
+      details.Raw("expires_at_cleared", "true");
+    }
+    if (due > now_) details.Str("run_at", FormatTime(due));
+    History("retried", std::nullopt, details.Build());
+    return std::move(change_);
+  }
+
+  Result<Change> operator()(const event::UpdatePayload& e) {
+    if (job_.status != JobStatus::kDeadletter) return WrongStatus(job_, "update the payload of");
+    change_.after.payload = e.payload_json;
+    change_.payload_changed = true;
+    History("payload_updated", std::nullopt, "{}");
+    return std::move(change_);
+  }
+
+  Result<Change> operator()(const event::Release& e) {
+    if (job_.status != JobStatus::kProcessing) return WrongStatus(job_, "release");
+    if (job_.assigned_worker_id != e.worker_id) return Status::Conflict("held by another worker");
+    Job& j = change_.after;
+    j.status = JobStatus::kPending;
+    ClearLease(j);
+    History("released", e.worker_id, "{}");
+    return std::move(change_);
+  }
+
+  Result<Change> operator()(const event::SetPriority& e) {
+    if (job_.status == JobStatus::kCompleted || job_.status == JobStatus::kCancelled) {
+      return WrongStatus(job_, "change the priority of");
+    }
+    change_.after.priority = e.priority;
+    return std::move(change_);
+  }
+
+ private:
+  void History(const char* type, std::optional<std::string> worker, std::string details) {
+    HistoryEntry h;
+    h.job_id = job_.id;
+    h.event_type = type;
+    h.worker_id = std::move(worker);
+    h.details_json = std::move(details);
+    h.created_at = now_;
+    change_.history = std::move(h);
+  }
+
+  // A failed attempt: retry later (history `retry_type`) or dead-letter.
+  void ApplyFailure(const FailureDecision& d, const std::string& error,
+                    std::optional<std::string> worker, const char* retry_type) {
+    Job& j = change_.after;
+    ClearLease(j);
+    j.last_error = error;
+    if (d.will_retry) {
+      j.retry_count += 1;
+      j.scheduled_at = d.next_run;
+      j.status = d.next_run <= now_ ? JobStatus::kPending : JobStatus::kScheduled;
+      History(retry_type, std::move(worker),
+              JsonObjectText()
+                  .Str("error", error)
+                  .Int("retry_count", j.retry_count)
+                  .Str("next_run", FormatTime(d.next_run))
+                  .Build());
+      return;
+    }
+    j.status = JobStatus::kDeadletter;
+    j.dead_reason = d.dead_reason;
+    j.deadlettered_at = now_;
+    j.completed_at = now_;
+    History("deadlettered", std::move(worker),
+            JsonObjectText()
+                .Str("error", error)
+                .Str("reason", DeadReasonName(d.dead_reason))
+                .Int("total_retries", j.retry_count)
+                .Build());
+  }
+
+  const Job& job_;
+  Instant now_;
+  Random& random_;
+  Change change_;
+};
+
+}  // namespace
+
+const char* EventName(const Event& e) {
+  static constexpr const char* kNames[] = {"claim",    "promote",  "heartbeat",      "complete",
+                                           "fail",     "lease_expiry", "deadline",   "cancel",
+                                           "retry",    "update_payload", "release",  "set_priority"};
+  return kNames[e.index()];
+}
+
+Result<Change> Apply(const Job& job, const Event& event, Instant now, Random& random) {
+  return std::visit(Applier(job, now, random), event);
+}
+
+}  // namespace redrive

@@ -1,0 +1,128 @@
+#include "engine/committer.h"
+
+#include <future>
+#include <spdlog/spdlog.h>
+
+namespace redrive::engine {
+
+Committer::Committer(store::Store& store, const Clock& clock, Random& random, size_t max_batch,
+                     EffectsSink on_committed)
+    : store_(store),
+      clock_(clock),
+      random_(random),
+      max_batch_(max_batch),
+      on_committed_(std::move(on_committed)) {}
+
+Committer::~Committer() { Stop(); }
+
+void Committer::Start() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (thread_.joinable()) return;
+  accepting_ = true;
+  stop_ = false;
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void Committer::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    accepting_ = false;
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Committer::Submit(WriteOp op) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (accepting_) {
+      queue_.push_back(std::move(op));
+      if (queue_.size() == 1) cv_.notify_one();
+      return;
+    }
+  }
+  op.after(Status::Unavailable("the server is shutting down"));
+}
+
+Status Committer::RunAndWait(std::function<Status(store::WriteTx&, TxContext&)> run) {
+  auto done = std::make_shared<std::promise<Status>>();
+  auto result = done->get_future();
+  Submit({std::move(run), [done](Status s) { done->set_value(std::move(s)); }});
+  return result.get();
+}
+
+long long Committer::commits() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return commits_;
+}
+
+long long Committer::ops_committed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return ops_committed_;
+}
+
+void Committer::Loop() {
+  std::deque<WriteOp> batch;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping and drained
+      // Everything that arrived while the last batch was committing goes in
+      // this one: that is what makes one fsync serve many requests.
+      while (!queue_.empty() && batch.size() < max_batch_) {
+        batch.push_back(std::move(queue_.front()));
+        queue_.pop_front();
+      }
+    }
+    RunBatch(batch);
+    batch.clear();
+  }
+}
+
+void Committer::RunBatch(std::deque<WriteOp>& batch) {
+  TxContext ctx{clock_.Now(), random_, {}, {}};
+  std::vector<Status> results(batch.size());
+  Status commit_status;
+  auto tx = store_.BeginWrite();
+  if (!tx.ok()) {
+    commit_status = tx.status();
+  } else {
+    store::WriteTx& w = **tx;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      TxContext op_ctx{ctx.now, random_, {}, {}};
+      Status sp = w.Savepoint();
+      if (!sp.ok()) {
+        results[i] = sp;
+        continue;
+      }
+      results[i] = batch[i].run(w, op_ctx);
+      Status end = results[i].ok() ? w.ReleaseSavepoint() : w.RollbackToSavepoint();
+      if (!end.ok()) {
+        // The transaction is in an unknown state: fail the whole batch.
+        commit_status = end;
+        break;
+      }
+      if (results[i].ok()) ctx.effects.Merge(op_ctx.effects);
+    }
+    if (commit_status.ok()) commit_status = w.Commit();
+    tx->reset();  // release the writer before answering anyone
+  }
+  if (!commit_status.ok()) {
+    spdlog::error("group commit of {} requests failed: {}", batch.size(), commit_status.ToString());
+    commit_status = Status::Unavailable("store error: " + commit_status.message());
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    commits_ += 1;
+    ops_committed_ += static_cast<long long>(batch.size());
+  }
+  // Only now, with the data durable, does any request learn its outcome.
+  for (size_t i = 0; i < batch.size(); ++i) {
+    batch[i].after(commit_status.ok() ? std::move(results[i]) : commit_status);
+  }
+  if (commit_status.ok() && !ctx.effects.empty() && on_committed_) on_committed_(ctx.effects);
+}
+
+}  // namespace redrive::engine

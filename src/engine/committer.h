@@ -1,0 +1,76 @@
+// Group commit: one thread runs the writes of every request that arrived
+// together in ONE store transaction, commits it (one fsync), and only then
+// answers each request. Each request runs in its own savepoint, so a request
+// that fails is undone alone and the others still commit.
+//
+// Thread-safety: Submit() may be called from any thread. Ops run on the
+// committer thread; `after` callbacks run there too, after the commit.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+#include "core/clock.h"
+#include "core/random.h"
+#include "core/status.h"
+#include "engine/tx_context.h"
+#include "store/store.h"
+
+namespace redrive::engine {
+
+struct WriteOp {
+  // Runs inside the group transaction. A non-OK result rolls back this op's
+  // savepoint and is passed to `after` as is.
+  std::function<Status(store::WriteTx&, TxContext&)> run;
+  // Called once: with run's error, or with the commit's status.
+  std::function<void(Status)> after;
+};
+
+class Committer {
+ public:
+  using EffectsSink = std::function<void(const TxEffects&)>;
+
+  Committer(store::Store& store, const Clock& clock, Random& random, size_t max_batch,
+            EffectsSink on_committed);
+  ~Committer();  // Stop()s
+
+  void Start();
+  // Refuses new ops (SERVICE_UNAVAILABLE), runs and commits what is queued, joins.
+  void Stop();
+
+  // Queues `op`; if the committer is stopped, calls op.after(UNAVAILABLE) at once.
+  void Submit(WriteOp op);
+
+  // Runs `run` in the next group commit and waits for the commit (for
+  // background services and tests; never call it from an I/O thread).
+  Status RunAndWait(std::function<Status(store::WriteTx&, TxContext&)> run);
+
+  // Sizes of the last batches, for metrics and tests: how many commits so far
+  // and how many ops they carried.
+  long long commits() const;
+  long long ops_committed() const;
+
+ private:
+  void Loop();
+  void RunBatch(std::deque<WriteOp>& batch);
+
+  store::Store& store_;
+  const Clock& clock_;
+  Random& random_;
+  const size_t max_batch_;
+  EffectsSink on_committed_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<WriteOp> queue_;
+  bool accepting_ = false;
+  bool stop_ = false;
+  long long commits_ = 0;
+  long long ops_committed_ = 0;
+  std::thread thread_;
+};
+
+}  // namespace redrive::engine

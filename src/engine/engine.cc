@@ -1,0 +1,75 @@
+#include "engine/engine.h"
+
+#include "engine/engine_impl.h"
+#include "engine/services/job_sweep.h"
+#include "engine/services/retention.h"
+
+namespace redrive::engine {
+
+Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, EngineOptions options)
+    : store(store),
+      clock(clock),
+      random(random),
+      options(options),
+      committer(store, clock, random, options.max_batch,
+                [this](const TxEffects& e) { OnCommitted(e); }),
+      readers(store, options.reader_threads),
+      loop(clock, waiters, options.max_idle) {
+  loop.Add(MakeScheduler(committer, store, options.sweep_batch));
+  loop.Add(MakeLeaseReaper(committer, store, options.sweep_batch));
+  loop.Add(MakeDeadlineSweep(committer, store, options.sweep_batch));
+  loop.Add(std::make_unique<Retention>(committer, store, options.sweep_batch,
+                                       options.retention_interval));
+}
+
+void Engine::Impl::OnCommitted(const TxEffects& e) {
+  for (const auto& [queue, n] : e.became_claimable) waiters.Wake(queue, n);
+  for (const auto& [queue, all] : e.wake_all) {
+    if (all) waiters.WakeAll(queue);
+  }
+  for (const auto& t : {e.earliest_scheduled, e.earliest_lease_expiry, e.earliest_deadline}) {
+    if (t) loop.Nudge(*t);
+  }
+}
+
+Engine::Engine(store::Store& store, const Clock& clock, Random& random, EngineOptions options)
+    : impl_(std::make_unique<Impl>(store, clock, random, options)) {}
+
+Engine::~Engine() { Stop(); }
+
+Status Engine::Start() {
+  if (impl_->started) return Status::Ok();
+  REDRIVE_RETURN_IF_ERROR(impl_->store.Ping());
+  impl_->committer.Start();
+  impl_->readers.Start();
+  impl_->loop.Start();
+  impl_->started = true;
+  return Status::Ok();
+}
+
+void Engine::Stop() {
+  if (!impl_->started) return;
+  impl_->started = false;
+  // Parked long-polls answer now (with no jobs) so clients are not left hanging.
+  impl_->waiters.Close();
+  impl_->loop.Stop();
+  impl_->committer.Stop();  // commits everything already queued
+  impl_->readers.Stop();
+}
+
+Engine::CommitStats Engine::commit_stats() const {
+  return {impl_->committer.commits(), impl_->committer.ops_committed()};
+}
+
+long long Engine::RunServicesOnce() { return impl_->loop.RunAllOnce(impl_->clock.Now()); }
+
+void Engine::Ready(StatusCallback done) {
+  impl_->Read<bool>(
+      [this](store::ReadTx&) -> Result<bool> {
+        REDRIVE_RETURN_IF_ERROR(impl_->store.Ping());
+        return true;
+      },
+      [done](Result<bool> r) { done(r.status()); });
+}
+
+}  // namespace redrive::engine

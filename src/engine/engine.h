@@ -1,0 +1,132 @@
+// The engine: every job operation of the contract, on top of a Store.
+//
+// Threads and ownership. The engine owns
+//   - the committer (one thread): runs every write of every request in group
+//     commits — one transaction and one fsync for all requests that arrived
+//     together — and calls each request's callback only after the commit;
+//   - the readers (a small pool): run read-only requests on read snapshots;
+//   - the background loop (one thread): long-poll deadlines and the services
+//     (scheduler, lease reaper, deadline sweep, retention) of services/.
+// No call blocks its caller: each takes a callback that is invoked exactly
+// once, on an engine thread, when the result is known. Callbacks must not
+// block (the HTTP layer posts the result back to its own I/O thread).
+//
+// Thread-safety: all public methods are thread-safe.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/limits.h"
+#include "core/random.h"
+#include "core/status.h"
+#include "engine/requests.h"
+#include "store/store.h"
+
+namespace redrive::engine {
+
+template <typename T>
+using Callback = std::function<void(Result<T>)>;
+using StatusCallback = std::function<void(Status)>;
+
+struct EngineOptions {
+  int reader_threads = 2;
+  // The most requests one group commit takes; more wait for the next one.
+  size_t max_batch = 2048;
+  // How often retention runs (it is cheap when there is nothing to delete).
+  std::chrono::seconds retention_interval{60};
+  // Upper bound on the background loop's sleep (safety net; services say
+  // when they next need to run).
+  std::chrono::milliseconds max_idle{1000};
+  // Max jobs one pass of a sweep touches.
+  int sweep_batch = 500;
+};
+
+class Committer;
+class Waiters;
+class ReaderPool;
+class BackgroundLoop;
+
+class Engine {
+ public:
+  // `store`, `clock` and `random` must outlive the engine.
+  Engine(store::Store& store, const Clock& clock, Random& random, EngineOptions options = {});
+  ~Engine();  // Stop()s
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Starts the threads. Returns the store's error if it cannot be used.
+  Status Start();
+  // Stops taking requests (new ones get SERVICE_UNAVAILABLE), answers pending
+  // long-polls with what they have, finishes and commits everything queued,
+  // then joins the threads. Idempotent.
+  void Stop();
+
+  // --- producer
+  void Enqueue(EnqueueParams p, Callback<EnqueueResult> done);
+  // All valid items in one transaction; result order = input order.
+  void EnqueueBulk(BulkEnqueueParams p, Callback<std::vector<BulkItemResult>> done);
+
+  // --- worker
+  void Claim(ClaimParams p, Callback<ClaimResult> done);
+  void Heartbeat(HeartbeatParams p, Callback<Job> done);  // job after: lease_expires_at
+  void Complete(CompleteParams p, StatusCallback done);
+  void Fail(FailParams p, Callback<FailResult> done);
+  void AckBatch(std::string worker_id, std::vector<Ack> acks,
+                Callback<std::vector<AckItemResult>> done);
+
+  void RegisterWorker(RegisterWorkerParams p, Callback<WorkerInfo> done);
+  void WorkerHeartbeat(WorkerHeartbeatParams p, Callback<WorkerInfo> done);
+  // Releases the worker's processing jobs to pending without charging a retry.
+  void DeregisterWorker(std::string worker_id, StatusCallback done);
+  void GetWorker(std::string worker_id, Callback<WorkerInfo> done);
+  void ListWorkers(Callback<std::vector<WorkerInfo>> done);
+
+  // --- operator: reads
+  void GetJob(std::string id, Callback<Job> done);
+  void ListJobs(store::JobFilter f, Callback<std::vector<Job>> done);
+  void JobStatuses(std::vector<std::string> ids, Callback<std::vector<Job>> done);
+  void Stats(std::optional<std::string> queue_name, Callback<StatusCounts> done);
+  void History(std::string job_id, Callback<std::vector<HistoryEntry>> done);
+  void ListDeadLetters(store::JobFilter f, Callback<std::vector<Job>> done);
+
+  // --- operator: writes
+  void Cancel(std::string job_id, StatusCallback done);
+  void Retry(RetryParams p, Callback<Job> done);
+  void SetPriority(std::string job_id, int priority, Callback<PriorityChange> done);
+  void UpdatePayload(std::string job_id, std::string payload_json, Callback<Job> done);
+  void DlqRetry(DlqRetryParams p, Callback<DlqRetryResult> done);
+  void DlqPurge(DlqPurgeParams p, Callback<long long> done);
+
+  // --- queues
+  void ListQueues(Callback<std::vector<QueueView>> done);
+  void GetQueue(std::string name, Callback<QueueView> done);  // NOT_FOUND if unknown
+  void ConfigureQueue(std::string name, QueueConfigPatch patch, Callback<QueueConfig> done);
+  void PauseQueue(std::string name, std::optional<std::string> reason, Callback<QueueConfig> done);
+  void ResumeQueue(std::string name, Callback<QueueConfig> done);
+  void DeleteQueue(std::string name, bool delete_jobs, StatusCallback done);
+
+  // --- service
+  void Ready(StatusCallback done);  // store reachable
+
+  // Group-commit counters: transactions committed and requests they carried.
+  struct CommitStats {
+    long long commits = 0;
+    long long ops = 0;
+  };
+  CommitStats commit_stats() const;
+
+  // For tests: run every background service once at clock.Now(), synchronously.
+  // Returns the number of jobs they changed.
+  long long RunServicesOnce();
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace redrive::engine

@@ -1,0 +1,59 @@
+// Engine internals shared by engine*.cc. Not part of the engine's interface.
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "engine/background_loop.h"
+#include "engine/committer.h"
+#include "engine/engine.h"
+#include "engine/reader_pool.h"
+#include "engine/waiters.h"
+
+namespace redrive::engine {
+
+class Engine::Impl {
+ public:
+  Impl(store::Store& store, const Clock& clock, Random& random, EngineOptions options);
+
+  // Runs `body` in the next group commit; `done` gets its result after the commit.
+  template <typename T>
+  void Write(std::function<Result<T>(store::WriteTx&, TxContext&)> body, Callback<T> done) {
+    auto result = std::make_shared<std::optional<Result<T>>>();
+    committer.Submit(
+        {[body = std::move(body), result](store::WriteTx& tx, TxContext& ctx) -> Status {
+           auto r = body(tx, ctx);
+           Status st = r.status();
+           result->emplace(std::move(r));
+           return st;
+         },
+         [result, done = std::move(done)](Status st) {
+           if (!st.ok()) return done(std::move(st));
+           done(std::move(**result));
+         }});
+  }
+
+  // Runs `body` on a reader thread with a read snapshot.
+  template <typename T>
+  void Read(std::function<Result<T>(store::ReadTx&)> body, Callback<T> done) {
+    readers.Post({[body = std::move(body), done](store::ReadTx& tx) { done(body(tx)); },
+                  [done](Status st) { done(std::move(st)); }});
+  }
+
+  void OnCommitted(const TxEffects& effects);
+
+  struct ClaimState;
+  void ClaimAttempt(std::shared_ptr<ClaimState> state);
+
+  store::Store& store;
+  const Clock& clock;
+  Random& random;
+  EngineOptions options;
+  Waiters waiters;
+  Committer committer;
+  ReaderPool readers;
+  BackgroundLoop loop;
+  bool started = false;
+};
+
+}  // namespace redrive::engine

@@ -1,0 +1,156 @@
+// Producer and worker operations.
+#include "engine/engine.h"
+#include "engine/engine_impl.h"
+#include "engine/job_ops.h"
+
+namespace redrive::engine {
+
+using store::WriteTx;
+
+void Engine::Enqueue(EnqueueParams p, Callback<EnqueueResult> done) {
+  impl_->Write<EnqueueResult>(
+      [p = std::move(p)](WriteTx& tx, TxContext& ctx) { return ops::Enqueue(tx, ctx, p); },
+      std::move(done));
+}
+
+void Engine::EnqueueBulk(BulkEnqueueParams p, Callback<std::vector<BulkItemResult>> done) {
+  impl_->Write<std::vector<BulkItemResult>>(
+      [p = std::move(p)](WriteTx& tx, TxContext& ctx) -> Result<std::vector<BulkItemResult>> {
+        std::vector<BulkItemResult> out;
+        out.reserve(p.jobs.size());
+        for (size_t i = 0; i < p.jobs.size(); ++i) {
+          BulkItemResult item;
+          item.index = i;
+          auto r = ops::Enqueue(tx, ctx, p.jobs[i]);
+          if (r.ok()) {
+            item.job_id = r->id;
+            item.created = r->created;
+          } else if (r.status().code() == ErrorCode::kValidation ||
+                     r.status().code() == ErrorCode::kConflict) {
+            // Refused before anything was written for this item.
+            item.error = r.status();
+          } else {
+            return r.status();
+          }
+          out.push_back(std::move(item));
+        }
+        return out;
+      },
+      std::move(done));
+}
+
+// A claim in progress: its acks are applied on the first attempt only; later
+// attempts (after a long-poll wake-up) only claim.
+struct Engine::Impl::ClaimState {
+  ClaimParams params;
+  Callback<ClaimResult> done;
+  std::chrono::steady_clock::time_point deadline;
+  bool first = true;
+  std::vector<AckItemResult> ack_results;
+
+  void Finish(std::vector<Job> jobs) {
+    done(ClaimResult{std::move(jobs), std::move(ack_results)});
+  }
+};
+
+void Engine::Claim(ClaimParams p, Callback<ClaimResult> done) {
+  auto state = std::make_shared<Impl::ClaimState>();
+  state->deadline = std::chrono::steady_clock::now() + p.wait;
+  state->params = std::move(p);
+  state->done = std::move(done);
+  impl_->ClaimAttempt(std::move(state));
+}
+
+void Engine::Impl::ClaimAttempt(std::shared_ptr<ClaimState> state) {
+  Write<ClaimResult>(
+      [state](WriteTx& tx, TxContext& ctx) -> Result<ClaimResult> {
+        const ClaimParams& p = state->params;
+        ClaimResult r;
+        if (state->first) {
+          r.ack_results.reserve(p.acks.size());
+          for (const Ack& ack : p.acks) {
+            REDRIVE_ASSIGN_OR_RETURN(auto item, ops::ApplyAck(tx, ctx, p.worker_id, ack));
+            r.ack_results.push_back(std::move(item));
+          }
+        }
+        REDRIVE_ASSIGN_OR_RETURN(r.jobs, ops::Claim(tx, ctx, p.queue_name, p.worker_id, p.limit,
+                                                    p.lease_duration));
+        return r;
+      },
+      [this, state](Result<ClaimResult> r) {
+        const bool first = state->first;
+        state->first = false;
+        if (!r.ok()) {
+          // After the first attempt the acks are committed: report them.
+          if (first) return state->done(r.status());
+          return state->Finish({});
+        }
+        if (first) state->ack_results = std::move(r->ack_results);
+        if (!r->jobs.empty() || std::chrono::steady_clock::now() >= state->deadline) {
+          return state->Finish(std::move(r->jobs));
+        }
+        const bool parked = waiters.Add(state->params.queue_name, state->deadline,
+                                        [this, state](bool timed_out) {
+                                          if (timed_out) return state->Finish({});
+                                          ClaimAttempt(state);
+                                        });
+        if (!parked) return state->Finish({});
+        loop.NudgeWaiters(state->deadline);
+      });
+}
+
+void Engine::Heartbeat(HeartbeatParams p, Callback<Job> done) {
+  impl_->Write<Job>(
+      [p = std::move(p)](WriteTx& tx, TxContext& ctx) -> Result<Job> {
+        REDRIVE_ASSIGN_OR_RETURN(
+            Change c, ops::ApplyToJob(tx, ctx, p.job_id,
+                                      event::Heartbeat{p.worker_id, p.lease_id, p.lease_duration}));
+        return std::move(c.after);
+      },
+      std::move(done));
+}
+
+void Engine::Complete(CompleteParams p, StatusCallback done) {
+  impl_->Write<bool>(
+      [p = std::move(p)](WriteTx& tx, TxContext& ctx) -> Result<bool> {
+        REDRIVE_RETURN_IF_ERROR(
+            ops::ApplyToJob(tx, ctx, p.job_id,
+                            event::Complete{p.worker_id, p.lease_id, p.result_json})
+                .status());
+        return true;
+      },
+      [done = std::move(done)](Result<bool> r) { done(r.status()); });
+}
+
+void Engine::Fail(FailParams p, Callback<FailResult> done) {
+  impl_->Write<FailResult>(
+      [p = std::move(p)](WriteTx& tx, TxContext& ctx) -> Result<FailResult> {
+        REDRIVE_ASSIGN_OR_RETURN(
+            Change c, ops::ApplyToJob(tx, ctx, p.job_id,
+                                      event::Fail{p.worker_id, p.lease_id, p.error, p.no_retry,
+                                                  p.retry_after}));
+        FailResult r;
+        r.will_retry = c.after.status != JobStatus::kDeadletter;
+        r.job = std::move(c.after);
+        return r;
+      },
+      std::move(done));
+}
+
+void Engine::AckBatch(std::string worker_id, std::vector<Ack> acks,
+                      Callback<std::vector<AckItemResult>> done) {
+  impl_->Write<std::vector<AckItemResult>>(
+      [worker_id = std::move(worker_id), acks = std::move(acks)](
+          WriteTx& tx, TxContext& ctx) -> Result<std::vector<AckItemResult>> {
+        std::vector<AckItemResult> out;
+        out.reserve(acks.size());
+        for (const Ack& ack : acks) {
+          REDRIVE_ASSIGN_OR_RETURN(auto item, ops::ApplyAck(tx, ctx, worker_id, ack));
+          out.push_back(std::move(item));
+        }
+        return out;
+      },
+      std::move(done));
+}
+
+}  // namespace redrive::engine

@@ -1,0 +1,347 @@
+#include "engine/engine.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "engine/engine_test_util.h"
+
+namespace redrive::engine {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+using testing::EngineTest;
+
+BackoffPolicy Backoff(int base_ms, int max_ms) {
+  return {milliseconds(base_ms), milliseconds(max_ms), milliseconds(0)};
+}
+
+std::vector<std::string> EventTypes(const std::vector<HistoryEntry>& h) {
+  std::vector<std::string> out;
+  for (const auto& e : h) out.push_back(e.event_type);
+  return out;
+}
+
+TEST_F(EngineTest, EnqueueClaimCompleteRecordsHistory) {
+  const std::string id = Enqueue("emails");
+  auto jobs = Claim("emails");
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0].id, id);
+  EXPECT_EQ(jobs[0].status, JobStatus::kProcessing);
+  EXPECT_EQ(jobs[0].lease_expires_at, clock_.Now() + seconds(30));
+  EXPECT_EQ(jobs[0].attempts, 1);
+
+  Status st = CallStatus(&Engine::Complete,
+                         CompleteParams{id, "w1", *jobs[0].lease_id, std::string(R"({"ok":true})")});
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  Job done = Get(id);
+  EXPECT_EQ(done.status, JobStatus::kCompleted);
+  EXPECT_EQ(done.result, R"({"ok":true})");
+  EXPECT_FALSE(done.lease_id.has_value());
+
+  auto history = Call<std::vector<HistoryEntry>>(&Engine::History, std::string(id));
+  ASSERT_TRUE(history.ok());
+  EXPECT_THAT(EventTypes(*history), ::testing::ElementsAre("created", "processing", "completed"));
+
+  // A second complete of a finished job is a conflict.
+  st = CallStatus(&Engine::Complete, CompleteParams{id, "w1", *jobs[0].lease_id, std::nullopt});
+  EXPECT_EQ(st.code(), ErrorCode::kConflict);
+}
+
+TEST_F(EngineTest, FailuresBackOffExponentiallyThenDeadLetter) {
+  EnqueueParams p;
+  p.max_retries = 2;
+  p.backoff = Backoff(1000, 60000);
+  const std::string id = Enqueue("q", p);
+  const Instant t0 = clock_.Now();
+
+  for (int attempt = 1; attempt <= 2; ++attempt) {
+    auto jobs = Claim("q");
+    ASSERT_EQ(jobs.size(), 1u) << "attempt " << attempt;
+    auto r = Call<FailResult>(&Engine::Fail, FailParams{id, "w1", *jobs[0].lease_id, "boom"});
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_TRUE(r->will_retry);
+    EXPECT_EQ(r->job.status, JobStatus::kScheduled);
+    const auto delay = milliseconds(1000 << (attempt - 1));
+    EXPECT_EQ(r->job.scheduled_at, clock_.Now() + delay);
+    // Not claimable before the backoff ends, claimable right at it.
+    EXPECT_TRUE(Claim("q").empty());
+    clock_.Advance(delay);
+  }
+  auto jobs = Claim("q");
+  ASSERT_EQ(jobs.size(), 1u);
+  auto r = Call<FailResult>(&Engine::Fail, FailParams{id, "w1", *jobs[0].lease_id, "boom"});
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->will_retry);
+  EXPECT_EQ(r->job.status, JobStatus::kDeadletter);
+  EXPECT_EQ(r->job.dead_reason, DeadReason::kMaxRetriesExceeded);
+  EXPECT_EQ(r->job.deadlettered_at, t0 + seconds(3));
+  EXPECT_EQ(Get(id).attempts, 3);
+}
+
+TEST_F(EngineTest, SchedulerPromotesDueRetries) {
+  EnqueueParams p;
+  p.backoff = Backoff(5000, 5000);
+  const std::string id = Enqueue("q", p);
+  auto jobs = Claim("q");
+  ASSERT_TRUE(Call<FailResult>(&Engine::Fail, FailParams{id, "w1", *jobs[0].lease_id, "x"}).ok());
+  EXPECT_EQ(Get(id).status, JobStatus::kScheduled);
+  clock_.Advance(seconds(4));
+  engine_->RunServicesOnce();
+  EXPECT_EQ(Get(id).status, JobStatus::kScheduled);
+  clock_.Advance(seconds(1));
+  engine_->RunServicesOnce();
+  EXPECT_EQ(Get(id).status, JobStatus::kPending);
+}
+
+TEST_F(EngineTest, ExpiredLeaseIsReapedAndStaleHolderIsFenced) {
+  EnqueueParams p;
+  p.backoff = Backoff(0, 0);
+  const std::string id = Enqueue("q", p);
+  auto first = Claim("q", 1, 5, "w1");
+  ASSERT_EQ(first.size(), 1u);
+  clock_.Advance(seconds(5));
+  EXPECT_GE(engine_->RunServicesOnce(), 1);
+  Job reaped = Get(id);
+  EXPECT_EQ(reaped.status, JobStatus::kPending);
+  EXPECT_EQ(reaped.retry_count, 1);
+  EXPECT_EQ(reaped.lease_expiries, 1);
+  EXPECT_EQ(reaped.last_error, "lease expired");
+
+  auto second = Claim("q", 1, 30, "w2");
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_NE(second[0].lease_id, first[0].lease_id);
+  // The first holder's late completion is refused; the second's succeeds.
+  Status late = CallStatus(&Engine::Complete, CompleteParams{id, "w1", *first[0].lease_id, {}});
+  EXPECT_EQ(late.code(), ErrorCode::kLeaseExpired);
+  auto hb = Call<Job>(&Engine::Heartbeat, HeartbeatParams{id, "w1", *first[0].lease_id, seconds(30)});
+  EXPECT_EQ(hb.status().code(), ErrorCode::kLeaseExpired);
+  EXPECT_TRUE(CallStatus(&Engine::Complete, CompleteParams{id, "w2", *second[0].lease_id, {}}).ok());
+}
+
+TEST_F(EngineTest, TimeoutCapsHeartbeatsAndCountsAsLeaseLoss) {
+  EnqueueParams p;
+  p.timeout_seconds = 20;
+  p.max_retries = 0;
+  const std::string id = Enqueue("q", p);
+  auto jobs = Claim("q", 1, 15);
+  clock_.Advance(seconds(10));
+  auto hb = Call<Job>(&Engine::Heartbeat, HeartbeatParams{id, "w1", *jobs[0].lease_id, seconds(30)});
+  ASSERT_TRUE(hb.ok());
+  EXPECT_EQ(hb->lease_expires_at, *jobs[0].started_at + seconds(20));
+  clock_.Advance(seconds(10));
+  engine_->RunServicesOnce();
+  Job dead = Get(id);
+  EXPECT_EQ(dead.status, JobStatus::kDeadletter);
+  EXPECT_EQ(dead.dead_reason, DeadReason::kLeaseExpired);
+  EXPECT_THAT(dead.last_error.value_or(""), ::testing::HasSubstr("timed out"));
+}
+
+TEST_F(EngineTest, ClaimOrderIsPriorityThenAge) {
+  EnqueueParams low, high;
+  low.priority = -5;
+  high.priority = 10;
+  const std::string a = Enqueue("q", low);
+  clock_.Advance(milliseconds(1));
+  const std::string b = Enqueue("q");
+  clock_.Advance(milliseconds(1));
+  const std::string c = Enqueue("q", high);
+  clock_.Advance(milliseconds(1));
+  const std::string d = Enqueue("q");
+  auto jobs = Claim("q", 10);
+  ASSERT_EQ(jobs.size(), 4u);
+  EXPECT_EQ(jobs[0].id, c);
+  EXPECT_EQ(jobs[1].id, b);
+  EXPECT_EQ(jobs[2].id, d);
+  EXPECT_EQ(jobs[3].id, a);
+}
+
+TEST_F(EngineTest, IdempotentEnqueueReturnsExistingJob) {
+  EnqueueParams p;
+  p.idempotency_key = "order-42";
+  const std::string id = Enqueue("q", p);
+  p.queue_name = "q";
+  p.payload_json = "{}";
+  auto again = Call<EnqueueResult>(&Engine::Enqueue, p);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->id, id);
+  EXPECT_FALSE(again->created);
+}
+
+TEST_F(EngineTest, LongPollWakesOnEnqueue) {
+  ClaimParams p;
+  p.queue_name = "q";
+  p.worker_id = "w";
+  p.wait = milliseconds(5000);
+  std::promise<Result<ClaimResult>> got;
+  auto f = got.get_future();
+  const auto start = std::chrono::steady_clock::now();
+  engine_->Claim(p, [&](Result<ClaimResult> r) { got.set_value(std::move(r)); });
+  std::this_thread::sleep_for(milliseconds(100));
+  EXPECT_EQ(f.wait_for(milliseconds(0)), std::future_status::timeout);
+  const std::string id = Enqueue("q");
+  auto r = f.get();
+  const auto waited = std::chrono::steady_clock::now() - start;
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->jobs.size(), 1u);
+  EXPECT_EQ(r->jobs[0].id, id);
+  EXPECT_LT(waited, milliseconds(2000));
+}
+
+TEST_F(EngineTest, LongPollTimesOutEmpty) {
+  ClaimParams p;
+  p.queue_name = "q";
+  p.worker_id = "w";
+  p.wait = milliseconds(200);
+  const auto start = std::chrono::steady_clock::now();
+  auto r = Call<ClaimResult>(&Engine::Claim, p);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->jobs.empty());
+  EXPECT_GE(std::chrono::steady_clock::now() - start, milliseconds(200));
+}
+
+TEST_F(EngineTest, PausedQueueHandsOutNothingUntilResumed) {
+  Enqueue("q");
+  ASSERT_TRUE(Call<QueueConfig>(&Engine::PauseQueue, std::string("q"), std::optional<std::string>("deploy")).ok());
+  EXPECT_TRUE(Claim("q").empty());
+  ASSERT_TRUE(Call<QueueConfig>(&Engine::ResumeQueue, std::string("q")).ok());
+  EXPECT_EQ(Claim("q").size(), 1u);
+}
+
+TEST_F(EngineTest, DeregisterReleasesJobsWithoutChargingRetry) {
+  RegisterWorkerParams reg;
+  reg.queue_name = "q";
+  reg.hostname = "h";
+  auto w = Call<WorkerInfo>(&Engine::RegisterWorker, reg);
+  ASSERT_TRUE(w.ok());
+  const std::string id = Enqueue("q");
+  ASSERT_EQ(Claim("q", 1, 30, w->id).size(), 1u);
+  ASSERT_TRUE(CallStatus(&Engine::DeregisterWorker, std::string(w->id)).ok());
+  Job j = Get(id);
+  EXPECT_EQ(j.status, JobStatus::kPending);
+  EXPECT_EQ(j.retry_count, 0);
+  auto history = Call<std::vector<HistoryEntry>>(&Engine::History, std::string(id));
+  EXPECT_EQ(history->back().event_type, "released");
+}
+
+TEST_F(EngineTest, DeadlineSendsUnclaimedJobToDlq) {
+  EnqueueParams p;
+  p.expires_at = clock_.Now() + seconds(10);
+  p.scheduled_at = clock_.Now() + seconds(20);
+  const std::string id = Enqueue("q", p);
+  clock_.Advance(seconds(10));
+  engine_->RunServicesOnce();
+  Job j = Get(id);
+  EXPECT_EQ(j.status, JobStatus::kDeadletter);
+  EXPECT_EQ(j.dead_reason, DeadReason::kExpired);
+}
+
+TEST_F(EngineTest, ThrottledDlqRetrySpreadsJobs) {
+  EnqueueParams p;
+  p.max_retries = 0;
+  std::vector<std::string> ids;
+  for (int i = 0; i < 3; ++i) {
+    ids.push_back(Enqueue("q", p));
+    auto jobs = Claim("q");
+    ASSERT_TRUE(Call<FailResult>(&Engine::Fail, FailParams{ids.back(), "w1", *jobs[0].lease_id, "x"}).ok());
+    clock_.Advance(milliseconds(10));
+  }
+  DlqRetryParams dry;
+  dry.queue_name = "q";
+  dry.dry_run = true;
+  auto d = Call<DlqRetryResult>(&Engine::DlqRetry, dry);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->matched_count, 3);
+  EXPECT_EQ(Get(ids[0]).status, JobStatus::kDeadletter);
+
+  DlqRetryParams r;
+  r.queue_name = "q";
+  r.rate_per_second = 2;
+  auto res = Call<DlqRetryResult>(&Engine::DlqRetry, r);
+  ASSERT_TRUE(res.ok());
+  ASSERT_EQ(res->retried_ids, ids);  // oldest dead first
+  EXPECT_EQ(Get(ids[0]).status, JobStatus::kPending);
+  EXPECT_EQ(Get(ids[1]).status, JobStatus::kScheduled);
+  EXPECT_EQ(Get(ids[1]).scheduled_at, clock_.Now() + milliseconds(500));
+  EXPECT_EQ(Get(ids[2]).scheduled_at, clock_.Now() + milliseconds(1000));
+  EXPECT_EQ(Get(ids[2]).retry_count, 0);
+}
+
+TEST_F(EngineTest, RetentionDeletesOldCompletedJobs) {
+  QueueConfigPatch patch;
+  patch.retention_completed = std::optional<seconds>(seconds(60));
+  ASSERT_TRUE(Call<QueueConfig>(&Engine::ConfigureQueue, std::string("q"), patch).ok());
+  const std::string id = Enqueue("q");
+  auto jobs = Claim("q");
+  ASSERT_TRUE(CallStatus(&Engine::Complete, CompleteParams{id, "w1", *jobs[0].lease_id, {}}).ok());
+  clock_.Advance(seconds(59));
+  engine_->RunServicesOnce();
+  EXPECT_TRUE(Call<Job>(&Engine::GetJob, std::string(id)).ok());
+  clock_.Advance(seconds(2));
+  engine_->RunServicesOnce();
+  EXPECT_EQ(Call<Job>(&Engine::GetJob, std::string(id)).status().code(), ErrorCode::kNotFound);
+}
+
+TEST_F(EngineTest, ConcurrentRequestsShareCommits) {
+  constexpr int kN = 400;
+  const auto before = engine_->commit_stats();
+  std::vector<std::future<Result<EnqueueResult>>> futures;
+  std::vector<std::shared_ptr<std::promise<Result<EnqueueResult>>>> promises;
+  for (int i = 0; i < kN; ++i) {
+    auto p = std::make_shared<std::promise<Result<EnqueueResult>>>();
+    futures.push_back(p->get_future());
+    EnqueueParams e;
+    e.queue_name = "q";
+    e.payload_json = "{}";
+    engine_->Enqueue(e, [p](Result<EnqueueResult> r) { p->set_value(std::move(r)); });
+  }
+  for (auto& f : futures) ASSERT_TRUE(f.get().ok());
+  const auto after = engine_->commit_stats();
+  EXPECT_GE(after.ops - before.ops, kN);  // background sweeps may add a few
+  // Requests that arrive together share a transaction (and its fsync).
+  EXPECT_LT(after.commits - before.commits, kN / 2);
+  auto stats = Call<StatusCounts>(&Engine::Stats, std::optional<std::string>("q"));
+  EXPECT_EQ(stats->pending, kN);
+}
+
+TEST_F(EngineTest, AcksRideOnClaim) {
+  const std::string a = Enqueue("q");
+  const std::string b = Enqueue("q");
+  auto jobs = Claim("q", 2);
+  ASSERT_EQ(jobs.size(), 2u);
+  ClaimParams p;
+  p.queue_name = "q";
+  p.worker_id = "w1";
+  p.acks.push_back({jobs[0].id, *jobs[0].lease_id, std::nullopt, std::nullopt, false, {}});
+  p.acks.push_back({jobs[1].id, "stale-lease", std::nullopt, std::string("err"), false, {}});
+  auto r = Call<ClaimResult>(&Engine::Claim, p);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->ack_results.size(), 2u);
+  EXPECT_TRUE(r->ack_results[0].status.ok());
+  EXPECT_EQ(r->ack_results[0].new_status, JobStatus::kCompleted);
+  EXPECT_EQ(r->ack_results[1].status.code(), ErrorCode::kLeaseExpired);
+  EXPECT_TRUE(r->jobs.empty());
+}
+
+TEST_F(EngineTest, StopAnswersParkedClaimsAndRefusesNewWork) {
+  ClaimParams p;
+  p.queue_name = "q";
+  p.worker_id = "w";
+  p.wait = milliseconds(30000);
+  std::promise<Result<ClaimResult>> got;
+  auto f = got.get_future();
+  engine_->Claim(p, [&](Result<ClaimResult> r) { got.set_value(std::move(r)); });
+  std::this_thread::sleep_for(milliseconds(50));
+  engine_->Stop();
+  ASSERT_EQ(f.wait_for(seconds(2)), std::future_status::ready);
+  EXPECT_TRUE(f.get().ok());
+  EnqueueParams e;
+  e.queue_name = "q";
+  e.payload_json = "{}";
+  EXPECT_EQ(Call<EnqueueResult>(&Engine::Enqueue, e).status().code(), ErrorCode::kUnavailable);
+}
+
+}  // namespace
+}  // namespace redrive::engine

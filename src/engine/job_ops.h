@@ -1,0 +1,39 @@
+// The bodies of the engine's write operations: each runs inside a group-commit
+// transaction (see committer.h), decides every state change with core's
+// Apply(), and writes it with the store's guarded ApplyChange (which also
+// writes the history entry). Free functions over (WriteTx, TxContext) so the
+// engine, the services and tests share one implementation.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/transition.h"
+#include "engine/requests.h"
+#include "engine/tx_context.h"
+#include "store/store.h"
+
+namespace redrive::engine::ops {
+
+// Applies `event` to the stored job `job` and writes the change.
+Result<Change> ApplyToLoaded(store::WriteTx& tx, TxContext& ctx, const Job& job,
+                             const Event& event);
+// Loads job `id` (NOT_FOUND if absent), then ApplyToLoaded.
+Result<Change> ApplyToJob(store::WriteTx& tx, TxContext& ctx, const std::string& id,
+                          const Event& event);
+
+// Inserts a job with its queue's defaults (creating the queue if needed).
+Result<EnqueueResult> Enqueue(store::WriteTx& tx, TxContext& ctx, const EnqueueParams& p);
+
+// Claims up to `limit` jobs of the queue for `worker_id` (none if the queue is
+// paused or disabled). Due scheduled jobs of the queue are promoted first.
+Result<std::vector<Job>> Claim(store::WriteTx& tx, TxContext& ctx, const std::string& queue,
+                               const std::string& worker_id, int limit,
+                               std::chrono::seconds lease_duration);
+
+// Completes (no error) or fails one job. A refusal (stale lease, wrong state,
+// unknown job) is a per-item result; only a store error fails the call.
+Result<AckItemResult> ApplyAck(store::WriteTx& tx, TxContext& ctx, const std::string& worker_id,
+                       const Ack& ack);
+
+}  // namespace redrive::engine::ops

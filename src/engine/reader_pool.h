@@ -1,0 +1,48 @@
+// A few threads that run read-only requests on store read snapshots, so that
+// reads neither block I/O threads nor wait behind group commits.
+//
+// Thread-safety: Post() may be called from any thread.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "core/status.h"
+#include "store/store.h"
+
+namespace redrive::engine {
+
+class ReaderPool {
+ public:
+  // Runs with a fresh read snapshot; if none can be had, `on_error` instead.
+  struct Task {
+    std::function<void(store::ReadTx&)> run;
+    std::function<void(Status)> on_error;
+  };
+
+  ReaderPool(store::Store& store, int threads);
+  ~ReaderPool();  // Stop()s
+
+  void Start();
+  // Runs what is queued, then joins. Later posts fail with SERVICE_UNAVAILABLE.
+  void Stop();
+  void Post(Task task);
+
+ private:
+  void Loop();
+
+  store::Store& store_;
+  const int thread_count_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Task> queue_;
+  bool accepting_ = false;
+  bool stop_ = false;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace redrive::engine

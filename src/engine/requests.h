@@ -1,0 +1,159 @@
+// Parameters and results of the engine's operations: the contract's requests
+// after decoding and validation (api/) and before encoding (wire/).
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/job.h"
+#include "core/queue.h"
+#include "core/status.h"
+
+namespace redrive::engine {
+
+// POST /jobs. Unset fields take the queue's defaults.
+struct EnqueueParams {
+  std::string queue_name;
+  std::string payload_json;
+  std::optional<int> priority;
+  std::optional<int> max_retries;
+  std::optional<int> timeout_seconds;
+  std::optional<Instant> scheduled_at;
+  std::optional<Instant> expires_at;
+  Tags tags;
+  std::optional<std::string> idempotency_key;
+  std::optional<BackoffPolicy> backoff;
+};
+struct EnqueueResult {
+  std::string id;
+  bool created = true;
+};
+
+// POST /jobs/bulk: items already validated; invalid ones never reach the engine.
+struct BulkEnqueueParams {
+  std::vector<EnqueueParams> jobs;  // each with queue_name set
+};
+struct BulkItemResult {
+  size_t index = 0;  // index in BulkEnqueueParams::jobs
+  std::string job_id;
+  bool created = true;
+  Status error;  // non-OK: this item was refused (e.g. expires_at already passed)
+};
+
+// One completion (no error) or failure (error set) carried by POST /jobs/ack or claim's acks.
+struct Ack {
+  std::string job_id;
+  std::string lease_id;
+  std::optional<std::string> result_json;
+  std::optional<std::string> error;
+  bool no_retry = false;
+  std::optional<std::chrono::milliseconds> retry_after;
+};
+struct AckItemResult {
+  std::string job_id;
+  Status status;                       // OK, LEASE_EXPIRED, CONFLICT, NOT_FOUND
+  std::optional<JobStatus> new_status;  // when OK
+  std::optional<bool> will_retry;       // when OK and it was a failure
+};
+
+struct ClaimParams {
+  std::string queue_name;
+  std::string worker_id;
+  int limit = 1;
+  std::chrono::seconds lease_duration{30};
+  std::chrono::milliseconds wait{0};  // long-poll
+  std::vector<Ack> acks;              // applied before claiming
+};
+struct ClaimResult {
+  std::vector<Job> jobs;                // claimed (status processing, lease set)
+  std::vector<AckItemResult> ack_results;  // one per ClaimParams::acks, same order
+};
+
+struct HeartbeatParams {
+  std::string job_id, worker_id, lease_id;
+  std::chrono::seconds lease_duration{30};
+};
+struct CompleteParams {
+  std::string job_id, worker_id, lease_id;
+  std::optional<std::string> result_json;
+};
+struct FailParams {
+  std::string job_id, worker_id, lease_id;
+  std::string error;
+  bool no_retry = false;
+  std::optional<std::chrono::milliseconds> retry_after;
+};
+struct FailResult {
+  bool will_retry = false;
+  Job job;  // after the failure: status, retry_count, scheduled_at, dead_reason
+};
+
+struct RetryParams {
+  std::string job_id;
+  std::optional<Instant> expires_at;
+};
+
+struct DlqRetryParams {
+  std::vector<std::string> job_ids;
+  std::optional<std::string> queue_name;
+  std::optional<DeadReason> dead_reason;
+  std::optional<std::string> tag;
+  int limit = 100;
+  bool dry_run = false;
+  std::optional<double> rate_per_second;
+};
+struct DlqRetryResult {
+  bool dry_run = false;
+  long long matched_count = 0;  // dry run
+  std::vector<std::string> retried_ids;
+};
+
+struct DlqPurgeParams {
+  std::optional<std::string> queue_name;
+  std::optional<Instant> older_than;
+  int limit = 10000;
+};
+
+struct PriorityChange {
+  std::string job_id;
+  int old_priority = 0, new_priority = 0;
+};
+
+// PUT /queues/{name}/config: only the set fields change.
+struct QueueConfigPatch {
+  std::optional<int> max_retries;
+  std::optional<int> default_timeout;
+  std::optional<bool> enabled;
+  std::optional<BackoffPolicy> backoff;
+  // Each retention field: unset = unchanged; set to nullopt = keep forever.
+  std::optional<std::optional<std::chrono::seconds>> retention_completed;
+  std::optional<std::optional<std::chrono::seconds>> retention_deadletter;
+  std::optional<std::optional<std::chrono::seconds>> retention_cancelled;
+};
+
+// A queue as GET /queues shows it.
+struct QueueView {
+  QueueConfig config;
+  StatusCounts counts;
+  std::optional<Instant> oldest_deadletter_at;
+};
+
+struct RegisterWorkerParams {
+  std::optional<std::string> worker_id;  // upsert when given
+  std::string queue_name;
+  std::string hostname;
+  std::optional<std::string> worker_type;
+  int max_concurrency = 1;
+  std::string metadata_json = "{}";
+  std::optional<std::string> version;
+};
+struct WorkerHeartbeatParams {
+  std::string worker_id;
+  int current_jobs = 0;
+  std::optional<std::string> status;
+  std::optional<std::string> metadata_json;
+};
+
+}  // namespace redrive::engine

@@ -1,0 +1,69 @@
+#include "engine/services/job_sweep.h"
+
+#include <spdlog/spdlog.h>
+
+#include "engine/job_ops.h"
+
+namespace redrive::engine {
+
+JobSweep::JobSweep(std::string name, Committer& committer, store::Store& store, int batch,
+                   Select select, Event event, NextDue next_due)
+    : name_(std::move(name)),
+      committer_(committer),
+      store_(store),
+      batch_(batch),
+      select_(std::move(select)),
+      event_(std::move(event)),
+      next_due_(std::move(next_due)) {}
+
+ServiceRun JobSweep::RunOnce(Instant now) {
+  ServiceRun run;
+  Status st = committer_.RunAndWait([&](store::WriteTx& tx, TxContext& ctx) -> Status {
+    ctx.now = now;
+    REDRIVE_ASSIGN_OR_RETURN(auto jobs, select_(tx, now, batch_));
+    run.more = static_cast<int>(jobs.size()) >= batch_;
+    for (const Job& job : jobs) {
+      auto change = ops::ApplyToLoaded(tx, ctx, job, event_);
+      if (change.ok()) {
+        ++run.changed;
+      } else if (change.status().code() != ErrorCode::kConflict) {
+        return change.status();
+      }
+    }
+    return Status::Ok();
+  });
+  if (!st.ok()) {
+    spdlog::warn("{}: {}", name_, st.ToString());
+    run.changed = 0;
+    run.more = false;
+  }
+  if (auto tx = store_.BeginRead(); tx.ok()) {
+    if (auto next = next_due_(**tx); next.ok()) run.next_run = *next;
+  }
+  return run;
+}
+
+std::unique_ptr<Service> MakeScheduler(Committer& c, store::Store& s, int batch) {
+  return std::make_unique<JobSweep>(
+      "scheduler", c, s, batch,
+      [](store::WriteTx& tx, Instant now, int limit) {
+        return tx.SelectDueScheduled(std::nullopt, now, limit);
+      },
+      event::Promote{}, [](store::ReadTx& tx) { return tx.NextScheduledAt(); });
+}
+
+std::unique_ptr<Service> MakeLeaseReaper(Committer& c, store::Store& s, int batch) {
+  return std::make_unique<JobSweep>(
+      "lease-reaper", c, s, batch,
+      [](store::WriteTx& tx, Instant now, int limit) { return tx.SelectExpiredLeases(now, limit); },
+      event::LeaseExpiry{}, [](store::ReadTx& tx) { return tx.NextLeaseExpiry(); });
+}
+
+std::unique_ptr<Service> MakeDeadlineSweep(Committer& c, store::Store& s, int batch) {
+  return std::make_unique<JobSweep>(
+      "deadline-sweep", c, s, batch,
+      [](store::WriteTx& tx, Instant now, int limit) { return tx.SelectPastDeadline(now, limit); },
+      event::Deadline{}, [](store::ReadTx& tx) { return tx.NextDeadline(); });
+}
+
+}  // namespace redrive::engine

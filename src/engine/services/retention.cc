@@ -1,0 +1,35 @@
+#include "engine/services/retention.h"
+
+#include <spdlog/spdlog.h>
+
+namespace redrive::engine {
+
+ServiceRun Retention::RunOnce(Instant now) {
+  ServiceRun run;
+  run.next_run = now + interval_;
+  std::vector<QueueConfig> queues;
+  if (auto tx = store_.BeginRead(); tx.ok()) {
+    if (auto list = (*tx)->ListQueues(); list.ok()) queues = std::move(*list);
+  }
+  for (const QueueConfig& q : queues) {
+    const std::pair<JobStatus, std::optional<std::chrono::seconds>> rules[] = {
+        {JobStatus::kCompleted, q.retention.completed},
+        {JobStatus::kDeadletter, q.retention.deadletter},
+        {JobStatus::kCancelled, q.retention.cancelled}};
+    for (const auto& [status, keep] : rules) {
+      if (!keep) continue;
+      Status st = committer_.RunAndWait([&](store::WriteTx& tx, TxContext&) -> Status {
+        REDRIVE_ASSIGN_OR_RETURN(auto ids,
+                                 tx.SelectRetentionExpired(q.queue_name, status, now - *keep, batch_));
+        if (static_cast<int>(ids.size()) >= batch_) run.more = true;
+        REDRIVE_ASSIGN_OR_RETURN(long long n, tx.DeleteJobs(ids));
+        run.changed += n;
+        return Status::Ok();
+      });
+      if (!st.ok()) spdlog::warn("retention of {}: {}", q.queue_name, st.ToString());
+    }
+  }
+  return run;
+}
+
+}  // namespace redrive::engine

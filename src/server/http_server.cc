@@ -1,0 +1,472 @@
+// Beast lives only in this file (compile time): the listener, the per-
+// connection session, and the server that owns the I/O threads. The shape
+// follows Beast's advanced async server example, plus a registry of sessions
+// so Stop() can drain them.
+#include "server/http_server.h"
+
+#include <spdlog/spdlog.h>
+
+#include <array>
+#include <atomic>
+#include <cctype>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "server/error_body.h"
+#include "server/serve_config.h"
+
+namespace redrive::server {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
+
+// After a response that closes the connection, how long we keep reading (and
+// discarding) what the client still sends. Closing a socket with unread input
+// makes the kernel send RST, which can destroy our response before the client
+// reads it (e.g. a 413 while the client is still uploading).
+constexpr std::chrono::seconds kLingerTimeout{2};
+
+class Session;
+
+// State shared by the server, its sessions and every Responder handed out.
+// Responders may outlive the server; they only ever touch this struct.
+struct Shared {
+  HttpServerOptions options;
+  Handler handler;
+  std::atomic<bool> stopping{false};
+
+  std::mutex mu;
+  std::condition_variable sessions_empty;
+  // False once the I/O threads are gone: responses arriving later are dropped
+  // instead of being posted to a dead io_context.
+  bool accepting_responses = true;  // guarded by mu
+  // Strong references to live sessions. A session waiting for its handler has
+  // no pending I/O; this map is what keeps it alive (Responders hold only a
+  // weak_ptr, so they never destroy a socket off the I/O threads).
+  std::unordered_map<Session*, std::shared_ptr<Session>> sessions;  // guarded by mu
+};
+
+bool IsLoopback(const asio::ip::address& address) {
+  if (address.is_v6() && address.to_v6().is_v4_mapped()) {
+    return asio::ip::make_address_v4(asio::ip::v4_mapped, address.to_v6()).is_loopback();
+  }
+  return address.is_loopback();
+}
+
+api::Request ToApiRequest(http::request<http::string_body>&& message, bool from_loopback) {
+  api::Request request;
+  request.method = std::string(message.method_string());
+  request.target = std::string(message.target());
+  for (const auto& field : message) {
+    std::string name(field.name_string());
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    auto [it, inserted] = request.headers.try_emplace(name, field.value());
+    // Repeated headers combine into one comma-separated value (RFC 9110 5.3).
+    if (!inserted) (it->second += ", ").append(field.value());
+  }
+  request.body = std::move(message.body());
+  request.from_loopback = from_loopback;
+  return request;
+}
+
+// One connection. Lives on its own strand; every member function below except
+// PostResponse and PostShutdown runs on it.
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket&& socket, std::shared_ptr<Shared> shared)
+      : stream_(std::move(socket)), shared_(std::move(shared)) {
+    beast::error_code ec;
+    // Responses are single writes; Nagle would only delay back-to-back ones
+    // (pipelining) by a delayed-ACK round.
+    stream_.socket().set_option(tcp::no_delay(true), ec);
+    tcp::endpoint peer = stream_.socket().remote_endpoint(ec);
+    if (!ec) {
+      peer_ = FormatHostPort(peer.address().to_string(), peer.port());
+      from_loopback_ = IsLoopback(peer.address());
+    }
+  }
+
+  void Start() {
+    asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->ReadHeader(); });
+  }
+
+  // Thread-safe. Delivers the handler's answer to request number `seq`.
+  void PostResponse(uint64_t seq, api::Response response) {
+    asio::post(stream_.get_executor(),
+               [self = shared_from_this(), seq, response = std::move(response)]() mutable {
+                 self->OnResponse(seq, std::move(response));
+               });
+  }
+
+  // Thread-safe. Part of the server's graceful stop.
+  void PostShutdown() {
+    asio::post(stream_.get_executor(), [self = shared_from_this()] { self->OnShutdown(); });
+  }
+
+ private:
+  enum class Phase { kReading, kHandling, kWriting, kLingering, kClosed };
+
+  const HttpServerOptions& options() const { return shared_->options; }
+
+  void ReadHeader() {
+    if (shared_->stopping) return Close();
+    parser_.emplace();
+    parser_->body_limit(options().max_body_bytes);
+    parser_->header_limit(static_cast<uint32_t>(options().max_header_bytes));
+    phase_ = Phase::kReading;
+    // One deadline for the whole request, idle time included: a client that
+    // trickles bytes (slowloris) cannot hold the connection past it.
+    stream_.expires_after(options().read_timeout);
+    http::async_read_header(stream_, buffer_, *parser_,
+                            beast::bind_front_handler(&Session::OnHeader, shared_from_this()));
+  }
+
+  void OnHeader(beast::error_code ec, size_t) {
+    if (ec) return OnReadError(ec);
+    const auto& message = parser_->get();
+    // curl and others wait (up to 1 s) for this before sending a large body.
+    if (beast::iequals(message[http::field::expect], "100-continue") && !parser_->is_done() &&
+        message.version() >= 11) {
+      static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+      asio::async_write(stream_, asio::buffer(kContinue.data(), kContinue.size()),
+                        [self = shared_from_this()](beast::error_code ec, size_t) {
+                          if (ec) return self->Close();
+                          self->ReadBody();
+                        });
+      return;
+    }
+    ReadBody();
+  }
+
+  void ReadBody() {
+    http::async_read(stream_, buffer_, *parser_,
+                     beast::bind_front_handler(&Session::OnBody, shared_from_this()));
+  }
+
+  void OnReadError(beast::error_code ec) {
+    if (ec == http::error::body_limit) {
+      return WriteError(413, "PAYLOAD_TOO_LARGE",
+                        "request body exceeds " + std::to_string(options().max_body_bytes) +
+                            " bytes");
+    }
+    if (ec == http::error::header_limit) {
+      return WriteError(400, "BAD_REQUEST", "request headers too large");
+    }
+    // Garbage on the wire. A peer that hung up mid-message (partial_message)
+    // or between messages (end_of_stream) gets no answer: nobody would read it.
+    if (ec.category() == http::make_error_code(http::error::end_of_stream).category() &&
+        ec != http::error::end_of_stream && ec != http::error::partial_message) {
+      return WriteError(400, "BAD_REQUEST", "malformed HTTP request: " + ec.message());
+    }
+    if (ec == beast::error::timeout) spdlog::debug("{} read timeout", peer_);
+    Close();
+  }
+
+  void OnBody(beast::error_code ec, size_t) {
+    if (ec) return OnReadError(ec);
+    http::request<http::string_body> message = parser_->release();
+    keep_alive_ = message.keep_alive();
+    version_ = message.version();
+    log_method_ = std::string(message.method_string());
+    log_target_ = std::string(message.target());
+    started_ = Clock::now();
+    phase_ = Phase::kHandling;
+    // No timer while the handler works: a long-poll may take its full wait.
+    stream_.expires_never();
+    uint64_t seq = ++seq_;
+    try {
+      shared_->handler(ToApiRequest(std::move(message), from_loopback_), MakeResponder(seq));
+    } catch (const std::exception& e) {
+      // A bug in the handler; answer rather than leave the client hanging.
+      // If it already answered, OnResponse drops this second answer.
+      spdlog::error("handler threw on {} {}: {}", log_method_, log_target_, e.what());
+      OnResponse(seq, ErrorResponse(500, "INTERNAL_ERROR", "internal error"));
+    }
+  }
+
+  api::Responder MakeResponder(uint64_t seq) {
+    return [weak = weak_from_this(), shared = shared_, seq](api::Response response) {
+      std::lock_guard lock(shared->mu);
+      if (!shared->accepting_responses) return;
+      if (auto self = weak.lock()) self->PostResponse(seq, std::move(response));
+    };
+  }
+
+  void OnResponse(uint64_t seq, api::Response response) {
+    if (phase_ != Phase::kHandling || seq != seq_) return;  // late or duplicate
+    Write(std::move(response), keep_alive_ && !shared_->stopping);
+  }
+
+  // Answers an unreadable request; the connection closes afterwards because
+  // we cannot know where the next request would start.
+  void WriteError(int status, std::string_view code, std::string message) {
+    log_method_ = "-";
+    log_target_ = "-";
+    started_ = Clock::now();
+    version_ = 11;
+    Write(ErrorResponse(status, code, message), false);
+  }
+
+  void Write(api::Response response, bool keep_alive) {
+    response_.emplace();
+    response_->version(version_);
+    response_->result(static_cast<unsigned>(response.status));
+    response_->set(http::field::content_type, response.content_type);
+    for (auto& [name, value] : response.headers) response_->set(name, value);
+    response_->body() = std::move(response.body);
+    response_->keep_alive(keep_alive);
+    response_->prepare_payload();
+    phase_ = Phase::kWriting;
+    stream_.expires_after(options().write_timeout);
+    http::async_write(stream_, *response_,
+                      beast::bind_front_handler(&Session::OnWrite, shared_from_this()));
+  }
+
+  void OnWrite(beast::error_code ec, size_t bytes) {
+    if (spdlog::should_log(spdlog::level::debug)) {
+      auto micros =
+          std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started_).count();
+      spdlog::debug("{} \"{} {}\" {} {}B {}us{}", peer_, log_method_, log_target_,
+                    response_->result_int(), bytes, micros, ec ? " write failed" : "");
+    }
+    bool keep_alive = response_->keep_alive();
+    response_.reset();
+    if (ec) return Close();
+    if (!keep_alive) return Linger();
+    ReadHeader();  // the next (maybe already buffered) request
+  }
+
+  void Linger() {
+    phase_ = Phase::kLingering;
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.expires_after(kLingerTimeout);
+    Drain();
+  }
+
+  void Drain() {
+    stream_.async_read_some(asio::buffer(drain_),
+                            [self = shared_from_this()](beast::error_code ec, size_t) {
+                              if (ec) return self->Close();  // EOF, timeout or reset
+                              self->Drain();
+                            });
+  }
+
+  void OnShutdown() {
+    // Idle keep-alive connections close now; one that has begun sending a
+    // request is served, with "Connection: close".
+    if (phase_ == Phase::kReading && parser_ && !parser_->got_some()) stream_.cancel();
+  }
+
+  void Close() {
+    if (phase_ == Phase::kClosed) return;
+    phase_ = Phase::kClosed;
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+    stream_.close();
+    std::lock_guard lock(shared_->mu);
+    shared_->sessions.erase(this);  // not the last reference: our caller holds one
+    if (shared_->sessions.empty()) shared_->sessions_empty.notify_all();
+  }
+
+  beast::tcp_stream stream_;
+  std::shared_ptr<Shared> shared_;
+  std::string peer_ = "?";
+  bool from_loopback_ = false;
+
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  std::optional<http::response<http::string_body>> response_;
+  std::array<char, 4096> drain_;
+  Phase phase_ = Phase::kReading;
+  uint64_t seq_ = 0;  // number of the request being handled
+  bool keep_alive_ = false;
+  unsigned version_ = 11;
+  std::string log_method_, log_target_;
+  Clock::time_point started_;
+};
+
+// Accepts connections and starts a Session for each.
+class Listener : public std::enable_shared_from_this<Listener> {
+ public:
+  Listener(asio::io_context& ioc, std::shared_ptr<Shared> shared)
+      : ioc_(ioc), acceptor_(asio::make_strand(ioc)), retry_timer_(acceptor_.get_executor()),
+        shared_(std::move(shared)) {}
+
+  Status Listen(const tcp::endpoint& endpoint) {
+    beast::error_code ec;
+    acceptor_.open(endpoint.protocol(), ec);
+    // SO_REUSEADDR lets a restart bind while old connections sit in TIME_WAIT;
+    // on Linux it still fails if another socket is listening there.
+    if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
+    if (!ec) acceptor_.bind(endpoint, ec);
+    if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) return Status::Unavailable(ec.message());
+    return Status::Ok();
+  }
+
+  uint16_t port() const { return acceptor_.local_endpoint().port(); }
+
+  void Start() {
+    asio::dispatch(acceptor_.get_executor(), [self = shared_from_this()] { self->Accept(); });
+  }
+
+  // Thread-safe.
+  void PostClose() {
+    asio::post(acceptor_.get_executor(), [self = shared_from_this()] {
+      beast::error_code ignored;
+      self->retry_timer_.cancel();
+      self->acceptor_.close(ignored);
+    });
+  }
+
+ private:
+  void Accept() {
+    // Each connection gets its own strand, so its handlers never run
+    // concurrently while connections proceed in parallel.
+    acceptor_.async_accept(asio::make_strand(ioc_),
+                           beast::bind_front_handler(&Listener::OnAccept, shared_from_this()));
+  }
+
+  void OnAccept(beast::error_code ec, tcp::socket socket) {
+    if (!acceptor_.is_open() || ec == asio::error::operation_aborted) return;
+    if (ec) {
+      // E.g. out of file descriptors: back off instead of spinning.
+      spdlog::warn("accept failed: {}", ec.message());
+      retry_timer_.expires_after(std::chrono::milliseconds(100));
+      retry_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
+        if (!ec) self->Accept();
+      });
+      return;
+    }
+    if (shared_->stopping) return;  // `socket` closes as it goes out of scope
+    auto session = std::make_shared<Session>(std::move(socket), shared_);
+    {
+      std::lock_guard lock(shared_->mu);
+      shared_->sessions.emplace(session.get(), session);
+    }
+    session->Start();
+    Accept();
+  }
+
+  asio::io_context& ioc_;
+  tcp::acceptor acceptor_;
+  asio::steady_timer retry_timer_;
+  std::shared_ptr<Shared> shared_;
+};
+
+Result<tcp::endpoint> Resolve(asio::io_context& ioc, const std::string& host, uint16_t port) {
+  beast::error_code ec;
+  asio::ip::address address = asio::ip::make_address(host, ec);
+  if (!ec) return tcp::endpoint(address, port);
+  tcp::resolver resolver(ioc);
+  auto results = resolver.resolve(host, std::to_string(port), ec);
+  if (ec || results.empty()) {
+    return Status::Validation("listen", "cannot resolve host '" + host + "': " + ec.message());
+  }
+  return results.begin()->endpoint();
+}
+
+}  // namespace
+
+class HttpServer::Impl {
+ public:
+  Impl(HttpServerOptions options, Handler handler)
+      : ioc_(std::max(1, options.io_threads)), shared_(std::make_shared<Shared>()) {
+    shared_->options = std::move(options);
+    shared_->handler = std::move(handler);
+  }
+
+  ~Impl() { Stop(); }
+
+  Status Start() {
+    const HttpServerOptions& options = shared_->options;
+    std::string address = FormatHostPort(options.host, options.port);
+    auto endpoint = Resolve(ioc_, options.host, options.port);
+    if (!endpoint.ok()) return endpoint.status();
+    listener_ = std::make_shared<Listener>(ioc_, shared_);
+    if (Status st = listener_->Listen(*endpoint); !st.ok()) {
+      return Status::Unavailable("cannot listen on " + address + ": " + st.message());
+    }
+    port_ = listener_->port();
+    listener_->Start();
+    // Keeps run() going while sessions wait for handlers with no I/O pending.
+    work_.emplace(ioc_.get_executor());
+    for (int i = 0; i < std::max(1, options.io_threads); ++i) {
+      threads_.emplace_back([this] { ioc_.run(); });
+    }
+    started_ = true;
+    return Status::Ok();
+  }
+
+  uint16_t port() const { return port_; }
+
+  void Stop() {
+    if (!started_ || stopped_) return;
+    stopped_ = true;
+    shared_->stopping = true;
+    listener_->PostClose();
+    std::unique_lock lock(shared_->mu);
+    for (auto& [ptr, session] : shared_->sessions) session->PostShutdown();
+    bool drained = shared_->sessions_empty.wait_for(lock, shared_->options.shutdown_grace,
+                                                    [&] { return shared_->sessions.empty(); });
+    if (!drained) {
+      spdlog::warn("closing {} connection(s) still busy after {} ms", shared_->sessions.size(),
+                   shared_->options.shutdown_grace.count());
+    }
+    lock.unlock();
+
+    work_.reset();
+    ioc_.stop();
+    for (std::thread& t : threads_) t.join();
+    threads_.clear();
+
+    std::unordered_map<Session*, std::shared_ptr<Session>> leftover;
+    {
+      std::lock_guard guard(shared_->mu);
+      shared_->accepting_responses = false;
+      leftover.swap(shared_->sessions);
+    }
+    // `leftover` dies here, off the lock; ioc_ is still alive for the sockets.
+  }
+
+ private:
+  asio::io_context ioc_;  // declared first: destroyed after everything using it
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_;
+  std::shared_ptr<Shared> shared_;
+  std::shared_ptr<Listener> listener_;
+  std::vector<std::thread> threads_;
+  uint16_t port_ = 0;
+  bool started_ = false;
+  bool stopped_ = false;
+};
+
+HttpServer::HttpServer(HttpServerOptions options, Handler handler)
+    : impl_(std::make_unique<Impl>(std::move(options), std::move(handler))) {}
+
+HttpServer::~HttpServer() = default;
+
+Status HttpServer::Start() { return impl_->Start(); }
+
+uint16_t HttpServer::port() const { return impl_->port(); }
+
+void HttpServer::Stop() { impl_->Stop(); }
+
+}  // namespace redrive::server

@@ -1,0 +1,339 @@
+// The server over real loopback sockets with stub handlers: translation,
+// keep-alive, pipelining, limits, timeouts and graceful stop. Waits are socket
+// reads with deadlines, never sleeps.
+#include "server/http_server.h"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <future>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace redrive::server {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A blocking loopback connection that reads HTTP responses as raw text.
+class Conn {
+ public:
+  explicit Conn(uint16_t port) {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    timeval tv{5, 0};
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  }
+  ~Conn() { close(fd_); }
+
+  bool connected() const { return connected_; }
+  void Send(std::string_view bytes) {
+    while (!bytes.empty()) {
+      ssize_t n = send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+      if (n <= 0) return;
+      bytes.remove_prefix(static_cast<size_t>(n));
+    }
+  }
+
+  // One response: status line, headers and a Content-Length body. Empty if
+  // the connection closed (or timed out) first.
+  std::string ReadResponse() {
+    size_t head_end;
+    while ((head_end = buffer_.find("\r\n\r\n")) == std::string::npos) {
+      if (!Fill()) return "";
+    }
+    size_t body_len = 0;
+    size_t cl = Lower(buffer_.substr(0, head_end)).find("content-length:");
+    if (cl != std::string::npos) body_len = std::stoul(buffer_.substr(cl + 15));
+    size_t total = head_end + 4 + body_len;
+    while (buffer_.size() < total) {
+      if (!Fill()) return "";
+    }
+    std::string response = buffer_.substr(0, total);
+    buffer_.erase(0, total);
+    return response;
+  }
+
+  // True if the peer closes the connection (rather than the read timing out).
+  bool ReadsEof() {
+    char c;
+    return recv(fd_, &c, 1, 0) == 0;
+  }
+
+ private:
+  static std::string Lower(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  }
+  bool Fill() {
+    char chunk[4096];
+    ssize_t n = recv(fd_, chunk, sizeof chunk, 0);
+    if (n <= 0) return false;
+    buffer_.append(chunk, static_cast<size_t>(n));
+    return true;
+  }
+
+  int fd_;
+  bool connected_ = false;
+  std::string buffer_;
+};
+
+int StatusOf(const std::string& response) {
+  return response.size() > 12 ? std::stoi(response.substr(9, 3)) : 0;
+}
+std::string BodyOf(const std::string& response) {
+  size_t p = response.find("\r\n\r\n");
+  return p == std::string::npos ? "" : response.substr(p + 4);
+}
+bool HasHeader(const std::string& response, const std::string& line) {
+  return response.find("\r\n" + line + "\r\n") != std::string::npos;
+}
+
+std::string Get(const std::string& target) {
+  return "GET " + target + " HTTP/1.1\r\nHost: x\r\n\r\n";
+}
+
+api::Response WithBody(std::string body) {
+  api::Response response;
+  response.body = std::move(body);
+  return response;
+}
+
+// Answers every request with its target as the body.
+void EchoTarget(api::Request request, api::Responder respond) {
+  api::Response response;
+  response.content_type = "text/plain";
+  response.body = request.target;
+  respond(std::move(response));
+}
+
+HttpServerOptions TestOptions() {
+  HttpServerOptions options;
+  options.port = 0;
+  options.io_threads = 2;
+  return options;
+}
+
+TEST(HttpServerTest, TranslatesRequestAndResponse) {
+  std::promise<api::Request> seen;
+  HttpServer server(TestOptions(), [&](api::Request request, api::Responder respond) {
+    seen.set_value(request);
+    api::Response response;
+    response.status = 201;
+    response.body = R"({"ok":true})";
+    response.headers.emplace_back("X-Extra", "1");
+    respond(std::move(response));
+  });
+  ASSERT_TRUE(server.Start().ok());
+  ASSERT_NE(server.port(), 0);
+
+  Conn conn(server.port());
+  conn.Send(
+      "POST /api/v1/jobs?x=1 HTTP/1.1\r\nHost: h\r\nX-Custom-Header: A\r\nAccept: a\r\n"
+      "Accept: b\r\nContent-Length: 5\r\n\r\nhello");
+  std::string response = conn.ReadResponse();
+  EXPECT_EQ(StatusOf(response), 201);
+  EXPECT_TRUE(HasHeader(response, "Content-Type: application/json")) << response;
+  EXPECT_TRUE(HasHeader(response, "X-Extra: 1")) << response;
+  EXPECT_EQ(BodyOf(response), R"({"ok":true})");
+
+  api::Request request = seen.get_future().get();
+  EXPECT_EQ(request.method, "POST");
+  EXPECT_EQ(request.target, "/api/v1/jobs?x=1");
+  EXPECT_EQ(request.body, "hello");
+  EXPECT_TRUE(request.from_loopback);
+  ASSERT_NE(request.header("x-custom-header"), nullptr);
+  EXPECT_EQ(*request.header("x-custom-header"), "A");
+  EXPECT_EQ(*request.header("accept"), "a, b");
+}
+
+TEST(HttpServerTest, KeepAliveAndPipelining) {
+  HttpServer server(TestOptions(), EchoTarget);
+  ASSERT_TRUE(server.Start().ok());
+  Conn conn(server.port());
+  conn.Send(Get("/one"));
+  EXPECT_EQ(BodyOf(conn.ReadResponse()), "/one");
+  conn.Send(Get("/two") + Get("/three") + Get("/four"));  // pipelined
+  EXPECT_EQ(BodyOf(conn.ReadResponse()), "/two");
+  EXPECT_EQ(BodyOf(conn.ReadResponse()), "/three");
+  EXPECT_EQ(BodyOf(conn.ReadResponse()), "/four");
+}
+
+TEST(HttpServerTest, AnswersFromAnotherThread) {
+  std::mutex mu;
+  std::vector<std::thread> threads;
+  HttpServer server(TestOptions(), [&](api::Request request, api::Responder respond) {
+    std::lock_guard lock(mu);
+    threads.emplace_back([request = std::move(request), respond = std::move(respond)] {
+      EchoTarget(request, respond);
+    });
+  });
+  ASSERT_TRUE(server.Start().ok());
+  Conn conn(server.port());
+  conn.Send(Get("/a") + Get("/b"));
+  EXPECT_EQ(BodyOf(conn.ReadResponse()), "/a");
+  EXPECT_EQ(BodyOf(conn.ReadResponse()), "/b");
+  server.Stop();
+  for (auto& t : threads) t.join();
+}
+
+TEST(HttpServerTest, OversizeBodyGets413AndOthersAreUnaffected) {
+  HttpServerOptions options = TestOptions();
+  options.max_body_bytes = 10;
+  HttpServer server(options, EchoTarget);
+  ASSERT_TRUE(server.Start().ok());
+
+  Conn other(server.port());  // opened before, must survive
+  Conn conn(server.port());
+  conn.Send("POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 1000000\r\n\r\n0123456789abc");
+  std::string response = conn.ReadResponse();
+  EXPECT_EQ(StatusOf(response), 413) << response;
+  EXPECT_EQ(BodyOf(response).find(R"({"code":"PAYLOAD_TOO_LARGE")"), 0u) << response;
+  EXPECT_TRUE(HasHeader(response, "Connection: close")) << response;
+  EXPECT_TRUE(conn.ReadsEof());
+
+  // Chunked bodies have no Content-Length to check up front.
+  Conn chunked(server.port());
+  chunked.Send("POST /x HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+               "8\r\n01234567\r\n8\r\n01234567\r\n0\r\n\r\n");
+  EXPECT_EQ(StatusOf(chunked.ReadResponse()), 413);
+
+  other.Send(Get("/still-here"));
+  EXPECT_EQ(BodyOf(other.ReadResponse()), "/still-here");
+}
+
+TEST(HttpServerTest, GarbageGets400AndServerKeepsServing) {
+  HttpServer server(TestOptions(), EchoTarget);
+  ASSERT_TRUE(server.Start().ok());
+  Conn conn(server.port());
+  conn.Send(std::string("\x16\x03\x01\x02\x00garbage\r\n\r\n", 17));
+  std::string response = conn.ReadResponse();
+  EXPECT_EQ(StatusOf(response), 400) << response;
+  EXPECT_NE(BodyOf(response).find(R"("code":"BAD_REQUEST")"), std::string::npos);
+  EXPECT_TRUE(conn.ReadsEof());
+
+  Conn next(server.port());
+  next.Send(Get("/ok"));
+  EXPECT_EQ(BodyOf(next.ReadResponse()), "/ok");
+}
+
+TEST(HttpServerTest, HandlerExceptionBecomes500) {
+  HttpServer server(TestOptions(), [](api::Request, api::Responder) {
+    throw std::runtime_error("boom");
+  });
+  ASSERT_TRUE(server.Start().ok());
+  Conn conn(server.port());
+  conn.Send(Get("/"));
+  std::string response = conn.ReadResponse();
+  EXPECT_EQ(StatusOf(response), 500);
+  EXPECT_NE(BodyOf(response).find("INTERNAL_ERROR"), std::string::npos);
+}
+
+TEST(HttpServerTest, SecondAnswerIsIgnored) {
+  HttpServer server(TestOptions(), [](api::Request request, api::Responder respond) {
+    EchoTarget(request, respond);
+    respond(WithBody("/again"));
+  });
+  ASSERT_TRUE(server.Start().ok());
+  Conn conn(server.port());
+  conn.Send(Get("/first") + Get("/second"));
+  EXPECT_EQ(BodyOf(conn.ReadResponse()), "/first");
+  EXPECT_EQ(BodyOf(conn.ReadResponse()), "/second");
+}
+
+TEST(HttpServerTest, ExpectContinue) {
+  HttpServer server(TestOptions(), [](api::Request request, api::Responder respond) {
+    respond(WithBody(request.body));
+  });
+  ASSERT_TRUE(server.Start().ok());
+  Conn conn(server.port());
+  conn.Send("POST /x HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n");
+  EXPECT_EQ(StatusOf(conn.ReadResponse()), 100);
+  conn.Send("abc");
+  EXPECT_EQ(BodyOf(conn.ReadResponse()), "abc");
+}
+
+TEST(HttpServerTest, SlowClientIsDropped) {
+  HttpServerOptions options = TestOptions();
+  options.read_timeout = 200ms;
+  HttpServer server(options, EchoTarget);
+  ASSERT_TRUE(server.Start().ok());
+  Conn slow(server.port());
+  slow.Send("GET / HTTP/1.1\r\nHost:");  // and never more
+  EXPECT_TRUE(slow.ReadsEof());
+  Conn idle(server.port());  // keep-alive idling counts too
+  idle.Send(Get("/"));
+  EXPECT_EQ(BodyOf(idle.ReadResponse()), "/");
+  EXPECT_TRUE(idle.ReadsEof());
+}
+
+TEST(HttpServerTest, StartFailsWhenPortInUse) {
+  HttpServer first(TestOptions(), EchoTarget);
+  ASSERT_TRUE(first.Start().ok());
+  HttpServerOptions options = TestOptions();
+  options.port = first.port();
+  HttpServer second(options, EchoTarget);
+  Status st = second.Start();
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("cannot listen on 127.0.0.1:" + std::to_string(first.port())),
+            std::string::npos)
+      << st.message();
+}
+
+TEST(HttpServerTest, StopFinishesInFlightAndClosesIdle) {
+  std::promise<api::Responder> held;
+  HttpServer server(TestOptions(), [&](api::Request request, api::Responder respond) {
+    if (request.target == "/hold") {
+      held.set_value(std::move(respond));
+    } else {
+      EchoTarget(request, respond);
+    }
+  });
+  ASSERT_TRUE(server.Start().ok());
+  Conn idle(server.port());
+  idle.Send(Get("/warm"));
+  EXPECT_EQ(BodyOf(idle.ReadResponse()), "/warm");
+  auto busy = std::make_unique<Conn>(server.port());
+  busy->Send(Get("/hold"));
+  api::Responder respond = held.get_future().get();
+
+  std::thread stopper([&] { server.Stop(); });
+  EXPECT_TRUE(idle.ReadsEof());  // closed by Stop while the other is in flight
+  respond(WithBody("late but delivered"));
+  std::string response = busy->ReadResponse();
+  EXPECT_EQ(BodyOf(response), "late but delivered");
+  EXPECT_TRUE(HasHeader(response, "Connection: close")) << response;
+  busy.reset();  // a polite client hangs up after "Connection: close"
+  stopper.join();
+
+  Conn refused(server.port());
+  EXPECT_FALSE(refused.connected());
+}
+
+TEST(HttpServerTest, StopGivesUpAfterGraceAndLateAnswersAreDropped) {
+  HttpServerOptions options = TestOptions();
+  options.shutdown_grace = 100ms;
+  std::promise<api::Responder> held;
+  auto server = std::make_unique<HttpServer>(
+      options, [&](api::Request, api::Responder respond) { held.set_value(std::move(respond)); });
+  ASSERT_TRUE(server->Start().ok());
+  Conn conn(server->port());
+  conn.Send(Get("/never"));
+  api::Responder respond = held.get_future().get();
+  server->Stop();
+  EXPECT_TRUE(conn.ReadsEof());
+  server.reset();
+  respond(api::Response{});  // after the server is gone: dropped, no crash
+}
+
+}  // namespace
+}  // namespace redrive::server

@@ -1,0 +1,202 @@
+#include "server/serve_config.h"
+
+#include <charconv>
+
+namespace redrive::server {
+namespace {
+
+std::string Quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+bool ParsePort(std::string_view text, uint16_t* port) {
+  unsigned value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value > 65535) {
+    return false;
+  }
+  *port = static_cast<uint16_t>(value);
+  return true;
+}
+
+// Dotted-quad whose first octet is 127. Only the shape matters here: the
+// server's bind reports anything malformed.
+bool IsLoopbackV4(std::string_view host) {
+  if (!host.starts_with("127.")) return false;
+  int dots = 0;
+  for (char c : host) {
+    if (c == '.') {
+      ++dots;
+    } else if (c < '0' || c > '9') {
+      return false;
+    }
+  }
+  return dots == 3;
+}
+
+}  // namespace
+
+Result<ListenAddress> ParseListen(std::string_view text) {
+  auto bad = [&] {
+    return Status::Validation("listen", "--listen: expected HOST:PORT, got " + Quoted(text));
+  };
+  ListenAddress out;
+  std::string_view port_text;
+  if (text.starts_with('[')) {  // [v6]:port
+    size_t close = text.find(']');
+    if (close == std::string_view::npos || close + 1 >= text.size() || text[close + 1] != ':') {
+      return bad();
+    }
+    out.host = std::string(text.substr(1, close - 1));
+    port_text = text.substr(close + 2);
+  } else {
+    size_t colon = text.rfind(':');
+    if (colon == std::string_view::npos) return bad();
+    out.host = std::string(text.substr(0, colon));
+    // A bare IPv6 address ("::1:80") is ambiguous; brackets are required.
+    if (out.host.find(':') != std::string::npos) return bad();
+    port_text = text.substr(colon + 1);
+  }
+  if (out.host.empty() || !ParsePort(port_text, &out.port)) return bad();
+  return out;
+}
+
+std::string FormatHostPort(std::string_view host, uint16_t port) {
+  std::string h(host);
+  if (h.find(':') != std::string::npos) h = "[" + h + "]";
+  return h + ":" + std::to_string(port);
+}
+
+bool IsLoopbackHost(std::string_view host) {
+  return host == "localhost" || host == "::1" || IsLoopbackV4(host);
+}
+
+Result<StoreUrl> ParseStoreUrl(std::string_view text) {
+  if (text.starts_with("sqlite:")) {
+    std::string_view path = text.substr(7);
+    // Tolerate the URL-looking form "sqlite://PATH" as well.
+    if (path.starts_with("//")) path.remove_prefix(2);
+    if (path.empty()) {
+      return Status::Validation("store", "--store: sqlite: needs a file path, e.g. sqlite:./redrive-data/redrive.db");
+    }
+    return StoreUrl{StoreUrl::Kind::kSqlite, std::string(path)};
+  }
+  if (text.starts_with("postgres://") || text.starts_with("postgresql://")) {
+    return StoreUrl{StoreUrl::Kind::kPostgres, std::string(text)};
+  }
+  return Status::Validation(
+      "store", "--store: expected sqlite:PATH or postgres://..., got " + Quoted(text));
+}
+
+Result<api::ApiKey> ParseApiKey(std::string_view text) {
+  size_t colon = text.find(':');
+  auto bad = [&](std::string why) {
+    // Never echo the key itself: it is a secret and this line goes to logs.
+    return Status::Validation("api_key", "--api-key: " + why);
+  };
+  if (colon == std::string_view::npos) return bad("expected ROLE:KEY");
+  std::string_view role = text.substr(0, colon), key = text.substr(colon + 1);
+  api::ApiKey out;
+  if (role == "admin") {
+    out.role = api::Role::kAdmin;
+  } else if (role == "worker") {
+    out.role = api::Role::kWorker;
+  } else if (role == "viewer") {
+    out.role = api::Role::kViewer;
+  } else {
+    return bad("role must be admin, worker or viewer, got " + Quoted(role));
+  }
+  if (key.empty()) return bad("empty key for role " + std::string(role));
+  out.key = std::string(key);
+  return out;
+}
+
+Result<std::vector<api::ApiKey>> ParseApiKeyList(std::string_view text) {
+  std::vector<api::ApiKey> keys;
+  while (!text.empty()) {
+    size_t comma = text.find(',');
+    std::string_view item = text.substr(0, comma);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (!item.empty()) {
+      REDRIVE_ASSIGN_OR_RETURN(api::ApiKey key, ParseApiKey(item));
+      keys.push_back(std::move(key));
+    }
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  return keys;
+}
+
+Result<std::chrono::seconds> ParseDurationSeconds(std::string_view text) {
+  auto bad = [&] {
+    return Status::Validation("duration",
+                              "expected a positive duration like 60, 60s, 5m or 1h, got " + Quoted(text));
+  };
+  long long value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || value <= 0) return bad();
+  std::string_view unit(end, text.data() + text.size() - end);
+  long long scale = 0;
+  if (unit.empty() || unit == "s") {
+    scale = 1;
+  } else if (unit == "m") {
+    scale = 60;
+  } else if (unit == "h") {
+    scale = 3600;
+  } else {
+    return bad();
+  }
+  if (value > 365LL * 24 * 3600 / scale) return bad();  // a year is plenty
+  return std::chrono::seconds(value * scale);
+}
+
+bool IsValidLogLevel(std::string_view level) {
+  for (std::string_view name : {"trace", "debug", "info", "warn", "error", "critical", "off"}) {
+    if (level == name) return true;
+  }
+  return false;
+}
+
+Result<ServeConfig> MakeServeConfig(const ServeFlags& flags) {
+  ServeConfig config;
+  REDRIVE_ASSIGN_OR_RETURN(config.listen, ParseListen(flags.listen));
+  REDRIVE_ASSIGN_OR_RETURN(config.store, ParseStoreUrl(flags.store));
+  for (const std::string& item : flags.api_keys) {
+    REDRIVE_ASSIGN_OR_RETURN(std::vector<api::ApiKey> keys, ParseApiKeyList(item));
+    config.api_keys.insert(config.api_keys.end(), keys.begin(), keys.end());
+  }
+  config.insecure_no_auth = flags.insecure_no_auth;
+  if (config.api_keys.empty() && !config.insecure_no_auth && !IsLoopbackHost(config.listen.host)) {
+    return Status::Validation(
+        "listen", "refusing to listen on " + FormatHostPort(config.listen.host, config.listen.port) +
+                      " without API keys: pass --api-key ROLE:KEY, or --insecure-no-auth to "
+                      "serve everyone");
+  }
+  if (flags.max_body_bytes == 0) {
+    return Status::Validation("max_body_bytes", "--max-body-bytes must be positive");
+  }
+  if (flags.max_payload_bytes == 0 || flags.max_payload_bytes > flags.max_body_bytes) {
+    return Status::Validation("max_payload_bytes",
+                              "--max-payload-bytes must be positive and at most --max-body-bytes");
+  }
+  config.limits.max_body_bytes = flags.max_body_bytes;
+  config.limits.max_payload_bytes = flags.max_payload_bytes;
+  auto interval = ParseDurationSeconds(flags.retention_interval);
+  if (!interval.ok()) {
+    return Status::Validation("retention_interval",
+                              "--retention-interval: " + interval.status().message());
+  }
+  config.retention_interval = *interval;
+  if (flags.io_threads < 1 || flags.io_threads > 64) {
+    return Status::Validation("io_threads", "--io-threads must be between 1 and 64");
+  }
+  config.io_threads = flags.io_threads;
+  if (!IsValidLogLevel(flags.log_level)) {
+    return Status::Validation(
+        "log_level", "--log-level: expected trace, debug, info, warn, error, critical or off, got " +
+                         Quoted(flags.log_level));
+  }
+  config.log_level = flags.log_level;
+  return config;
+}
+
+}  // namespace redrive::server

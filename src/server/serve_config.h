@@ -1,0 +1,87 @@
+// `redrive serve`'s configuration: the flags (and their env twins) as CLI11
+// hands them over, and the pure functions that turn them into a checked
+// ServeConfig. No I/O here, so every rule of the command line is unit-tested
+// (serve_config_test.cc); src/app only wires CLI11 to these.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/api.h"
+#include "core/limits.h"
+#include "core/status.h"
+
+namespace redrive::server {
+
+struct ListenAddress {
+  std::string host;  // as given, without IPv6 brackets: "127.0.0.1", "::1", "localhost"
+  uint16_t port = 0;  // 0: pick a free port
+};
+
+// "HOST:PORT" or "[V6]:PORT". VALIDATION error naming "listen" otherwise.
+Result<ListenAddress> ParseListen(std::string_view text);
+
+// "HOST:PORT" with brackets around IPv6 hosts: the inverse of ParseListen.
+std::string FormatHostPort(std::string_view host, uint16_t port);
+
+// True for hosts that only loopback peers can reach: 127.0.0.0/8, ::1,
+// "localhost". Anything else (0.0.0.0, ::, a public address, another name)
+// may be reachable from the network.
+bool IsLoopbackHost(std::string_view host);
+
+struct StoreUrl {
+  enum class Kind { kSqlite, kPostgres };
+  Kind kind = Kind::kSqlite;
+  std::string location;  // sqlite: the file path; postgres: the whole URL
+};
+
+// "sqlite:PATH", "postgres://…" or "postgresql://…".
+Result<StoreUrl> ParseStoreUrl(std::string_view text);
+
+// "ROLE:KEY" with ROLE one of admin, worker, viewer and a non-empty KEY.
+Result<api::ApiKey> ParseApiKey(std::string_view text);
+
+// Comma-separated "ROLE:KEY" items (REDRIVE_API_KEYS); empty items skipped.
+Result<std::vector<api::ApiKey>> ParseApiKeyList(std::string_view text);
+
+// "90" (seconds), "90s", "5m", "2h". Must be positive.
+Result<std::chrono::seconds> ParseDurationSeconds(std::string_view text);
+
+// spdlog's level names: trace, debug, info, warn, error, critical, off.
+bool IsValidLogLevel(std::string_view level);
+
+// The flags exactly as given (after CLI11 applied env twins and defaults).
+struct ServeFlags {
+  std::string listen = "127.0.0.1:7070";
+  std::string store = "sqlite:./redrive-data/redrive.db";
+  std::vector<std::string> api_keys;  // each "ROLE:KEY" or a comma-separated list
+  bool insecure_no_auth = false;
+  uint64_t max_body_bytes = ServerLimits{}.max_body_bytes;
+  uint64_t max_payload_bytes = ServerLimits{}.max_payload_bytes;
+  std::string retention_interval = "60s";
+  int io_threads = 1;
+  std::string log_level = "info";
+};
+
+// The checked configuration `redrive serve` runs with.
+struct ServeConfig {
+  ListenAddress listen;
+  StoreUrl store;
+  std::vector<api::ApiKey> api_keys;
+  bool insecure_no_auth = false;
+  ServerLimits limits;
+  std::chrono::seconds retention_interval{60};
+  int io_threads = 1;
+  std::string log_level = "info";
+};
+
+// Parses and checks every flag. Errors are one line meant for stderr, e.g.
+// "--listen: expected HOST:PORT, got 'foo'". Refuses to serve a non-loopback
+// address without API keys unless insecure_no_auth is set (the contract's
+// Auth rule): an open job queue on the network must be an explicit choice.
+Result<ServeConfig> MakeServeConfig(const ServeFlags& flags);
+
+}  // namespace redrive::server

@@ -1,0 +1,161 @@
+#include "server/serve_config.h"
+
+#include <gtest/gtest.h>
+
+namespace redrive::server {
+namespace {
+
+TEST(ParseListenTest, AcceptsHostPortAndBracketedV6) {
+  auto a = ParseListen("127.0.0.1:7070");
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->host, "127.0.0.1");
+  EXPECT_EQ(a->port, 7070);
+  auto b = ParseListen("[::1]:0");
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->host, "::1");
+  EXPECT_EQ(b->port, 0);
+  auto c = ParseListen("localhost:80");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->host, "localhost");
+}
+
+TEST(ParseListenTest, RejectsMalformed) {
+  for (const char* bad : {"", "7070", ":7070", "host:", "host:x", "host:65536", "::1:80",
+                          "[::1]", "[::1]7070", "host:-1"}) {
+    auto r = ParseListen(bad);
+    EXPECT_FALSE(r.ok()) << bad;
+    if (!r.ok()) {
+      EXPECT_NE(r.status().message().find("--listen"), std::string::npos);
+    }
+  }
+}
+
+TEST(FormatHostPortTest, BracketsV6) {
+  EXPECT_EQ(FormatHostPort("127.0.0.1", 80), "127.0.0.1:80");
+  EXPECT_EQ(FormatHostPort("::1", 80), "[::1]:80");
+}
+
+TEST(IsLoopbackHostTest, OnlyLoopback) {
+  EXPECT_TRUE(IsLoopbackHost("127.0.0.1"));
+  EXPECT_TRUE(IsLoopbackHost("127.1.2.3"));
+  EXPECT_TRUE(IsLoopbackHost("::1"));
+  EXPECT_TRUE(IsLoopbackHost("localhost"));
+  EXPECT_FALSE(IsLoopbackHost("0.0.0.0"));
+  EXPECT_FALSE(IsLoopbackHost("::"));
+  EXPECT_FALSE(IsLoopbackHost("10.0.0.1"));
+  EXPECT_FALSE(IsLoopbackHost("127.evil.com"));
+  EXPECT_FALSE(IsLoopbackHost("example.com"));
+}
+
+TEST(ParseStoreUrlTest, SqliteAndPostgres) {
+  auto s = ParseStoreUrl("sqlite:./data/r.db");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->kind, StoreUrl::Kind::kSqlite);
+  EXPECT_EQ(s->location, "./data/r.db");
+  auto abs = ParseStoreUrl("sqlite:///tmp/r.db");
+  ASSERT_TRUE(abs.ok());
+  EXPECT_EQ(abs->location, "/tmp/r.db");
+  for (const char* url : {"postgres://u@h/db", "postgresql://h/db"}) {
+    auto p = ParseStoreUrl(url);
+    ASSERT_TRUE(p.ok()) << url;
+    EXPECT_EQ(p->kind, StoreUrl::Kind::kPostgres);
+    EXPECT_EQ(p->location, url);
+  }
+  EXPECT_FALSE(ParseStoreUrl("sqlite:").ok());
+  EXPECT_FALSE(ParseStoreUrl("mysql://h/db").ok());
+  EXPECT_FALSE(ParseStoreUrl("./r.db").ok());
+}
+
+TEST(ParseApiKeyTest, RolesAndKeys) {
+  auto a = ParseApiKey("admin:s3cret:with:colons");
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->role, api::Role::kAdmin);
+  EXPECT_EQ(a->key, "s3cret:with:colons");
+  EXPECT_EQ(ParseApiKey("worker:k")->role, api::Role::kWorker);
+  EXPECT_EQ(ParseApiKey("viewer:k")->role, api::Role::kViewer);
+  EXPECT_FALSE(ParseApiKey("root:k").ok());
+  EXPECT_FALSE(ParseApiKey("admin:").ok());
+  EXPECT_FALSE(ParseApiKey("admin").ok());
+}
+
+TEST(ParseApiKeyTest, ErrorNeverEchoesTheKey) {
+  auto r = ParseApiKey("superuser:topsecret");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message().find("topsecret"), std::string::npos);
+}
+
+TEST(ParseApiKeyListTest, CommaSeparatedSkippingEmpty) {
+  auto keys = ParseApiKeyList(" admin:a, worker:w,,viewer:v ");
+  ASSERT_TRUE(keys.ok());
+  ASSERT_EQ(keys->size(), 3u);
+  EXPECT_EQ((*keys)[1].key, "w");
+  EXPECT_TRUE(ParseApiKeyList("")->empty());
+  EXPECT_FALSE(ParseApiKeyList("admin:a,bogus").ok());
+}
+
+TEST(ParseDurationSecondsTest, Units) {
+  EXPECT_EQ(*ParseDurationSeconds("90"), std::chrono::seconds(90));
+  EXPECT_EQ(*ParseDurationSeconds("90s"), std::chrono::seconds(90));
+  EXPECT_EQ(*ParseDurationSeconds("5m"), std::chrono::seconds(300));
+  EXPECT_EQ(*ParseDurationSeconds("2h"), std::chrono::seconds(7200));
+  for (const char* bad : {"", "0", "-5", "5d", "m", "1.5h", "99999999h"}) {
+    EXPECT_FALSE(ParseDurationSeconds(bad).ok()) << bad;
+  }
+}
+
+TEST(MakeServeConfigTest, DefaultsAreValid) {
+  auto c = MakeServeConfig(ServeFlags{});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->listen.host, "127.0.0.1");
+  EXPECT_EQ(c->listen.port, 7070);
+  EXPECT_EQ(c->store.kind, StoreUrl::Kind::kSqlite);
+  EXPECT_EQ(c->store.location, "./redrive-data/redrive.db");
+  EXPECT_TRUE(c->api_keys.empty());
+  EXPECT_EQ(c->limits.max_body_bytes, 16u << 20);
+  EXPECT_EQ(c->limits.max_payload_bytes, 1u << 20);
+  EXPECT_EQ(c->retention_interval, std::chrono::seconds(60));
+  EXPECT_EQ(c->io_threads, 1);
+}
+
+TEST(MakeServeConfigTest, CollectsKeysFromRepeatsAndLists) {
+  ServeFlags f;
+  f.api_keys = {"admin:a", "worker:w,viewer:v"};
+  auto c = MakeServeConfig(f);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->api_keys.size(), 3u);
+}
+
+TEST(MakeServeConfigTest, NonLoopbackNeedsKeysOrInsecureFlag) {
+  ServeFlags f;
+  f.listen = "0.0.0.0:7070";
+  auto refused = MakeServeConfig(f);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("--insecure-no-auth"), std::string::npos);
+  EXPECT_EQ(refused.status().message().find('\n'), std::string::npos);  // one line
+
+  f.insecure_no_auth = true;
+  EXPECT_TRUE(MakeServeConfig(f).ok());
+
+  f.insecure_no_auth = false;
+  f.api_keys = {"admin:k"};
+  EXPECT_TRUE(MakeServeConfig(f).ok());
+}
+
+TEST(MakeServeConfigTest, RejectsBadTunables) {
+  auto fails = [](auto mutate) {
+    ServeFlags f;
+    mutate(f);
+    return !MakeServeConfig(f).ok();
+  };
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.max_body_bytes = 0; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.max_payload_bytes = 0; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.max_payload_bytes = f.max_body_bytes + 1; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.retention_interval = "soon"; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.io_threads = 0; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.log_level = "verbose"; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.store = "redis://x"; }));
+  EXPECT_FALSE(fails([](ServeFlags& f) { f.log_level = "debug"; }));
+}
+
+}  // namespace
+}  // namespace redrive::server

@@ -1,0 +1,58 @@
+// How a Job, a HistoryEntry, a QueueConfig and a WorkerInfo map to rows:
+// the column lists and the code that binds and reads them, kept side by side
+// so the order of columns is written down exactly once per table.
+#pragma once
+
+#include "core/job.h"
+#include "core/queue.h"
+#include "core/status.h"
+#include "store/sqlite/statement.h"
+
+namespace redrive::store::sqlite {
+
+// Column lists are macros so that queries are single string literals,
+// concatenated at compile time (see job_sql.h), with no start-up code.
+
+// Every column of `jobs`, in the order ReadJob reads them.
+#define REDRIVE_JOB_COLUMNS                                                                  \
+  "id, queue_name, status, payload, result, priority, retry_count, max_retries, "           \
+  "timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, last_error, "       \
+  "dead_reason, tags, idempotency_key, created_at, updated_at, scheduled_at, started_at, "  \
+  "completed_at, expires_at, deadlettered_at, assigned_worker_id, lease_id, "               \
+  "lease_expires_at, attempts, lease_expiries"
+// The same, with payload and result replaced by empty values (summaries:
+// large payloads are not even read from disk).
+#define REDRIVE_JOB_SUMMARY_COLUMNS                                                          \
+  "id, queue_name, status, '', NULL, priority, retry_count, max_retries, "                  \
+  "timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, last_error, "       \
+  "dead_reason, tags, idempotency_key, created_at, updated_at, scheduled_at, started_at, "  \
+  "completed_at, expires_at, deadlettered_at, assigned_worker_id, lease_id, "               \
+  "lease_expires_at, attempts, lease_expiries"
+inline constexpr int kJobColumnCount = 28;
+
+// Reads a job from the current row, whose columns start at `first` in
+// REDRIVE_JOB_COLUMNS order. INTERNAL if a stored value cannot be decoded.
+Result<Job> ReadJob(const Statement& stmt, int first = 0);
+
+// Binds every column of `job` to parameters ?1..?28 in REDRIVE_JOB_COLUMNS
+// order. `tags_json` is job.tags encoded (bound without a copy, so the caller
+// keeps it alive).
+void BindJob(Statement& stmt, const Job& job, const std::string& tags_json);
+
+#define REDRIVE_HISTORY_COLUMNS "id, job_id, event_type, worker_id, details, created_at"
+HistoryEntry ReadHistory(const Statement& stmt);
+
+#define REDRIVE_QUEUE_COLUMNS                                                               \
+  "queue_name, max_retries, default_timeout, enabled, paused, paused_reason, "             \
+  "backoff_base_ms, backoff_max_ms, backoff_jitter_ms, retention_completed_s, "            \
+  "retention_deadletter_s, retention_cancelled_s, created_at, updated_at"
+QueueConfig ReadQueue(const Statement& stmt);
+void BindQueue(Statement& stmt, const QueueConfig& q);  // ?1..?14
+
+#define REDRIVE_WORKER_COLUMNS                                                              \
+  "id, queue_name, hostname, worker_type, max_concurrency, metadata, version, status, "    \
+  "current_jobs, registered_at, last_heartbeat_at, deregistered_at"
+WorkerInfo ReadWorker(const Statement& stmt);
+void BindWorker(Statement& stmt, const WorkerInfo& w);  // ?1..?12
+
+}  // namespace redrive::store::sqlite

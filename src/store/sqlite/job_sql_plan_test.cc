@@ -1,0 +1,129 @@
+// The queries that run all the time (claim, sweeps, DLQ, counts) must use
+// their indexes: a full scan of `jobs` would make every claim slower as
+// completed jobs pile up. EXPLAIN QUERY PLAN shows which index SQLite picks.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "store/sqlite/connection.h"
+#include "store/sqlite/job_sql.h"
+#include "store/sqlite/sqlite_schema.h"
+#include "store/sqlite/temp_dir_for_test.h"
+
+namespace redrive::store::sqlite {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+class JobSqlPlanTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ConnectionOptions options;
+    options.writer = true;
+    auto conn = Connection::Open(dir_.File("plan.db"), options);
+    ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+    conn_ = std::move(*conn);
+    ASSERT_TRUE(Migrate(*conn_).ok());
+  }
+
+  // The plan's lines, one per line of text.
+  std::string Plan(std::string_view query) {
+    std::string text = "EXPLAIN QUERY PLAN ";
+    text += query;
+    auto stmt = conn_->Prepare(text);
+    EXPECT_TRUE(stmt.ok()) << stmt.status().ToString();
+    if (!stmt.ok()) return {};
+    std::string plan;
+    while (*stmt->Step()) plan += stmt->String(3) + "\n";  // column 3: detail
+    return plan;
+  }
+
+  // Asserts the plan uses `index` and never scans the whole jobs table.
+  void ExpectUses(std::string_view query, const std::string& index) {
+    std::string plan = Plan(query);
+    EXPECT_THAT(plan, HasSubstr("INDEX " + index)) << query;
+    EXPECT_THAT(plan, Not(HasSubstr("SCAN jobs\n"))) << query;
+  }
+
+  TempDirForTest dir_;
+  std::unique_ptr<Connection> conn_;
+};
+
+TEST_F(JobSqlPlanTest, ClaimWalksThePendingIndexInOrder) {
+  ExpectUses(sql::kSelectClaimable, "jobs_claim");
+  // The index already yields priority DESC, created_at: no sort step.
+  EXPECT_THAT(Plan(sql::kSelectClaimable), Not(HasSubstr("TEMP B-TREE")));
+}
+
+TEST_F(JobSqlPlanTest, SweepsUseTheirPartialIndexes) {
+  ExpectUses(sql::kSelectDueScheduled, "jobs_scheduled");
+  ExpectUses(sql::kSelectDueScheduledInQueue, "jobs_scheduled_queue");
+  ExpectUses(sql::kSelectExpiredLeases, "jobs_lease");
+  ExpectUses(sql::kSelectPastDeadline, "jobs_deadline");
+  ExpectUses(sql::kSelectHeldBy, "jobs_held_by");
+  ExpectUses(sql::kSelectRetentionExpired, "jobs_retention");
+  for (const char* q : {sql::kSelectDueScheduled, sql::kSelectExpiredLeases,
+                        sql::kSelectPastDeadline, sql::kSelectRetentionExpired}) {
+    EXPECT_THAT(Plan(q), Not(HasSubstr("TEMP B-TREE"))) << q;
+  }
+}
+
+TEST_F(JobSqlPlanTest, NextWakeTimesReadOneIndexEntry) {
+  ExpectUses(sql::kNextScheduled, "jobs_scheduled");
+  ExpectUses(sql::kNextLeaseExpiry, "jobs_lease");
+  ExpectUses(sql::kNextDeadline, "jobs_deadline");
+  ExpectUses(sql::kOldestDeadletter, "jobs_dlq_queue");
+}
+
+TEST_F(JobSqlPlanTest, DeadLetterQueriesUseTheDlqIndexes) {
+  JobFilter all;
+  ExpectUses(sql::ListDeadLetters(all).sql, "jobs_dlq");
+  JobFilter by_queue;
+  by_queue.queue_name = "q";
+  ExpectUses(sql::ListDeadLetters(by_queue).sql, "jobs_dlq_queue");
+  DeadLetterSelection sel;
+  ExpectUses(sql::SelectDeadLetters(sel, "").sql, "jobs_dlq");
+  sel.queue_name = "q";
+  sel.dead_before = InstantFromMicros(1);
+  ExpectUses(sql::SelectDeadLetters(sel, "").sql, "jobs_dlq_queue");
+  DeadLetterSelection by_ids;
+  by_ids.job_ids = {"a"};
+  std::string plan = Plan(sql::SelectDeadLetters(by_ids, "[\"a\"]").sql);
+  EXPECT_THAT(plan, Not(HasSubstr("SCAN jobs\n")));
+}
+
+TEST_F(JobSqlPlanTest, CountsScanAnIndexNotTheTable) {
+  // A covering index holds (queue_name, status): the table rows (with their
+  // payloads) are never read, and no sort is needed for the grouping.
+  for (const char* q : {sql::kCountAll, sql::kCountQueue}) {
+    std::string plan = Plan(q);
+    EXPECT_THAT(plan, HasSubstr("COVERING INDEX")) << q;
+    EXPECT_THAT(plan, Not(HasSubstr("TEMP B-TREE"))) << q;
+  }
+}
+
+TEST_F(JobSqlPlanTest, ListingsUseAnIndex) {
+  JobFilter f;
+  ExpectUses(sql::ListJobs(f, false).sql, "jobs_created");
+  f.queue_name = "q";
+  ExpectUses(sql::ListJobs(f, false).sql, "jobs_queue_created");
+  f.status = JobStatus::kPending;
+  ExpectUses(sql::ListJobs(f, false).sql, "jobs_listing");
+  JobFilter tagged;
+  tagged.tag = "k=v";
+  EXPECT_THAT(Plan(sql::ListJobs(tagged, false).sql), HasSubstr("job_tags_kv"));
+  tagged.tag = "k";
+  EXPECT_THAT(Plan(sql::ListJobs(tagged, false).sql), HasSubstr("job_tags_kv"));
+}
+
+TEST_F(JobSqlPlanTest, PointLookupsUseKeys) {
+  EXPECT_THAT(Plan(sql::kGetJob), HasSubstr("USING INDEX sqlite_autoindex_jobs_1 (id=?)"));
+  EXPECT_THAT(Plan(sql::kGetJobs), HasSubstr("(id=?)"));
+  EXPECT_THAT(Plan(sql::kFindIdempotencyKey), HasSubstr("jobs_idempotency"));
+  EXPECT_THAT(Plan(sql::kGetHistory), HasSubstr("job_history_job"));
+  EXPECT_THAT(Plan(sql::kGetHistory), Not(HasSubstr("TEMP B-TREE")));
+  EXPECT_THAT(Plan(sql::UpdateJobSql(true, true)), HasSubstr("(id=?)"));
+}
+
+}  // namespace
+}  // namespace redrive::store::sqlite

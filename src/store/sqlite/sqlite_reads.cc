@@ -1,0 +1,135 @@
+#include "store/sqlite/sqlite_reads.h"
+
+#include "store/sqlite/job_row.h"
+#include "store/sqlite/job_sql.h"
+#include "store/sqlite/query_util.h"
+#include "store/sqlite/tags_json.h"
+
+namespace redrive::store::sqlite {
+namespace {
+
+constexpr char kGetQueue[] = "SELECT " REDRIVE_QUEUE_COLUMNS " FROM queues WHERE queue_name = ?1";
+constexpr char kListQueues[] = "SELECT " REDRIVE_QUEUE_COLUMNS " FROM queues ORDER BY queue_name";
+constexpr char kGetWorker[] = "SELECT " REDRIVE_WORKER_COLUMNS " FROM workers WHERE id = ?1";
+constexpr char kListWorkers[] =
+    "SELECT " REDRIVE_WORKER_COLUMNS " FROM workers ORDER BY registered_at, id";
+
+template <typename T, typename ReadFn>
+Result<std::vector<T>> CollectRows(Statement& stmt, ReadFn read) {
+  std::vector<T> out;
+  while (true) {
+    REDRIVE_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) return out;
+    out.push_back(read(stmt));
+  }
+}
+
+}  // namespace
+
+template <typename Base>
+Result<Job> SqliteReads<Base>::GetJob(const std::string& id) {
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn_.Prepare(sql::kGetJob));
+  stmt.Bind(1, id);
+  REDRIVE_ASSIGN_OR_RETURN(bool row, stmt.Step());
+  if (!row) return Status::NotFound("job " + id + " not found");
+  return ReadJob(stmt);
+}
+
+template <typename Base>
+Result<std::vector<Job>> SqliteReads<Base>::ListJobs(const JobFilter& f, bool with_payload) {
+  return RunJobQuery(conn_, sql::ListJobs(f, with_payload));
+}
+
+template <typename Base>
+Result<std::vector<Job>> SqliteReads<Base>::ListDeadLetters(const JobFilter& f) {
+  return RunJobQuery(conn_, sql::ListDeadLetters(f));
+}
+
+template <typename Base>
+Result<std::vector<Job>> SqliteReads<Base>::GetJobs(const std::vector<std::string>& ids) {
+  if (ids.empty()) return std::vector<Job>();
+  // One statement for any number of ids: the list travels as a JSON array.
+  std::string ids_json = EncodeStringArrayJson(ids);
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn_.Prepare(sql::kGetJobs));
+  stmt.Bind(1, ids_json);
+  return CollectJobs(stmt);
+}
+
+template <typename Base>
+Result<std::vector<HistoryEntry>> SqliteReads<Base>::GetHistory(const std::string& job_id) {
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn_.Prepare(sql::kGetHistory));
+  stmt.Bind(1, job_id);
+  return CollectRows<HistoryEntry>(stmt, ReadHistory);
+}
+
+template <typename Base>
+Result<StatusCounts> SqliteReads<Base>::CountJobs(const std::optional<std::string>& queue_name) {
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt,
+                           conn_.Prepare(queue_name ? sql::kCountQueue : sql::kCountAll));
+  if (queue_name) stmt.Bind(1, *queue_name);
+  StatusCounts counts;
+  while (true) {
+    REDRIVE_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) return counts;
+    std::optional<JobStatus> status = ParseJobStatus(stmt.Text(0));
+    if (!status) return Status::Internal("unknown job status in store: " + stmt.String(0));
+    counts.of(*status) += stmt.Int64(1);
+  }
+}
+
+template <typename Base>
+Result<std::optional<Instant>> SqliteReads<Base>::OldestDeadletterAt(
+    const std::string& queue_name) {
+  return QueryOptTime(conn_, sql::kOldestDeadletter,
+                      [&](Statement& stmt) { stmt.Bind(1, queue_name); });
+}
+
+template <typename Base>
+Result<std::optional<QueueConfig>> SqliteReads<Base>::GetQueue(const std::string& name) {
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn_.Prepare(kGetQueue));
+  stmt.Bind(1, name);
+  REDRIVE_ASSIGN_OR_RETURN(bool row, stmt.Step());
+  if (!row) return std::optional<QueueConfig>();
+  return std::optional<QueueConfig>(ReadQueue(stmt));
+}
+
+template <typename Base>
+Result<std::vector<QueueConfig>> SqliteReads<Base>::ListQueues() {
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn_.Prepare(kListQueues));
+  return CollectRows<QueueConfig>(stmt, ReadQueue);
+}
+
+template <typename Base>
+Result<std::optional<WorkerInfo>> SqliteReads<Base>::GetWorker(const std::string& id) {
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn_.Prepare(kGetWorker));
+  stmt.Bind(1, id);
+  REDRIVE_ASSIGN_OR_RETURN(bool row, stmt.Step());
+  if (!row) return std::optional<WorkerInfo>();
+  return std::optional<WorkerInfo>(ReadWorker(stmt));
+}
+
+template <typename Base>
+Result<std::vector<WorkerInfo>> SqliteReads<Base>::ListWorkers() {
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn_.Prepare(kListWorkers));
+  return CollectRows<WorkerInfo>(stmt, ReadWorker);
+}
+
+template <typename Base>
+Result<std::optional<Instant>> SqliteReads<Base>::NextScheduledAt() {
+  return QueryOptTime(conn_, sql::kNextScheduled, [](Statement&) {});
+}
+
+template <typename Base>
+Result<std::optional<Instant>> SqliteReads<Base>::NextLeaseExpiry() {
+  return QueryOptTime(conn_, sql::kNextLeaseExpiry, [](Statement&) {});
+}
+
+template <typename Base>
+Result<std::optional<Instant>> SqliteReads<Base>::NextDeadline() {
+  return QueryOptTime(conn_, sql::kNextDeadline, [](Statement&) {});
+}
+
+template class SqliteReads<ReadTx>;
+template class SqliteReads<WriteTx>;
+
+}  // namespace redrive::store::sqlite

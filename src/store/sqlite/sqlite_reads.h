@@ -1,0 +1,46 @@
+// SqliteReads: every ReadTx operation, implemented once over a Connection and
+// shared by the read transaction (Base = ReadTx) and the write transaction
+// (Base = WriteTx, which reads its own uncommitted writes).
+//
+// Thread-safety: none; used by the one thread that owns the transaction.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "store/sqlite/connection.h"
+#include "store/store.h"
+
+namespace redrive::store::sqlite {
+
+template <typename Base>
+class SqliteReads : public Base {
+ public:
+  Result<Job> GetJob(const std::string& id) override;
+  Result<std::vector<Job>> ListJobs(const JobFilter& f, bool with_payload) override;
+  Result<std::vector<Job>> ListDeadLetters(const JobFilter& f) override;
+  Result<std::vector<Job>> GetJobs(const std::vector<std::string>& ids) override;
+  Result<std::vector<HistoryEntry>> GetHistory(const std::string& job_id) override;
+  Result<StatusCounts> CountJobs(const std::optional<std::string>& queue_name) override;
+  Result<std::optional<Instant>> OldestDeadletterAt(const std::string& queue_name) override;
+  Result<std::optional<QueueConfig>> GetQueue(const std::string& name) override;
+  Result<std::vector<QueueConfig>> ListQueues() override;
+  Result<std::optional<WorkerInfo>> GetWorker(const std::string& id) override;
+  Result<std::vector<WorkerInfo>> ListWorkers() override;
+  Result<std::optional<Instant>> NextScheduledAt() override;
+  Result<std::optional<Instant>> NextLeaseExpiry() override;
+  Result<std::optional<Instant>> NextDeadline() override;
+
+ protected:
+  // `conn` must outlive this object.
+  explicit SqliteReads(Connection& conn) : conn_(conn) {}
+  Connection& conn() const { return conn_; }
+
+ private:
+  Connection& conn_;
+};
+
+extern template class SqliteReads<ReadTx>;
+extern template class SqliteReads<WriteTx>;
+
+}  // namespace redrive::store::sqlite

@@ -1,0 +1,198 @@
+#include "store/sqlite/sqlite_schema.h"
+
+#include <string>
+
+#include "core/clock.h"
+
+namespace redrive::store::sqlite {
+namespace {
+
+// Version 1: the whole model. Times are INTEGER microseconds since the Unix
+// epoch (UTC). STRICT tables make SQLite enforce column types. The CHECK
+// constraints repeat the state machine's invariants (core/transition.h), so a
+// bug in a change is refused by the database instead of stored.
+constexpr char kSchemaV1[] = R"sql(
+CREATE TABLE jobs (
+  id                 TEXT PRIMARY KEY,
+  queue_name         TEXT NOT NULL,
+  status             TEXT NOT NULL CHECK (status IN
+                       ('pending','scheduled','processing','completed','deadletter','cancelled')),
+  payload            TEXT NOT NULL,
+  result             TEXT,
+  priority           INTEGER NOT NULL CHECK (priority BETWEEN -100 AND 100),
+  retry_count        INTEGER NOT NULL CHECK (retry_count >= 0),
+  max_retries        INTEGER NOT NULL CHECK (max_retries >= 0),
+  timeout_seconds    INTEGER NOT NULL CHECK (timeout_seconds > 0),
+  backoff_base_ms    INTEGER NOT NULL CHECK (backoff_base_ms >= 0),
+  backoff_max_ms     INTEGER NOT NULL CHECK (backoff_max_ms >= 0),
+  backoff_jitter_ms  INTEGER NOT NULL CHECK (backoff_jitter_ms >= 0),
+  last_error         TEXT,
+  dead_reason        TEXT CHECK (dead_reason IN
+                       ('max_retries_exceeded','lease_expired','non_retryable','expired')),
+  tags               TEXT NOT NULL DEFAULT '{}',  -- JSON object; job_tags indexes it
+  idempotency_key    TEXT,
+  created_at         INTEGER NOT NULL,
+  updated_at         INTEGER NOT NULL,
+  scheduled_at       INTEGER NOT NULL,
+  started_at         INTEGER,
+  completed_at       INTEGER,
+  expires_at         INTEGER,
+  deadlettered_at    INTEGER,
+  assigned_worker_id TEXT,
+  lease_id           TEXT,
+  lease_expires_at   INTEGER,
+  attempts           INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+  lease_expiries     INTEGER NOT NULL DEFAULT 0 CHECK (lease_expiries >= 0),
+  -- A lease exists exactly while the job is processing: each of its three
+  -- fields is set in processing and in no other status.
+  CHECK ((status = 'processing') = (lease_id IS NOT NULL)),
+  CHECK ((status = 'processing') = (lease_expires_at IS NOT NULL)),
+  CHECK ((status = 'processing') = (assigned_worker_id IS NOT NULL)),
+  CHECK (status <> 'deadletter' OR (deadlettered_at IS NOT NULL AND dead_reason IS NOT NULL))
+) STRICT;
+
+-- Server-wide idempotency, for as long as the job exists.
+CREATE UNIQUE INDEX jobs_idempotency ON jobs (idempotency_key)
+  WHERE idempotency_key IS NOT NULL;
+
+-- Partial indexes: each background query touches only rows in its status, so
+-- millions of completed jobs cost the claim, the scheduler, the reaper and
+-- the DLQ nothing.
+CREATE INDEX jobs_claim ON jobs (queue_name, priority DESC, created_at)
+  WHERE status = 'pending';
+CREATE INDEX jobs_scheduled ON jobs (scheduled_at) WHERE status = 'scheduled';
+CREATE INDEX jobs_scheduled_queue ON jobs (queue_name, scheduled_at)
+  WHERE status = 'scheduled';
+CREATE INDEX jobs_lease ON jobs (lease_expires_at) WHERE status = 'processing';
+CREATE INDEX jobs_held_by ON jobs (assigned_worker_id) WHERE status = 'processing';
+CREATE INDEX jobs_deadline ON jobs (expires_at)
+  WHERE status IN ('pending','scheduled') AND expires_at IS NOT NULL;
+CREATE INDEX jobs_dlq_queue ON jobs (queue_name, deadlettered_at) WHERE status = 'deadletter';
+CREATE INDEX jobs_dlq ON jobs (deadlettered_at) WHERE status = 'deadletter';
+
+-- Listing and counting (GROUP BY status is a covering scan of this index).
+CREATE INDEX jobs_listing ON jobs (queue_name, status, created_at, id);
+-- Newest-first listing without a status filter. Their columns never change
+-- after insert, so they cost nothing on the hot path of state changes.
+CREATE INDEX jobs_queue_created ON jobs (queue_name, created_at, id);
+CREATE INDEX jobs_created ON jobs (created_at, id);
+-- Retention sweeps terminal jobs of one queue and status by age.
+CREATE INDEX jobs_retention ON jobs (queue_name, status, completed_at)
+  WHERE completed_at IS NOT NULL;
+
+-- One row per tag, so `tag=k=v` and `tag=k` filters are index lookups.
+CREATE TABLE job_tags (
+  job_id TEXT NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+  key    TEXT NOT NULL,
+  value  TEXT NOT NULL,
+  PRIMARY KEY (job_id, key)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX job_tags_kv ON job_tags (key, value, job_id);
+
+CREATE TABLE job_history (
+  id         TEXT PRIMARY KEY,
+  job_id     TEXT NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+  event_type TEXT NOT NULL,
+  worker_id  TEXT,
+  details    TEXT NOT NULL DEFAULT '{}',
+  created_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX job_history_job ON job_history (job_id, created_at);
+
+CREATE TABLE queues (
+  queue_name             TEXT PRIMARY KEY,
+  max_retries            INTEGER NOT NULL CHECK (max_retries >= 0),
+  default_timeout        INTEGER NOT NULL CHECK (default_timeout > 0),
+  enabled                INTEGER NOT NULL CHECK (enabled IN (0, 1)),
+  paused                 INTEGER NOT NULL CHECK (paused IN (0, 1)),
+  paused_reason          TEXT,
+  backoff_base_ms        INTEGER NOT NULL,
+  backoff_max_ms         INTEGER NOT NULL,
+  backoff_jitter_ms      INTEGER NOT NULL,
+  retention_completed_s  INTEGER,  -- NULL: keep forever
+  retention_deadletter_s INTEGER,
+  retention_cancelled_s  INTEGER,
+  created_at             INTEGER NOT NULL,
+  updated_at             INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE workers (
+  id                TEXT PRIMARY KEY,
+  queue_name        TEXT NOT NULL,
+  hostname          TEXT NOT NULL,
+  worker_type       TEXT,
+  max_concurrency   INTEGER NOT NULL,
+  metadata          TEXT NOT NULL DEFAULT '{}',
+  version           TEXT,
+  status            TEXT NOT NULL,
+  current_jobs      INTEGER NOT NULL,
+  registered_at     INTEGER NOT NULL,
+  last_heartbeat_at INTEGER NOT NULL,
+  deregistered_at   INTEGER
+) STRICT;
+)sql";
+
+constexpr Migration kMigrations[] = {
+    {1, "initial schema", kSchemaV1},
+};
+
+constexpr char kCreateMigrationsTable[] =
+    "CREATE TABLE IF NOT EXISTS schema_migrations ("
+    "  version INTEGER PRIMARY KEY,"
+    "  applied_at INTEGER NOT NULL"  // microseconds since the Unix epoch
+    ") STRICT";
+
+Status Rollback(Connection& conn, Status why) {
+  if (conn.InTransaction()) conn.Exec("ROLLBACK");
+  return why;
+}
+
+}  // namespace
+
+std::span<const Migration> Migrations() { return kMigrations; }
+
+Result<int> SchemaVersion(Connection& conn) {
+  REDRIVE_RETURN_IF_ERROR(conn.Exec(kCreateMigrationsTable));
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt,
+                           conn.Prepare("SELECT coalesce(max(version), 0) FROM schema_migrations"));
+  REDRIVE_ASSIGN_OR_RETURN(bool row, stmt.Step());
+  return row ? stmt.Int(0) : 0;
+}
+
+Status Migrate(Connection& conn, std::span<const Migration> migrations) {
+  // IMMEDIATE: another process migrating the same file waits for us (busy
+  // timeout) and then sees the upgraded version instead of racing.
+  REDRIVE_RETURN_IF_ERROR(conn.Exec("BEGIN IMMEDIATE"));
+  Result<int> current = SchemaVersion(conn);
+  if (!current.ok()) return Rollback(conn, current.status());
+  int latest = migrations.empty() ? 0 : migrations.back().version;
+  if (*current > latest) {
+    return Rollback(conn, Status::Unavailable(
+                              "database schema version " + std::to_string(*current) +
+                              " is newer than this binary supports (" + std::to_string(latest) +
+                              "); upgrade Redrive"));
+  }
+  // applied_at is audit metadata for operators, not job time, so reading
+  // the system clock here does not break the "time is passed in" rule.
+  int64_t applied_at = ToMicros(SystemClock().Now());
+  for (const Migration& m : migrations) {
+    if (m.version <= *current) continue;
+    Status st = conn.ExecScript(m.sql);
+    if (!st.ok()) {
+      return Rollback(conn, Status(st.code(), "migration " + std::to_string(m.version) + " (" +
+                                                  m.name + "): " + st.message()));
+    }
+    Result<Statement> record =
+        conn.Prepare("INSERT INTO schema_migrations (version, applied_at) VALUES (?1, ?2)");
+    if (!record.ok()) return Rollback(conn, record.status());
+    record->Bind(1, m.version);
+    record->Bind(2, applied_at);
+    st = record->Run();
+    if (!st.ok()) return Rollback(conn, st);
+  }
+  Status st = conn.Exec("COMMIT");
+  if (!st.ok()) return Rollback(conn, st);
+  return Status::Ok();
+}
+
+}  // namespace redrive::store::sqlite

@@ -1,0 +1,92 @@
+#include "store/sqlite/sqlite_store.h"
+
+#include <filesystem>
+#include <system_error>
+#include <utility>
+
+#include "store/sqlite/sqlite_read_tx.h"
+#include "store/sqlite/sqlite_schema.h"
+#include "store/sqlite/sqlite_write_tx.h"
+
+namespace redrive::store {
+
+using sqlite::Connection;
+using sqlite::ConnectionOptions;
+using sqlite::SqliteReadTx;
+using sqlite::SqliteWriteTx;
+using sqlite::Statement;
+
+namespace {
+
+ConnectionOptions ConnectionOptionsFor(const SqliteOptions& options, bool writer) {
+  ConnectionOptions c;
+  c.busy_timeout = options.busy_timeout;
+  c.writer = writer;
+  return c;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path,
+                                                       SqliteOptions options) {
+  if (sqlite3_threadsafe() == 0) {
+    return Status::Unavailable("the SQLite library was built without thread support");
+  }
+  std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(parent, ec);
+    if (ec) {
+      return Status::Unavailable("cannot create directory " + parent.string() + ": " +
+                                 ec.message());
+    }
+  }
+  REDRIVE_ASSIGN_OR_RETURN(std::unique_ptr<Connection> writer,
+                           Connection::Open(path, ConnectionOptionsFor(options, true)));
+  return std::unique_ptr<SqliteStore>(new SqliteStore(path, options, std::move(writer)));
+}
+
+SqliteStore::SqliteStore(std::string path, SqliteOptions options,
+                         std::unique_ptr<Connection> writer)
+    : path_(std::move(path)),
+      options_(options),
+      writer_(std::move(writer)),
+      readers_(path_, ConnectionOptionsFor(options_, false), options_.max_idle_readers) {}
+
+SqliteStore::~SqliteStore() = default;
+
+Status SqliteStore::Migrate() {
+  std::lock_guard<std::mutex> lock(writer_mu_);
+  return sqlite::Migrate(*writer_);
+}
+
+Result<std::unique_ptr<ReadTx>> SqliteStore::BeginRead() {
+  REDRIVE_ASSIGN_OR_RETURN(std::unique_ptr<SqliteReadTx> tx, SqliteReadTx::Begin(readers_));
+  return std::unique_ptr<ReadTx>(std::move(tx));
+}
+
+Result<std::unique_ptr<WriteTx>> SqliteStore::BeginWrite() {
+  std::unique_lock<std::mutex> lock(writer_mu_);
+  REDRIVE_ASSIGN_OR_RETURN(std::unique_ptr<SqliteWriteTx> tx,
+                           SqliteWriteTx::Begin(*writer_, std::move(lock), random_));
+  return std::unique_ptr<WriteTx>(std::move(tx));
+}
+
+Status SqliteStore::Ping() {
+  // Reads the schema version from the file itself, so a vanished or broken
+  // database is noticed, not just a live handle.
+  REDRIVE_ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, readers_.Acquire());
+  Status st;
+  {
+    Result<Statement> stmt = conn->Prepare("SELECT count(*) FROM schema_migrations");
+    st = stmt.ok() ? stmt->Run() : stmt.status();
+  }
+  readers_.Release(std::move(conn));
+  return st;
+}
+
+std::string SqliteStore::Describe() const {
+  return std::string("sqlite ") + sqlite3_libversion() + " (WAL, synchronous=FULL) " + path_;
+}
+
+}  // namespace redrive::store

@@ -1,0 +1,67 @@
+// SqliteStore: the embedded, default Store — one SQLite file in WAL mode.
+//
+// Concurrency: one writer connection, used by one WriteTx at a time (a mutex
+// serializes BeginWrite callers of this process; BEGIN IMMEDIATE and the busy
+// timeout serialize other processes), and a pool of reader connections, one
+// per concurrent ReadTx, which in WAL mode read a consistent snapshot without
+// blocking or being blocked by the writer.
+//
+// Durability: synchronous=FULL, so WriteTx::Commit returns only after the
+// write-ahead log is fsync'd.
+//
+// Thread-safety: all methods are thread-safe. Every ReadTx and WriteTx must
+// be destroyed before the store.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "core/random.h"
+#include "core/status.h"
+#include "store/sqlite/connection.h"
+#include "store/sqlite/reader_pool.h"
+#include "store/store.h"
+
+// Public: the app names these. The helpers live in redrive::store::sqlite.
+namespace redrive::store {
+
+struct SqliteOptions {
+  // How long a statement waits for another process's lock before failing
+  // with SERVICE_UNAVAILABLE.
+  std::chrono::milliseconds busy_timeout{5000};
+  // Idle reader connections kept open for the next BeginRead.
+  size_t max_idle_readers = 8;
+};
+
+class SqliteStore final : public Store {
+ public:
+  // Opens (creating it and its parent directories if needed) the database
+  // at `path`. A file that cannot be opened, is not a database or cannot use
+  // WAL is a SERVICE_UNAVAILABLE Status naming the file, never an exception.
+  // Call Migrate() before anything else.
+  static Result<std::unique_ptr<SqliteStore>> Open(const std::string& path,
+                                                   SqliteOptions options = {});
+  ~SqliteStore() override;
+
+  Status Migrate() override;
+  Result<std::unique_ptr<ReadTx>> BeginRead() override;
+  Result<std::unique_ptr<WriteTx>> BeginWrite() override;
+  Status Ping() override;
+  std::string Describe() const override;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  SqliteStore(std::string path, SqliteOptions options, std::unique_ptr<sqlite::Connection> writer);
+
+  const std::string path_;
+  const SqliteOptions options_;
+  std::mutex writer_mu_;                // held by the live WriteTx, if any
+  std::unique_ptr<sqlite::Connection> writer_;  // guarded by writer_mu_
+  sqlite::ReaderPool readers_;
+  SystemRandom random_;  // ids of history entries the engine left unnamed
+};
+
+}  // namespace redrive::store

@@ -1,0 +1,190 @@
+// SqliteStore specifics: opening files, durability across reopen, snapshot
+// reads and the CHECK constraints. Behaviour common to all stores is in
+// tests/store (the conformance suite).
+#include "store/sqlite/sqlite_store.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <fstream>
+#include <thread>
+
+#include "store/sqlite/temp_dir_for_test.h"
+
+namespace redrive::store {
+namespace {
+
+using sqlite::TempDirForTest;
+
+Instant At(int64_t seconds) { return InstantFromMicros(1'800'000'000'000'000 + seconds * 1'000'000); }
+
+Job PendingJob(const std::string& id) {
+  Job job;
+  job.id = id;
+  job.queue_name = "q";
+  job.payload = "{}";
+  job.created_at = job.updated_at = job.scheduled_at = At(0);
+  return job;
+}
+
+HistoryEntry Created(const Job& job) {
+  return HistoryEntry{"", job.id, "created", std::nullopt, "{}", job.created_at};
+}
+
+class SqliteStoreTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<SqliteStore> OpenMigrated(const std::string& path) {
+    auto store = SqliteStore::Open(path);
+    EXPECT_TRUE(store.ok()) << store.status().ToString();
+    if (!store.ok()) return nullptr;
+    Status st = (*store)->Migrate();
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    return std::move(*store);
+  }
+  Status InsertAndCommit(Store& store, const Job& job) {
+    auto tx = store.BeginWrite();
+    if (!tx.ok()) return tx.status();
+    auto out = (*tx)->InsertJob(job, Created(job));
+    if (!out.ok()) return out.status();
+    return (*tx)->Commit();
+  }
+  TempDirForTest dir_;
+};
+
+TEST_F(SqliteStoreTest, CreatesParentDirectories) {
+  std::string path = dir_.File("a/b/c/redrive.db");
+  auto store = OpenMigrated(path);
+  ASSERT_NE(store, nullptr);
+  EXPECT_TRUE(std::filesystem::exists(path));
+  EXPECT_EQ(store->path(), path);
+  EXPECT_NE(store->Describe().find("WAL, synchronous=FULL"), std::string::npos);
+}
+
+TEST_F(SqliteStoreTest, CorruptFileIsAClearStatus) {
+  std::string path = dir_.File("garbage.db");
+  {
+    std::ofstream out(path, std::ios::binary);
+    for (int i = 0; i < 1000; ++i) out << "this is not a database ";
+  }
+  auto store = SqliteStore::Open(path);
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), ErrorCode::kUnavailable);
+  EXPECT_NE(store.status().message().find(path), std::string::npos) << store.status().ToString();
+  EXPECT_NE(store.status().message().find("not a database"), std::string::npos);
+}
+
+TEST_F(SqliteStoreTest, UnopenablePathIsAClearStatus) {
+  std::string blocker = dir_.File("file");
+  std::ofstream(blocker) << "x";
+  auto store = SqliteStore::Open(blocker + "/sub/redrive.db");  // parent is a file
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), ErrorCode::kUnavailable);
+  auto dir_as_db = SqliteStore::Open(dir_.path().string());
+  EXPECT_FALSE(dir_as_db.ok());
+}
+
+TEST_F(SqliteStoreTest, CommittedDataSurvivesReopen) {
+  std::string path = dir_.File("durable.db");
+  {
+    auto store = OpenMigrated(path);
+    ASSERT_TRUE(InsertAndCommit(*store, PendingJob("kept")).ok());
+    auto tx = store->BeginWrite();
+    Job lost = PendingJob("lost");
+    ASSERT_TRUE((*tx)->InsertJob(lost, Created(lost)).ok());
+    // Never committed: the store closes with the transaction rolled back.
+  }
+  auto store = OpenMigrated(path);
+  auto tx = store->BeginRead();
+  ASSERT_TRUE(tx.ok());
+  auto kept = (*tx)->GetJob("kept");
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  EXPECT_EQ(*kept, PendingJob("kept"));
+  EXPECT_EQ((*tx)->GetHistory("kept")->size(), 1u);
+  EXPECT_EQ((*tx)->GetJob("lost").status().code(), ErrorCode::kNotFound);
+}
+
+TEST_F(SqliteStoreTest, ReadTxIsASnapshot) {
+  auto store = OpenMigrated(dir_.File("snap.db"));
+  ASSERT_TRUE(InsertAndCommit(*store, PendingJob("before")).ok());
+  auto reader = store->BeginRead();
+  ASSERT_TRUE(reader.ok());
+  EXPECT_EQ((*reader)->CountJobs(std::nullopt)->total(), 1);  // fixes the snapshot
+  ASSERT_TRUE(InsertAndCommit(*store, PendingJob("after")).ok());
+  EXPECT_EQ((*reader)->GetJob("after").status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ((*reader)->CountJobs(std::nullopt)->total(), 1);
+  reader->reset();
+  EXPECT_TRUE((*store->BeginRead())->GetJob("after").ok());
+}
+
+TEST_F(SqliteStoreTest, ManyReadersAtOnceEachGetAConnection) {
+  auto store = OpenMigrated(dir_.File("readers.db"));
+  ASSERT_TRUE(InsertAndCommit(*store, PendingJob("x")).ok());
+  std::vector<std::unique_ptr<ReadTx>> open;
+  for (int i = 0; i < 12; ++i) {  // more than max_idle_readers
+    auto tx = store->BeginRead();
+    ASSERT_TRUE(tx.ok()) << tx.status().ToString();
+    EXPECT_TRUE((*tx)->GetJob("x").ok());
+    open.push_back(std::move(*tx));
+  }
+  open.clear();
+  EXPECT_TRUE(store->Ping().ok());
+}
+
+TEST_F(SqliteStoreTest, CheckConstraintsRefuseImpossibleStates) {
+  auto store = OpenMigrated(dir_.File("checks.db"));
+  Job no_lease = PendingJob("no-lease");
+  no_lease.status = JobStatus::kProcessing;  // processing without a lease
+  Job stray_lease = PendingJob("stray-lease");
+  stray_lease.lease_id = "l";  // a lease outside processing
+  Job loud = PendingJob("loud");
+  loud.priority = 101;
+  Job negative = PendingJob("negative");
+  negative.retry_count = -1;
+  Job dead = PendingJob("dead");
+  dead.status = JobStatus::kDeadletter;  // no deadlettered_at / dead_reason
+  for (const Job& job : {no_lease, stray_lease, loud, negative, dead}) {
+    Status st = InsertAndCommit(*store, job);
+    EXPECT_EQ(st.code(), ErrorCode::kInternal) << job.id << ": " << st.ToString();
+  }
+  EXPECT_EQ((*store->BeginRead())->CountJobs(std::nullopt)->total(), 0);
+}
+
+TEST_F(SqliteStoreTest, GuardedWriteCannotBreakTheLeaseInvariant) {
+  auto store = OpenMigrated(dir_.File("guard.db"));
+  Job job = PendingJob("j");
+  ASSERT_TRUE(InsertAndCommit(*store, job).ok());
+  Change bad;
+  bad.before = job;
+  bad.after = job;
+  bad.after.status = JobStatus::kProcessing;  // forgot the lease
+  bad.guard_status = JobStatus::kPending;
+  auto tx = store->BeginWrite();
+  EXPECT_EQ((*tx)->ApplyChange(bad).code(), ErrorCode::kInternal);
+  Change moved = bad;
+  moved.after = job;
+  moved.after.queue_name = "elsewhere";  // immutable
+  EXPECT_EQ((*tx)->ApplyChange(moved).code(), ErrorCode::kInternal);
+}
+
+TEST_F(SqliteStoreTest, WriterWaitsForTheLiveWriteTx) {
+  auto store = OpenMigrated(dir_.File("writers.db"));
+  auto first = store->BeginWrite();
+  ASSERT_TRUE(first.ok());
+  std::atomic<bool> second_started{false};
+  std::thread other([&] {
+    auto second = store->BeginWrite();  // blocks until `first` is gone
+    second_started = true;
+    EXPECT_TRUE(second.ok());
+    EXPECT_TRUE((*second)->GetJob("from-first").ok());
+  });
+  Job job = PendingJob("from-first");
+  ASSERT_TRUE((*first)->InsertJob(job, Created(job)).ok());
+  EXPECT_FALSE(second_started);
+  ASSERT_TRUE((*first)->Commit().ok());
+  first->reset();
+  other.join();
+  EXPECT_TRUE(second_started);
+}
+
+}  // namespace
+}  // namespace redrive::store

@@ -1,0 +1,135 @@
+// The selects of SqliteWriteTx (what the engine is about to change, read
+// under the write lock) and its queue/worker writes.
+#include "store/sqlite/job_row.h"
+#include "store/sqlite/job_sql.h"
+#include "store/sqlite/query_util.h"
+#include "store/sqlite/sqlite_write_tx.h"
+#include "store/sqlite/tags_json.h"
+
+namespace redrive::store::sqlite {
+namespace {
+
+constexpr char kPutQueue[] = "INSERT OR REPLACE INTO queues (" REDRIVE_QUEUE_COLUMNS
+                             ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+                             "?14)";
+constexpr char kDeleteQueue[] = "DELETE FROM queues WHERE queue_name = ?1";
+constexpr char kPutWorker[] = "INSERT OR REPLACE INTO workers (" REDRIVE_WORKER_COLUMNS
+                              ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
+
+// Runs `query` with ?1 = now (or a text key) and ?2 = limit.
+template <typename Key>
+Result<std::vector<Job>> SelectByKeyAndLimit(Connection& conn, std::string_view query,
+                                             const Key& key, int limit) {
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(query));
+  stmt.Bind(1, key);
+  stmt.Bind(2, limit);
+  return CollectJobs(stmt);
+}
+
+}  // namespace
+
+Result<std::vector<Job>> SqliteWriteTx::SelectClaimable(const std::string& queue_name,
+                                                        Instant now, int limit) {
+  // SQLite has one writer, and this runs under its lock: no row locking
+  // (PostgreSQL's FOR UPDATE SKIP LOCKED) is needed.
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(sql::kSelectClaimable));
+  stmt.Bind(1, queue_name);
+  stmt.Bind(2, now);
+  stmt.Bind(3, limit);
+  return CollectJobs(stmt);
+}
+
+Result<std::vector<Job>> SqliteWriteTx::SelectDueScheduled(
+    const std::optional<std::string>& queue_name, Instant now, int limit) {
+  if (!queue_name) return SelectByKeyAndLimit(conn(), sql::kSelectDueScheduled, now, limit);
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(sql::kSelectDueScheduledInQueue));
+  stmt.Bind(1, now);
+  stmt.Bind(2, limit);
+  stmt.Bind(3, *queue_name);
+  return CollectJobs(stmt);
+}
+
+Result<std::vector<Job>> SqliteWriteTx::SelectExpiredLeases(Instant now, int limit) {
+  return SelectByKeyAndLimit(conn(), sql::kSelectExpiredLeases, now, limit);
+}
+
+Result<std::vector<Job>> SqliteWriteTx::SelectPastDeadline(Instant now, int limit) {
+  return SelectByKeyAndLimit(conn(), sql::kSelectPastDeadline, now, limit);
+}
+
+Result<std::vector<Job>> SqliteWriteTx::SelectHeldBy(const std::string& worker_id, int limit) {
+  return SelectByKeyAndLimit(conn(), sql::kSelectHeldBy, worker_id, limit);
+}
+
+Result<std::vector<Job>> SqliteWriteTx::SelectDeadLetters(const DeadLetterSelection& sel) {
+  std::string ids_json;
+  if (!sel.job_ids.empty()) ids_json = EncodeStringArrayJson(sel.job_ids);
+  return RunJobQuery(conn(), sql::SelectDeadLetters(sel, ids_json));
+}
+
+Result<long long> SqliteWriteTx::DeleteJobs(const std::vector<std::string>& ids) {
+  long long deleted = 0;
+  for (const std::string& id : ids) {
+    REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(sql::kDeleteJob));
+    stmt.Bind(1, id);
+    REDRIVE_RETURN_IF_ERROR(stmt.Run());
+    // Changes() counts rows of `jobs` only, not the cascaded history/tags.
+    deleted += stmt.Changes();
+  }
+  return deleted;
+}
+
+Result<std::vector<std::string>> SqliteWriteTx::SelectRetentionExpired(
+    const std::string& queue_name, JobStatus status, Instant before, int limit) {
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(sql::kSelectRetentionExpired));
+  stmt.Bind(1, queue_name);
+  stmt.Bind(2, JobStatusName(status));
+  stmt.Bind(3, before);
+  stmt.Bind(4, limit);
+  std::vector<std::string> ids;
+  while (true) {
+    REDRIVE_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) return ids;
+    ids.push_back(stmt.String(0));
+  }
+}
+
+Result<QueueConfig> SqliteWriteTx::EnsureQueue(const std::string& name, Instant now) {
+  // Read first: enqueue calls this every time, and the queue almost always
+  // exists already.
+  REDRIVE_ASSIGN_OR_RETURN(std::optional<QueueConfig> existing, GetQueue(name));
+  if (existing) return std::move(*existing);
+  QueueConfig config;
+  config.queue_name = name;
+  config.created_at = now;
+  config.updated_at = now;
+  REDRIVE_RETURN_IF_ERROR(PutQueue(config));
+  return config;
+}
+
+Status SqliteWriteTx::PutQueue(const QueueConfig& config) {
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(kPutQueue));
+  BindQueue(stmt, config);
+  return stmt.Run();
+}
+
+Status SqliteWriteTx::DeleteQueue(const std::string& name, bool delete_jobs) {
+  {
+    REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(kDeleteQueue));
+    stmt.Bind(1, name);
+    REDRIVE_RETURN_IF_ERROR(stmt.Run());
+    if (stmt.Changes() == 0) return Status::NotFound("queue " + name + " not found");
+  }
+  if (!delete_jobs) return Status::Ok();
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(sql::kDeleteQueueJobs));
+  stmt.Bind(1, name);
+  return stmt.Run();
+}
+
+Status SqliteWriteTx::PutWorker(const WorkerInfo& worker) {
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(kPutWorker));
+  BindWorker(stmt, worker);
+  return stmt.Run();
+}
+
+}  // namespace redrive::store::sqlite

@@ -1,0 +1,190 @@
+// Transaction control and the job writes of SqliteWriteTx. The selects and
+// the queue/worker writes are in sqlite_write_selects.cc.
+#include "store/sqlite/sqlite_write_tx.h"
+
+#include "core/ids.h"
+#include "store/sqlite/job_row.h"
+#include "store/sqlite/job_sql.h"
+#include "store/sqlite/tags_json.h"
+
+namespace redrive::store::sqlite {
+namespace {
+
+// Binds the mutable columns ?1..?21 of sql::UpdateJobSql.
+void BindJobUpdate(Statement& stmt, const Job& job) {
+  int i = 1;
+  stmt.Bind(i++, JobStatusName(job.status));
+  stmt.Bind(i++, job.priority);
+  stmt.Bind(i++, job.retry_count);
+  stmt.Bind(i++, job.max_retries);
+  stmt.Bind(i++, job.timeout_seconds);
+  stmt.Bind(i++, static_cast<int64_t>(job.backoff.base.count()));
+  stmt.Bind(i++, static_cast<int64_t>(job.backoff.max.count()));
+  stmt.Bind(i++, static_cast<int64_t>(job.backoff.jitter.count()));
+  stmt.Bind(i++, job.last_error);
+  if (job.dead_reason == DeadReason::kNone) {
+    stmt.BindNull(i++);
+  } else {
+    stmt.Bind(i++, DeadReasonName(job.dead_reason));
+  }
+  stmt.Bind(i++, job.updated_at);
+  stmt.Bind(i++, job.scheduled_at);
+  stmt.Bind(i++, job.started_at);
+  stmt.Bind(i++, job.completed_at);
+  stmt.Bind(i++, job.expires_at);
+  stmt.Bind(i++, job.deadlettered_at);
+  stmt.Bind(i++, job.assigned_worker_id);
+  stmt.Bind(i++, job.lease_id);
+  stmt.Bind(i++, job.lease_expires_at);
+  stmt.Bind(i++, job.attempts);
+  stmt.Bind(i++, job.lease_expiries);
+}
+
+// The columns ApplyChange never writes; a change to them is a caller bug.
+bool SameImmutableFields(const Job& a, const Job& b) {
+  return a.id == b.id && a.queue_name == b.queue_name && a.created_at == b.created_at &&
+         a.idempotency_key == b.idempotency_key;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<SqliteWriteTx>> SqliteWriteTx::Begin(Connection& conn,
+                                                            std::unique_lock<std::mutex> lock,
+                                                            Random& random) {
+  // IMMEDIATE takes the write lock now, so a transaction never fails
+  // half-way with SQLITE_BUSY when it upgrades from reading to writing.
+  REDRIVE_RETURN_IF_ERROR(conn.Exec("BEGIN IMMEDIATE"));
+  return std::unique_ptr<SqliteWriteTx>(new SqliteWriteTx(conn, std::move(lock), random));
+}
+
+SqliteWriteTx::~SqliteWriteTx() {
+  if (!committed_ && conn().InTransaction()) conn().Exec("ROLLBACK");
+}
+
+Status SqliteWriteTx::CheckOpen() const {
+  if (committed_) return Status::Internal("write transaction already committed");
+  if (!conn().InTransaction()) {
+    return Status::Unavailable("the database rolled the write transaction back after an error");
+  }
+  return Status::Ok();
+}
+
+Status SqliteWriteTx::Savepoint() {
+  REDRIVE_RETURN_IF_ERROR(CheckOpen());
+  return conn().Exec("SAVEPOINT r");
+}
+
+Status SqliteWriteTx::ReleaseSavepoint() {
+  REDRIVE_RETURN_IF_ERROR(CheckOpen());
+  return conn().Exec("RELEASE r");
+}
+
+Status SqliteWriteTx::RollbackToSavepoint() {
+  REDRIVE_RETURN_IF_ERROR(CheckOpen());
+  // ROLLBACK TO undoes the work but leaves the savepoint open; RELEASE
+  // closes it so savepoints do not pile up across a group commit.
+  REDRIVE_RETURN_IF_ERROR(conn().Exec("ROLLBACK TO r"));
+  return conn().Exec("RELEASE r");
+}
+
+Status SqliteWriteTx::Commit() {
+  REDRIVE_RETURN_IF_ERROR(CheckOpen());
+  // With journal_mode=WAL and synchronous=FULL, COMMIT returns only after
+  // the WAL has been fsync'd: the transaction is durable.
+  REDRIVE_RETURN_IF_ERROR(conn().Exec("COMMIT"));
+  committed_ = true;
+  return Status::Ok();
+}
+
+Result<InsertOutcome> SqliteWriteTx::InsertJob(const Job& job, const HistoryEntry& created) {
+  if (job.id.empty()) return Status::Internal("InsertJob: job has no id");
+  if (job.idempotency_key) {
+    // Look up first (the unique index makes this one probe) rather than
+    // catching a constraint error, which would abort the statement.
+    REDRIVE_ASSIGN_OR_RETURN(Statement find, conn().Prepare(sql::kFindIdempotencyKey));
+    find.Bind(1, *job.idempotency_key);
+    REDRIVE_ASSIGN_OR_RETURN(bool row, find.Step());
+    if (row) return InsertOutcome{find.String(0), false};
+  }
+  std::string tags_json = EncodeTagsJson(job.tags);
+  {
+    REDRIVE_ASSIGN_OR_RETURN(Statement insert, conn().Prepare(sql::kInsertJob));
+    BindJob(insert, job, tags_json);
+    REDRIVE_RETURN_IF_ERROR(insert.Run());
+  }
+  REDRIVE_RETURN_IF_ERROR(InsertTags(job.id, job.tags));
+  REDRIVE_RETURN_IF_ERROR(InsertHistory(created, job.id));
+  return InsertOutcome{job.id, true};
+}
+
+Status SqliteWriteTx::ApplyChange(const Change& change) {
+  const Job& job = change.after;
+  if (!SameImmutableFields(change.before, job)) {
+    return Status::Internal("ApplyChange: id, queue_name, created_at and idempotency_key of job " +
+                            job.id + " cannot change");
+  }
+  {
+    REDRIVE_ASSIGN_OR_RETURN(
+        Statement update,
+        conn().Prepare(sql::UpdateJobSql(change.payload_changed, change.result_changed)));
+    BindJobUpdate(update, job);
+    update.Bind(22, job.id);
+    update.Bind(23, JobStatusName(change.guard_status));
+    update.Bind(24, change.guard_lease_id);
+    if (change.payload_changed) update.Bind(25, job.payload);
+    if (change.result_changed) update.Bind(26, job.result);
+    REDRIVE_RETURN_IF_ERROR(update.Run());
+    if (update.Changes() == 0) {
+      return Status::Conflict("job " + job.id + " is no longer " +
+                              JobStatusName(change.guard_status) +
+                              (change.guard_lease_id ? " under that lease" : ""));
+    }
+  }
+  if (change.before.tags != job.tags) REDRIVE_RETURN_IF_ERROR(ReplaceTags(job));
+  if (change.history) REDRIVE_RETURN_IF_ERROR(InsertHistory(*change.history, job.id));
+  return Status::Ok();
+}
+
+Status SqliteWriteTx::InsertHistory(const HistoryEntry& h, const std::string& job_id) {
+  std::string generated_id;
+  if (h.id.empty()) generated_id = NewUuidV7(h.created_at, random_);
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(sql::kInsertHistory));
+  stmt.Bind(1, h.id.empty() ? generated_id : h.id);
+  stmt.Bind(2, job_id);
+  stmt.Bind(3, h.event_type);
+  stmt.Bind(4, h.worker_id);
+  stmt.Bind(5, h.details_json);
+  stmt.Bind(6, h.created_at);
+  return stmt.Run();
+}
+
+Status SqliteWriteTx::InsertTags(const std::string& job_id, const Tags& tags) {
+  for (const auto& [key, value] : tags) {
+    REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(sql::kInsertTag));
+    stmt.Bind(1, job_id);
+    stmt.Bind(2, key);
+    stmt.Bind(3, value);
+    REDRIVE_RETURN_IF_ERROR(stmt.Run());
+  }
+  return Status::Ok();
+}
+
+// Tags do not change in any transition today; this keeps the jobs.tags JSON
+// and the job_tags rows in step should one ever do so.
+Status SqliteWriteTx::ReplaceTags(const Job& job) {
+  {
+    REDRIVE_ASSIGN_OR_RETURN(Statement del, conn().Prepare(sql::kDeleteTags));
+    del.Bind(1, job.id);
+    REDRIVE_RETURN_IF_ERROR(del.Run());
+  }
+  std::string tags_json = EncodeTagsJson(job.tags);
+  {
+    REDRIVE_ASSIGN_OR_RETURN(Statement update, conn().Prepare(sql::kUpdateTagsJson));
+    update.Bind(1, job.id);
+    update.Bind(2, tags_json);
+    REDRIVE_RETURN_IF_ERROR(update.Run());
+  }
+  return InsertTags(job.id, job.tags);
+}
+
+}  // namespace redrive::store::sqlite

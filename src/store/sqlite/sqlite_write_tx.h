@@ -1,0 +1,81 @@
+// SqliteWriteTx: the one write transaction of a SqliteStore. It holds the
+// store's writer mutex (and the database's write lock, taken by BEGIN
+// IMMEDIATE) from BeginWrite until it is destroyed, so writes of this
+// process are serialized and writers of other processes wait (busy timeout).
+//
+// Error contract: an operation that fails part-way may leave part of its
+// rows written inside the transaction; the caller rolls back to its savepoint
+// (group commit) or drops the transaction. SQLite itself rolls the whole
+// transaction back after some errors (e.g. disk full): every later savepoint
+// operation and Commit then fail instead of silently running outside a
+// transaction.
+//
+// Thread-safety: none; used by one thread. Must not outlive its store.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/random.h"
+#include "store/sqlite/connection.h"
+#include "store/sqlite/sqlite_reads.h"
+#include "store/store.h"
+
+namespace redrive::store::sqlite {
+
+class SqliteWriteTx final : public SqliteReads<WriteTx> {
+ public:
+  // Starts the transaction on `conn` (BEGIN IMMEDIATE); `lock` holds the
+  // writer mutex and is released when the transaction is destroyed.
+  // `random` makes ids for history entries that come without one.
+  static Result<std::unique_ptr<SqliteWriteTx>> Begin(Connection& conn,
+                                                      std::unique_lock<std::mutex> lock,
+                                                      Random& random);
+  ~SqliteWriteTx() override;  // rolls back unless committed
+
+  Status Savepoint() override;
+  Status ReleaseSavepoint() override;
+  Status RollbackToSavepoint() override;
+  Status Commit() override;
+
+  Result<InsertOutcome> InsertJob(const Job& job, const HistoryEntry& created) override;
+  Status ApplyChange(const Change& change) override;
+
+  Result<std::vector<Job>> SelectClaimable(const std::string& queue_name, Instant now,
+                                           int limit) override;
+  Result<std::vector<Job>> SelectDueScheduled(const std::optional<std::string>& queue_name,
+                                              Instant now, int limit) override;
+  Result<std::vector<Job>> SelectExpiredLeases(Instant now, int limit) override;
+  Result<std::vector<Job>> SelectPastDeadline(Instant now, int limit) override;
+  Result<std::vector<Job>> SelectHeldBy(const std::string& worker_id, int limit) override;
+  Result<std::vector<Job>> SelectDeadLetters(const DeadLetterSelection& sel) override;
+
+  Result<long long> DeleteJobs(const std::vector<std::string>& ids) override;
+  Result<std::vector<std::string>> SelectRetentionExpired(const std::string& queue_name,
+                                                          JobStatus status, Instant before,
+                                                          int limit) override;
+
+  Result<QueueConfig> EnsureQueue(const std::string& name, Instant now) override;
+  Status PutQueue(const QueueConfig& config) override;
+  Status DeleteQueue(const std::string& name, bool delete_jobs) override;
+  Status PutWorker(const WorkerInfo& worker) override;
+
+ private:
+  SqliteWriteTx(Connection& conn, std::unique_lock<std::mutex> lock, Random& random)
+      : SqliteReads(conn), lock_(std::move(lock)), random_(random) {}
+
+  // OK while the transaction SQLite holds is still ours to use.
+  Status CheckOpen() const;
+  // Writes `h` for job `job_id` (authoritative over h.job_id).
+  Status InsertHistory(const HistoryEntry& h, const std::string& job_id);
+  Status InsertTags(const std::string& job_id, const Tags& tags);
+  Status ReplaceTags(const Job& job);
+
+  std::unique_lock<std::mutex> lock_;
+  Random& random_;
+  bool committed_ = false;
+};
+
+}  // namespace redrive::store::sqlite

@@ -1,0 +1,166 @@
+// The store interface: what Redrive needs from a database, as operations (not
+// containers). Two implementations: SqliteStore (embedded, default) and a
+// PostgreSQL store (several Redrive nodes sharing one database). Nothing here
+// may rely on state only one process holds: claims select with row locks that
+// skip locked rows (SKIP LOCKED on PostgreSQL; SQLite has one writer anyway),
+// and every state change is a guarded write.
+//
+// Time: the engine passes `now` into every call; stores never read a clock.
+// Threads: a Store is thread-safe. A ReadTx/WriteTx is used by one thread.
+// tests/store/store_conformance_test.cc defines the behaviour every store has.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/job.h"
+#include "core/queue.h"
+#include "core/status.h"
+#include "core/transition.h"
+
+namespace redrive::store {
+
+// Filters for listing jobs. Unset fields do not filter.
+struct JobFilter {
+  std::optional<std::string> queue_name;
+  std::optional<JobStatus> status;
+  // "key=value" matches a tag exactly; "key" matches jobs having the tag.
+  std::optional<std::string> tag;
+  std::optional<DeadReason> dead_reason;
+  int limit = 50;
+  int offset = 0;
+};
+
+// Selection of dead-lettered jobs for redrive/purge.
+struct DeadLetterSelection {
+  std::vector<std::string> job_ids;  // when non-empty: exactly these (if dead)
+  std::optional<std::string> queue_name;
+  std::optional<DeadReason> dead_reason;
+  std::optional<std::string> tag;
+  std::optional<Instant> dead_before;  // deadlettered_at < dead_before
+  int limit = 100;
+};
+
+// Outcome of an insert that may hit an existing idempotency key.
+struct InsertOutcome {
+  std::string id;
+  bool created = true;
+};
+
+// Reads. On SQLite a ReadTx is a snapshot (a read transaction); on PostgreSQL
+// a REPEATABLE READ or plain statement-level read.
+class ReadTx {
+ public:
+  virtual ~ReadTx() = default;
+
+  // NOT_FOUND if absent.
+  virtual Result<Job> GetJob(const std::string& id) = 0;
+  // Jobs matching `f`, newest created first; payload and result left empty
+  // (summaries) unless with_payload.
+  virtual Result<std::vector<Job>> ListJobs(const JobFilter& f, bool with_payload) = 0;
+  // Dead-lettered jobs matching `f` (status forced to deadletter), newest
+  // deadlettered_at first; payload left empty.
+  virtual Result<std::vector<Job>> ListDeadLetters(const JobFilter& f) = 0;
+  // The jobs among `ids` that exist (any order).
+  virtual Result<std::vector<Job>> GetJobs(const std::vector<std::string>& ids) = 0;
+  // History of a job, oldest first (empty if the job has none / is unknown).
+  virtual Result<std::vector<HistoryEntry>> GetHistory(const std::string& job_id) = 0;
+  // Counts by status of one queue, or of all queues when queue_name is unset.
+  // Cost must not grow with completed jobs beyond an index scan.
+  virtual Result<StatusCounts> CountJobs(const std::optional<std::string>& queue_name) = 0;
+  virtual Result<std::optional<Instant>> OldestDeadletterAt(const std::string& queue_name) = 0;
+
+  virtual Result<std::optional<QueueConfig>> GetQueue(const std::string& name) = 0;
+  virtual Result<std::vector<QueueConfig>> ListQueues() = 0;
+
+  virtual Result<std::optional<WorkerInfo>> GetWorker(const std::string& id) = 0;
+  virtual Result<std::vector<WorkerInfo>> ListWorkers() = 0;
+
+  // When the earliest scheduled job is due, if any (the scheduler's next wake).
+  virtual Result<std::optional<Instant>> NextScheduledAt() = 0;
+  // When the earliest lease of a processing job expires, if any.
+  virtual Result<std::optional<Instant>> NextLeaseExpiry() = 0;
+  // When the earliest pending/scheduled job reaches its expires_at, if any.
+  virtual Result<std::optional<Instant>> NextDeadline() = 0;
+};
+
+// A write transaction. Commit() makes every change durable (fsync) before it
+// returns OK; destroying an uncommitted WriteTx rolls it back.
+//
+// Savepoints let the engine group many independent requests into one
+// transaction (group commit): each request runs between Savepoint() and
+// Release(), and a request that fails is undone alone with Rollback().
+class WriteTx : public ReadTx {
+ public:
+  virtual Status Savepoint() = 0;
+  virtual Status ReleaseSavepoint() = 0;
+  virtual Status RollbackToSavepoint() = 0;  // also releases it
+  virtual Status Commit() = 0;
+
+  // Inserts a new job and its "created" history entry. If job.idempotency_key
+  // is already used by an existing job, inserts nothing and returns that job's
+  // id with created = false.
+  virtual Result<InsertOutcome> InsertJob(const Job& job, const HistoryEntry& created) = 0;
+
+  // Writes change.after if the stored row still matches the guard (id,
+  // guard_status, guard_lease_id), plus change.history if present. The
+  // payload/result columns are written only when the change says they
+  // changed. CONFLICT if the guard no longer holds (nothing written).
+  virtual Status ApplyChange(const Change& change) = 0;
+
+  // Claim candidates: pending jobs of `queue_name` not past expires_at, highest
+  // priority then oldest created_at first, at most `limit`. On PostgreSQL the
+  // rows are locked FOR UPDATE SKIP LOCKED. Cost independent of queue depth.
+  virtual Result<std::vector<Job>> SelectClaimable(const std::string& queue_name, Instant now,
+                                                   int limit) = 0;
+  // Scheduled jobs with scheduled_at <= now (of one queue, or all), earliest first.
+  virtual Result<std::vector<Job>> SelectDueScheduled(const std::optional<std::string>& queue_name,
+                                                      Instant now, int limit) = 0;
+  // Processing jobs with lease_expires_at <= now, earliest first.
+  virtual Result<std::vector<Job>> SelectExpiredLeases(Instant now, int limit) = 0;
+  // Pending or scheduled jobs with expires_at <= now, earliest first.
+  virtual Result<std::vector<Job>> SelectPastDeadline(Instant now, int limit) = 0;
+  // Processing jobs held by `worker_id`.
+  virtual Result<std::vector<Job>> SelectHeldBy(const std::string& worker_id, int limit) = 0;
+  // Dead-lettered jobs matching `sel`, oldest deadlettered_at first, with payload.
+  virtual Result<std::vector<Job>> SelectDeadLetters(const DeadLetterSelection& sel) = 0;
+
+  // Deletes the jobs (and their history). Returns how many were deleted.
+  virtual Result<long long> DeleteJobs(const std::vector<std::string>& ids) = 0;
+  // Ids of terminal jobs of `queue_name` in `status` whose completed_at is
+  // before `before`, oldest first (retention).
+  virtual Result<std::vector<std::string>> SelectRetentionExpired(const std::string& queue_name,
+                                                                  JobStatus status, Instant before,
+                                                                  int limit) = 0;
+
+  // Creates the queue with defaults if absent; returns its config either way.
+  virtual Result<QueueConfig> EnsureQueue(const std::string& name, Instant now) = 0;
+  // Inserts or replaces a queue's config.
+  virtual Status PutQueue(const QueueConfig& config) = 0;
+  // Deletes a queue's config; with delete_jobs also all its jobs. NOT_FOUND if absent.
+  virtual Status DeleteQueue(const std::string& name, bool delete_jobs) = 0;
+
+  // Inserts or replaces a worker entry.
+  virtual Status PutWorker(const WorkerInfo& worker) = 0;
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+  // Creates or upgrades the schema. Called once at start-up.
+  virtual Status Migrate() = 0;
+  // A read snapshot. Thread-safe; may be called from many threads at once.
+  virtual Result<std::unique_ptr<ReadTx>> BeginRead() = 0;
+  // A write transaction. The engine's committer holds at most one at a time
+  // per process; on SQLite, writers from other processes wait (busy timeout).
+  virtual Result<std::unique_ptr<WriteTx>> BeginWrite() = 0;
+  // Cheap liveness check (health/ready).
+  virtual Status Ping() = 0;
+  // "sqlite 3.40.1 (WAL, synchronous=FULL)" and the like.
+  virtual std::string Describe() const = 0;
+};
+
+}  // namespace redrive::store

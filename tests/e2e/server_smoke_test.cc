@@ -1,0 +1,119 @@
+// The `redrive` binary as an operator meets it: it starts, answers /health,
+// exits 0 on SIGTERM, and refuses bad starts with one clear line.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "e2e/support/http_client.h"
+#include "e2e/support/server_process.h"
+#include "e2e/support/temp_dir.h"
+
+namespace redrive::e2e {
+namespace {
+
+bool Contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+TEST(ServerSmokeTest, HealthAnswersAndSigtermExitsZero) {
+  ServerProcess server;
+  ASSERT_TRUE(server.Start());
+  HttpClient client = server.Client();
+  HttpResponse health = client.Get("/health");
+  EXPECT_EQ(health.status, 200) << health.error << health.body;
+  EXPECT_EQ(server.Stop(), 0) << server.Stderr();
+}
+
+TEST(ServerSmokeTest, RestartKeepsServing) {
+  ServerProcess server;
+  ASSERT_TRUE(server.Start());
+  ASSERT_TRUE(server.Restart());
+  EXPECT_EQ(server.Client().Get("/health").status, 200);
+  EXPECT_EQ(server.Stop(), 0) << server.Stderr();
+}
+
+TEST(ServerSmokeTest, PortInUseFailsWithClearMessage) {
+  ServerProcess first;
+  ASSERT_TRUE(first.Start());
+  TempDir dir;
+  ExitResult second = RunRedrive({"serve", "--listen", "127.0.0.1:" + std::to_string(first.port()),
+                                  "--store", "sqlite:" + (dir.path() / "r.db").string()});
+  EXPECT_NE(second.exit_code, 0);
+  EXPECT_TRUE(Contains(second.err, "cannot listen on 127.0.0.1:" + std::to_string(first.port())))
+      << second.err;
+  EXPECT_TRUE(Contains(second.err, "in use")) << second.err;
+  EXPECT_FALSE(Contains(second.out, "listening on"));
+}
+
+TEST(ServerSmokeTest, NonLoopbackWithoutKeysIsRefused) {
+  TempDir dir;
+  ExitResult r = RunRedrive({"serve", "--listen", "0.0.0.0:0", "--store",
+                             "sqlite:" + (dir.path() / "r.db").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.err, "--insecure-no-auth")) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  // Same through the environment twin.
+  r = RunRedrive({"serve"}, std::chrono::seconds(30),
+                 {{"REDRIVE_LISTEN", "0.0.0.0:0"},
+                  {"REDRIVE_STORE", "sqlite:" + (dir.path() / "r.db").string()}});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+}
+
+TEST(ServerSmokeTest, GarbageGets400AndOthersAreServed) {
+  ServerProcess server;
+  ASSERT_TRUE(server.Start());
+  HttpClient client = server.Client();
+  ASSERT_EQ(client.Get("/health").status, 200);  // a kept-alive connection
+  std::string answer = client.RawExchange("\x01\x02 NOT HTTP AT ALL\r\n\r\n");
+  EXPECT_TRUE(answer.starts_with("HTTP/1.1 400")) << answer;
+  EXPECT_TRUE(Contains(answer, R"("code":"BAD_REQUEST")")) << answer;
+  EXPECT_EQ(client.Get("/health").status, 200);
+  EXPECT_EQ(server.Client().Get("/health").status, 200);  // a new connection
+  EXPECT_EQ(server.Stop(), 0) << server.Stderr();
+}
+
+TEST(ServerSmokeTest, OversizeBodyGets413) {
+  ServerOptions options;
+  options.extra_args = {"--max-body-bytes", "1024", "--max-payload-bytes", "512"};
+  ServerProcess server(options);
+  ASSERT_TRUE(server.Start());
+  std::string answer = server.Client().RawExchange(
+      "POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+      "Content-Length: 5000\r\n\r\n{\"queue_name\":\"q\",\"payload\":\"");
+  EXPECT_TRUE(answer.starts_with("HTTP/1.1 413")) << answer;
+  EXPECT_TRUE(Contains(answer, R"("code":"PAYLOAD_TOO_LARGE")")) << answer;
+  EXPECT_EQ(server.Stop(), 0) << server.Stderr();
+}
+
+TEST(ServerSmokeTest, VersionAndBadFlags) {
+  ExitResult version = RunRedrive({"--version"});
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_EQ(version.out, "redrive " REDRIVE_VERSION "\n");
+
+  ExitResult bad = RunRedrive({"serve", "--no-such-flag"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_TRUE(Contains(bad.err, "--no-such-flag")) << bad.err;
+  EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+
+  ExitResult bad_listen = RunRedrive({"serve", "--listen", "nonsense"});
+  EXPECT_NE(bad_listen.exit_code, 0);
+  EXPECT_TRUE(Contains(bad_listen.err, "--listen")) << bad_listen.err;
+}
+
+TEST(ServerSmokeTest, UnusableStoresFailClearly) {
+  ExitResult pg = RunRedrive({"serve", "--listen", "127.0.0.1:0", "--store", "postgres://h/db"});
+  EXPECT_NE(pg.exit_code, 0);
+  EXPECT_TRUE(Contains(pg.err, "PostgreSQL store not built yet")) << pg.err;
+
+  TempDir dir;
+  std::filesystem::path corrupt = dir.path() / "corrupt.db";
+  std::ofstream(corrupt) << std::string(8192, 'x');
+  ExitResult bad = RunRedrive({"serve", "--listen", "127.0.0.1:0", "--store",
+                               "sqlite:" + corrupt.string()});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_TRUE(Contains(bad.err, "store")) << bad.err;
+  EXPECT_FALSE(Contains(bad.out, "listening on"));
+}
+
+}  // namespace
+}  // namespace redrive::e2e

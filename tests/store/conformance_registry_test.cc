@@ -1,0 +1,184 @@
+// Conformance: queues, workers, and transaction behaviour (visibility,
+// concurrency, health).
+#include <atomic>
+#include <thread>
+
+#include "store_conformance.h"
+
+namespace redrive::store::testing {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+TEST_P(StoreConformanceTest, EnsureQueueCreatesDefaultsOnce) {
+  QueueConfig created;
+  Write([&](WriteTx& tx) {
+    auto q = tx.EnsureQueue("emails", T(1));
+    ASSERT_TRUE(q.ok()) << q.status().ToString();
+    created = *q;
+  });
+  QueueConfig expected;
+  expected.queue_name = "emails";
+  expected.created_at = T(1);
+  expected.updated_at = T(1);
+  EXPECT_EQ(created, expected);
+  Write([&](WriteTx& tx) {
+    auto again = tx.EnsureQueue("emails", T(2));
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(*again, expected);  // not recreated
+  });
+  auto tx = BeginRead();
+  EXPECT_EQ(*tx->GetQueue("emails"), expected);
+}
+
+TEST_P(StoreConformanceTest, PutQueueReplacesEveryField) {
+  QueueConfig q;
+  q.queue_name = "billing";
+  q.max_retries = 9;
+  q.default_timeout = 77;
+  q.enabled = false;
+  q.paused = true;
+  q.paused_reason = "maintenance";
+  q.backoff = BackoffPolicy{std::chrono::milliseconds(0), std::chrono::milliseconds(5),
+                            std::chrono::milliseconds(60000)};
+  q.retention.completed = std::nullopt;
+  q.retention.deadletter = std::chrono::seconds(3600);
+  q.retention.cancelled = std::chrono::seconds(1);
+  q.created_at = T(3);
+  q.updated_at = T(4);
+  Write([&](WriteTx& tx) {
+    ASSERT_TRUE(tx.EnsureQueue("billing", T(1)).ok());
+    ASSERT_TRUE(tx.PutQueue(q).ok());
+  });
+  EXPECT_EQ(*BeginRead()->GetQueue("billing"), q);
+  q.paused = false;
+  q.paused_reason.reset();
+  Write([&](WriteTx& tx) { ASSERT_TRUE(tx.PutQueue(q).ok()); });
+  EXPECT_EQ(*BeginRead()->GetQueue("billing"), q);
+}
+
+TEST_P(StoreConformanceTest, ListQueuesByName) {
+  Write([&](WriteTx& tx) {
+    ASSERT_TRUE(tx.EnsureQueue("zeta", T(1)).ok());
+    ASSERT_TRUE(tx.EnsureQueue("alpha", T(2)).ok());
+  });
+  auto queues = BeginRead()->ListQueues();
+  ASSERT_TRUE(queues.ok());
+  std::vector<std::string> names;
+  for (const QueueConfig& q : *queues) names.push_back(q.queue_name);
+  EXPECT_THAT(names, ElementsAre("alpha", "zeta"));
+  EXPECT_EQ(*BeginRead()->GetQueue("missing"), std::nullopt);
+}
+
+TEST_P(StoreConformanceTest, DeleteQueueWithAndWithoutJobs) {
+  Insert({MakeJob("a1", "a"), MakeJob("b1", "b")});
+  Write([&](WriteTx& tx) {
+    ASSERT_TRUE(tx.EnsureQueue("a", T(0)).ok());
+    ASSERT_TRUE(tx.EnsureQueue("b", T(0)).ok());
+    EXPECT_EQ(tx.DeleteQueue("missing", true).code(), ErrorCode::kNotFound);
+    EXPECT_TRUE(tx.DeleteQueue("a", false).ok());
+    EXPECT_TRUE(tx.DeleteQueue("b", true).ok());
+  });
+  auto tx = BeginRead();
+  EXPECT_EQ(*tx->GetQueue("a"), std::nullopt);
+  EXPECT_EQ(*tx->GetQueue("b"), std::nullopt);
+  EXPECT_TRUE(tx->GetJob("a1").ok());
+  EXPECT_EQ(tx->GetJob("b1").status().code(), ErrorCode::kNotFound);
+  EXPECT_THAT(*tx->GetHistory("b1"), IsEmpty());
+}
+
+WorkerInfo MakeWorker(const std::string& id, Instant registered) {
+  WorkerInfo w;
+  w.id = id;
+  w.queue_name = "emails";
+  w.hostname = "host-" + id;
+  w.worker_type = "python";
+  w.max_concurrency = 4;
+  w.metadata_json = R"({"pid":42})";
+  w.version = "1.2.3";
+  w.status = "active";
+  w.current_jobs = 2;
+  w.registered_at = registered;
+  w.last_heartbeat_at = registered + std::chrono::seconds(5);
+  return w;
+}
+
+TEST_P(StoreConformanceTest, WorkersPutGetList) {
+  WorkerInfo w1 = MakeWorker("w1", T(2));
+  WorkerInfo w2 = MakeWorker("w2", T(1));
+  w2.worker_type.reset();
+  w2.version.reset();
+  Write([&](WriteTx& tx) {
+    ASSERT_TRUE(tx.PutWorker(w1).ok());
+    ASSERT_TRUE(tx.PutWorker(w2).ok());
+  });
+  auto tx = BeginRead();
+  EXPECT_EQ(*tx->GetWorker("w1"), w1);
+  EXPECT_EQ(*tx->GetWorker("nobody"), std::nullopt);
+  auto all = tx->ListWorkers();
+  ASSERT_TRUE(all.ok());
+  EXPECT_THAT(*all, ElementsAre(w2, w1));  // oldest registration first
+  tx.reset();
+
+  w1.status = "draining";
+  w1.current_jobs = 0;
+  w1.deregistered_at = T(9);
+  Write([&](WriteTx& tx) { ASSERT_TRUE(tx.PutWorker(w1).ok()); });
+  EXPECT_EQ(*BeginRead()->GetWorker("w1"), w1);
+}
+
+TEST_P(StoreConformanceTest, ReaderSeesCommittedDataWhileAWriteIsOpen) {
+  Insert({MakeJob("committed")});
+  auto writer = BeginWrite();
+  Job job = MakeJob("uncommitted");
+  ASSERT_TRUE(writer->InsertJob(job, CreatedEntry(job)).ok());
+  // The reader neither waits for the open write nor sees it.
+  auto reader = BeginRead();
+  ASSERT_NE(reader, nullptr);
+  EXPECT_TRUE(reader->GetJob("committed").ok());
+  EXPECT_EQ(reader->GetJob("uncommitted").status().code(), ErrorCode::kNotFound);
+  reader.reset();
+  ASSERT_TRUE(writer->Commit().ok());
+  writer.reset();
+  EXPECT_TRUE(BeginRead()->GetJob("uncommitted").ok());
+}
+
+TEST_P(StoreConformanceTest, ConcurrentReadersAndOneWriter) {
+  constexpr int kJobs = 50;
+  std::vector<std::thread> readers;
+  std::atomic<bool> failed{false};
+  std::thread writer([&] {
+    for (int i = 0; i < kJobs; ++i) {
+      auto tx = store_->BeginWrite();
+      if (!tx.ok()) { failed = true; return; }
+      Job job = MakeJob("job-" + std::to_string(i));
+      if (!(*tx)->InsertJob(job, CreatedEntry(job)).ok() || !(*tx)->Commit().ok()) failed = true;
+    }
+  });
+  for (int r = 0; r < 4; ++r) {
+    readers.emplace_back([&] {
+      long long last = 0;
+      while (last < kJobs && !failed) {
+        auto tx = store_->BeginRead();
+        if (!tx.ok()) { failed = true; return; }
+        auto counts = (*tx)->CountJobs(std::nullopt);
+        if (!counts.ok() || counts->total() < last) { failed = true; return; }
+        last = counts->total();  // never goes back: commits are atomic and ordered
+      }
+    });
+  }
+  writer.join();
+  for (auto& t : readers) t.join();
+  EXPECT_FALSE(failed);
+  EXPECT_EQ(BeginRead()->CountJobs(std::nullopt)->total(), kJobs);
+}
+
+TEST_P(StoreConformanceTest, MigrateIsIdempotentAndPingWorks) {
+  EXPECT_TRUE(store_->Migrate().ok());
+  EXPECT_TRUE(store_->Ping().ok());
+  EXPECT_FALSE(store_->Describe().empty());
+}
+
+}  // namespace
+}  // namespace redrive::store::testing

@@ -1,0 +1,320 @@
+// Registers the stores the conformance suite runs against, and holds its
+// tests of inserting and changing jobs. Other groups of tests:
+// conformance_select_test.cc (claim, sweeps, DLQ), conformance_list_test.cc
+// (listings, counts, deletion), conformance_registry_test.cc (queues,
+// workers, transactions).
+#include <stdlib.h>
+
+#include <atomic>
+#include <filesystem>
+
+#include "core/ids.h"
+#include "store/sqlite/sqlite_store.h"
+#include "store_conformance.h"
+
+namespace redrive::store::testing {
+namespace {
+
+// One temporary directory per test process, removed at exit.
+class TempDirEnvironment : public ::testing::Environment {
+ public:
+  static std::filesystem::path NewDatabasePath() {
+    static std::atomic<int> counter{0};
+    return dir() / ("store-" + std::to_string(counter++) + ".db");
+  }
+  void TearDown() override { std::filesystem::remove_all(dir()); }
+
+ private:
+  static const std::filesystem::path& dir() {
+    static const std::filesystem::path kDir = [] {
+      std::string pattern =
+          (std::filesystem::temp_directory_path() / "redrive-conformance-XXXXXX").string();
+      if (mkdtemp(pattern.data()) == nullptr) std::abort();
+      return std::filesystem::path(pattern);
+    }();
+    return kDir;
+  }
+};
+const auto* const kTempDir = ::testing::AddGlobalTestEnvironment(new TempDirEnvironment);
+
+std::unique_ptr<Store> MakeSqliteStore() {
+  auto store = SqliteStore::Open(TempDirEnvironment::NewDatabasePath().string());
+  if (!store.ok()) {
+    ADD_FAILURE() << store.status().ToString();
+    return nullptr;
+  }
+  Status st = (*store)->Migrate();
+  if (!st.ok()) {
+    ADD_FAILURE() << st.ToString();
+    return nullptr;
+  }
+  return std::move(*store);
+}
+
+}  // namespace
+
+// Every store runs the whole suite: add a line here for a new one.
+INSTANTIATE_TEST_SUITE_P(Stores, StoreConformanceTest,
+                         ::testing::Values(StoreFactory{"sqlite", MakeSqliteStore}),
+                         [](const auto& info) { return info.param.name; });
+
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+// A job with every optional field set, in a status where they may be set.
+Job FullDeadJob() {
+  Job job = MakeJob("job-full", "billing", T(10));
+  job.priority = -42;
+  job.retry_count = 5;
+  job.attempts = 6;
+  job.lease_expiries = 2;
+  job.tags = {{"tenant", "acme"}, {"quote\"d", "line\nbreak\\ \u00e9 \U0001F600"}};
+  job.idempotency_key = "order-17";
+  job.expires_at = T(99999);
+  job.started_at = T(40);
+  job.result = R"({"partial":[1,2]})";
+  job = AsDead(std::move(job), DeadReason::kLeaseExpired, T(50));
+  job.last_error = "timed out\nafter 120 s";
+  return job;
+}
+
+TEST_P(StoreConformanceTest, InsertThenGetReturnsEveryField) {
+  Job dead = FullDeadJob();
+  Job held = AsProcessing(MakeJob("job-held", "emails", T(5)), "worker-1", "lease-1", T(35));
+  Insert({dead, held});
+  Job got = Get(dead.id);
+  EXPECT_EQ(got, dead) << DebugString(got) << "\n" << DebugString(dead);
+  got = Get(held.id);
+  EXPECT_EQ(got, held) << DebugString(got) << "\n" << DebugString(held);
+}
+
+TEST_P(StoreConformanceTest, GetUnknownJobIsNotFound) {
+  auto tx = BeginRead();
+  auto job = tx->GetJob("nope");
+  ASSERT_FALSE(job.ok());
+  EXPECT_EQ(job.status().code(), ErrorCode::kNotFound);
+}
+
+TEST_P(StoreConformanceTest, InsertWritesCreatedHistoryWithGeneratedId) {
+  Job job = MakeJob("job-1");
+  Insert({job});
+  auto tx = BeginRead();
+  auto history = tx->GetHistory(job.id);
+  ASSERT_TRUE(history.ok()) << history.status().ToString();
+  ASSERT_EQ(history->size(), 1u);
+  const HistoryEntry& h = (*history)[0];
+  EXPECT_TRUE(IsUuid(h.id)) << h.id;
+  EXPECT_EQ(h.job_id, job.id);
+  EXPECT_EQ(h.event_type, "created");
+  EXPECT_EQ(h.worker_id, std::nullopt);
+  EXPECT_EQ(h.details_json, R"({"queue_name":"emails"})");
+  EXPECT_EQ(h.created_at, job.created_at);
+}
+
+TEST_P(StoreConformanceTest, IdempotencyKeyReturnsExistingJob) {
+  Job first = MakeJob("job-1");
+  first.idempotency_key = "k1";
+  Insert({first});
+  Job again = MakeJob("job-2");
+  again.idempotency_key = "k1";
+  Job other = MakeJob("job-3");
+  other.idempotency_key = "k2";
+  Write([&](WriteTx& tx) {
+    auto out = tx.InsertJob(again, CreatedEntry(again));
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_EQ(out->id, "job-1");
+    EXPECT_FALSE(out->created);
+    out = tx.InsertJob(other, CreatedEntry(other));
+    ASSERT_TRUE(out.ok());
+    EXPECT_TRUE(out->created);
+    // Within the same transaction too.
+    Job third = MakeJob("job-4");
+    third.idempotency_key = "k2";
+    out = tx.InsertJob(third, CreatedEntry(third));
+    ASSERT_TRUE(out.ok());
+    EXPECT_EQ(out->id, "job-3");
+    EXPECT_FALSE(out->created);
+  });
+  auto tx = BeginRead();
+  EXPECT_EQ(tx->GetJob("job-2").status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(tx->GetHistory("job-1")->size(), 1u);  // no second "created" entry
+  EXPECT_EQ(tx->CountJobs(std::nullopt)->total(), 2);
+}
+
+TEST_P(StoreConformanceTest, JobsWithoutIdempotencyKeyNeverCollide) {
+  Insert({MakeJob("a"), MakeJob("b")});
+  EXPECT_EQ(BeginRead()->CountJobs(std::nullopt)->total(), 2);
+}
+
+// A claim: pending -> processing, guarded by status pending and no lease.
+Change ClaimChange(const Job& job, const std::string& worker, const std::string& lease,
+                   Instant now) {
+  Change c;
+  c.before = job;
+  c.after = AsProcessing(job, worker, lease, now + std::chrono::seconds(30));
+  c.after.updated_at = now;
+  c.guard_status = JobStatus::kPending;
+  c.guard_lease_id = std::nullopt;
+  c.history = HistoryEntry{"", job.id, "processing", worker, R"({"lease_id":")" + lease + "\"}",
+                           now};
+  return c;
+}
+
+Change CompleteChange(const Job& held, Instant now) {
+  Change c;
+  c.before = held;
+  c.after = held;
+  c.after.status = JobStatus::kCompleted;
+  c.after.assigned_worker_id.reset();
+  c.after.lease_id.reset();
+  c.after.lease_expires_at.reset();
+  c.after.completed_at = now;
+  c.after.updated_at = now;
+  c.after.result = R"({"sent":true})";
+  c.result_changed = true;
+  c.guard_status = JobStatus::kProcessing;
+  c.guard_lease_id = held.lease_id;
+  c.history = HistoryEntry{"", held.id, "completed", held.assigned_worker_id, "{}", now};
+  return c;
+}
+
+TEST_P(StoreConformanceTest, ApplyChangeWritesWhenGuardHolds) {
+  Job job = MakeJob("job-1");
+  Insert({job});
+  Change claim = ClaimChange(job, "w1", "lease-a", T(1));
+  Write([&](WriteTx& tx) {
+    Status st = tx.ApplyChange(claim);
+    EXPECT_TRUE(st.ok()) << st.ToString();
+  });
+  Job got = Get(job.id);
+  EXPECT_EQ(got, claim.after) << DebugString(got);
+
+  Change complete = CompleteChange(got, T(2));
+  Write([&](WriteTx& tx) { EXPECT_TRUE(tx.ApplyChange(complete).ok()); });
+  got = Get(job.id);
+  EXPECT_EQ(got, complete.after) << DebugString(got);
+  auto history = BeginRead()->GetHistory(job.id);
+  ASSERT_TRUE(history.ok());
+  std::vector<std::string> events;
+  for (const HistoryEntry& h : *history) events.push_back(h.event_type);
+  EXPECT_THAT(events, ElementsAre("created", "processing", "completed"));
+  EXPECT_EQ((*history)[1].worker_id, "w1");
+  EXPECT_EQ((*history)[1].details_json, R"({"lease_id":"lease-a"})");
+}
+
+TEST_P(StoreConformanceTest, ApplyChangeRefusesStaleGuards) {
+  Job job = MakeJob("job-1");
+  Insert({job});
+  Change claim = ClaimChange(job, "w1", "lease-a", T(1));
+  Write([&](WriteTx& tx) { ASSERT_TRUE(tx.ApplyChange(claim).ok()); });
+
+  // A second claim computed from the same stale read: status no longer pending.
+  Change stale_claim = ClaimChange(job, "w2", "lease-b", T(1));
+  // A completion presenting a lease the job does not hold.
+  Job wrong_lease = claim.after;
+  wrong_lease.lease_id = "lease-other";
+  Change foreign_complete = CompleteChange(wrong_lease, T(2));
+  Write([&](WriteTx& tx) {
+    Status st = tx.ApplyChange(stale_claim);
+    EXPECT_EQ(st.code(), ErrorCode::kConflict) << st.ToString();
+    st = tx.ApplyChange(foreign_complete);
+    EXPECT_EQ(st.code(), ErrorCode::kConflict) << st.ToString();
+    Change unknown = ClaimChange(MakeJob("ghost"), "w1", "l", T(1));
+    EXPECT_EQ(tx.ApplyChange(unknown).code(), ErrorCode::kConflict);
+  });
+  EXPECT_EQ(Get(job.id), claim.after);
+  EXPECT_EQ(BeginRead()->GetHistory(job.id)->size(), 2u);  // created, processing: nothing else
+}
+
+TEST_P(StoreConformanceTest, ApplyChangeWritesPayloadAndResultOnlyWhenFlagged) {
+  Job job = MakeJob("job-1");
+  Insert({job});
+  Change claim = ClaimChange(job, "w1", "lease-a", T(1));
+  claim.after.payload = "\"not written\"";
+  claim.after.result = "\"not written either\"";
+  Write([&](WriteTx& tx) { ASSERT_TRUE(tx.ApplyChange(claim).ok()); });
+  Job got = Get(job.id);
+  EXPECT_EQ(got.payload, job.payload);
+  EXPECT_EQ(got.result, std::nullopt);
+
+  // Repair of a dead job's payload (UpdatePayload) writes it.
+  Job dead = AsDead(MakeJob("job-2"), DeadReason::kNonRetryable, T(3));
+  Insert({dead});
+  Change repair;
+  repair.before = dead;
+  repair.after = dead;
+  repair.after.payload = R"({"fixed":true})";
+  repair.payload_changed = true;
+  repair.guard_status = JobStatus::kDeadletter;
+  Write([&](WriteTx& tx) { ASSERT_TRUE(tx.ApplyChange(repair).ok()); });
+  EXPECT_EQ(Get(dead.id).payload, R"({"fixed":true})");
+}
+
+TEST_P(StoreConformanceTest, ApplyChangeWithoutHistoryWritesNone) {
+  Job job = AsScheduled(MakeJob("job-1"), T(60));
+  Insert({job});
+  Change promote;
+  promote.before = job;
+  promote.after = job;
+  promote.after.status = JobStatus::kPending;
+  promote.guard_status = JobStatus::kScheduled;
+  Write([&](WriteTx& tx) { ASSERT_TRUE(tx.ApplyChange(promote).ok()); });
+  EXPECT_EQ(Get(job.id).status, JobStatus::kPending);
+  EXPECT_EQ(BeginRead()->GetHistory(job.id)->size(), 1u);
+}
+
+TEST_P(StoreConformanceTest, RollbackToSavepointUndoesChangeAndHistory) {
+  Job a = MakeJob("job-a");
+  Job b = MakeJob("job-b");
+  Insert({a, b});
+  Write([&](WriteTx& tx) {
+    ASSERT_TRUE(tx.Savepoint().ok());
+    ASSERT_TRUE(tx.ApplyChange(ClaimChange(a, "w1", "lease-a", T(1))).ok());
+    ASSERT_TRUE(tx.ReleaseSavepoint().ok());
+
+    ASSERT_TRUE(tx.Savepoint().ok());
+    ASSERT_TRUE(tx.ApplyChange(ClaimChange(b, "w1", "lease-b", T(1))).ok());
+    Job c = MakeJob("job-c");
+    ASSERT_TRUE(tx.InsertJob(c, CreatedEntry(c)).ok());
+    EXPECT_EQ(tx.GetJob("job-b")->status, JobStatus::kProcessing);  // own writes visible
+    ASSERT_TRUE(tx.RollbackToSavepoint().ok());
+    EXPECT_EQ(tx.GetJob("job-b")->status, JobStatus::kPending);
+
+    // The transaction goes on after a rollback.
+    ASSERT_TRUE(tx.Savepoint().ok());
+    Job d = MakeJob("job-d");
+    ASSERT_TRUE(tx.InsertJob(d, CreatedEntry(d)).ok());
+    ASSERT_TRUE(tx.ReleaseSavepoint().ok());
+  });
+  auto tx = BeginRead();
+  EXPECT_EQ(tx->GetJob("job-a")->status, JobStatus::kProcessing);
+  EXPECT_EQ(tx->GetHistory("job-a")->size(), 2u);
+  EXPECT_EQ(tx->GetJob("job-b")->status, JobStatus::kPending);
+  EXPECT_EQ(tx->GetHistory("job-b")->size(), 1u);
+  EXPECT_EQ(tx->GetJob("job-c").status().code(), ErrorCode::kNotFound);
+  EXPECT_THAT(*tx->GetHistory("job-c"), IsEmpty());
+  EXPECT_TRUE(tx->GetJob("job-d").ok());
+}
+
+TEST_P(StoreConformanceTest, DroppedWriteTxRollsBack) {
+  {
+    auto tx = BeginWrite();
+    Job job = MakeJob("job-1");
+    ASSERT_TRUE(tx->InsertJob(job, CreatedEntry(job)).ok());
+    ASSERT_TRUE(tx->EnsureQueue("emails", T(0)).ok());
+  }  // no Commit
+  auto tx = BeginRead();
+  EXPECT_EQ(tx->GetJob("job-1").status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(*tx->GetQueue("emails"), std::nullopt);
+}
+
+TEST_P(StoreConformanceTest, CommitTwiceIsAnError) {
+  auto tx = BeginWrite();
+  ASSERT_TRUE(tx->Commit().ok());
+  EXPECT_FALSE(tx->Commit().ok());
+}
+
+}  // namespace
+}  // namespace redrive::store::testing
