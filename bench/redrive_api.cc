@@ -168,7 +168,13 @@ Result<QueueCounts> RedriveApi::Stats(std::string_view queue) {
   if (!r.ok()) return r.status();
   const json::object* o = r->if_object();
   if (o == nullptr) return Malformed("GET /jobs/stats", "not an object");
-  auto field = [o](std::string_view k) { return ToInt64(o->if_contains(k), 0); };
+  // A missing count must not read as 0: "0 unfinished" ends a phase.
+  bool complete = true;
+  auto field = [o, &complete](std::string_view k) {
+    int64_t v = ToInt64(o->if_contains(k));
+    complete = complete && v >= 0;
+    return v;
+  };
   QueueCounts c;
   c.pending = field("pending");
   c.scheduled = field("scheduled");
@@ -177,6 +183,7 @@ Result<QueueCounts> RedriveApi::Stats(std::string_view queue) {
   c.deadletter = field("deadletter");
   c.cancelled = field("cancelled");
   c.total = field("total");
+  if (!complete) return Malformed("GET /jobs/stats", "missing or non-numeric counts");
   return c;
 }
 

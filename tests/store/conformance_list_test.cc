@@ -84,7 +84,8 @@ TEST_P(StoreConformanceTest, GetJobsReturnsTheExistingOnes) {
 
 TEST_P(StoreConformanceTest, CountJobsByStatus) {
   Insert({
-      MakeJob("a-p1", "a"), MakeJob("a-p2", "a"),
+      MakeJob("a-p1", "a"),
+      MakeJob("a-p2", "a"),
       AsScheduled(MakeJob("a-s", "a"), T(50)),
       AsProcessing(MakeJob("a-r", "a"), "w", "l", T(30)),
       AsCompleted(MakeJob("a-c", "a"), T(5)),
@@ -123,7 +124,9 @@ TEST_P(StoreConformanceTest, NextWakeTimes) {
   Job deadline_on_running = AsProcessing(MakeJob("r1"), "w", "l1", T(25));
   deadline_on_running.expires_at = T(5);  // not a deadline sweep's business
   Insert({
-      deadline_on_pending, deadline_on_scheduled, deadline_on_running,
+      deadline_on_pending,
+      deadline_on_scheduled,
+      deadline_on_running,
       AsScheduled(MakeJob("s2"), T(20)),
       AsProcessing(MakeJob("r2"), "w", "l2", T(45)),
       AsCompleted(MakeJob("c"), T(1)),

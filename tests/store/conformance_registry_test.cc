@@ -151,7 +151,10 @@ TEST_P(StoreConformanceTest, ConcurrentReadersAndOneWriter) {
   std::thread writer([&] {
     for (int i = 0; i < kJobs; ++i) {
       auto tx = store_->BeginWrite();
-      if (!tx.ok()) { failed = true; return; }
+      if (!tx.ok()) {
+        failed = true;
+        return;
+      }
       Job job = MakeJob("job-" + std::to_string(i));
       if (!(*tx)->InsertJob(job, CreatedEntry(job)).ok() || !(*tx)->Commit().ok()) failed = true;
     }
@@ -161,9 +164,15 @@ TEST_P(StoreConformanceTest, ConcurrentReadersAndOneWriter) {
       long long last = 0;
       while (last < kJobs && !failed) {
         auto tx = store_->BeginRead();
-        if (!tx.ok()) { failed = true; return; }
+        if (!tx.ok()) {
+          failed = true;
+          return;
+        }
         auto counts = (*tx)->CountJobs(std::nullopt);
-        if (!counts.ok() || counts->total() < last) { failed = true; return; }
+        if (!counts.ok() || counts->total() < last) {
+          failed = true;
+          return;
+        }
         last = counts->total();  // never goes back: commits are atomic and ordered
       }
     });

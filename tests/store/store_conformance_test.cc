@@ -3,6 +3,8 @@
 // conformance_select_test.cc (claim, sweeps, DLQ), conformance_list_test.cc
 // (listings, counts, deletion), conformance_registry_test.cc (queues,
 // workers, transactions).
+#include "store_conformance.h"
+
 #include <stdlib.h>
 
 #include <atomic>
@@ -10,7 +12,6 @@
 
 #include "core/ids.h"
 #include "store/sqlite/sqlite_store.h"
-#include "store_conformance.h"
 
 namespace redrive::store::testing {
 namespace {
@@ -157,8 +158,8 @@ Change ClaimChange(const Job& job, const std::string& worker, const std::string&
   c.after.updated_at = now;
   c.guard_status = JobStatus::kPending;
   c.guard_lease_id = std::nullopt;
-  c.history = HistoryEntry{"", job.id, "processing", worker, R"({"lease_id":")" + lease + "\"}",
-                           now};
+  c.history =
+      HistoryEntry{"", job.id, "processing", worker, R"({"lease_id":")" + lease + "\"}", now};
   return c;
 }
 

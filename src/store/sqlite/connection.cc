@@ -35,7 +35,8 @@ Status Connection::ApplyPragmas(const ConnectionOptions& options) {
   sqlite3_busy_timeout(db_, static_cast<int>(options.busy_timeout.count()));
   // The first statement reads the file header, so a file that is not a
   // database fails here with SQLITE_NOTADB rather than on first use.
-  Result<Statement> mode = Prepare(options.writer ? "PRAGMA journal_mode=WAL" : "PRAGMA journal_mode");
+  Result<Statement> mode =
+      Prepare(options.writer ? "PRAGMA journal_mode=WAL" : "PRAGMA journal_mode");
   if (!mode.ok()) return mode.status();
   Result<bool> row = mode->Step();
   if (!row.ok()) return row.status();

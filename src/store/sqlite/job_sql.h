@@ -11,7 +11,7 @@
 #include <variant>
 #include <vector>
 
-#include "store/sqlite/job_row.h"
+#include "store/sqlite/row_mapping.h"
 #include "store/store.h"
 
 namespace redrive::store::sqlite::sql {
@@ -24,9 +24,9 @@ inline constexpr char kInsertJob[] =
     "INSERT INTO jobs (" REDRIVE_JOB_COLUMNS
     ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
     "?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)";
-inline constexpr char kFindIdempotencyKey[] =
-    "SELECT id FROM jobs WHERE idempotency_key = ?1";
-inline constexpr char kInsertTag[] = "INSERT INTO job_tags (job_id, key, value) VALUES (?1, ?2, ?3)";
+inline constexpr char kFindIdempotencyKey[] = "SELECT id FROM jobs WHERE idempotency_key = ?1";
+inline constexpr char kInsertTag[] =
+    "INSERT INTO job_tags (job_id, key, value) VALUES (?1, ?2, ?3)";
 inline constexpr char kDeleteTags[] = "DELETE FROM job_tags WHERE job_id = ?1";
 inline constexpr char kUpdateTagsJson[] = "UPDATE jobs SET tags = ?2 WHERE id = ?1";
 // History and tags go with the job (ON DELETE CASCADE).
@@ -49,11 +49,10 @@ inline constexpr char kGetHistory[] = "SELECT " REDRIVE_HISTORY_COLUMNS
 std::string_view UpdateJobSql(bool write_payload, bool write_result);
 
 // ?1 queue, ?2 now, ?3 limit.
-inline constexpr char kSelectClaimable[] =
-    "SELECT " REDRIVE_JOB_COLUMNS
-    " FROM jobs WHERE status = 'pending' AND queue_name = ?1"
-    " AND (expires_at IS NULL OR expires_at > ?2)"
-    " ORDER BY priority DESC, created_at LIMIT ?3";
+inline constexpr char kSelectClaimable[] = "SELECT " REDRIVE_JOB_COLUMNS
+                                           " FROM jobs WHERE status = 'pending' AND queue_name = ?1"
+                                           " AND (expires_at IS NULL OR expires_at > ?2)"
+                                           " ORDER BY priority DESC, created_at LIMIT ?3";
 // ?1 now, ?2 limit.
 inline constexpr char kSelectDueScheduled[] =
     "SELECT " REDRIVE_JOB_COLUMNS
@@ -85,8 +84,7 @@ inline constexpr char kSelectRetentionExpired[] =
     " AND completed_at IS NOT NULL AND completed_at < ?3 ORDER BY completed_at LIMIT ?4";
 
 // Counting walks the listing index (covering), grouped in its own order.
-inline constexpr char kCountAll[] =
-    "SELECT status, count(*) FROM jobs GROUP BY queue_name, status";
+inline constexpr char kCountAll[] = "SELECT status, count(*) FROM jobs GROUP BY queue_name, status";
 inline constexpr char kCountQueue[] =
     "SELECT status, count(*) FROM jobs WHERE queue_name = ?1 GROUP BY status";
 

@@ -2,7 +2,7 @@
 
 #include <variant>
 
-#include "store/sqlite/job_row.h"
+#include "store/sqlite/row_mapping.h"
 
 namespace redrive::store::sqlite {
 

@@ -23,8 +23,7 @@ Result<std::vector<Job>> RunJobQuery(Connection& conn, const sql::BuiltQuery& q)
 // Runs a query whose first row's first column is an optional time (no row
 // or NULL: nullopt). Parameters are bound by `bind(stmt)`.
 template <typename BindFn>
-Result<std::optional<Instant>> QueryOptTime(Connection& conn, std::string_view query,
-                                            BindFn bind) {
+Result<std::optional<Instant>> QueryOptTime(Connection& conn, std::string_view query, BindFn bind) {
   REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(query));
   bind(stmt);
   REDRIVE_ASSIGN_OR_RETURN(bool row, stmt.Step());

@@ -1,8 +1,8 @@
 #include "store/sqlite/sqlite_reads.h"
 
-#include "store/sqlite/job_row.h"
 #include "store/sqlite/job_sql.h"
 #include "store/sqlite/query_util.h"
+#include "store/sqlite/row_mapping.h"
 #include "store/sqlite/tags_json.h"
 
 namespace redrive::store::sqlite {

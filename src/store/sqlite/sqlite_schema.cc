@@ -167,10 +167,10 @@ Status Migrate(Connection& conn, std::span<const Migration> migrations) {
   if (!current.ok()) return Rollback(conn, current.status());
   int latest = migrations.empty() ? 0 : migrations.back().version;
   if (*current > latest) {
-    return Rollback(conn, Status::Unavailable(
-                              "database schema version " + std::to_string(*current) +
-                              " is newer than this binary supports (" + std::to_string(latest) +
-                              "); upgrade Redrive"));
+    return Rollback(
+        conn, Status::Unavailable("database schema version " + std::to_string(*current) +
+                                  " is newer than this binary supports (" + std::to_string(latest) +
+                                  "); upgrade Redrive"));
   }
   // applied_at is audit metadata for operators, not job time, so reading
   // the system clock here does not break the "time is passed in" rule.

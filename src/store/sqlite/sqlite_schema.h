@@ -12,9 +12,9 @@
 namespace redrive::store::sqlite {
 
 struct Migration {
-  int version;          // 1, 2, ... in order, without gaps
-  const char* name;     // for humans
-  const char* sql;      // a script of statements
+  int version;       // 1, 2, ... in order, without gaps
+  const char* name;  // for humans
+  const char* sql;   // a script of statements
 };
 
 // Every migration this binary knows, in order.

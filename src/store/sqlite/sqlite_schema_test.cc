@@ -74,8 +74,7 @@ TEST_F(SchemaTest, AFailingMigrationChangesNothing) {
 }
 
 TEST_F(SchemaTest, RefusesADatabaseFromANewerBinary) {
-  std::vector<Migration> newer = {{1, "a", "CREATE TABLE a (x);"},
-                                  {2, "b", "CREATE TABLE b (y);"}};
+  std::vector<Migration> newer = {{1, "a", "CREATE TABLE a (x);"}, {2, "b", "CREATE TABLE b (y);"}};
   ASSERT_TRUE(Migrate(*conn_, newer).ok());
   Status st = Migrate(*conn_, std::span(newer).first(1));
   EXPECT_EQ(st.code(), ErrorCode::kUnavailable);

@@ -58,7 +58,7 @@ class SqliteStore final : public Store {
 
   const std::string path_;
   const SqliteOptions options_;
-  std::mutex writer_mu_;                // held by the live WriteTx, if any
+  std::mutex writer_mu_;                        // held by the live WriteTx, if any
   std::unique_ptr<sqlite::Connection> writer_;  // guarded by writer_mu_
   sqlite::ReaderPool readers_;
   SystemRandom random_;  // ids of history entries the engine left unnamed

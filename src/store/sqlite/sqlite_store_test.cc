@@ -16,7 +16,9 @@ namespace {
 
 using sqlite::TempDirForTest;
 
-Instant At(int64_t seconds) { return InstantFromMicros(1'800'000'000'000'000 + seconds * 1'000'000); }
+Instant At(int64_t seconds) {
+  return InstantFromMicros(1'800'000'000'000'000 + seconds * 1'000'000);
+}
 
 Job PendingJob(const std::string& id) {
   Job job;

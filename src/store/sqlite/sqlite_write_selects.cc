@@ -1,8 +1,8 @@
 // The selects of SqliteWriteTx (what the engine is about to change, read
 // under the write lock) and its queue/worker writes.
-#include "store/sqlite/job_row.h"
 #include "store/sqlite/job_sql.h"
 #include "store/sqlite/query_util.h"
+#include "store/sqlite/row_mapping.h"
 #include "store/sqlite/sqlite_write_tx.h"
 #include "store/sqlite/tags_json.h"
 
@@ -28,8 +28,8 @@ Result<std::vector<Job>> SelectByKeyAndLimit(Connection& conn, std::string_view 
 
 }  // namespace
 
-Result<std::vector<Job>> SqliteWriteTx::SelectClaimable(const std::string& queue_name,
-                                                        Instant now, int limit) {
+Result<std::vector<Job>> SqliteWriteTx::SelectClaimable(const std::string& queue_name, Instant now,
+                                                        int limit) {
   // SQLite has one writer, and this runs under its lock: no row locking
   // (PostgreSQL's FOR UPDATE SKIP LOCKED) is needed.
   REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(sql::kSelectClaimable));

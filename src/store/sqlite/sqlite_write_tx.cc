@@ -3,8 +3,8 @@
 #include "store/sqlite/sqlite_write_tx.h"
 
 #include "core/ids.h"
-#include "store/sqlite/job_row.h"
 #include "store/sqlite/job_sql.h"
+#include "store/sqlite/row_mapping.h"
 #include "store/sqlite/tags_json.h"
 
 namespace redrive::store::sqlite {
@@ -124,9 +124,8 @@ Status SqliteWriteTx::ApplyChange(const Change& change) {
                             job.id + " cannot change");
   }
   {
-    REDRIVE_ASSIGN_OR_RETURN(
-        Statement update,
-        conn().Prepare(sql::UpdateJobSql(change.payload_changed, change.result_changed)));
+    REDRIVE_ASSIGN_OR_RETURN(Statement update, conn().Prepare(sql::UpdateJobSql(
+                                                   change.payload_changed, change.result_changed)));
     BindJobUpdate(update, job);
     update.Bind(22, job.id);
     update.Bind(23, JobStatusName(change.guard_status));

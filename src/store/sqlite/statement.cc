@@ -35,9 +35,9 @@ void Statement::NoteBindError(int rc, int index) {
 
 void Statement::Bind(int index, std::string_view text) {
   // SQLITE_STATIC: no copy; the caller keeps `text` alive (see header).
-  NoteBindError(sqlite3_bind_text64(stmt_, index, text.data(), text.size(), SQLITE_STATIC,
-                                    SQLITE_UTF8),
-                index);
+  NoteBindError(
+      sqlite3_bind_text64(stmt_, index, text.data(), text.size(), SQLITE_STATIC, SQLITE_UTF8),
+      index);
 }
 
 void Statement::Bind(int index, int64_t value) {
@@ -49,9 +49,9 @@ void Statement::BindNull(int index) { NoteBindError(sqlite3_bind_null(stmt_, ind
 Result<bool> Statement::Step() {
   sqlite3* db = sqlite3_db_handle(stmt_);
   if (bind_error_ != SQLITE_OK) {
-    return SqliteError(db, bind_error_,
-                       "binding parameter " + std::to_string(bind_error_index_) + " of " +
-                           sqlite3_sql(stmt_));
+    return SqliteError(
+        db, bind_error_,
+        "binding parameter " + std::to_string(bind_error_index_) + " of " + sqlite3_sql(stmt_));
   }
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;

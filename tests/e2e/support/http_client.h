@@ -78,6 +78,8 @@ class HttpClient {
  public:
   HttpClient(std::string host, uint16_t port);
   ~HttpClient();
+  HttpClient(HttpClient&&) = default;
+  HttpClient& operator=(HttpClient&&) = default;
 
   // Sent as "Authorization: Bearer <key>" on every request; empty: none.
   void set_bearer_token(std::string key) { bearer_ = std::move(key); }

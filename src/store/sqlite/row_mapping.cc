@@ -1,4 +1,4 @@
-#include "store/sqlite/job_row.h"
+#include "store/sqlite/row_mapping.h"
 
 #include <chrono>
 #include <string>

@@ -14,19 +14,19 @@ namespace redrive::store::sqlite {
 // concatenated at compile time (see job_sql.h), with no start-up code.
 
 // Every column of `jobs`, in the order ReadJob reads them.
-#define REDRIVE_JOB_COLUMNS                                                                  \
-  "id, queue_name, status, payload, result, priority, retry_count, max_retries, "           \
-  "timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, last_error, "       \
-  "dead_reason, tags, idempotency_key, created_at, updated_at, scheduled_at, started_at, "  \
-  "completed_at, expires_at, deadlettered_at, assigned_worker_id, lease_id, "               \
+#define REDRIVE_JOB_COLUMNS                                                                \
+  "id, queue_name, status, payload, result, priority, retry_count, max_retries, "          \
+  "timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, last_error, "      \
+  "dead_reason, tags, idempotency_key, created_at, updated_at, scheduled_at, started_at, " \
+  "completed_at, expires_at, deadlettered_at, assigned_worker_id, lease_id, "              \
   "lease_expires_at, attempts, lease_expiries"
 // The same, with payload and result replaced by empty values (summaries:
 // large payloads are not even read from disk).
-#define REDRIVE_JOB_SUMMARY_COLUMNS                                                          \
-  "id, queue_name, status, '', NULL, priority, retry_count, max_retries, "                  \
-  "timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, last_error, "       \
-  "dead_reason, tags, idempotency_key, created_at, updated_at, scheduled_at, started_at, "  \
-  "completed_at, expires_at, deadlettered_at, assigned_worker_id, lease_id, "               \
+#define REDRIVE_JOB_SUMMARY_COLUMNS                                                        \
+  "id, queue_name, status, '', NULL, priority, retry_count, max_retries, "                 \
+  "timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, last_error, "      \
+  "dead_reason, tags, idempotency_key, created_at, updated_at, scheduled_at, started_at, " \
+  "completed_at, expires_at, deadlettered_at, assigned_worker_id, lease_id, "              \
   "lease_expires_at, attempts, lease_expiries"
 inline constexpr int kJobColumnCount = 28;
 
@@ -42,15 +42,15 @@ void BindJob(Statement& stmt, const Job& job, const std::string& tags_json);
 #define REDRIVE_HISTORY_COLUMNS "id, job_id, event_type, worker_id, details, created_at"
 HistoryEntry ReadHistory(const Statement& stmt);
 
-#define REDRIVE_QUEUE_COLUMNS                                                               \
-  "queue_name, max_retries, default_timeout, enabled, paused, paused_reason, "             \
-  "backoff_base_ms, backoff_max_ms, backoff_jitter_ms, retention_completed_s, "            \
+#define REDRIVE_QUEUE_COLUMNS                                                   \
+  "queue_name, max_retries, default_timeout, enabled, paused, paused_reason, "  \
+  "backoff_base_ms, backoff_max_ms, backoff_jitter_ms, retention_completed_s, " \
   "retention_deadletter_s, retention_cancelled_s, created_at, updated_at"
 QueueConfig ReadQueue(const Statement& stmt);
 void BindQueue(Statement& stmt, const QueueConfig& q);  // ?1..?14
 
-#define REDRIVE_WORKER_COLUMNS                                                              \
-  "id, queue_name, hostname, worker_type, max_concurrency, metadata, version, status, "    \
+#define REDRIVE_WORKER_COLUMNS                                                          \
+  "id, queue_name, hostname, worker_type, max_concurrency, metadata, version, status, " \
   "current_jobs, registered_at, last_heartbeat_at, deregistered_at"
 WorkerInfo ReadWorker(const Statement& stmt);
 void BindWorker(Statement& stmt, const WorkerInfo& w);  // ?1..?12

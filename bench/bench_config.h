@@ -1,0 +1,46 @@
+// Everything a bench run is parameterised by: the command-line options
+// (main.cc) plus the fixed choices that mirror the peer harness
+// (shared/bench/peers: bulks of 1000, 500 ms settle, 20 ms stats polling).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "http_client.h"
+
+namespace redrive::bench {
+
+struct BenchConfig {
+  Endpoint endpoint;
+  std::string api_key;
+  std::string run_stamp;  // makes this run's queue names fresh, e.g. "20261129t140501"
+  std::string queue_prefix = "rb";
+
+  int64_t jobs = 20000;  // throughput phase (W1); 0 skips it
+  int consumers = 16;
+  int batch = 100;      // claim limit in batch mode
+  int fail_pct = 10;    // W1: jobs with i % 100 < fail_pct fail their first attempt
+  size_t payload_bytes = 100;
+  double latency_rate = 500;    // W2 jobs/s
+  double latency_seconds = 5;   // W2 duration; 0 skips it
+  int latency_producers = 4;    // W2 connections sharing the paced schedule
+  int64_t dlq_jobs = 1000;      // W3; 0 skips it
+
+  int bulk_size = 1000;
+  std::chrono::milliseconds claim_wait{5000};
+  std::chrono::seconds throughput_timeout{120};
+  std::chrono::seconds latency_drain_timeout{15};
+  std::chrono::seconds dlq_timeout{90};
+  std::chrono::milliseconds settle{500};  // after the end, to catch late redeliveries
+  std::chrono::milliseconds poll{20};     // GET /jobs/stats interval
+};
+
+// How consumers talk to the server: the single-job API or batches with acks.
+struct ClaimMode {
+  std::string name;  // "single" or "batch"
+  int claim_limit = 1;
+  bool batch_acks = false;
+};
+
+}  // namespace redrive::bench

@@ -1,0 +1,175 @@
+// redrive-bench: drives a running Redrive server through its HTTP API and
+// prints jobs/s end to end and enqueue-to-claim latency, for the single-job
+// API and for batches with acks. The workloads mirror the peer harness
+// (shared/bench/peers: W1 throughput, W2 latency, W3 dead-letter) so that the
+// numbers sit next to the peers'. See bench/README.md.
+//
+// Exit status: 0 all phases ok; 1 a job was lost or duplicated, a phase timed
+// out or failed; 2 bad options or the server is unreachable.
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "bench_clock.h"
+#include "bench_config.h"
+#include "deadletter_workload.h"
+#include "latency_workload.h"
+#include "redrive_api.h"
+#include "report.h"
+#include "throughput_workload.h"
+
+namespace redrive::bench {
+namespace {
+
+struct Options {
+  std::string server = "http://127.0.0.1:7070";
+  std::string mode = "both";
+  bool json = false;
+  int64_t w1_timeout_s = 120, w3_timeout_s = 90, w2_drain_s = 15;
+  int64_t wait_ms = 5000;
+};
+
+void Log(const std::string& line) {
+  std::fprintf(stderr, "[redrive-bench %8.3f s] %s\n", NsToMs(NowNs()) / 1000, line.c_str());
+}
+
+// UTC "20261129T140501" plus the PID: two runs never share a queue.
+std::string RunStamp() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y%m%dT%H%M%S", &tm);
+  return std::string(buf) + "-" + std::to_string(::getpid());
+}
+
+bool ValidPrefix(const std::string& p) {
+  if (p.empty() || p.size() > 40 || p[0] == '.' || p[0] == '-') return false;
+  for (char c : p) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') {
+      return false;
+    }
+  }
+  return true;
+}
+
+void AddOptions(CLI::App& app, Options& o, BenchConfig& c) {
+  app.add_option("--server", o.server, "Redrive base URL")->capture_default_str();
+  app.add_option("--api-key", c.api_key, "bearer token (a worker or admin key)");
+  app.add_option("--mode", o.mode, "claim mode")
+      ->check(CLI::IsMember({"single", "batch", "both"}))
+      ->capture_default_str();
+  app.add_option("--jobs,-n", c.jobs, "W1 jobs (0 skips W1)")->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--consumers,-c", c.consumers, "consumer threads, one connection each")
+      ->check(CLI::Range(1, 1024))->capture_default_str();
+  app.add_option("--batch,-b", c.batch, "claim limit in batch mode")->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  app.add_option("--fail-pct", c.fail_pct, "W1: percent of jobs that fail their first attempt")
+      ->check(CLI::Range(0, 100))->capture_default_str();
+  app.add_option("--payload-bytes", c.payload_bytes, "approximate serialized payload size")
+      ->check(CLI::Range(0, 1 << 20))->capture_default_str();
+  app.add_option("--bulk", c.bulk_size, "jobs per POST /jobs/bulk")->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  app.add_option("--latency-rate", c.latency_rate, "W2 jobs/s")
+      ->check(CLI::Range(0.001, 1e6))->capture_default_str();
+  app.add_option("--latency-seconds", c.latency_seconds, "W2 duration (0 skips W2)")
+      ->check(CLI::Range(0.0, 3600.0))->capture_default_str();
+  app.add_option("--latency-producers", c.latency_producers,
+                 "W2 producer connections sharing the paced schedule")
+      ->check(CLI::Range(1, 64))->capture_default_str();
+  app.add_option("--dlq", c.dlq_jobs, "W3 always-failing jobs (0 skips W3)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  app.add_option("--wait-ms", o.wait_ms, "long-poll wait of each claim")
+      ->check(CLI::Range(0, 30000))->capture_default_str();
+  app.add_option("--w1-timeout", o.w1_timeout_s, "W1 limit, seconds from enqueue start")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--w2-drain", o.w2_drain_s, "W2 limit after the last send, seconds")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--w3-timeout", o.w3_timeout_s, "W3 limit, seconds from enqueue start")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--queue-prefix", c.queue_prefix, "queue names: PREFIX-STAMP-MODE-PHASE")
+      ->capture_default_str();
+  app.add_flag("--json", o.json, "print one JSON line per mode on stdout (logs stay on stderr)");
+}
+
+ModeResult RunMode(const BenchConfig& cfg, const ClaimMode& mode) {
+  ModeResult m{mode};
+  if (cfg.jobs > 0) {
+    Log(mode.name + " W1: " + std::to_string(cfg.jobs) + " jobs");
+    m.w1 = RunThroughput(cfg, mode);
+  }
+  if (cfg.latency_seconds > 0) {
+    char what[96];
+    std::snprintf(what, sizeof(what), " W2: latency at %g jobs/s for %g s", cfg.latency_rate,
+                  cfg.latency_seconds);
+    Log(mode.name + what);
+    m.w2 = RunLatency(cfg, mode);
+  }
+  if (cfg.dlq_jobs > 0) {
+    Log(mode.name + " W3: " + std::to_string(cfg.dlq_jobs) + " always-failing jobs");
+    m.w3 = RunDeadLetter(cfg, mode);
+  }
+  return m;
+}
+
+int Main(int argc, char** argv) {
+  ProcessEpoch();
+  CLI::App app{"redrive-bench: throughput and latency of a running Redrive server"};
+  Options o;
+  BenchConfig cfg;
+  AddOptions(app, o, cfg);
+  CLI11_PARSE(app, argc, argv);
+
+  Result<Endpoint> ep = ParseEndpoint(o.server);
+  if (!ep.ok()) {
+    std::cerr << "redrive-bench: " << ep.status().message() << "\n";
+    return 2;
+  }
+  if (!ValidPrefix(cfg.queue_prefix)) {
+    std::cerr << "redrive-bench: --queue-prefix must be 1-40 chars of [A-Za-z0-9._-], "
+                 "not starting with . or -\n";
+    return 2;
+  }
+  cfg.endpoint = *ep;
+  cfg.run_stamp = RunStamp();
+  cfg.claim_wait = std::chrono::milliseconds(o.wait_ms);
+  cfg.throughput_timeout = std::chrono::seconds(o.w1_timeout_s);
+  cfg.latency_drain_timeout = std::chrono::seconds(o.w2_drain_s);
+  cfg.dlq_timeout = std::chrono::seconds(o.w3_timeout_s);
+
+  // Fail fast and clearly on a wrong URL or key rather than in the middle of a phase.
+  HttpClient probe_http(cfg.endpoint, cfg.api_key);
+  RedriveApi probe(&probe_http);
+  if (Result<QueueCounts> c = probe.Stats(cfg.queue_prefix + "-probe"); !c.ok()) {
+    std::cerr << "redrive-bench: server not usable: " << c.status().message() << "\n";
+    return 2;
+  }
+
+  std::vector<ClaimMode> modes;
+  if (o.mode != "batch") modes.push_back({"single", 1, false});
+  if (o.mode != "single") modes.push_back({"batch", cfg.batch, true});
+  bool all_ok = true;
+  for (const ClaimMode& mode : modes) {
+    ModeResult m = RunMode(cfg, mode);
+    all_ok = all_ok && m.ok();
+    if (o.json) {
+      std::cout << JsonLine(cfg, o.server, m) << std::endl;
+    } else {
+      PrintTable(std::cout, cfg, o.server, m);
+      std::cout.flush();
+    }
+  }
+  return all_ok ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace redrive::bench
+
+int main(int argc, char** argv) { return redrive::bench::Main(argc, argv); }

@@ -1,0 +1,190 @@
+#include "report.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include <boost/json/object.hpp>
+
+#include "json_writer.h"
+
+namespace redrive::bench {
+namespace {
+
+namespace json = boost::json;
+
+// Fixed decimals for reports: rates as integers, milliseconds to 0.01.
+double Round(double v, int decimals) {
+  const double f = std::pow(10.0, decimals);
+  return std::round(v * f) / f;
+}
+
+std::string Fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), format, v);
+  return buf;
+}
+
+std::string Verdict(bool ok, const std::string& error) {
+  if (ok) return "ok";
+  return "FAILED" + (error.empty() ? std::string() : ": " + error);
+}
+
+json::object ConsumersJson(const ConsumerStats& c) {
+  return {{"claims", c.claims},         {"empty_claims", c.empty_claims},
+          {"jobs", c.jobs},             {"request_errors", c.request_errors},
+          {"ack_refusals", c.ack_refusals}, {"connects", c.connects},
+          {"first_error", c.first_error}};
+}
+
+json::object W1Json(const ThroughputResult& r) {
+  return {{"ok", r.ok},
+          {"error", r.error},
+          {"queue", r.queue},
+          {"jobs", r.jobs},
+          {"enqueue_ms", Round(r.enqueue_ms, 1)},
+          {"enqueue_rate", Round(r.enqueue_rate, 0)},
+          {"process_ms", Round(r.process_ms, 1)},
+          {"process_rate", Round(r.process_rate, 0)},
+          {"first_pass_ms", Round(r.first_pass_ms, 1)},
+          {"first_pass_rate", Round(r.first_pass_rate, 0)},
+          {"wall_ms", Round(r.wall_ms, 1)},
+          {"completed_once", r.tally.completed_once},
+          {"lost", r.tally.lost},
+          {"duplicated", r.tally.duplicated},
+          {"foreign", r.tally.foreign},
+          {"handler_invocations", r.tally.invocations},
+          {"expected_invocations", r.expected_invocations},
+          {"planned_failures", r.planned_failures},
+          {"server_completed", r.server_completed},
+          {"server_deadletter", r.server_deadletter},
+          {"server_unfinished", r.server_unfinished},
+          {"timed_out", r.timed_out},
+          {"consumers", ConsumersJson(r.consumers)}};
+}
+
+json::object W2Json(const LatencyResult& r) {
+  return {{"ok", r.ok},
+          {"error", r.error},
+          {"queue", r.queue},
+          {"planned", r.planned},
+          {"sent", r.sent},
+          {"send_errors", r.send_errors},
+          {"received", r.received},
+          {"missing", r.missing},
+          {"duplicated", r.duplicated},
+          {"achieved_rate", Round(r.achieved_rate, 0)},
+          {"max_send_lag_ms", Round(r.max_send_lag_ms, 2)},
+          {"p50_ms", Round(r.latency.p50_ms, 2)},
+          {"p90_ms", Round(r.latency.p90_ms, 2)},
+          {"p99_ms", Round(r.latency.p99_ms, 2)},
+          {"max_ms", Round(r.latency.max_ms, 2)},
+          {"mean_ms", Round(r.latency.mean_ms, 2)},
+          {"timed_out", r.timed_out},
+          {"consumers", ConsumersJson(r.consumers)}};
+}
+
+json::object W3Json(const DeadLetterResult& r) {
+  return {{"ok", r.ok},
+          {"error", r.error},
+          {"queue", r.queue},
+          {"jobs", r.jobs},
+          {"max_attempts", r.max_attempts},
+          {"enqueue_ms", Round(r.enqueue_ms, 1)},
+          {"time_to_all_dead_ms", Round(r.all_dead_ms, 1)},
+          {"dead_count", r.dead},
+          {"handler_invocations", r.invocations},
+          {"expected_invocations", r.expected_invocations},
+          {"jobs_with_wrong_attempt_count", r.wrong_attempts},
+          {"server_unfinished", r.server_unfinished},
+          {"timed_out", r.timed_out},
+          {"consumers", ConsumersJson(r.consumers)}};
+}
+
+std::string AckStyle(const ClaimMode& m) {
+  return m.batch_acks ? "acks ride on the next claim" : "complete/fail per job";
+}
+
+void PrintConsumers(std::ostream& out, const ConsumerStats& c) {
+  out << "      consumers: " << c.claims << " claims (" << c.empty_claims << " empty), "
+      << c.request_errors << " request errors, " << c.ack_refusals << " ack refusals, "
+      << c.connects << " connections\n";
+  if (!c.first_error.empty()) out << "      first error: " << c.first_error << "\n";
+}
+
+}  // namespace
+
+void PrintTable(std::ostream& out, const BenchConfig& cfg, const std::string& server_url,
+                const ModeResult& m) {
+  out << "\n== redrive-bench, mode " << m.mode.name << ": claim limit " << m.mode.claim_limit
+      << ", " << AckStyle(m.mode) << " ==\n"
+      << "   server " << server_url << ", " << cfg.consumers << " consumers, " << cfg.payload_bytes
+      << "-byte payloads\n";
+  if (m.w1) {
+    const ThroughputResult& r = *m.w1;
+    out << "W1 throughput  " << r.jobs << " jobs, " << cfg.fail_pct
+        << "% fail once, bulks of " << cfg.bulk_size << "\n"
+        << "      enqueue " << Fmt("%.0f", r.enqueue_rate) << " jobs/s (" << Fmt("%.0f", r.enqueue_ms)
+        << " ms) | process " << Fmt("%.0f", r.process_rate) << " jobs/s ("
+        << Fmt("%.0f", r.process_ms) << " ms) | first pass " << Fmt("%.0f", r.first_pass_rate)
+        << " jobs/s | wall " << Fmt("%.2f", r.wall_ms / 1000) << " s\n"
+        << "      exactly once " << r.tally.completed_once << "/" << r.jobs << ", lost "
+        << r.tally.lost << ", duplicated " << r.tally.duplicated << ", handler runs "
+        << r.tally.invocations << "/" << r.expected_invocations << ", server completed "
+        << r.server_completed << "  [" << Verdict(r.ok, r.error) << "]\n";
+    PrintConsumers(out, r.consumers);
+  }
+  if (m.w2) {
+    const LatencyResult& r = *m.w2;
+    const LatencySummary& l = r.latency;
+    out << "W2 latency     " << Fmt("%.0f", cfg.latency_rate) << " jobs/s for "
+        << Fmt("%g", cfg.latency_seconds) << " s (achieved " << Fmt("%.0f", r.achieved_rate)
+        << "/s, worst send lag " << Fmt("%.1f", r.max_send_lag_ms) << " ms)\n"
+        << "      p50 " << Fmt("%.2f", l.p50_ms) << "  p90 " << Fmt("%.2f", l.p90_ms) << "  p99 "
+        << Fmt("%.2f", l.p99_ms) << "  max " << Fmt("%.2f", l.max_ms) << "  mean "
+        << Fmt("%.2f", l.mean_ms) << " ms\n"
+        << "      sent " << r.sent << "/" << r.planned << ", received " << r.received
+        << ", missing " << r.missing << ", duplicated " << r.duplicated << ", send errors "
+        << r.send_errors << "  [" << Verdict(r.ok, r.error) << "]\n";
+    PrintConsumers(out, r.consumers);
+  }
+  if (m.w3) {
+    const DeadLetterResult& r = *m.w3;
+    out << "W3 dead-letter " << r.jobs << " always-failing jobs, " << r.max_attempts
+        << " attempts each, zero backoff\n"
+        << "      all dead in " << Fmt("%.2f", r.all_dead_ms / 1000) << " s (enqueue "
+        << Fmt("%.0f", r.enqueue_ms) << " ms) | dead " << r.dead << "/" << r.jobs
+        << ", handler runs " << r.invocations << "/" << r.expected_invocations
+        << ", wrong attempt counts " << r.wrong_attempts << "  [" << Verdict(r.ok, r.error)
+        << "]\n";
+    PrintConsumers(out, r.consumers);
+  }
+  out << "   result: " << (m.ok() ? "ok" : "FAILED") << "\n";
+}
+
+std::string JsonLine(const BenchConfig& cfg, const std::string& server_url, const ModeResult& m) {
+  json::object line{
+      {"tool", "redrive-bench"},
+      {"version", REDRIVE_VERSION},
+      {"mode", m.mode.name},
+      {"server", server_url},
+      {"config",
+       json::object{{"jobs", cfg.jobs},
+                    {"consumers", cfg.consumers},
+                    {"claim_limit", m.mode.claim_limit},
+                    {"acks", m.mode.batch_acks ? "batch" : "each"},
+                    {"fail_pct", cfg.fail_pct},
+                    {"bulk", cfg.bulk_size},
+                    {"payload_bytes", cfg.payload_bytes},
+                    {"latency_rate", cfg.latency_rate},
+                    {"latency_seconds", cfg.latency_seconds},
+                    {"latency_producers", cfg.latency_producers},
+                    {"dlq_jobs", cfg.dlq_jobs},
+                    {"claim_wait_ms", cfg.claim_wait.count()}}},
+      {"ok", m.ok()}};
+  if (m.w1) line["w1"] = W1Json(*m.w1);
+  if (m.w2) line["w2"] = W2Json(*m.w2);
+  if (m.w3) line["w3"] = W3Json(*m.w3);
+  return WriteJson(line);
+}
+
+}  // namespace redrive::bench

@@ -1,0 +1,115 @@
+#include "throughput_workload.h"
+
+#include <atomic>
+
+#include "bench_clock.h"
+#include "workload_common.h"
+
+namespace redrive::bench {
+namespace {
+
+constexpr int kMaxRetries = 1;  // one retry: the planned failure, then success
+
+// What the consumers' handler shares with the phase's thread.
+struct Progress {
+  explicit Progress(int64_t jobs) : ledger(jobs) {}
+  JobLedger ledger;
+  std::atomic<int64_t> first_claim_ns{-1};
+  std::atomic<int64_t> first_pass{0}, first_pass_done_ns{-1};
+  std::atomic<int64_t> distinct_done{0};
+  std::atomic<int64_t> planned_failures{0};
+};
+
+Outcome Handle(Progress& p, int fail_pct, const ClaimedJob& job) {
+  const int64_t now = NowNs();
+  int64_t unset = -1;
+  p.first_claim_ns.compare_exchange_strong(unset, now);
+  const int attempt = p.ledger.RecordAttempt(job.index);
+  if (attempt == 0) return Outcome::kComplete;  // not ours; counted as foreign
+  if (attempt == 1 && p.first_pass.fetch_add(1) + 1 == p.ledger.size()) {
+    p.first_pass_done_ns.store(now);
+  }
+  if (attempt == 1 && job.index % 100 < fail_pct) {
+    p.planned_failures.fetch_add(1);
+    return Outcome::kFail;
+  }
+  if (p.ledger.RecordSuccess(job.index) == 1) p.distinct_done.fetch_add(1);
+  return Outcome::kComplete;
+}
+
+double Rate(int64_t n, double ms) { return ms > 0 ? static_cast<double>(n) / (ms / 1000.0) : 0; }
+
+}  // namespace
+
+ThroughputResult RunThroughput(const BenchConfig& cfg, const ClaimMode& mode) {
+  ThroughputResult r;
+  r.jobs = cfg.jobs;
+  r.queue = QueueName(cfg, mode, "w1");
+  HttpClient http(cfg.endpoint, cfg.api_key);
+  RedriveApi api(&http);
+  if (Status st = api.ConfigureQueue(r.queue, kMaxRetries); !st.ok()) {
+    r.error = st.message();
+    return r;
+  }
+  const std::vector<boost::json::object> payloads = MakePayloads(cfg, "W1", cfg.jobs);
+
+  const int64_t t0 = NowNs();
+  const int64_t deadline = t0 + ToNs(cfg.throughput_timeout);
+  if (Status st = EnqueueInBulks(api, cfg, r.queue, payloads, kMaxRetries); !st.ok()) {
+    r.error = st.message();
+    return r;
+  }
+  const int64_t t1 = NowNs();
+  r.enqueue_ms = NsToMs(t1 - t0);
+  r.enqueue_rate = Rate(cfg.jobs, r.enqueue_ms);
+
+  Progress p(cfg.jobs);
+  ConsumerGroup consumers(cfg.endpoint, cfg.api_key, MakeConsumerConfig(cfg, mode, r.queue),
+                          [&p, &cfg](const ClaimedJob& job) { return Handle(p, cfg.fail_pct, job); });
+  consumers.Start();
+  const bool handled = WaitUntil([&p] { return p.distinct_done.load() == p.ledger.size(); }, deadline);
+  // Done = every job ran once successfully here AND the server holds none in a
+  // non-terminal state (in batch mode the last acks may still be in flight).
+  PollOutcome srv = PollStatsUntil(
+      api, cfg, r.queue, [](const QueueCounts& c) { return c.unfinished() == 0; },
+      std::max(deadline, NowNs() + ToNs(std::chrono::seconds(2))));
+  SleepMs(cfg.settle.count());
+  consumers.Stop();
+
+  r.timed_out = !handled || !srv.met;
+  if (p.first_claim_ns.load() >= 0 && !r.timed_out) {
+    r.process_ms = NsToMs(srv.at_ns - p.first_claim_ns.load());
+    r.process_rate = Rate(cfg.jobs, r.process_ms);
+  }
+  if (p.first_pass_done_ns.load() >= 0) {
+    r.first_pass_ms = NsToMs(p.first_pass_done_ns.load() - p.first_claim_ns.load());
+    r.first_pass_rate = Rate(cfg.jobs, r.first_pass_ms);
+  }
+  r.wall_ms = NsToMs(srv.at_ns - t0);
+  r.tally = p.ledger.Tally();
+  r.planned_failures = p.planned_failures.load();
+  r.expected_invocations = cfg.jobs + r.planned_failures;
+  if (Result<QueueCounts> c = api.Stats(r.queue); c.ok()) {
+    r.server_completed = c->completed;
+    r.server_deadletter = c->deadletter;
+    r.server_unfinished = c->unfinished();
+  } else if (r.error.empty()) {
+    r.error = c.status().message();
+  }
+  r.consumers = consumers.stats();
+  if (r.timed_out && r.error.empty()) {
+    r.error = !handled ? "timed out waiting for every job to succeed once"
+                       : "timed out waiting for the server to show no unfinished job" +
+                             (srv.error.empty() ? "" : " (" + srv.error + ")");
+  }
+  const bool server_agrees = r.server_completed == cfg.jobs;
+  if (!server_agrees && r.error.empty()) {
+    r.error = "server reports " + std::to_string(r.server_completed) + " of " +
+              std::to_string(cfg.jobs) + " jobs completed";
+  }
+  r.ok = !r.timed_out && server_agrees && r.tally.lost == 0 && r.tally.duplicated == 0 &&
+         r.tally.foreign == 0;
+  return r;
+}
+
+}  // namespace redrive::bench

@@ -1,0 +1,237 @@
+// Producer and worker routes through Api::Handle: enqueue, bulk, claim,
+// heartbeat, complete, fail, ack.
+#include "api/api_test_util.h"
+
+namespace redrive::api::testing {
+namespace {
+
+TEST_F(ApiTest, EnqueueIsIdempotentByKey) {
+  const std::string body = R"({"queue_name":"q","payload":{"a":1},"idempotency_key":"k1"})";
+  Reply first = Post("/api/v1/jobs", body);
+  EXPECT_EQ(first.status, 201);
+  EXPECT_EQ(first["created"], true);
+  Reply second = Post("/api/v1/jobs", body);
+  EXPECT_EQ(second.status, 200);
+  EXPECT_EQ(second["created"], false);
+  EXPECT_EQ(second["id"], first["id"]);
+}
+
+TEST_F(ApiTest, EnqueueValidationNamesTheField) {
+  struct Case {
+    std::string body, field;
+  } cases[] = {
+      {R"({"payload":{}})", "queue_name"},
+      {R"({"queue_name":"bad name","payload":{}})", "queue_name"},
+      {R"({"queue_name":"q"})", "payload"},
+      {R"({"queue_name":"q","payload":{},"priority":500})", "priority"},
+      {R"({"queue_name":"q","payload":{},"max_retries":1.5})", "max_retries"},
+      {R"({"queue_name":"q","payload":{},"timeout_seconds":"60"})", "timeout_seconds"},
+      {R"({"queue_name":"q","payload":{},"backoff":{"base_ms":10,"max_ms":5}})", "backoff.max_ms"},
+      {R"({"queue_name":"q","payload":{},"tags":{"k":true}})", "tags.k"},
+      {R"({"queue_name":"q","payload":{},"scheduled_at":"tomorrow"})", "scheduled_at"},
+  };
+  for (const Case& c : cases) {
+    Reply r = Post("/api/v1/jobs", c.body);
+    EXPECT_EQ(r.status, 400) << c.body;
+    EXPECT_EQ(r.Code(), "VALIDATION_ERROR") << c.body;
+    EXPECT_EQ(r.Field(), c.field) << c.body;
+  }
+}
+
+TEST_F(ApiTest, GetJobShowsTheFullJob) {
+  std::string id = Enqueue("q", R"(,"tags":{"t":"v"},"priority":7)");
+  Reply r = Get("/api/v1/jobs/" + id);
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(r["organization_id"], "default");
+  EXPECT_EQ(r["status"], "pending");
+  EXPECT_EQ(r["priority"], 7);
+  EXPECT_EQ(r["tags"].at("t"), "v");
+  EXPECT_EQ(r["payload"].at("n"), 1);
+  EXPECT_TRUE(r["lease_id"].is_null());
+  EXPECT_EQ(Get("/api/v1/jobs/00000000-0000-7000-8000-000000000000").status, 404);
+}
+
+TEST_F(ApiTest, BulkReportsInvalidItemsAndInsertsTheRest) {
+  Reply r = Post("/api/v1/jobs/bulk", R"({"queue_name":"q","default_priority":3,"jobs":[
+      {"payload":{"i":0}}, {"priority":5}, {"payload":{"i":2},"priority":101}, 7,
+      {"payload":{"i":4},"idempotency_key":"b4"}]})");
+  ASSERT_EQ(r.status, 200) << r.raw.body;
+  EXPECT_EQ(r["total"], 5);
+  EXPECT_EQ(r["success_count"], 2);
+  EXPECT_EQ(r["failure_count"], 3);
+  const auto& ok = r["succeeded"].as_array();
+  ASSERT_EQ(ok.size(), 2u);
+  EXPECT_EQ(ok[0].at("index"), 0);
+  EXPECT_EQ(ok[1].at("index"), 4);
+  EXPECT_EQ(ok[1].at("created"), true);
+  const auto& failed = r["failed"].as_array();
+  ASSERT_EQ(failed.size(), 3u);
+  EXPECT_EQ(failed[0].at("index"), 1);
+  EXPECT_EQ(failed[0].at("details").at("field"), "jobs[1].payload");
+  EXPECT_TRUE(failed[0].at("error").is_string());
+  EXPECT_EQ(failed[1].at("details").at("field"), "jobs[2].priority");
+  EXPECT_EQ(failed[2].at("index"), 3);
+  Reply job = Get("/api/v1/jobs/" + Str(ok[0].at("job_id")));
+  EXPECT_EQ(job["priority"], 3);  // default_priority applied
+}
+
+TEST_F(ApiTest, BulkLimits) {
+  std::string jobs;
+  for (int i = 0; i < 1001; ++i) jobs += std::string(i ? "," : "") + R"({"payload":{}})";
+  Reply r = Post("/api/v1/jobs/bulk", R"({"queue_name":"q","jobs":[)" + jobs + "]}");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.Field(), "jobs");
+  EXPECT_EQ(Post("/api/v1/jobs/bulk", R"({"queue_name":"q"})").Field(), "jobs");
+  Reply all_bad = Post("/api/v1/jobs/bulk", R"({"queue_name":"q","jobs":[{}]})");
+  EXPECT_EQ(all_bad.status, 200);
+  EXPECT_EQ(all_bad["failure_count"], 1);
+}
+
+TEST_F(ApiTest, ClaimCompleteShapes) {
+  std::string id = Enqueue();
+  boost::json::object job = ClaimOne();
+  EXPECT_EQ(Str(job.at("id")), id);
+  for (const char* key : {"queue_name", "payload", "retry_count", "max_retries", "timeout_seconds",
+                          "lease_id", "lease_expires_at", "priority", "tags", "attempts"}) {
+    EXPECT_TRUE(job.contains(key)) << key;
+  }
+  EXPECT_EQ(job.at("attempts"), 1);
+  std::string lease = Str(job.at("lease_id"));
+  Reply done = Post("/api/v1/jobs/" + id + "/complete",
+                    R"({"worker_id":"w1","lease_id":")" + lease + R"(","result":{"ok":true}})");
+  EXPECT_EQ(done.status, 200) << done.raw.body;
+  EXPECT_EQ(done.json, boost::json::parse(R"({"success":true})"));
+  EXPECT_EQ(Get("/api/v1/jobs/" + id)["result"].at("ok"), true);
+  Reply again = Post("/api/v1/jobs/" + id + "/complete",
+                     R"({"worker_id":"w1","lease_id":")" + lease + R"("})");
+  EXPECT_EQ(again.status, 409);
+  EXPECT_EQ(again.Code(), "CONFLICT");
+}
+
+TEST_F(ApiTest, ClaimValidation) {
+  EXPECT_EQ(Post("/api/v1/jobs/claim", R"({"worker_id":"w"})").Field(), "queue_name");
+  EXPECT_EQ(Post("/api/v1/jobs/claim", R"({"queue_name":"q"})").Field(), "worker_id");
+  EXPECT_EQ(Post("/api/v1/jobs/claim", R"({"queue_name":"q","worker_id":"w","limit":0})").Field(),
+            "limit");
+  EXPECT_EQ(Post("/api/v1/jobs/claim", R"({"queue_name":"q","worker_id":"w","limit":101})").Field(),
+            "limit");
+  EXPECT_EQ(
+      Post("/api/v1/jobs/claim", R"({"queue_name":"q","worker_id":"w","lease_duration_secs":4})")
+          .Field(),
+      "lease_duration_secs");
+  EXPECT_EQ(
+      Post("/api/v1/jobs/claim", R"({"queue_name":"q","worker_id":"w","wait_ms":30001})").Field(),
+      "wait_ms");
+  Reply empty = Post("/api/v1/jobs/claim", R"({"queue_name":"q","worker_id":"w"})");
+  EXPECT_EQ(empty.json, boost::json::parse(R"({"jobs":[]})"));
+}
+
+TEST_F(ApiTest, HeartbeatAndStaleLease) {
+  std::string id = Enqueue();
+  std::string lease = Str(ClaimOne().at("lease_id"));
+  Reply hb = Post("/api/v1/jobs/" + id + "/heartbeat",
+                  R"({"worker_id":"w1","lease_id":")" + lease + R"(","lease_duration_secs":60})");
+  ASSERT_EQ(hb.status, 200) << hb.raw.body;
+  EXPECT_EQ(hb["success"], true);
+  EXPECT_TRUE(hb["lease_expires_at"].is_string());
+  Reply missing = Post("/api/v1/jobs/" + id + "/heartbeat",
+                       R"({"worker_id":"w1","lease_id":")" + lease + R"("})");
+  EXPECT_EQ(missing.Field(), "lease_duration_secs");
+  Reply stale = Post("/api/v1/jobs/" + id + "/heartbeat",
+                     R"({"worker_id":"w1","lease_id":"other","lease_duration_secs":60})");
+  EXPECT_EQ(stale.status, 409);
+  EXPECT_EQ(stale.Code(), "LEASE_EXPIRED");
+  Reply foreign = Post("/api/v1/jobs/" + id + "/complete",
+                       R"({"worker_id":"w2","lease_id":")" + lease + R"("})");
+  EXPECT_EQ(foreign.Code(), "LEASE_EXPIRED");
+}
+
+TEST_F(ApiTest, FailRetriesThenDeadLetters) {
+  std::string id = Enqueue("q", R"(,"max_retries":1,"backoff":{"base_ms":1000,"jitter_ms":0})");
+  std::string lease = Str(ClaimOne().at("lease_id"));
+  std::string long_error(3000, 'e');
+  Reply retry = Post("/api/v1/jobs/" + id + "/fail", R"({"worker_id":"w1","lease_id":")" + lease +
+                                                         R"(","error":")" + long_error + R"("})");
+  ASSERT_EQ(retry.status, 200) << retry.raw.body;
+  EXPECT_EQ(retry["success"], true);
+  EXPECT_EQ(retry["will_retry"], true);
+  EXPECT_EQ(retry["status"], "scheduled");
+  EXPECT_EQ(retry["retry_count"], 1);
+  EXPECT_TRUE(retry["scheduled_at"].is_string());
+  EXPECT_FALSE(retry.json.as_object().contains("dead_reason"));
+  EXPECT_EQ(Get("/api/v1/jobs/" + id)["last_error"].as_string().size(), 2048u);  // truncated
+
+  clock_.Advance(std::chrono::seconds(2));
+  engine_->RunServicesOnce();
+  lease = Str(ClaimOne().at("lease_id"));
+  Reply dead = Post("/api/v1/jobs/" + id + "/fail",
+                    R"({"worker_id":"w1","lease_id":")" + lease + R"(","error":"again"})");
+  EXPECT_EQ(dead["will_retry"], false);
+  EXPECT_EQ(dead["status"], "deadletter");
+  EXPECT_EQ(dead["dead_reason"], "max_retries_exceeded");
+  EXPECT_FALSE(dead.json.as_object().contains("scheduled_at"));
+}
+
+TEST_F(ApiTest, FailValidation) {
+  EXPECT_EQ(Post("/api/v1/jobs/x/fail", R"({"worker_id":"w","lease_id":"l"})").Field(), "error");
+  EXPECT_EQ(Post("/api/v1/jobs/x/fail",
+                 R"({"worker_id":"w","lease_id":"l","error":"e","retry_after_ms":-1})")
+                .Field(),
+            "retry_after_ms");
+  EXPECT_EQ(
+      Post("/api/v1/jobs/x/fail", R"({"worker_id":"w","lease_id":"l","error":"e","no_retry":1})")
+          .Field(),
+      "no_retry");
+}
+
+TEST_F(ApiTest, NoRetryGoesStraightToTheDlq) {
+  std::string id = Enqueue();
+  std::string lease = Str(ClaimOne().at("lease_id"));
+  Reply r = Post("/api/v1/jobs/" + id + "/fail", R"({"worker_id":"w1","lease_id":")" + lease +
+                                                     R"(","error":"bad input","no_retry":true})");
+  EXPECT_EQ(r["status"], "deadletter");
+  EXPECT_EQ(r["dead_reason"], "non_retryable");
+}
+
+TEST_F(ApiTest, AckReportsPerItemResults) {
+  std::string a = Enqueue(), b = Enqueue(), c = Enqueue();
+  Reply claim = Post("/api/v1/jobs/claim", R"({"queue_name":"q","worker_id":"w1","limit":3})");
+  ASSERT_EQ(claim["jobs"].as_array().size(), 3u);
+  std::map<std::string, std::string> lease;
+  for (const auto& j : claim["jobs"].as_array()) lease[Str(j.at("id"))] = Str(j.at("lease_id"));
+  Reply r = Post("/api/v1/jobs/ack", R"({"worker_id":"w1","acks":[
+      {"id":")" + a + R"(","lease_id":")" +
+                                         lease[a] + R"(","result":{"x":1}},
+      {"id":")" + b + R"(","lease_id":")" +
+                                         lease[b] + R"(","error":"boom"},
+      {"id":")" + c + R"(","lease_id":"stale"}]})");
+  ASSERT_EQ(r.status, 200) << r.raw.body;
+  const auto& results = r["results"].as_array();
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0].at("success"), true);
+  EXPECT_EQ(results[0].at("status"), "completed");
+  EXPECT_EQ(results[1].at("success"), true);
+  EXPECT_EQ(results[1].at("will_retry"), true);
+  EXPECT_EQ(results[2].at("success"), false);
+  EXPECT_EQ(results[2].at("code"), "LEASE_EXPIRED");
+  EXPECT_EQ(Post("/api/v1/jobs/ack", R"({"worker_id":"w1"})").Field(), "acks");
+  EXPECT_EQ(Post("/api/v1/jobs/ack", R"({"worker_id":"w1","acks":[{"id":"x"}]})").Field(),
+            "acks[0].lease_id");
+}
+
+TEST_F(ApiTest, ClaimWithAcksAnswersResults) {
+  std::string a = Enqueue();
+  std::string lease = Str(ClaimOne().at("lease_id"));
+  std::string b = Enqueue();
+  Reply r = Post("/api/v1/jobs/claim", R"({"queue_name":"q","worker_id":"w1","acks":[
+      {"id":")" + a + R"(","lease_id":")" + lease +
+                                           R"("}]})");
+  ASSERT_EQ(r.status, 200) << r.raw.body;
+  ASSERT_EQ(r["results"].as_array().size(), 1u);
+  EXPECT_EQ(r["results"].as_array()[0].at("status"), "completed");
+  ASSERT_EQ(r["jobs"].as_array().size(), 1u);
+  EXPECT_EQ(Str(r["jobs"].as_array()[0].at("id")), b);
+}
+
+}  // namespace
+}  // namespace redrive::api::testing

@@ -1,0 +1,204 @@
+// Operator routes through Api::Handle: listing, DLQ, queues, workers.
+#include "api/api_test_util.h"
+
+namespace redrive::api::testing {
+namespace {
+
+class ApiOperatorTest : public ApiTest {
+ protected:
+  // A job failed with no_retry: in the DLQ with reason non_retryable.
+  std::string DeadJob(const std::string& queue = "q") {
+    std::string id = Enqueue(queue);
+    std::string lease = Str(ClaimOne(queue).at("lease_id"));
+    Reply r = Post("/api/v1/jobs/" + id + "/fail", R"({"worker_id":"w1","lease_id":")" + lease +
+                                                       R"(","error":"x","no_retry":true})");
+    EXPECT_EQ(r["status"], "deadletter");
+    return id;
+  }
+};
+
+TEST_F(ApiOperatorTest, ListJobsWithFilters) {
+  Enqueue("a", R"(,"tags":{"env":"prod"})");
+  Enqueue("a");
+  Enqueue("b");
+  Reply all = Get("/api/v1/jobs");
+  ASSERT_EQ(all.status, 200);
+  EXPECT_EQ(all.json.as_array().size(), 3u);
+  const auto& first = all.json.as_array()[0].as_object();
+  EXPECT_TRUE(first.contains("attempt"));
+  EXPECT_FALSE(first.contains("payload"));
+  EXPECT_FALSE(first.contains("lease_id"));
+  EXPECT_EQ(Get("/api/v1/jobs?queue_name=a").json.as_array().size(), 2u);
+  EXPECT_EQ(Get("/api/v1/jobs?queue_name=a&tag=env%3Dprod").json.as_array().size(), 1u);
+  EXPECT_EQ(Get("/api/v1/jobs?status=pending&limit=1").json.as_array().size(), 1u);
+  EXPECT_EQ(Get("/api/v1/jobs?status=completed").json.as_array().size(), 0u);
+  EXPECT_EQ(Get("/api/v1/jobs?status=bogus").Field(), "status");
+  EXPECT_EQ(Get("/api/v1/jobs?limit=0").Field(), "limit");
+  EXPECT_EQ(Get("/api/v1/jobs?limit=101").Field(), "limit");
+  EXPECT_EQ(Get("/api/v1/jobs?offset=-1").Field(), "offset");
+  EXPECT_EQ(Get("/api/v1/jobs?queue_name=.x").Field(), "queue_name");
+}
+
+TEST_F(ApiOperatorTest, StatusesStatsAndHistory) {
+  std::string a = Enqueue(), b = Enqueue();
+  Reply statuses = Get("/api/v1/jobs/status?ids=" + b + ",unknown," + a);
+  ASSERT_EQ(statuses.status, 200);
+  const auto& items = statuses.json.as_array();
+  ASSERT_EQ(items.size(), 2u);
+  EXPECT_EQ(Str(items[0].at("id")), b);  // request order
+  EXPECT_EQ(items[1].at("status"), "pending");
+  EXPECT_EQ(Get("/api/v1/jobs/status").Field(), "ids");
+  std::string many;
+  for (int i = 0; i < 101; ++i) many += "id" + std::to_string(i) + ",";
+  EXPECT_EQ(Get("/api/v1/jobs/status?ids=" + many).Field(), "ids");
+
+  Reply stats = Get("/api/v1/jobs/stats?queue_name=q");
+  EXPECT_EQ(stats["pending"], 2);
+  EXPECT_EQ(stats["total"], 2);
+  Reply history = Get("/api/v1/jobs/" + a + "/history");
+  ASSERT_EQ(history.status, 200);
+  ASSERT_GE(history.json.as_array().size(), 1u);
+  EXPECT_EQ(history.json.as_array()[0].at("event_type"), "created");
+}
+
+TEST_F(ApiOperatorTest, CancelRetryPriorityPayload) {
+  std::string id = Enqueue();
+  Reply prio = Do("PUT", "/api/v1/jobs/" + id + "/priority", R"({"priority":9})");
+  EXPECT_EQ(prio.json,
+            boost::json::parse(R"({"job_id":")" + id + R"(","old_priority":0,"new_priority":9})"));
+  EXPECT_EQ(Do("PUT", "/api/v1/jobs/" + id + "/priority", R"({"priority":-101})").Field(),
+            "priority");
+  EXPECT_EQ(Do("PUT", "/api/v1/jobs/" + id + "/priority", "{}").Field(), "priority");
+  // Payload repair and retry are for dead (or cancelled) jobs only.
+  EXPECT_EQ(Do("PUT", "/api/v1/jobs/" + id + "/payload", R"({"payload":{}})").status, 409);
+  Reply not_dead = Post("/api/v1/jobs/" + id + "/retry", "");
+  EXPECT_EQ(not_dead.status, 409);
+  EXPECT_EQ(not_dead.Code(), "CONFLICT");
+
+  Reply cancel = Do("DELETE", "/api/v1/jobs/" + id);
+  EXPECT_EQ(cancel.status, 204);
+  EXPECT_TRUE(cancel.raw.body.empty());
+  EXPECT_EQ(Do("DELETE", "/api/v1/jobs/" + id).status, 409);
+  Reply retried = Post("/api/v1/jobs/" + id + "/retry", "");
+  ASSERT_EQ(retried.status, 200) << retried.raw.body;
+  EXPECT_EQ(retried["status"], "pending");
+  EXPECT_EQ(Str(retried["id"]), id);
+}
+
+TEST_F(ApiOperatorTest, RetryDeadJobWithDeadline) {
+  std::string id = DeadJob();
+  Reply repaired = Do("PUT", "/api/v1/jobs/" + id + "/payload", R"({"payload":{"fixed":true}})");
+  ASSERT_EQ(repaired.status, 200) << repaired.raw.body;
+  EXPECT_EQ(repaired["payload"].at("fixed"), true);
+  EXPECT_EQ(Post("/api/v1/jobs/" + id + "/retry", R"({"expires_at":"later"})").Field(),
+            "expires_at");
+  Reply r = Post("/api/v1/jobs/" + id + "/retry", R"({"expires_at":"2099-01-01T00:00:00Z"})");
+  ASSERT_EQ(r.status, 200) << r.raw.body;
+  EXPECT_EQ(r["retry_count"], 0);
+  EXPECT_TRUE(r["dead_reason"].is_null());
+  EXPECT_EQ(r["expires_at"], "2099-01-01T00:00:00.000Z");
+}
+
+TEST_F(ApiOperatorTest, DlqListRetryAndDryRun) {
+  std::string id = DeadJob();
+  Reply list = Get("/api/v1/jobs/dlq?queue_name=q");
+  ASSERT_EQ(list.json.as_array().size(), 1u);
+  const auto& dead = list.json.as_array()[0];
+  EXPECT_EQ(dead.at("dead_reason"), "non_retryable");
+  EXPECT_EQ(dead.at("last_error"), "x");
+  EXPECT_TRUE(dead.at("deadlettered_at").is_string());
+  EXPECT_EQ(Get("/api/v1/jobs/dlq?dead_reason=expired").json.as_array().size(), 0u);
+  EXPECT_EQ(Get("/api/v1/jobs/dlq?dead_reason=nope").Field(), "dead_reason");
+
+  Reply dry = Post("/api/v1/jobs/dlq/retry", R"({"queue_name":"q","dry_run":true})");
+  EXPECT_EQ(dry.json, boost::json::parse(R"({"matched_count":1,"dry_run":true})"));
+  EXPECT_EQ(Get("/api/v1/jobs/" + id)["status"], "deadletter");
+  EXPECT_EQ(Post("/api/v1/jobs/dlq/retry", R"({"limit":1001})").Field(), "limit");
+  EXPECT_EQ(Post("/api/v1/jobs/dlq/retry", R"({"dead_reason":"x"})").Field(), "dead_reason");
+  EXPECT_EQ(Post("/api/v1/jobs/dlq/retry", R"({"job_ids":[1]})").Field(), "job_ids[0]");
+
+  Reply retried = Post("/api/v1/jobs/dlq/retry", R"({"job_ids":[")" + id + R"("]})");
+  EXPECT_EQ(retried["retried_count"], 1);
+  EXPECT_EQ(Str(retried["retried_jobs"].as_array()[0]), id);
+  EXPECT_EQ(Get("/api/v1/jobs/" + id)["status"], "pending");
+}
+
+TEST_F(ApiOperatorTest, PurgeNeedsConfirmTrue) {
+  DeadJob();
+  for (const char* body :
+       {"{}", R"({"confirm":false})", R"({"confirm":"true"})", R"({"confirm":1})"}) {
+    Reply r = Post("/api/v1/jobs/dlq/purge", body);
+    EXPECT_EQ(r.status, 400) << body;
+    EXPECT_EQ(r.Code(), "BAD_REQUEST") << body;
+  }
+  EXPECT_EQ(Post("/api/v1/jobs/dlq/purge", R"({"confirm":true,"older_than":"x"})").Field(),
+            "older_than");
+  EXPECT_EQ(Post("/api/v1/jobs/dlq/purge", R"({"confirm":true,"limit":10001})").Field(), "limit");
+  Reply r = Post("/api/v1/jobs/dlq/purge", R"({"confirm":true,"queue_name":"q"})");
+  EXPECT_EQ(r.json, boost::json::parse(R"({"purged_count":1})"));
+}
+
+TEST_F(ApiOperatorTest, Queues) {
+  Enqueue("emails");
+  Reply list = Get("/api/v1/queues");
+  ASSERT_EQ(list.json.as_array().size(), 1u);
+  const auto& q = list.json.as_array()[0];
+  EXPECT_EQ(q.at("queue_name"), "emails");
+  EXPECT_EQ(q.at("counts").at("pending"), 1);
+  EXPECT_TRUE(q.at("oldest_deadletter_at").is_null());
+  EXPECT_EQ(Get("/api/v1/queues/emails")["enabled"], true);
+  EXPECT_EQ(Get("/api/v1/queues/nope").status, 404);
+  EXPECT_EQ(Get("/api/v1/queues/emails/stats")["pending"], 1);
+
+  Reply config = Do("PUT", "/api/v1/queues/emails/config",
+                    R"({"max_retries":5,"default_timeout":60,"backoff":{"base_ms":10,"max_ms":20},
+                        "retention":{"completed_seconds":60,"cancelled_seconds":null}})");
+  ASSERT_EQ(config.status, 200) << config.raw.body;
+  EXPECT_EQ(config["max_retries"], 5);
+  EXPECT_EQ(config["default_timeout"], 60);
+  EXPECT_EQ(config["retention"].at("completed_seconds"), 60);
+  EXPECT_TRUE(config["retention"].at("cancelled_seconds").is_null());
+  EXPECT_EQ(Do("PUT", "/api/v1/queues/emails/config", R"({"default_timeout":0})").Field(),
+            "default_timeout");
+  EXPECT_EQ(Do("PUT", "/api/v1/queues/emails/config", R"({"enabled":"yes"})").Field(), "enabled");
+  EXPECT_EQ(Do("PUT", "/api/v1/queues/-bad/config", "{}").Field(), "queue_name");
+
+  Reply paused = Post("/api/v1/queues/emails/pause", R"({"reason":"deploy"})");
+  EXPECT_EQ(paused["paused"], true);
+  EXPECT_EQ(paused["paused_reason"], "deploy");
+  Reply none = Post("/api/v1/jobs/claim", R"({"queue_name":"emails","worker_id":"w"})");
+  EXPECT_EQ(none["jobs"].as_array().size(), 0u);
+  EXPECT_EQ(Post("/api/v1/queues/emails/resume", "")["paused"], false);
+
+  EXPECT_EQ(Do("DELETE", "/api/v1/queues/emails?delete_jobs=maybe").Field(), "delete_jobs");
+  EXPECT_EQ(Do("DELETE", "/api/v1/queues/emails?delete_jobs=true").status, 204);
+  EXPECT_EQ(Get("/api/v1/queues/emails").status, 404);
+}
+
+TEST_F(ApiOperatorTest, Workers) {
+  Reply reg = Post("/api/v1/workers/register",
+                   R"({"queue_name":"q","hostname":"h1","max_concurrency":4,"metadata":{"r":1}})");
+  ASSERT_EQ(reg.status, 201) << reg.raw.body;
+  std::string id = Str(reg["id"]);
+  EXPECT_EQ(reg.json, boost::json::parse(R"({"id":")" + id + R"(","queue_name":"q",
+      "lease_duration_secs":30,"heartbeat_interval_secs":10})"));
+  EXPECT_EQ(Post("/api/v1/workers/register", R"({"queue_name":"q"})").Field(), "hostname");
+  EXPECT_EQ(
+      Post("/api/v1/workers/register", R"({"queue_name":"q","hostname":"h","metadata":1})").Field(),
+      "metadata");
+
+  Reply hb = Post("/api/v1/workers/" + id + "/heartbeat", R"({"current_jobs":2})");
+  ASSERT_EQ(hb.status, 200) << hb.raw.body;
+  EXPECT_EQ(hb["current_jobs"], 2);
+  EXPECT_EQ(Post("/api/v1/workers/" + id + "/heartbeat", R"({"current_jobs":-1})").Field(),
+            "current_jobs");
+  Reply one = Get("/api/v1/workers/" + id);
+  EXPECT_EQ(one["hostname"], "h1");
+  EXPECT_EQ(one["metadata"].at("r"), 1);
+  EXPECT_EQ(Get("/api/v1/workers").json.as_array().size(), 1u);
+  EXPECT_EQ(Post("/api/v1/workers/" + id + "/deregister", "").status, 204);
+  EXPECT_EQ(Get("/api/v1/workers/nope").status, 404);
+}
+
+}  // namespace
+}  // namespace redrive::api::testing
