@@ -19,13 +19,13 @@ struct BenchConfig {
 
   int64_t jobs = 20000;  // throughput phase (W1); 0 skips it
   int consumers = 16;
-  int batch = 100;      // claim limit in batch mode
-  int fail_pct = 10;    // W1: jobs with i % 100 < fail_pct fail their first attempt
+  int batch = 100;    // claim limit in batch mode
+  int fail_pct = 10;  // W1: jobs with i % 100 < fail_pct fail their first attempt
   size_t payload_bytes = 100;
-  double latency_rate = 500;    // W2 jobs/s
-  double latency_seconds = 5;   // W2 duration; 0 skips it
-  int latency_producers = 4;    // W2 connections sharing the paced schedule
-  int64_t dlq_jobs = 1000;      // W3; 0 skips it
+  double latency_rate = 500;   // W2 jobs/s
+  double latency_seconds = 5;  // W2 duration; 0 skips it
+  int latency_producers = 4;   // W2 connections sharing the paced schedule
+  int64_t dlq_jobs = 1000;     // W3; 0 skips it
 
   int bulk_size = 1000;
   std::chrono::milliseconds claim_wait{5000};

@@ -74,8 +74,8 @@ class ConsumerGroup {
   std::atomic<bool> stop_{false};
   std::vector<std::thread> threads_;
 
-  std::atomic<int64_t> claims_{0}, empty_claims_{0}, jobs_{0}, request_errors_{0},
-      ack_refusals_{0}, connects_{0};
+  std::atomic<int64_t> claims_{0}, empty_claims_{0}, jobs_{0}, request_errors_{0}, ack_refusals_{0},
+      connects_{0};
   mutable std::mutex error_mu_;
   std::string first_error_;  // guarded by error_mu_
 };

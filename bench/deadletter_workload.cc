@@ -70,8 +70,7 @@ DeadLetterResult RunDeadLetter(const BenchConfig& cfg, const ClaimMode& mode) {
     r.error = std::to_string(r.wrong_attempts) + " jobs did not run exactly " +
               std::to_string(kMaxAttempts) + " times";
   }
-  r.ok = st.ok() && !r.timed_out && r.dead == r.jobs && r.wrong_attempts == 0 &&
-         tally.foreign == 0;
+  r.ok = st.ok() && !r.timed_out && r.dead == r.jobs && r.wrong_attempts == 0 && tally.foreign == 0;
   return r;
 }
 

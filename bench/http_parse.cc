@@ -9,7 +9,8 @@ namespace {
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -85,9 +86,9 @@ std::optional<size_t> ParseChunkSize(std::string_view line) {
   size_t v = 0;
   for (char c : line) {
     int d = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
-            : (c >= 'a' && c <= 'f')                     ? c - 'a' + 10
-            : (c >= 'A' && c <= 'F')                     ? c - 'A' + 10
-                                                         : -1;
+            : (c >= 'a' && c <= 'f')                    ? c - 'a' + 10
+            : (c >= 'A' && c <= 'F')                    ? c - 'A' + 10
+                                                        : -1;
     if (d < 0) return std::nullopt;
     v = v * 16 + static_cast<size_t>(d);
   }

@@ -1,9 +1,8 @@
 #include "json_writer.h"
 
+#include <boost/json/serialize.hpp>
 #include <cmath>
 #include <cstdio>
-
-#include <boost/json/serialize.hpp>
 
 namespace redrive::bench {
 namespace {

@@ -3,9 +3,8 @@
 // and to grep. Everything else is written exactly as boost::json::serialize.
 #pragma once
 
-#include <string>
-
 #include <boost/json/value.hpp>
+#include <string>
 
 namespace redrive::bench {
 

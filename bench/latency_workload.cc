@@ -21,7 +21,8 @@ constexpr int64_t kWarmupMs = 1000;
 
 // Shared by the producers, the consumers' handler and the phase's thread.
 struct Board {
-  explicit Board(int64_t n) : latency_ns(new std::atomic<int64_t>[static_cast<size_t>(n)]), size(n) {
+  explicit Board(int64_t n)
+      : latency_ns(new std::atomic<int64_t>[static_cast<size_t>(n)]), size(n) {
     for (int64_t i = 0; i < n; ++i) latency_ns[i].store(kUnset, std::memory_order_relaxed);
   }
   std::unique_ptr<std::atomic<int64_t>[]> latency_ns;  // per job; kUnset until delivered
@@ -62,7 +63,8 @@ void Produce(Board& b, const BenchConfig& cfg, const std::string& queue, int64_t
   RedriveApi api(&http);
   const double ns_per_job = 1e9 / cfg.latency_rate;
   for (int64_t k; (k = b.next_slot.fetch_add(1)) < b.size;) {
-    const int64_t due = start_ns + static_cast<int64_t>(std::llround(static_cast<double>(k) * ns_per_job));
+    const int64_t due =
+        start_ns + static_cast<int64_t>(std::llround(static_cast<double>(k) * ns_per_job));
     const int64_t wait = due - NowNs();
     if (wait > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(wait));
     const int64_t sent_ns = NowNs();
@@ -77,6 +79,35 @@ void Produce(Board& b, const BenchConfig& cfg, const std::string& queue, int64_t
     }
     AtomicMax(b.last_send_ns, sent_ns);
   }
+}
+
+// Counts, percentiles and the verdict, once producers and consumers are done.
+void Collect(const Board& b, int64_t start, LatencyResult& r) {
+  const double produce_ms = NsToMs(b.last_send_ns.load() - start);
+  r.sent = b.sent.load();
+  r.send_errors = b.send_errors.load();
+  r.received = b.received.load();
+  r.missing = r.sent - r.received;
+  r.duplicated = b.duplicated.load();
+  r.achieved_rate = produce_ms > 0 ? static_cast<double>(r.sent) / (produce_ms / 1000.0) : 0;
+  r.max_send_lag_ms = NsToMs(b.max_lag_ns.load());
+  std::vector<int64_t> samples;
+  samples.reserve(static_cast<size_t>(r.received));
+  for (int64_t i = 0; i < b.size; ++i) {
+    if (int64_t v = b.latency_ns[i].load(); v != kUnset) samples.push_back(v);
+  }
+  r.latency = Summarize(samples);
+  if (!b.first_error.empty()) {
+    r.error = "enqueue: " + b.first_error;
+  } else if (r.timed_out) {
+    r.error = "timed out waiting for every sent job to be claimed";
+  } else if (b.foreign.load() > 0) {
+    r.error = "received jobs that were not sent by this phase";
+  } else if (r.duplicated > 0) {
+    r.error = std::to_string(r.duplicated) + " jobs delivered more than once";
+  }
+  r.ok = !r.timed_out && r.send_errors == 0 && r.duplicated == 0 && r.missing == 0 &&
+         b.foreign.load() == 0;
 }
 
 }  // namespace
@@ -103,37 +134,16 @@ LatencyResult RunLatency(const BenchConfig& cfg, const ClaimMode& mode) {
     producers.emplace_back([&b, &cfg, &r, start] { Produce(b, cfg, r.queue, start); });
   }
   for (std::thread& t : producers) t.join();
-  const double produce_ms = NsToMs(b.last_send_ns.load() - start);
 
   const int64_t drain_deadline = NowNs() + ToNs(cfg.latency_drain_timeout);
-  const bool drained = WaitUntil([&b] { return b.received.load() >= b.sent.load(); }, drain_deadline);
+  const bool drained =
+      WaitUntil([&b] { return b.received.load() >= b.sent.load(); }, drain_deadline);
   SleepMs(cfg.settle.count());
   consumers.Stop();
 
-  r.sent = b.sent.load();
-  r.send_errors = b.send_errors.load();
-  r.received = b.received.load();
-  r.missing = r.sent - r.received;
-  r.duplicated = b.duplicated.load();
-  r.achieved_rate = produce_ms > 0 ? static_cast<double>(r.sent) / (produce_ms / 1000.0) : 0;
-  r.max_send_lag_ms = NsToMs(b.max_lag_ns.load());
-  std::vector<int64_t> samples;
-  samples.reserve(static_cast<size_t>(r.received));
-  for (int64_t i = 0; i < b.size; ++i) {
-    if (int64_t v = b.latency_ns[i].load(); v != kUnset) samples.push_back(v);
-  }
-  r.latency = Summarize(samples);
   r.timed_out = !drained;
+  Collect(b, start, r);
   r.consumers = consumers.stats();
-  if (!b.first_error.empty()) {
-    r.error = "enqueue: " + b.first_error;
-  } else if (r.timed_out) {
-    r.error = "timed out waiting for every sent job to be claimed";
-  } else if (b.foreign.load() > 0) {
-    r.error = "received jobs that were not sent by this phase";
-  }
-  r.ok = !r.timed_out && r.send_errors == 0 && r.duplicated == 0 && r.missing == 0 &&
-         b.foreign.load() == 0;
   return r;
 }
 

@@ -23,7 +23,7 @@ struct LatencyResult {
   int64_t received = 0;  // distinct jobs delivered
   int64_t missing = 0;   // sent but never delivered within the drain limit
   int64_t duplicated = 0;
-  double achieved_rate = 0;   // sent / production time
+  double achieved_rate = 0;    // sent / production time
   double max_send_lag_ms = 0;  // worst delay of a send behind its slot (client/server stall)
   LatencySummary latency;
   bool timed_out = false;

@@ -8,13 +8,12 @@
 // out or failed; 2 bad options or the server is unreachable.
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "bench_clock.h"
 #include "bench_config.h"
@@ -65,38 +64,68 @@ void AddOptions(CLI::App& app, Options& o, BenchConfig& c) {
   app.add_option("--mode", o.mode, "claim mode")
       ->check(CLI::IsMember({"single", "batch", "both"}))
       ->capture_default_str();
-  app.add_option("--jobs,-n", c.jobs, "W1 jobs (0 skips W1)")->check(CLI::NonNegativeNumber)
+  app.add_option("--jobs,-n", c.jobs, "W1 jobs (0 skips W1)")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   app.add_option("--consumers,-c", c.consumers, "consumer threads, one connection each")
-      ->check(CLI::Range(1, 1024))->capture_default_str();
-  app.add_option("--batch,-b", c.batch, "claim limit in batch mode")->check(CLI::Range(1, 100))
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  app.add_option("--batch,-b", c.batch, "claim limit in batch mode")
+      ->check(CLI::Range(1, 100))
       ->capture_default_str();
   app.add_option("--fail-pct", c.fail_pct, "W1: percent of jobs that fail their first attempt")
-      ->check(CLI::Range(0, 100))->capture_default_str();
+      ->check(CLI::Range(0, 100))
+      ->capture_default_str();
   app.add_option("--payload-bytes", c.payload_bytes, "approximate serialized payload size")
-      ->check(CLI::Range(0, 1 << 20))->capture_default_str();
-  app.add_option("--bulk", c.bulk_size, "jobs per POST /jobs/bulk")->check(CLI::Range(1, 1000))
+      ->check(CLI::Range(0, 1 << 20))
+      ->capture_default_str();
+  app.add_option("--bulk", c.bulk_size, "jobs per POST /jobs/bulk")
+      ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   app.add_option("--latency-rate", c.latency_rate, "W2 jobs/s")
-      ->check(CLI::Range(0.001, 1e6))->capture_default_str();
+      ->check(CLI::Range(0.001, 1e6))
+      ->capture_default_str();
   app.add_option("--latency-seconds", c.latency_seconds, "W2 duration (0 skips W2)")
-      ->check(CLI::Range(0.0, 3600.0))->capture_default_str();
+      ->check(CLI::Range(0.0, 3600.0))
+      ->capture_default_str();
   app.add_option("--latency-producers", c.latency_producers,
                  "W2 producer connections sharing the paced schedule")
-      ->check(CLI::Range(1, 64))->capture_default_str();
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
   app.add_option("--dlq", c.dlq_jobs, "W3 always-failing jobs (0 skips W3)")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_option("--wait-ms", o.wait_ms, "long-poll wait of each claim")
-      ->check(CLI::Range(0, 30000))->capture_default_str();
+      ->check(CLI::Range(0, 30000))
+      ->capture_default_str();
   app.add_option("--w1-timeout", o.w1_timeout_s, "W1 limit, seconds from enqueue start")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app.add_option("--w2-drain", o.w2_drain_s, "W2 limit after the last send, seconds")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app.add_option("--w3-timeout", o.w3_timeout_s, "W3 limit, seconds from enqueue start")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app.add_option("--queue-prefix", c.queue_prefix, "queue names: PREFIX-STAMP-MODE-PHASE")
       ->capture_default_str();
   app.add_flag("--json", o.json, "print one JSON line per mode on stdout (logs stay on stderr)");
+}
+
+// Fails fast and clearly on a wrong URL or key rather than in the middle of a
+// phase. Retries for a few seconds: a server started just before us may still
+// be opening its store.
+Status ProbeServer(const BenchConfig& cfg) {
+  constexpr int64_t kProbeForMs = 5000;
+  HttpClient http(cfg.endpoint, cfg.api_key);
+  RedriveApi api(&http);
+  const int64_t deadline = NowNs() + kProbeForMs * 1'000'000;
+  for (;;) {
+    Result<QueueCounts> c = api.Stats(cfg.queue_prefix + "-probe");
+    const bool retry = c.status().code() == ErrorCode::kUnavailable;  // not a 401 or 404
+    if (c.ok() || !retry || NowNs() > deadline) return c.status();
+    SleepMs(100);
+  }
 }
 
 ModeResult RunMode(const BenchConfig& cfg, const ClaimMode& mode) {
@@ -144,11 +173,8 @@ int Main(int argc, char** argv) {
   cfg.latency_drain_timeout = std::chrono::seconds(o.w2_drain_s);
   cfg.dlq_timeout = std::chrono::seconds(o.w3_timeout_s);
 
-  // Fail fast and clearly on a wrong URL or key rather than in the middle of a phase.
-  HttpClient probe_http(cfg.endpoint, cfg.api_key);
-  RedriveApi probe(&probe_http);
-  if (Result<QueueCounts> c = probe.Stats(cfg.queue_prefix + "-probe"); !c.ok()) {
-    std::cerr << "redrive-bench: server not usable: " << c.status().message() << "\n";
+  if (Status st = ProbeServer(cfg); !st.ok()) {
+    std::cerr << "redrive-bench: server not usable: " << st.message() << "\n";
     return 2;
   }
 

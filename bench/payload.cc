@@ -1,8 +1,7 @@
 #include "payload.h"
 
-#include <string>
-
 #include <boost/json/serialize.hpp>
+#include <string>
 
 namespace redrive::bench {
 

@@ -3,11 +3,10 @@
 // parses and stores the same bytes whichever tool drives it.
 #pragma once
 
+#include <boost/json/object.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
-
-#include <boost/json/object.hpp>
 
 namespace redrive::bench {
 

@@ -30,6 +30,26 @@ std::string StringField(const json::object& o, std::string_view key) {
   return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
 }
 
+// Callers tell "the server said no" from "no answer" (kUnavailable) by code.
+ErrorCode CodeOfHttpStatus(int status) {
+  switch (status) {
+    case 400:
+      return ErrorCode::kBadRequest;
+    case 401:
+      return ErrorCode::kUnauthorized;
+    case 403:
+      return ErrorCode::kAccessDenied;
+    case 404:
+      return ErrorCode::kNotFound;
+    case 409:
+      return ErrorCode::kConflict;
+    case 503:
+      return ErrorCode::kUnavailable;
+    default:
+      return ErrorCode::kInternal;
+  }
+}
+
 Status Malformed(std::string_view route, std::string_view why) {
   return Status::Unavailable(std::string(route) + ": unexpected response: " + std::string(why));
 }
@@ -68,8 +88,8 @@ Result<json::value> RedriveApi::Call(std::string_view method, const std::string&
   std::string route = std::string(method) + " " + target;
   if (!resp.ok()) return Status::Unavailable(route + ": " + resp.status().message());
   if (resp->status < 200 || resp->status > 299) {
-    return Status::Unavailable(route + ": HTTP " + std::to_string(resp->status) + " " +
-                               resp->body.substr(0, 300));
+    return Status(CodeOfHttpStatus(resp->status), route + ": HTTP " + std::to_string(resp->status) +
+                                                      " " + resp->body.substr(0, 300));
   }
   if (resp->body.empty()) return json::value();
   boost::system::error_code ec;
@@ -90,9 +110,8 @@ Status RedriveApi::EnqueueBulk(std::string_view queue, std::span<const json::obj
   json::array jobs;
   jobs.reserve(payloads.size());
   for (const json::object& p : payloads) jobs.emplace_back(json::object{{"payload", p}});
-  json::object body{{"queue_name", queue},
-                    {"jobs", std::move(jobs)},
-                    {"default_max_retries", max_retries}};
+  json::object body{
+      {"queue_name", queue}, {"jobs", std::move(jobs)}, {"default_max_retries", max_retries}};
   Result<json::value> r = Call("POST", std::string(kBase) + "/jobs/bulk", &body, kRequestTimeout);
   if (!r.ok()) return r.status();
   const json::object* o = r->if_object();
@@ -100,9 +119,9 @@ Status RedriveApi::EnqueueBulk(std::string_view queue, std::span<const json::obj
   const int64_t succeeded = ToInt64(o->if_contains("success_count"));
   if (succeeded != static_cast<int64_t>(payloads.size())) {
     const json::value* failed = o->if_contains("failed");
-    return Status::Unavailable("POST /jobs/bulk: " + std::to_string(succeeded) + " of " +
-                               std::to_string(payloads.size()) + " accepted; failed: " +
-                               (failed ? json::serialize(*failed).substr(0, 300) : "?"));
+    return Status::Unavailable(
+        "POST /jobs/bulk: " + std::to_string(succeeded) + " of " + std::to_string(payloads.size()) +
+        " accepted; failed: " + (failed ? json::serialize(*failed).substr(0, 300) : "?"));
   }
   return Status::Ok();
 }
@@ -163,8 +182,9 @@ Status RedriveApi::AckBatch(std::string_view worker_id, std::span<const Ack> ack
 }
 
 Result<QueueCounts> RedriveApi::Stats(std::string_view queue) {
-  Result<json::value> r = Call("GET", std::string(kBase) + "/jobs/stats?queue_name=" +
-                                          std::string(queue), nullptr, kRequestTimeout);
+  Result<json::value> r =
+      Call("GET", std::string(kBase) + "/jobs/stats?queue_name=" + std::string(queue), nullptr,
+           kRequestTimeout);
   if (!r.ok()) return r.status();
   const json::object* o = r->if_object();
   if (o == nullptr) return Malformed("GET /jobs/stats", "not an object");

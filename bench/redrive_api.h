@@ -1,17 +1,18 @@
 // The handful of Redrive routes the bench drives (shared/spec api.md), as
 // typed calls over one HttpClient. Not thread-safe (neither is the client):
 // each thread owns a RedriveApi. A non-2xx answer becomes a Status carrying
-// the route, the HTTP status and the start of the body, for the report.
+// the route, the HTTP status and the start of the body, for the report; its
+// code follows the HTTP status (401 kUnauthorized, 409 kConflict, 503 and
+// "no answer at all" kUnavailable, other 5xx kInternal).
 #pragma once
 
+#include <boost/json/object.hpp>
 #include <chrono>
 #include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <boost/json/object.hpp>
 
 #include "core/status.h"
 #include "http_client.h"
@@ -43,8 +44,8 @@ struct AckTally {
 
 // GET /jobs/stats?queue_name=
 struct QueueCounts {
-  int64_t pending = 0, scheduled = 0, processing = 0, completed = 0, deadletter = 0,
-          cancelled = 0, total = 0;
+  int64_t pending = 0, scheduled = 0, processing = 0, completed = 0, deadletter = 0, cancelled = 0,
+          total = 0;
   // Jobs the server still has to hand out or hear back about.
   int64_t unfinished() const { return pending + scheduled + processing; }
 };

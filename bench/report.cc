@@ -1,9 +1,8 @@
 #include "report.h"
 
+#include <boost/json/object.hpp>
 #include <cmath>
 #include <cstdio>
-
-#include <boost/json/object.hpp>
 
 #include "json_writer.h"
 
@@ -30,9 +29,12 @@ std::string Verdict(bool ok, const std::string& error) {
 }
 
 json::object ConsumersJson(const ConsumerStats& c) {
-  return {{"claims", c.claims},         {"empty_claims", c.empty_claims},
-          {"jobs", c.jobs},             {"request_errors", c.request_errors},
-          {"ack_refusals", c.ack_refusals}, {"connects", c.connects},
+  return {{"claims", c.claims},
+          {"empty_claims", c.empty_claims},
+          {"jobs", c.jobs},
+          {"request_errors", c.request_errors},
+          {"ack_refusals", c.ack_refusals},
+          {"connects", c.connects},
           {"first_error", c.first_error}};
 }
 
@@ -121,12 +123,13 @@ void PrintTable(std::ostream& out, const BenchConfig& cfg, const std::string& se
       << "-byte payloads\n";
   if (m.w1) {
     const ThroughputResult& r = *m.w1;
-    out << "W1 throughput  " << r.jobs << " jobs, " << cfg.fail_pct
-        << "% fail once, bulks of " << cfg.bulk_size << "\n"
-        << "      enqueue " << Fmt("%.0f", r.enqueue_rate) << " jobs/s (" << Fmt("%.0f", r.enqueue_ms)
-        << " ms) | process " << Fmt("%.0f", r.process_rate) << " jobs/s ("
-        << Fmt("%.0f", r.process_ms) << " ms) | first pass " << Fmt("%.0f", r.first_pass_rate)
-        << " jobs/s | wall " << Fmt("%.2f", r.wall_ms / 1000) << " s\n"
+    out << "W1 throughput  " << r.jobs << " jobs, " << cfg.fail_pct << "% fail once, bulks of "
+        << cfg.bulk_size << "\n"
+        << "      enqueue " << Fmt("%.0f", r.enqueue_rate) << " jobs/s ("
+        << Fmt("%.0f", r.enqueue_ms) << " ms) | process " << Fmt("%.0f", r.process_rate)
+        << " jobs/s (" << Fmt("%.0f", r.process_ms) << " ms) | first pass "
+        << Fmt("%.0f", r.first_pass_rate) << " jobs/s | wall " << Fmt("%.2f", r.wall_ms / 1000)
+        << " s\n"
         << "      exactly once " << r.tally.completed_once << "/" << r.jobs << ", lost "
         << r.tally.lost << ", duplicated " << r.tally.duplicated << ", handler runs "
         << r.tally.invocations << "/" << r.expected_invocations << ", server completed "
@@ -162,25 +165,23 @@ void PrintTable(std::ostream& out, const BenchConfig& cfg, const std::string& se
 }
 
 std::string JsonLine(const BenchConfig& cfg, const std::string& server_url, const ModeResult& m) {
-  json::object line{
-      {"tool", "redrive-bench"},
-      {"version", REDRIVE_VERSION},
-      {"mode", m.mode.name},
-      {"server", server_url},
-      {"config",
-       json::object{{"jobs", cfg.jobs},
-                    {"consumers", cfg.consumers},
-                    {"claim_limit", m.mode.claim_limit},
-                    {"acks", m.mode.batch_acks ? "batch" : "each"},
-                    {"fail_pct", cfg.fail_pct},
-                    {"bulk", cfg.bulk_size},
-                    {"payload_bytes", cfg.payload_bytes},
-                    {"latency_rate", cfg.latency_rate},
-                    {"latency_seconds", cfg.latency_seconds},
-                    {"latency_producers", cfg.latency_producers},
-                    {"dlq_jobs", cfg.dlq_jobs},
-                    {"claim_wait_ms", cfg.claim_wait.count()}}},
-      {"ok", m.ok()}};
+  json::object line{{"tool", "redrive-bench"},
+                    {"version", REDRIVE_VERSION},
+                    {"mode", m.mode.name},
+                    {"server", server_url},
+                    {"config", json::object{{"jobs", cfg.jobs},
+                                            {"consumers", cfg.consumers},
+                                            {"claim_limit", m.mode.claim_limit},
+                                            {"acks", m.mode.batch_acks ? "batch" : "each"},
+                                            {"fail_pct", cfg.fail_pct},
+                                            {"bulk", cfg.bulk_size},
+                                            {"payload_bytes", cfg.payload_bytes},
+                                            {"latency_rate", cfg.latency_rate},
+                                            {"latency_seconds", cfg.latency_seconds},
+                                            {"latency_producers", cfg.latency_producers},
+                                            {"dlq_jobs", cfg.dlq_jobs},
+                                            {"claim_wait_ms", cfg.claim_wait.count()}}},
+                    {"ok", m.ok()}};
   if (m.w1) line["w1"] = W1Json(*m.w1);
   if (m.w2) line["w2"] = W2Json(*m.w2);
   if (m.w3) line["w3"] = W3Json(*m.w3);

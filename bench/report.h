@@ -19,9 +19,7 @@ struct ModeResult {
   std::optional<LatencyResult> w2;
   std::optional<DeadLetterResult> w3;
 
-  bool ok() const {
-    return (!w1 || w1->ok) && (!w2 || w2->ok) && (!w3 || w3->ok);
-  }
+  bool ok() const { return (!w1 || w1->ok) && (!w2 || w2->ok) && (!w3 || w3->ok); }
 };
 
 void PrintTable(std::ostream& out, const BenchConfig& cfg, const std::string& server_url,

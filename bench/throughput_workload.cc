@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include "bench_clock.h"
+#include "redrive_api.h"
 #include "workload_common.h"
 
 namespace redrive::bench {
@@ -39,6 +40,48 @@ Outcome Handle(Progress& p, int fail_pct, const ClaimedJob& job) {
 
 double Rate(int64_t n, double ms) { return ms > 0 ? static_cast<double>(n) / (ms / 1000.0) : 0; }
 
+// Rates and the exactly-once tally from what the consumers saw; `srv` is the
+// poll that found (or gave up finding) the queue finished.
+void RecordTimings(const Progress& p, int64_t t0, const PollOutcome& srv, ThroughputResult& r) {
+  const int64_t first_claim = p.first_claim_ns.load();
+  if (first_claim >= 0 && !r.timed_out) {
+    r.process_ms = NsToMs(srv.at_ns - first_claim);
+    r.process_rate = Rate(r.jobs, r.process_ms);
+  }
+  if (p.first_pass_done_ns.load() >= 0) {
+    r.first_pass_ms = NsToMs(p.first_pass_done_ns.load() - first_claim);
+    r.first_pass_rate = Rate(r.jobs, r.first_pass_ms);
+  }
+  r.wall_ms = NsToMs(srv.at_ns - t0);
+  r.tally = p.ledger.Tally();
+  r.planned_failures = p.planned_failures.load();
+  r.expected_invocations = r.jobs + r.planned_failures;
+}
+
+// The verdict: no timeout, no job lost, duplicated or foreign, and the
+// server's own completed count agreeing. Keeps an earlier error if set.
+void Judge(RedriveApi& api, ThroughputResult& r) {
+  if (Result<QueueCounts> c = api.Stats(r.queue); c.ok()) {
+    r.server_completed = c->completed;
+    r.server_deadletter = c->deadletter;
+    r.server_unfinished = c->unfinished();
+  } else if (r.error.empty()) {
+    r.error = c.status().message();
+  }
+  const bool server_agrees = r.server_completed == r.jobs;
+  if (!server_agrees && r.error.empty()) {
+    r.error = "server reports " + std::to_string(r.server_completed) + " of " +
+              std::to_string(r.jobs) + " jobs completed";
+  }
+  const bool exactly_once = r.tally.lost == 0 && r.tally.duplicated == 0 && r.tally.foreign == 0;
+  if (!exactly_once && r.error.empty()) {
+    r.error = "not exactly once: " + std::to_string(r.tally.lost) + " lost, " +
+              std::to_string(r.tally.duplicated) + " duplicated, " +
+              std::to_string(r.tally.foreign) + " foreign";
+  }
+  r.ok = !r.timed_out && server_agrees && exactly_once;
+}
+
 }  // namespace
 
 ThroughputResult RunThroughput(const BenchConfig& cfg, const ClaimMode& mode) {
@@ -59,56 +102,33 @@ ThroughputResult RunThroughput(const BenchConfig& cfg, const ClaimMode& mode) {
     r.error = st.message();
     return r;
   }
-  const int64_t t1 = NowNs();
-  r.enqueue_ms = NsToMs(t1 - t0);
+  r.enqueue_ms = NsToMs(NowNs() - t0);
   r.enqueue_rate = Rate(cfg.jobs, r.enqueue_ms);
 
   Progress p(cfg.jobs);
-  ConsumerGroup consumers(cfg.endpoint, cfg.api_key, MakeConsumerConfig(cfg, mode, r.queue),
-                          [&p, &cfg](const ClaimedJob& job) { return Handle(p, cfg.fail_pct, job); });
+  ConsumerGroup consumers(
+      cfg.endpoint, cfg.api_key, MakeConsumerConfig(cfg, mode, r.queue),
+      [&p, &cfg](const ClaimedJob& job) { return Handle(p, cfg.fail_pct, job); });
   consumers.Start();
-  const bool handled = WaitUntil([&p] { return p.distinct_done.load() == p.ledger.size(); }, deadline);
+  const bool handled =
+      WaitUntil([&p] { return p.distinct_done.load() == p.ledger.size(); }, deadline);
   // Done = every job ran once successfully here AND the server holds none in a
   // non-terminal state (in batch mode the last acks may still be in flight).
   PollOutcome srv = PollStatsUntil(
       api, cfg, r.queue, [](const QueueCounts& c) { return c.unfinished() == 0; },
       std::max(deadline, NowNs() + ToNs(std::chrono::seconds(2))));
-  SleepMs(cfg.settle.count());
+  SleepMs(cfg.settle.count());  // late redeliveries would show up as duplicates
   consumers.Stop();
 
   r.timed_out = !handled || !srv.met;
-  if (p.first_claim_ns.load() >= 0 && !r.timed_out) {
-    r.process_ms = NsToMs(srv.at_ns - p.first_claim_ns.load());
-    r.process_rate = Rate(cfg.jobs, r.process_ms);
-  }
-  if (p.first_pass_done_ns.load() >= 0) {
-    r.first_pass_ms = NsToMs(p.first_pass_done_ns.load() - p.first_claim_ns.load());
-    r.first_pass_rate = Rate(cfg.jobs, r.first_pass_ms);
-  }
-  r.wall_ms = NsToMs(srv.at_ns - t0);
-  r.tally = p.ledger.Tally();
-  r.planned_failures = p.planned_failures.load();
-  r.expected_invocations = cfg.jobs + r.planned_failures;
-  if (Result<QueueCounts> c = api.Stats(r.queue); c.ok()) {
-    r.server_completed = c->completed;
-    r.server_deadletter = c->deadletter;
-    r.server_unfinished = c->unfinished();
-  } else if (r.error.empty()) {
-    r.error = c.status().message();
-  }
+  RecordTimings(p, t0, srv, r);
   r.consumers = consumers.stats();
-  if (r.timed_out && r.error.empty()) {
+  if (r.timed_out) {
     r.error = !handled ? "timed out waiting for every job to succeed once"
-                       : "timed out waiting for the server to show no unfinished job" +
-                             (srv.error.empty() ? "" : " (" + srv.error + ")");
+                       : "timed out waiting for the server to show no unfinished job";
+    if (!srv.error.empty()) r.error += " (last stats error: " + srv.error + ")";
   }
-  const bool server_agrees = r.server_completed == cfg.jobs;
-  if (!server_agrees && r.error.empty()) {
-    r.error = "server reports " + std::to_string(r.server_completed) + " of " +
-              std::to_string(cfg.jobs) + " jobs completed";
-  }
-  r.ok = !r.timed_out && server_agrees && r.tally.lost == 0 && r.tally.duplicated == 0 &&
-         r.tally.foreign == 0;
+  Judge(api, r);
   return r;
 }
 

@@ -1,8 +1,9 @@
 #include "workload_common.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <span>
-#include <unistd.h>
 
 #include "bench_clock.h"
 #include "payload.h"

@@ -2,12 +2,11 @@
 // chunks, and polling GET /jobs/stats until a condition holds.
 #pragma once
 
+#include <boost/json/object.hpp>
 #include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <boost/json/object.hpp>
 
 #include "bench_config.h"
 #include "consumer_group.h"
@@ -31,16 +30,15 @@ Status EnqueueInBulks(RedriveApi& api, const BenchConfig& cfg, const std::string
 
 struct PollOutcome {
   bool met = false;
-  QueueCounts counts;   // the last answer
-  int64_t at_ns = 0;    // NowNs() when the last answer arrived
-  std::string error;    // the last failed poll, if any
+  QueueCounts counts;  // the last answer
+  int64_t at_ns = 0;   // NowNs() when the last answer arrived
+  std::string error;   // the last failed poll, if any
 };
 
 // Polls every cfg.poll until `met(counts)` or NowNs() passes `deadline_ns`.
 // A failed poll is remembered and retried, not fatal.
 PollOutcome PollStatsUntil(RedriveApi& api, const BenchConfig& cfg, const std::string& queue,
-                           const std::function<bool(const QueueCounts&)>& met,
-                           int64_t deadline_ns);
+                           const std::function<bool(const QueueCounts&)>& met, int64_t deadline_ns);
 
 // Sleeps in 1 ms steps until `done()` or NowNs() passes `deadline_ns`.
 bool WaitUntil(const std::function<bool()>& done, int64_t deadline_ns);

@@ -5,10 +5,12 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/http_types.h"
 #include "core/limits.h"
+#include "core/status.h"
 
 namespace redrive::engine {
 class Engine;
@@ -45,5 +47,8 @@ class Api {
   std::unique_ptr<Impl> impl_;
 };
 
-// Parses "admin:KEY" → ApiKey; nullopt-like failure as Status via Result.
+// Parses "ROLE:KEY" (the --api-key flag; ROLE is admin, worker or viewer)
+// → ApiKey; VALIDATION_ERROR otherwise. Defined in auth.cc.
+Result<ApiKey> ParseApiKey(std::string_view spec);
+
 }  // namespace redrive::api

@@ -92,6 +92,8 @@ TEST_F(ApiOperatorTest, RetryDeadJobWithDeadline) {
   EXPECT_EQ(repaired["payload"].at("fixed"), true);
   EXPECT_EQ(Post("/api/v1/jobs/" + id + "/retry", R"({"expires_at":"later"})").Field(),
             "expires_at");
+  Reply past = Post("/api/v1/jobs/" + id + "/retry", R"({"expires_at":"2000-01-01T00:00:00Z"})");
+  EXPECT_EQ(past.status, 400) << past.raw.body;  // checked by the engine, which has the clock
   Reply r = Post("/api/v1/jobs/" + id + "/retry", R"({"expires_at":"2099-01-01T00:00:00Z"})");
   ASSERT_EQ(r.status, 200) << r.raw.body;
   EXPECT_EQ(r["retry_count"], 0);

@@ -33,7 +33,4 @@ Result<Role> Authenticate(const Request& request, const std::vector<ApiKey>& key
 // ACCESS_DENIED when `role` may not use a route with `access`.
 Status Authorize(Role role, unsigned access);
 
-// "ROLE:KEY" (the --api-key flag) → ApiKey; VALIDATION_ERROR otherwise.
-Result<ApiKey> ParseApiKey(std::string_view spec);
-
 }  // namespace redrive::api

@@ -83,8 +83,11 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
       spdlog::warn("second signal: exiting without finishing requests");
       std::_Exit(1);
     });
-    http.Stop();    // no new requests; answers in flight delivered
-    engine.Stop();  // commits everything queued, joins its threads
+    // Order matters: the engine must stop before the server waits, because
+    // stopping it is what answers pending long-polls (claims wait up to 30 s).
+    http.Drain();   // no new connections; idle ones closed
+    engine.Stop();  // answers long-polls, commits everything queued, joins
+    http.Stop();    // delivers those answers (bounded wait), joins I/O threads
   }
   spdlog::info("stopped");
   return 0;

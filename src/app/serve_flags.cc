@@ -5,37 +5,43 @@
 namespace redrive::app {
 
 void AddServeFlags(CLI::App& serve, server::ServeFlags& flags) {
-  serve.add_option("--listen", flags.listen,
-                   "Address to listen on, HOST:PORT ([V6]:PORT); port 0 picks a free port")
+  serve
+      .add_option("--listen", flags.listen,
+                  "Address to listen on, HOST:PORT ([V6]:PORT); port 0 picks a free port")
       ->envname("REDRIVE_LISTEN")
       ->capture_default_str();
-  serve.add_option("--store", flags.store,
-                   "Where jobs live: sqlite:PATH or postgres://... (directories are created)")
+  serve
+      .add_option("--store", flags.store,
+                  "Where jobs live: sqlite:PATH or postgres://... (directories are created)")
       ->envname("REDRIVE_STORE")
       ->capture_default_str();
-  serve.add_option("--api-key", flags.api_keys,
-                   "ROLE:KEY with ROLE admin, worker or viewer; repeatable. Env: comma-separated")
+  serve
+      .add_option("--api-key", flags.api_keys,
+                  "ROLE:KEY with ROLE admin, worker or viewer; repeatable. Env: comma-separated")
       ->envname("REDRIVE_API_KEYS")
       ->allow_extra_args(false);
-  serve.add_flag("--insecure-no-auth", flags.insecure_no_auth,
-                 "Serve a non-loopback address without API keys (everyone is admin)")
+  serve
+      .add_flag("--insecure-no-auth", flags.insecure_no_auth,
+                "Serve a non-loopback address without API keys (everyone is admin)")
       ->envname("REDRIVE_INSECURE_NO_AUTH");
   serve.add_option("--max-body-bytes", flags.max_body_bytes, "Largest HTTP request body")
       ->envname("REDRIVE_MAX_BODY_BYTES")
       ->capture_default_str();
-  serve.add_option("--max-payload-bytes", flags.max_payload_bytes,
-                   "Largest serialized job payload")
+  serve
+      .add_option("--max-payload-bytes", flags.max_payload_bytes, "Largest serialized job payload")
       ->envname("REDRIVE_MAX_PAYLOAD_BYTES")
       ->capture_default_str();
-  serve.add_option("--retention-interval", flags.retention_interval,
-                   "How often finished jobs past their retention are deleted (60, 60s, 5m, 1h)")
+  serve
+      .add_option("--retention-interval", flags.retention_interval,
+                  "How often finished jobs past their retention are deleted (60, 60s, 5m, 1h)")
       ->envname("REDRIVE_RETENTION_INTERVAL")
       ->capture_default_str();
   serve.add_option("--io-threads", flags.io_threads, "Threads serving HTTP connections")
       ->envname("REDRIVE_IO_THREADS")
       ->capture_default_str();
-  serve.add_option("--log-level", flags.log_level,
-                   "trace, debug (logs every request), info, warn, error, critical or off")
+  serve
+      .add_option("--log-level", flags.log_level,
+                  "trace, debug (logs every request), info, warn, error, critical or off")
       ->envname("REDRIVE_LOG_LEVEL")
       ->capture_default_str();
 }

@@ -17,7 +17,7 @@ long long& StatusCounts::of(JobStatus s) {
 }
 
 std::string EffectiveWorkerStatus(const WorkerInfo& w, Instant now) {
-  if (w.deregistered_at) return "deregistered";
+  if (w.deregistered_at) return "offline";
   if (now - w.last_heartbeat_at >= std::chrono::seconds(3 * kHeartbeatIntervalSeconds)) {
     return "offline";
   }

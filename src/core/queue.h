@@ -54,7 +54,7 @@ struct WorkerInfo {
   int max_concurrency = 1;
   std::string metadata_json = "{}";
   std::optional<std::string> version;
-  std::string status = "active";  // as last reported: active, draining, ...
+  std::string status = "healthy";  // as last reported: healthy, degraded, draining, offline
   int current_jobs = 0;
   Instant registered_at{};
   Instant last_heartbeat_at{};
@@ -62,7 +62,7 @@ struct WorkerInfo {
   friend bool operator==(const WorkerInfo&, const WorkerInfo&) = default;
 };
 
-// "offline" when silent for 3 heartbeat intervals, "deregistered" after
+// "offline" when silent for 3 heartbeat intervals or after
 // deregister, else the status the worker reported.
 std::string EffectiveWorkerStatus(const WorkerInfo& w, Instant now);
 

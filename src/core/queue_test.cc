@@ -9,7 +9,7 @@ using namespace std::chrono_literals;
 
 const Instant kNow = InstantFromMicros(1'800'000'000'000'000);
 
-WorkerInfo Worker(Instant last_heartbeat, std::string status = "active") {
+WorkerInfo Worker(Instant last_heartbeat, std::string status = "healthy") {
   WorkerInfo w;
   w.id = "w1";
   w.queue_name = "emails";
@@ -21,9 +21,9 @@ WorkerInfo Worker(Instant last_heartbeat, std::string status = "active") {
 }
 
 TEST(EffectiveWorkerStatusTest, ReportedStatusWhileHeartbeating) {
-  EXPECT_EQ(EffectiveWorkerStatus(Worker(kNow), kNow), "active");
+  EXPECT_EQ(EffectiveWorkerStatus(Worker(kNow), kNow), "healthy");
   EXPECT_EQ(EffectiveWorkerStatus(Worker(kNow - 10s, "draining"), kNow), "draining");
-  EXPECT_EQ(EffectiveWorkerStatus(Worker(kNow - 30s + 1us), kNow), "active");
+  EXPECT_EQ(EffectiveWorkerStatus(Worker(kNow - 30s + 1us), kNow), "healthy");
 }
 
 TEST(EffectiveWorkerStatusTest, OfflineAfterThreeSilentHeartbeatIntervals) {
@@ -34,9 +34,9 @@ TEST(EffectiveWorkerStatusTest, OfflineAfterThreeSilentHeartbeatIntervals) {
 TEST(EffectiveWorkerStatusTest, DeregisteredWinsOverEverything) {
   WorkerInfo w = Worker(kNow);
   w.deregistered_at = kNow;
-  EXPECT_EQ(EffectiveWorkerStatus(w, kNow), "deregistered");
+  EXPECT_EQ(EffectiveWorkerStatus(w, kNow), "offline");
   w.last_heartbeat_at = kNow - 1h;
-  EXPECT_EQ(EffectiveWorkerStatus(w, kNow), "deregistered");
+  EXPECT_EQ(EffectiveWorkerStatus(w, kNow), "offline");
 }
 
 TEST(StatusCountsTest, OfAddressesEachStatusAndTotalSumsThem) {

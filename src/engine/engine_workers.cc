@@ -41,7 +41,7 @@ void Engine::WorkerHeartbeat(WorkerHeartbeatParams p, Callback<WorkerInfo> done)
         if (p.status) w->status = *p.status;
         if (p.metadata_json) w->metadata_json = *p.metadata_json;
         w->last_heartbeat_at = ctx.now;
-        if (w->deregistered_at && !p.status) w->status = "active";
+        if (w->deregistered_at && !p.status) w->status = "healthy";
         w->deregistered_at.reset();
         REDRIVE_RETURN_IF_ERROR(tx.PutWorker(*w));
         return std::move(*w);
@@ -64,7 +64,7 @@ void Engine::DeregisterWorker(std::string worker_id, StatusCallback done) {
         if (w) {
           w->deregistered_at = ctx.now;
           w->current_jobs = 0;
-          w->status = "deregistered";
+          w->status = "offline";
           REDRIVE_RETURN_IF_ERROR(tx.PutWorker(*w));
         }
         return true;

@@ -8,7 +8,6 @@
 
 #include <array>
 #include <atomic>
-#include <cctype>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
@@ -18,6 +17,7 @@
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <cctype>
 #include <condition_variable>
 #include <mutex>
 #include <optional>
@@ -162,9 +162,9 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void OnReadError(beast::error_code ec) {
     if (ec == http::error::body_limit) {
-      return WriteError(413, "PAYLOAD_TOO_LARGE",
-                        "request body exceeds " + std::to_string(options().max_body_bytes) +
-                            " bytes");
+      return WriteError(
+          413, "PAYLOAD_TOO_LARGE",
+          "request body exceeds " + std::to_string(options().max_body_bytes) + " bytes");
     }
     if (ec == http::error::header_limit) {
       return WriteError(400, "BAD_REQUEST", "request headers too large");
@@ -307,7 +307,9 @@ class Session : public std::enable_shared_from_this<Session> {
 class Listener : public std::enable_shared_from_this<Listener> {
  public:
   Listener(asio::io_context& ioc, std::shared_ptr<Shared> shared)
-      : ioc_(ioc), acceptor_(asio::make_strand(ioc)), retry_timer_(acceptor_.get_executor()),
+      : ioc_(ioc),
+        acceptor_(asio::make_strand(ioc)),
+        retry_timer_(acceptor_.get_executor()),
         shared_(std::move(shared)) {}
 
   Status Listen(const tcp::endpoint& endpoint) {
@@ -418,13 +420,20 @@ class HttpServer::Impl {
 
   uint16_t port() const { return port_; }
 
-  void Stop() {
-    if (!started_ || stopped_) return;
-    stopped_ = true;
+  void Drain() {
+    if (!started_ || draining_) return;
+    draining_ = true;
     shared_->stopping = true;
     listener_->PostClose();
-    std::unique_lock lock(shared_->mu);
+    std::lock_guard lock(shared_->mu);
     for (auto& [ptr, session] : shared_->sessions) session->PostShutdown();
+  }
+
+  void Stop() {
+    if (!started_ || stopped_) return;
+    Drain();
+    stopped_ = true;
+    std::unique_lock lock(shared_->mu);
     bool drained = shared_->sessions_empty.wait_for(lock, shared_->options.shutdown_grace,
                                                     [&] { return shared_->sessions.empty(); });
     if (!drained) {
@@ -455,6 +464,7 @@ class HttpServer::Impl {
   std::vector<std::thread> threads_;
   uint16_t port_ = 0;
   bool started_ = false;
+  bool draining_ = false;
   bool stopped_ = false;
 };
 
@@ -466,6 +476,8 @@ HttpServer::~HttpServer() = default;
 Status HttpServer::Start() { return impl_->Start(); }
 
 uint16_t HttpServer::port() const { return impl_->port(); }
+
+void HttpServer::Drain() { impl_->Drain(); }
 
 void HttpServer::Stop() { impl_->Stop(); }
 

@@ -64,10 +64,16 @@ class HttpServer {
   // The bound port (the chosen one when options.port was 0).
   uint16_t port() const;
 
-  // Graceful stop: stops accepting, closes idle keep-alive connections, lets
-  // requests in flight be answered (connections close after their response),
-  // waits up to shutdown_grace for that, then cuts whatever is left and joins
-  // the I/O threads. Idempotent.
+  // First half of a graceful stop, without waiting: stops accepting, closes
+  // idle keep-alive connections, and lets requests in flight be answered
+  // (their connections close after the response). Lets the caller then make
+  // the handler finish early — e.g. stop the engine, which answers pending
+  // long-polls — before Stop() waits. Idempotent.
+  void Drain();
+
+  // Graceful stop: Drain(), then waits up to shutdown_grace for the requests
+  // in flight to be answered, cuts whatever is left and joins the I/O
+  // threads. Idempotent.
   void Stop();
 
  private:

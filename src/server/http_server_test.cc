@@ -203,8 +203,9 @@ TEST(HttpServerTest, OversizeBodyGets413AndOthersAreUnaffected) {
 
   // Chunked bodies have no Content-Length to check up front.
   Conn chunked(server.port());
-  chunked.Send("POST /x HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
-               "8\r\n01234567\r\n8\r\n01234567\r\n0\r\n\r\n");
+  chunked.Send(
+      "POST /x HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "8\r\n01234567\r\n8\r\n01234567\r\n0\r\n\r\n");
   EXPECT_EQ(StatusOf(chunked.ReadResponse()), 413);
 
   other.Send(Get("/still-here"));
@@ -227,9 +228,8 @@ TEST(HttpServerTest, GarbageGets400AndServerKeepsServing) {
 }
 
 TEST(HttpServerTest, HandlerExceptionBecomes500) {
-  HttpServer server(TestOptions(), [](api::Request, api::Responder) {
-    throw std::runtime_error("boom");
-  });
+  HttpServer server(TestOptions(),
+                    [](api::Request, api::Responder) { throw std::runtime_error("boom"); });
   ASSERT_TRUE(server.Start().ok());
   Conn conn(server.port());
   conn.Send(Get("/"));
@@ -317,6 +317,22 @@ TEST(HttpServerTest, StopFinishesInFlightAndClosesIdle) {
 
   Conn refused(server.port());
   EXPECT_FALSE(refused.connected());
+}
+
+TEST(HttpServerTest, DrainDoesNotWaitAndStopThenDeliversTheAnswer) {
+  std::promise<api::Responder> held;
+  HttpServer server(TestOptions(), [&](api::Request, api::Responder respond) {
+    held.set_value(std::move(respond));
+  });
+  ASSERT_TRUE(server.Start().ok());
+  Conn busy(server.port());
+  busy.Send(Get("/hold"));
+  api::Responder respond = held.get_future().get();
+  server.Drain();  // returns although a request is in flight
+  respond(WithBody("answered while draining"));
+  EXPECT_EQ(BodyOf(busy.ReadResponse()), "answered while draining");
+  EXPECT_TRUE(busy.ReadsEof());
+  server.Stop();
 }
 
 TEST(HttpServerTest, StopGivesUpAfterGraceAndLateAnswersAreDropped) {

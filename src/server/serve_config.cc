@@ -75,15 +75,16 @@ Result<StoreUrl> ParseStoreUrl(std::string_view text) {
     // Tolerate the URL-looking form "sqlite://PATH" as well.
     if (path.starts_with("//")) path.remove_prefix(2);
     if (path.empty()) {
-      return Status::Validation("store", "--store: sqlite: needs a file path, e.g. sqlite:./redrive-data/redrive.db");
+      return Status::Validation(
+          "store", "--store: sqlite: needs a file path, e.g. sqlite:./redrive-data/redrive.db");
     }
     return StoreUrl{StoreUrl::Kind::kSqlite, std::string(path)};
   }
   if (text.starts_with("postgres://") || text.starts_with("postgresql://")) {
     return StoreUrl{StoreUrl::Kind::kPostgres, std::string(text)};
   }
-  return Status::Validation(
-      "store", "--store: expected sqlite:PATH or postgres://..., got " + Quoted(text));
+  return Status::Validation("store",
+                            "--store: expected sqlite:PATH or postgres://..., got " + Quoted(text));
 }
 
 Result<api::ApiKey> ParseApiKey(std::string_view text) {
@@ -128,8 +129,8 @@ Result<std::vector<api::ApiKey>> ParseApiKeyList(std::string_view text) {
 
 Result<std::chrono::seconds> ParseDurationSeconds(std::string_view text) {
   auto bad = [&] {
-    return Status::Validation("duration",
-                              "expected a positive duration like 60, 60s, 5m or 1h, got " + Quoted(text));
+    return Status::Validation(
+        "duration", "expected a positive duration like 60, 60s, 5m or 1h, got " + Quoted(text));
   };
   long long value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -167,7 +168,8 @@ Result<ServeConfig> MakeServeConfig(const ServeFlags& flags) {
   config.insecure_no_auth = flags.insecure_no_auth;
   if (config.api_keys.empty() && !config.insecure_no_auth && !IsLoopbackHost(config.listen.host)) {
     return Status::Validation(
-        "listen", "refusing to listen on " + FormatHostPort(config.listen.host, config.listen.port) +
+        "listen", "refusing to listen on " +
+                      FormatHostPort(config.listen.host, config.listen.port) +
                       " without API keys: pass --api-key ROLE:KEY, or --insecure-no-auth to "
                       "serve everyone");
   }
@@ -192,8 +194,9 @@ Result<ServeConfig> MakeServeConfig(const ServeFlags& flags) {
   config.io_threads = flags.io_threads;
   if (!IsValidLogLevel(flags.log_level)) {
     return Status::Validation(
-        "log_level", "--log-level: expected trace, debug, info, warn, error, critical or off, got " +
-                         Quoted(flags.log_level));
+        "log_level",
+        "--log-level: expected trace, debug, info, warn, error, critical or off, got " +
+            Quoted(flags.log_level));
   }
   config.log_level = flags.log_level;
   return config;

@@ -17,7 +17,7 @@
 namespace redrive::server {
 
 struct ListenAddress {
-  std::string host;  // as given, without IPv6 brackets: "127.0.0.1", "::1", "localhost"
+  std::string host;   // as given, without IPv6 brackets: "127.0.0.1", "::1", "localhost"
   uint16_t port = 0;  // 0: pick a free port
 };
 

@@ -20,8 +20,8 @@ TEST(ParseListenTest, AcceptsHostPortAndBracketedV6) {
 }
 
 TEST(ParseListenTest, RejectsMalformed) {
-  for (const char* bad : {"", "7070", ":7070", "host:", "host:x", "host:65536", "::1:80",
-                          "[::1]", "[::1]7070", "host:-1"}) {
+  for (const char* bad : {"", "7070", ":7070", "host:", "host:x", "host:65536", "::1:80", "[::1]",
+                          "[::1]7070", "host:-1"}) {
     auto r = ParseListen(bad);
     EXPECT_FALSE(r.ok()) << bad;
     if (!r.ok()) {

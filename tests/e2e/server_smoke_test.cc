@@ -2,7 +2,9 @@
 // exits 0 on SIGTERM, and refuses bad starts with one clear line.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
+#include <thread>
 
 #include "e2e/support/http_client.h"
 #include "e2e/support/server_process.h"
@@ -22,6 +24,24 @@ TEST(ServerSmokeTest, HealthAnswersAndSigtermExitsZero) {
   HttpResponse health = client.Get("/health");
   EXPECT_EQ(health.status, 200) << health.error << health.body;
   EXPECT_EQ(server.Stop(), 0) << server.Stderr();
+}
+
+TEST(ServerSmokeTest, SigtermAnswersLongPollsAndExitsPromptly) {
+  ServerProcess server;
+  ASSERT_TRUE(server.Start());
+  JsonResponse claim;
+  std::thread worker([&] {
+    HttpClient client = server.Client();
+    claim = client.JsonRequest("POST", "/api/v1/jobs/claim",
+                               {{"queue_name", "q"}, {"worker_id", "w"}, {"wait_ms", 20000}});
+  });
+  // Give the claim time to reach the server (no hook tells us it has).
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(server.Stop(), 0) << server.Stderr();
+  worker.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_EQ(claim.status, 200) << claim.raw.error << claim.raw.body;
 }
 
 TEST(ServerSmokeTest, RestartKeepsServing) {
@@ -47,8 +67,8 @@ TEST(ServerSmokeTest, PortInUseFailsWithClearMessage) {
 
 TEST(ServerSmokeTest, NonLoopbackWithoutKeysIsRefused) {
   TempDir dir;
-  ExitResult r = RunRedrive({"serve", "--listen", "0.0.0.0:0", "--store",
-                             "sqlite:" + (dir.path() / "r.db").string()});
+  ExitResult r = RunRedrive(
+      {"serve", "--listen", "0.0.0.0:0", "--store", "sqlite:" + (dir.path() / "r.db").string()});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(Contains(r.err, "--insecure-no-auth")) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
@@ -108,8 +128,8 @@ TEST(ServerSmokeTest, UnusableStoresFailClearly) {
   TempDir dir;
   std::filesystem::path corrupt = dir.path() / "corrupt.db";
   std::ofstream(corrupt) << std::string(8192, 'x');
-  ExitResult bad = RunRedrive({"serve", "--listen", "127.0.0.1:0", "--store",
-                               "sqlite:" + corrupt.string()});
+  ExitResult bad =
+      RunRedrive({"serve", "--listen", "127.0.0.1:0", "--store", "sqlite:" + corrupt.string()});
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_TRUE(Contains(bad.err, "store")) << bad.err;
   EXPECT_FALSE(Contains(bad.out, "listening on"));

@@ -166,8 +166,8 @@ HttpResponse RawConnection::ReadResponse(bool head_request) {
   } while (response.status >= 100 && response.status < 200);
 
   const std::string* connection = response.header("connection");
-  bool close_after = connection ? Lower(*connection) == "close"
-                                : http10;  // HTTP/1.0 closes unless told otherwise
+  bool close_after =
+      connection ? Lower(*connection) == "close" : http10;  // HTTP/1.0 closes unless told otherwise
   const std::string* length = response.header("content-length");
   const std::string* encoding = response.header("transfer-encoding");
   bool ok = true;
@@ -209,8 +209,7 @@ std::unique_ptr<RawConnection> HttpClient::Connect() {
   return std::make_unique<RawConnection>(host_, port_, timeout_);
 }
 
-HttpResponse HttpClient::SendOnce(const std::string& request, bool head_request,
-                                  bool* retryable) {
+HttpResponse HttpClient::SendOnce(const std::string& request, bool head_request, bool* retryable) {
   *retryable = false;
   bool reused = conn_ != nullptr;
   if (!conn_) {
@@ -242,7 +241,8 @@ HttpResponse HttpClient::Request(std::string_view method, std::string_view targe
   request.append(method).append(" ").append(target).append(" HTTP/1.1\r\n");
   request.append("Host: ").append(host_).append(":").append(std::to_string(port_)).append("\r\n");
   if (!bearer_.empty()) request.append("Authorization: Bearer ").append(bearer_).append("\r\n");
-  for (const auto& [name, value] : headers) request.append(name).append(": ").append(value).append("\r\n");
+  for (const auto& [name, value] : headers)
+    request.append(name).append(": ").append(value).append("\r\n");
   if (!body.empty() || method == "POST" || method == "PUT" || method == "PATCH") {
     request.append("Content-Length: ").append(std::to_string(body.size())).append("\r\n");
   }

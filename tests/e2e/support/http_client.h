@@ -22,7 +22,7 @@ namespace redrive::e2e {
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
 struct HttpResponse {
-  int status = 0;  // 0: no response (see error)
+  int status = 0;                              // 0: no response (see error)
   std::map<std::string, std::string> headers;  // names lower-cased
   std::string body;
   std::string error;  // transport failure, when status == 0
@@ -88,8 +88,8 @@ class HttpClient {
 
   // Sends one request on the kept-alive connection (reconnecting as needed)
   // and returns the response. Adds Host and Content-Length.
-  HttpResponse Request(std::string_view method, std::string_view target,
-                       std::string_view body = {}, const Headers& headers = {});
+  HttpResponse Request(std::string_view method, std::string_view target, std::string_view body = {},
+                       const Headers& headers = {});
   HttpResponse Get(std::string_view target) { return Request("GET", target); }
 
   // Request without a body, parsing the response as JSON.

@@ -156,8 +156,7 @@ std::string ServerProcess::Stderr() const {
 
 ::testing::AssertionResult ServerProcess::Start() {
   if (running()) return ::testing::AssertionFailure() << "server already running";
-  std::string store =
-      options_.store.empty() ? "sqlite:" + db_path().string() : options_.store;
+  std::string store = options_.store.empty() ? "sqlite:" + db_path().string() : options_.store;
   std::vector<std::string> args{"serve", "--listen", options_.listen, "--store", store};
   args.insert(args.end(), options_.extra_args.begin(), options_.extra_args.end());
 
@@ -226,8 +225,8 @@ int ServerProcess::Kill() {
   if (running()) {
     int code = Stop();
     if (code != 0) {
-      return ::testing::AssertionFailure() << "graceful stop exited with " << code
-                                           << "\nstderr:\n" << Stderr();
+      return ::testing::AssertionFailure() << "graceful stop exited with " << code << "\nstderr:\n"
+                                           << Stderr();
     }
   }
   return Start();
