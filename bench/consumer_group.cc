@@ -45,8 +45,18 @@ ConsumerStats ConsumerGroup::stats() const {
 
 void ConsumerGroup::NoteError(const Status& st) {
   request_errors_.fetch_add(1);
+  KeepFirstError(st.message());
+}
+
+void ConsumerGroup::NoteRefusals(const AckTally& tally) {
+  if (tally.refused == 0) return;
+  ack_refusals_.fetch_add(tally.refused);
+  KeepFirstError("ack refused: " + tally.first_refusal);
+}
+
+void ConsumerGroup::KeepFirstError(const std::string& message) {
   std::lock_guard lock(error_mu_);
-  if (first_error_.empty()) first_error_ = st.message();
+  if (first_error_.empty()) first_error_ = message;
 }
 
 void ConsumerGroup::AckEach(RedriveApi& api, const std::vector<ClaimedJob>& jobs,
@@ -87,8 +97,7 @@ void ConsumerGroup::Run(int thread_index) {
     }
     acks.clear();
     claims_.fetch_add(1);
-    ack_refusals_.fetch_add(tally.refused);
-    if (tally.refused > 0) NoteError(Status::Conflict("ack refused: " + tally.first_refusal));
+    NoteRefusals(tally);
     if (jobs.empty()) empty_claims_.fetch_add(1);
     jobs_.fetch_add(static_cast<int64_t>(jobs.size()));
     outcomes.clear();
@@ -106,10 +115,7 @@ void ConsumerGroup::Run(int thread_index) {
     AckTally tally;
     Status st = api.AckBatch(worker_id, acks, &tally);
     if (!st.ok()) NoteError(st);
-    if (!acks_in_cancelled_claim && tally.refused > 0) {
-      ack_refusals_.fetch_add(tally.refused);
-      NoteError(Status::Conflict("ack refused: " + tally.first_refusal));
-    }
+    if (!acks_in_cancelled_claim) NoteRefusals(tally);
   }
   connects_.fetch_add(http.connects());
 }

@@ -65,7 +65,9 @@ class ConsumerGroup {
   // Sends this thread's completions or failures for one batch (single mode).
   void AckEach(RedriveApi& api, const std::vector<ClaimedJob>& jobs,
                const std::vector<Outcome>& outcomes, const std::string& worker_id);
-  void NoteError(const Status& st);
+  void NoteError(const Status& st);  // a failed request
+  void NoteRefusals(const AckTally& tally);
+  void KeepFirstError(const std::string& message);
 
   const Endpoint endpoint_;
   const std::string api_key_;

@@ -36,13 +36,13 @@ DeadLetterResult RunDeadLetter(const BenchConfig& cfg, const ClaimMode& mode) {
   const std::vector<boost::json::object> payloads = MakePayloads(cfg, "W3", cfg.dlq_jobs);
 
   const int64_t t0 = NowNs();
-  Status st = EnqueueInBulks(api, cfg, r.queue, payloads, kMaxRetries);
+  const int64_t deadline = t0 + ToNs(cfg.dlq_timeout);
+  Status st = EnqueueInBulks(api, cfg, r.queue, payloads, kMaxRetries, deadline);
   r.enqueue_ms = NsToMs(NowNs() - t0);
   PollOutcome dead;
   if (st.ok()) {
     dead = PollStatsUntil(
-        api, cfg, r.queue, [&r](const QueueCounts& c) { return c.deadletter >= r.jobs; },
-        t0 + ToNs(cfg.dlq_timeout));
+        api, cfg, r.queue, [&r](const QueueCounts& c) { return c.deadletter >= r.jobs; }, deadline);
   }
   SleepMs(cfg.settle.count());
   consumers.Stop();

@@ -58,11 +58,14 @@ void AtomicMax(std::atomic<int64_t>& a, int64_t v) {
 // One producer connection. Slots are shared: slot k is due at start + k/R, and
 // whichever producer is free takes the next one, so one slow answer delays
 // only its own connection, not the schedule.
-void Produce(Board& b, const BenchConfig& cfg, const std::string& queue, int64_t start_ns) {
+// Slots still unsent at `stop_ns` (the server answers too slowly) are dropped
+// and show as sent < planned.
+void Produce(Board& b, const BenchConfig& cfg, const std::string& queue, int64_t start_ns,
+             int64_t stop_ns) {
   HttpClient http(cfg.endpoint, cfg.api_key);
   RedriveApi api(&http);
   const double ns_per_job = 1e9 / cfg.latency_rate;
-  for (int64_t k; (k = b.next_slot.fetch_add(1)) < b.size;) {
+  for (int64_t k; (k = b.next_slot.fetch_add(1)) < b.size && NowNs() < stop_ns;) {
     const int64_t due =
         start_ns + static_cast<int64_t>(std::llround(static_cast<double>(k) * ns_per_job));
     const int64_t wait = due - NowNs();
@@ -99,6 +102,8 @@ void Collect(const Board& b, int64_t start, LatencyResult& r) {
   r.latency = Summarize(samples);
   if (!b.first_error.empty()) {
     r.error = "enqueue: " + b.first_error;
+  } else if (r.sent + r.send_errors < r.planned) {
+    r.error = "timed out sending: the server answered too slowly to keep the rate";
   } else if (r.timed_out) {
     r.error = "timed out waiting for every sent job to be claimed";
   } else if (b.foreign.load() > 0) {
@@ -106,7 +111,7 @@ void Collect(const Board& b, int64_t start, LatencyResult& r) {
   } else if (r.duplicated > 0) {
     r.error = std::to_string(r.duplicated) + " jobs delivered more than once";
   }
-  r.ok = !r.timed_out && r.send_errors == 0 && r.duplicated == 0 && r.missing == 0 &&
+  r.ok = !r.timed_out && r.sent == r.planned && r.duplicated == 0 && r.missing == 0 &&
          b.foreign.load() == 0;
 }
 
@@ -129,9 +134,11 @@ LatencyResult RunLatency(const BenchConfig& cfg, const ClaimMode& mode) {
   SleepMs(kWarmupMs);
 
   const int64_t start = NowNs();
+  const int64_t stop =
+      start + static_cast<int64_t>(cfg.latency_seconds * 1e9) + ToNs(cfg.latency_drain_timeout);
   std::vector<std::thread> producers;
   for (int i = 0; i < cfg.latency_producers; ++i) {
-    producers.emplace_back([&b, &cfg, &r, start] { Produce(b, cfg, r.queue, start); });
+    producers.emplace_back([&b, &cfg, &r, start, stop] { Produce(b, cfg, r.queue, start, stop); });
   }
   for (std::thread& t : producers) t.join();
 

@@ -13,6 +13,9 @@ using std::chrono::milliseconds;
 
 constexpr std::string_view kBase = "/api/v1";
 constexpr milliseconds kRequestTimeout{30'000};
+// Stats are polled every few milliseconds against a deadline: a stuck poll
+// must not hold the phase much past it.
+constexpr milliseconds kStatsTimeout{5'000};
 constexpr std::string_view kFailError = "redrive-bench: planned failure";
 
 // Numbers may come back as int64, uint64 or double depending on how the
@@ -184,7 +187,7 @@ Status RedriveApi::AckBatch(std::string_view worker_id, std::span<const Ack> ack
 Result<QueueCounts> RedriveApi::Stats(std::string_view queue) {
   Result<json::value> r =
       Call("GET", std::string(kBase) + "/jobs/stats?queue_name=" + std::string(queue), nullptr,
-           kRequestTimeout);
+           kStatsTimeout);
   if (!r.ok()) return r.status();
   const json::object* o = r->if_object();
   if (o == nullptr) return Malformed("GET /jobs/stats", "not an object");

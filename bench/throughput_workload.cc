@@ -98,7 +98,7 @@ ThroughputResult RunThroughput(const BenchConfig& cfg, const ClaimMode& mode) {
 
   const int64_t t0 = NowNs();
   const int64_t deadline = t0 + ToNs(cfg.throughput_timeout);
-  if (Status st = EnqueueInBulks(api, cfg, r.queue, payloads, kMaxRetries); !st.ok()) {
+  if (Status st = EnqueueInBulks(api, cfg, r.queue, payloads, kMaxRetries, deadline); !st.ok()) {
     r.error = st.message();
     return r;
   }

@@ -35,9 +35,13 @@ std::vector<boost::json::object> MakePayloads(const BenchConfig& cfg, std::strin
 }
 
 Status EnqueueInBulks(RedriveApi& api, const BenchConfig& cfg, const std::string& queue,
-                      const std::vector<boost::json::object>& payloads, int max_retries) {
+                      const std::vector<boost::json::object>& payloads, int max_retries,
+                      int64_t deadline_ns) {
   std::span<const boost::json::object> all(payloads);
   for (size_t at = 0; at < all.size(); at += static_cast<size_t>(cfg.bulk_size)) {
+    if (NowNs() > deadline_ns) {
+      return Status::Unavailable("enqueue timed out after " + std::to_string(at) + " jobs");
+    }
     size_t n = std::min(all.size() - at, static_cast<size_t>(cfg.bulk_size));
     REDRIVE_RETURN_IF_ERROR(api.EnqueueBulk(queue, all.subspan(at, n), max_retries));
   }

@@ -24,9 +24,11 @@ ConsumerConfig MakeConsumerConfig(const BenchConfig& cfg, const ClaimMode& mode,
 std::vector<boost::json::object> MakePayloads(const BenchConfig& cfg, std::string_view workload,
                                               int64_t n);
 
-// POST /jobs/bulk in chunks of cfg.bulk_size.
+// POST /jobs/bulk in chunks of cfg.bulk_size; gives up once NowNs() passes
+// `deadline_ns`, so a server that answers slowly cannot stretch a phase.
 Status EnqueueInBulks(RedriveApi& api, const BenchConfig& cfg, const std::string& queue,
-                      const std::vector<boost::json::object>& payloads, int max_retries);
+                      const std::vector<boost::json::object>& payloads, int max_retries,
+                      int64_t deadline_ns);
 
 struct PollOutcome {
   bool met = false;

@@ -54,7 +54,7 @@ TEST(WorkerJsonTest, Shape) {
   w.metadata_json = R"({"region":"eu"})";
   boost::json::object o = WorkerToJson(w);
   EXPECT_EQ(o.at("metadata").at("region"), "eu");
-  EXPECT_EQ(o.at("status"), "active");
+  EXPECT_EQ(o.at("status"), "healthy");
   EXPECT_TRUE(o.at("worker_type").is_null());
   EXPECT_TRUE(o.at("deregistered_at").is_null());
   EXPECT_EQ(o.at("last_heartbeat"), o.at("last_heartbeat_at"));

@@ -14,13 +14,15 @@ class AuthTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     ServerOptions o;
-    o.extra_args = {"--api-key", "admin:adm-key", "--api-key", "worker:wrk-key"};
-    o.env = {{"REDRIVE_API_KEYS", "viewer:view-key"}};
+    // Keys through the environment twin (flags, when given, replace it).
+    o.env = {{"REDRIVE_API_KEYS", "admin:adm-key,worker:wrk-key,viewer:view-key"}};
     server_ = new ServerProcess(o);
     ASSERT_TRUE(server_->Start());
   }
   static void TearDownTestSuite() {
-    if (server_) EXPECT_EQ(server_->Stop(), 0);
+    if (server_) {
+      EXPECT_EQ(server_->Stop(), 0);
+    }
     delete server_;
   }
   JsonResponse As(const std::string& key, std::string_view method, const std::string& path,
@@ -72,6 +74,21 @@ TEST_F(AuthTest, ViewerReadsWithoutPayloadsAndCannotWrite) {
   // The admin sees the payload.
   auto full = As("adm-key", "GET", "/jobs/" + id);
   EXPECT_NE(full.raw.body.find("4242"), std::string::npos);
+}
+
+TEST(AuthFlagsTest, ApiKeyFlagsConfigureRoles) {
+  ServerOptions o;
+  o.extra_args = {"--api-key", "admin:flag-admin", "--api-key", "viewer:flag-viewer"};
+  ServerProcess server(o);
+  ASSERT_TRUE(server.Start());
+  HttpClient c = server.Client();
+  EXPECT_EQ(c.Get("/api/v1/queues").status, 401);
+  c.set_bearer_token("flag-viewer");
+  EXPECT_EQ(c.Get("/api/v1/queues").status, 200);
+  EXPECT_EQ(c.JsonRequest("POST", "/api/v1/queues/x/pause", json::object{}).status, 403);
+  c.set_bearer_token("flag-admin");
+  EXPECT_EQ(c.JsonRequest("PUT", "/api/v1/queues/x/config", json::object{{"max_retries", 1}}).status, 200);
+  EXPECT_EQ(server.Stop(), 0);
 }
 
 }  // namespace

@@ -19,7 +19,9 @@ class BadInputTest : public ApiTest {
     EXPECT_EQ(r.body.at("code"), code.c_str()) << r.raw.body;
     EXPECT_TRUE(r.body.at("message").is_string());
     EXPECT_FALSE(r.body.at("message").as_string().empty());
-    if (!field.empty()) EXPECT_EQ(r.body.at("details").at("field"), field.c_str()) << r.raw.body;
+    if (!field.empty()) {
+      EXPECT_EQ(r.body.at("details").at("field"), field.c_str()) << r.raw.body;
+    }
     const std::string* ct = r.raw.header("content-type");
     ASSERT_NE(ct, nullptr);
     EXPECT_NE(ct->find("application/json"), std::string::npos);

@@ -90,7 +90,9 @@ TEST(CrashTest, KillNineLosesNothingAcknowledged) {
     const std::string status(r.body.at("status").as_string());
     EXPECT_TRUE(valid.count(status)) << id << " " << status;
     EXPECT_EQ(status == "processing", !r.body.at("lease_id").is_null()) << id;
-    if (acked_completions.count(id)) EXPECT_EQ(status, "completed") << id;
+    if (acked_completions.count(id)) {
+      EXPECT_EQ(status, "completed") << id;
+    }
     ++checked;
   }
   EXPECT_EQ(checked, acked_enqueues.size());

@@ -88,7 +88,7 @@ TEST_F(LifecycleTest, FailuresFollowTheBackoffScheduleThenDeadLetterAndRedrive) 
   auto dlq = Get("/jobs/dlq?queue_name=" + q);
   ASSERT_EQ(dlq.status, 200);
   ASSERT_EQ(dlq.body.as_array().size(), 1u);
-  EXPECT_EQ(dlq.body.at(0).at("id"), id);
+  EXPECT_EQ(Str(dlq.body.at(0).at("id")), id);
   EXPECT_EQ(dlq.body.at(0).at("last_error"), "still down");
 
   auto retried = Post("/jobs/" + id + "/retry", json::object{});
@@ -164,7 +164,7 @@ TEST_F(LifecycleTest, LongPollWakesWithinMillisecondsOfAnEnqueue) {
   const auto waited = std::chrono::steady_clock::now() - t0;
   ASSERT_EQ(r.status, 200) << r.raw.body;
   ASSERT_EQ(r.body.at("jobs").as_array().size(), 1u);
-  EXPECT_EQ(r.body.at("jobs").at(0).at("id"), id);
+  EXPECT_EQ(Str(r.body.at("jobs").at(0).at("id")), id);
   EXPECT_LT(waited, milliseconds(1000));
 }
 
@@ -229,7 +229,7 @@ TEST_F(LifecycleTest, DlqFiltersDryRunAndThrottledRedrive) {
   EXPECT_EQ(non_retryable.body.as_array().size(), 3u);
   auto exceeded = Get("/jobs/dlq?queue_name=" + q + "&dead_reason=max_retries_exceeded");
   ASSERT_EQ(exceeded.body.as_array().size(), 1u);
-  EXPECT_EQ(exceeded.body.at(0).at("id"), ids[3]);
+  EXPECT_EQ(Str(exceeded.body.at(0).at("id")), ids[3]);
   auto by_status = Get("/jobs?queue_name=" + q + "&status=deadletter");
   EXPECT_EQ(by_status.body.as_array().size(), 4u);
 
@@ -285,7 +285,7 @@ TEST_F(LifecycleTest, PausedQueueHandsOutNothingAndResumeWakesWaiters) {
   ASSERT_EQ(Post("/queues/" + q + "/resume", json::object{}).status, 200);
   auto r = waiter.get();
   ASSERT_EQ(r.body.at("jobs").as_array().size(), 1u);
-  EXPECT_EQ(r.body.at("jobs").at(0).at("id"), id);
+  EXPECT_EQ(Str(r.body.at("jobs").at(0).at("id")), id);
 }
 
 TEST_F(LifecycleTest, CancelFencesTheHolderAndRetryNeedsADeadJob) {
@@ -372,7 +372,7 @@ TEST_F(LifecycleTest, QueuesShowCountsAndConfig) {
   EXPECT_EQ(Get("/queues/no-such-queue-" + q).status, 404);
   auto all = Get("/queues");
   bool found = false;
-  for (const auto& v : all.body.as_array()) found = found || v.at("queue_name") == q;
+  for (const auto& v : all.body.as_array()) found = found || v.at("queue_name") == q.c_str();
   EXPECT_TRUE(found);
 }
 

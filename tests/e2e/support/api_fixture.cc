@@ -14,7 +14,9 @@ void ApiTest::SetUpTestSuite() {
 }
 
 void ApiTest::TearDownTestSuite() {
-  if (server_) EXPECT_EQ(server_->Stop(), 0) << server_->Stderr();
+  if (server_) {
+    EXPECT_EQ(server_->Stop(), 0) << server_->Stderr();
+  }
   delete server_;
   server_ = nullptr;
 }
