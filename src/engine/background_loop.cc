@@ -1,5 +1,7 @@
 #include "engine/background_loop.h"
 
+#include "core/thread_name.h"
+
 #include <algorithm>
 
 namespace redrive::engine {
@@ -20,7 +22,10 @@ void BackgroundLoop::Start() {
   std::lock_guard<std::mutex> lock(mu_);
   if (thread_.joinable()) return;
   stop_ = false;
-  thread_ = std::thread([this] { Loop(); });
+  thread_ = std::thread([this] {
+    SetThreadName("rd-background");
+    Loop();
+  });
 }
 
 void BackgroundLoop::Stop() {

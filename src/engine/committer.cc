@@ -1,5 +1,7 @@
 #include "engine/committer.h"
 
+#include "core/thread_name.h"
+
 #include <future>
 #include <spdlog/spdlog.h>
 
@@ -20,7 +22,10 @@ void Committer::Start() {
   if (thread_.joinable()) return;
   accepting_ = true;
   stop_ = false;
-  thread_ = std::thread([this] { Loop(); });
+  thread_ = std::thread([this] {
+    SetThreadName("rd-committer");
+    Loop();
+  });
 }
 
 void Committer::Stop() {

@@ -1,5 +1,7 @@
 #include "engine/reader_pool.h"
 
+#include "core/thread_name.h"
+
 namespace redrive::engine {
 
 ReaderPool::ReaderPool(store::Store& store, int threads)
@@ -12,7 +14,10 @@ void ReaderPool::Start() {
   if (!threads_.empty()) return;
   accepting_ = true;
   stop_ = false;
-  for (int i = 0; i < thread_count_; ++i) threads_.emplace_back([this] { Loop(); });
+  for (int i = 0; i < thread_count_; ++i) threads_.emplace_back([this] {
+      SetThreadName("rd-reader");
+      Loop();
+    });
 }
 
 void ReaderPool::Stop() {

@@ -4,6 +4,8 @@
 // so Stop() can drain them.
 #include "server/http_server.h"
 
+#include "core/thread_name.h"
+
 #include <spdlog/spdlog.h>
 
 #include <array>
@@ -412,7 +414,10 @@ class HttpServer::Impl {
     // Keeps run() going while sessions wait for handlers with no I/O pending.
     work_.emplace(ioc_.get_executor());
     for (int i = 0; i < std::max(1, options.io_threads); ++i) {
-      threads_.emplace_back([this] { ioc_.run(); });
+      threads_.emplace_back([this] {
+        SetThreadName("rd-io");
+        ioc_.run();
+      });
     }
     started_ = true;
     return Status::Ok();

@@ -1,17 +1,22 @@
 #include "store/sqlite/job_sql.h"
 
 #include <array>
+#include <mutex>
+#include <string>
+#include <unordered_map>
 
 namespace redrive::store::sqlite::sql {
 namespace {
 
-constexpr char kUpdateJobPrefix[] =
-    "UPDATE jobs SET status = ?1, priority = ?2, retry_count = ?3, max_retries = ?4,"
-    " timeout_seconds = ?5, backoff_base_ms = ?6, backoff_max_ms = ?7, backoff_jitter_ms = ?8,"
-    " last_error = ?9, dead_reason = ?10, updated_at = ?11, scheduled_at = ?12,"
-    " started_at = ?13, completed_at = ?14, expires_at = ?15, deadlettered_at = ?16,"
-    " assigned_worker_id = ?17, lease_id = ?18, lease_expires_at = ?19, attempts = ?20,"
-    " lease_expiries = ?21";
+// The mutable columns, in parameter order ?1..?21.
+constexpr const char* kMutableColumns[] = {
+    "status",          "priority",        "retry_count",       "max_retries",
+    "timeout_seconds", "backoff_base_ms", "backoff_max_ms",    "backoff_jitter_ms",
+    "last_error",      "dead_reason",     "updated_at",        "scheduled_at",
+    "started_at",      "completed_at",    "expires_at",        "deadlettered_at",
+    "assigned_worker_id", "lease_id",     "lease_expires_at",  "attempts",
+    "lease_expiries"};
+constexpr uint32_t kUpdatedAtBit = 1u << 10;
 constexpr char kUpdateJobGuard[] = " WHERE id = ?22 AND status = ?23 AND lease_id IS ?24";
 
 // Appends "AND <tag condition>" for "key=value" (exact) or "key" (presence).
@@ -40,19 +45,31 @@ void AddLimitOffset(BuiltQuery& q, int limit, int offset) {
 
 }  // namespace
 
-std::string_view UpdateJobSql(bool write_payload, bool write_result) {
-  // Built once: the four variants are the keys of the statement cache.
-  static const std::array<std::string, 4> kVariants = [] {
-    std::array<std::string, 4> v;
-    for (int i = 0; i < 4; ++i) {
-      v[i] = kUpdateJobPrefix;
-      if (i & 1) v[i] += ", payload = ?25";
-      if (i & 2) v[i] += ", result = ?26";
-      v[i] += kUpdateJobGuard;
+std::string_view UpdateJobSql(uint32_t changed, bool write_payload, bool write_result) {
+  const uint32_t key = ((changed | kUpdatedAtBit) & kAllMutableColumns) |
+                       (write_payload ? 1u << 21 : 0) | (write_result ? 1u << 22 : 0);
+  // A handful of masks occur in practice (one per kind of transition); each
+  // text is built once and stays valid for the life of the process.
+  static std::mutex mu;
+  static std::unordered_map<uint32_t, std::string> texts;
+  std::lock_guard<std::mutex> lock(mu);
+  auto [it, inserted] = texts.try_emplace(key);
+  if (inserted) {
+    std::string& sql = it->second;
+    sql = "UPDATE jobs SET ";
+    bool first = true;
+    for (int i = 0; i < 21; ++i) {
+      if (!(key & (1u << i))) continue;
+      if (!first) sql += ", ";
+      first = false;
+      sql += kMutableColumns[i];
+      sql += " = ?" + std::to_string(i + 1);
     }
-    return v;
-  }();
-  return kVariants[(write_payload ? 1 : 0) | (write_result ? 2 : 0)];
+    if (write_payload) sql += ", payload = ?25";
+    if (write_result) sql += ", result = ?26";
+    sql += kUpdateJobGuard;
+  }
+  return it->second;
 }
 
 BuiltQuery ListJobs(const JobFilter& f, bool with_payload) {

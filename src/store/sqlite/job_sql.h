@@ -46,7 +46,14 @@ inline constexpr char kGetHistory[] = "SELECT " REDRIVE_HISTORY_COLUMNS
 // 1 MiB payload on every heartbeat would dominate the cost of the write.
 // Parameters: ?1..?21 the mutable columns (BindJobUpdate), ?22 id, ?23 guard
 // status, ?24 guard lease id, ?25 payload and ?26 result when flagged.
-std::string_view UpdateJobSql(bool write_payload, bool write_result);
+//
+// `changed` has bit i−1 set for each mutable column ?i (1..21) whose value
+// changed; only those are SET. SQLite maintains every index that covers an
+// assigned column even when the value is the same, and the jobs table has
+// many indexes, so assigning only what changed is most of an update's cost.
+// updated_at (?11) is always assigned. The text for each mask is built once.
+std::string_view UpdateJobSql(uint32_t changed, bool write_payload, bool write_result);
+inline constexpr uint32_t kAllMutableColumns = (1u << 21) - 1;
 
 // ?1 queue, ?2 now, ?3 limit.
 inline constexpr char kSelectClaimable[] = "SELECT " REDRIVE_JOB_COLUMNS
@@ -61,7 +68,8 @@ inline constexpr char kSelectDueScheduled[] =
 // ?1 now, ?2 limit, ?3 queue.
 inline constexpr char kSelectDueScheduledInQueue[] =
     "SELECT " REDRIVE_JOB_COLUMNS
-    " FROM jobs WHERE status = 'scheduled' AND queue_name = ?3 AND scheduled_at <= ?1"
+    " FROM jobs INDEXED BY jobs_scheduled"
+    " WHERE status = 'scheduled' AND scheduled_at <= ?1 AND queue_name = ?3"
     " ORDER BY scheduled_at LIMIT ?2";
 // ?1 now, ?2 limit.
 inline constexpr char kSelectExpiredLeases[] =
@@ -77,7 +85,8 @@ inline constexpr char kSelectPastDeadline[] =
 // ?1 worker, ?2 limit.
 inline constexpr char kSelectHeldBy[] =
     "SELECT " REDRIVE_JOB_COLUMNS
-    " FROM jobs WHERE status = 'processing' AND assigned_worker_id = ?1 LIMIT ?2";
+    " FROM jobs INDEXED BY jobs_lease"
+    " WHERE status = 'processing' AND assigned_worker_id = ?1 LIMIT ?2";
 // ?1 queue, ?2 status, ?3 before, ?4 limit.
 inline constexpr char kSelectRetentionExpired[] =
     "SELECT id FROM jobs WHERE queue_name = ?1 AND status = ?2"

@@ -57,10 +57,10 @@ TEST_F(JobSqlPlanTest, ClaimWalksThePendingIndexInOrder) {
 
 TEST_F(JobSqlPlanTest, SweepsUseTheirPartialIndexes) {
   ExpectUses(sql::kSelectDueScheduled, "jobs_scheduled");
-  ExpectUses(sql::kSelectDueScheduledInQueue, "jobs_scheduled_queue");
+  ExpectUses(sql::kSelectDueScheduledInQueue, "jobs_scheduled");
   ExpectUses(sql::kSelectExpiredLeases, "jobs_lease");
   ExpectUses(sql::kSelectPastDeadline, "jobs_deadline");
-  ExpectUses(sql::kSelectHeldBy, "jobs_held_by");
+  ExpectUses(sql::kSelectHeldBy, "jobs_lease");
   ExpectUses(sql::kSelectRetentionExpired, "jobs_retention");
   for (const char* q : {sql::kSelectDueScheduled, sql::kSelectExpiredLeases,
                         sql::kSelectPastDeadline, sql::kSelectRetentionExpired}) {
@@ -122,7 +122,7 @@ TEST_F(JobSqlPlanTest, PointLookupsUseKeys) {
   EXPECT_THAT(Plan(sql::kFindIdempotencyKey), HasSubstr("jobs_idempotency"));
   EXPECT_THAT(Plan(sql::kGetHistory), HasSubstr("job_history_job"));
   EXPECT_THAT(Plan(sql::kGetHistory), Not(HasSubstr("TEMP B-TREE")));
-  EXPECT_THAT(Plan(sql::UpdateJobSql(true, true)), HasSubstr("(id=?)"));
+  EXPECT_THAT(Plan(sql::UpdateJobSql(sql::kAllMutableColumns, true, true)), HasSubstr("(id=?)"));
 }
 
 }  // namespace

@@ -58,13 +58,14 @@ CREATE UNIQUE INDEX jobs_idempotency ON jobs (idempotency_key)
 -- Partial indexes: each background query touches only rows in its status, so
 -- millions of completed jobs cost the claim, the scheduler, the reaper and
 -- the DLQ nothing.
+-- Every index costs every state change that touches its columns, so there
+-- are no others: a claim's promotion of due jobs and a deregistration's
+-- search for held jobs walk jobs_scheduled and jobs_lease (few rows: only
+-- due or running jobs) instead of keeping per-queue and per-worker copies.
 CREATE INDEX jobs_claim ON jobs (queue_name, priority DESC, created_at)
   WHERE status = 'pending';
 CREATE INDEX jobs_scheduled ON jobs (scheduled_at) WHERE status = 'scheduled';
-CREATE INDEX jobs_scheduled_queue ON jobs (queue_name, scheduled_at)
-  WHERE status = 'scheduled';
 CREATE INDEX jobs_lease ON jobs (lease_expires_at) WHERE status = 'processing';
-CREATE INDEX jobs_held_by ON jobs (assigned_worker_id) WHERE status = 'processing';
 CREATE INDEX jobs_deadline ON jobs (expires_at)
   WHERE status IN ('pending','scheduled') AND expires_at IS NOT NULL;
 CREATE INDEX jobs_dlq_queue ON jobs (queue_name, deadlettered_at) WHERE status = 'deadletter';
@@ -89,8 +90,10 @@ CREATE TABLE job_tags (
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX job_tags_kv ON job_tags (key, value, job_id);
 
+-- id is unique by construction (UUIDv7) and never looked up, so it has no
+-- index of its own: each entry costs one table and one index insert.
 CREATE TABLE job_history (
-  id         TEXT PRIMARY KEY,
+  id         TEXT NOT NULL,
   job_id     TEXT NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
   event_type TEXT NOT NULL,
   worker_id  TEXT,

@@ -43,7 +43,11 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path,
   }
   REDRIVE_ASSIGN_OR_RETURN(std::unique_ptr<Connection> writer,
                            Connection::Open(path, ConnectionOptionsFor(options, true)));
-  return std::unique_ptr<SqliteStore>(new SqliteStore(path, options, std::move(writer)));
+  std::unique_ptr<SqliteStore> store(new SqliteStore(path, options, std::move(writer)));
+  REDRIVE_ASSIGN_OR_RETURN(store->checkpointer_,
+                           sqlite::Checkpointer::Start(path, ConnectionOptionsFor(options, true),
+                                                       *store->writer_));
+  return store;
 }
 
 SqliteStore::SqliteStore(std::string path, SqliteOptions options,

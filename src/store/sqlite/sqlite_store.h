@@ -20,6 +20,7 @@
 
 #include "core/random.h"
 #include "core/status.h"
+#include "store/sqlite/checkpointer.h"
 #include "store/sqlite/connection.h"
 #include "store/sqlite/reader_pool.h"
 #include "store/store.h"
@@ -62,6 +63,8 @@ class SqliteStore final : public Store {
   std::unique_ptr<sqlite::Connection> writer_;  // guarded by writer_mu_
   sqlite::ReaderPool readers_;
   SystemRandom random_;  // ids of history entries the engine left unnamed
+  // Declared last so it stops (and unhooks the writer) first.
+  std::unique_ptr<sqlite::Checkpointer> checkpointer_;
 };
 
 }  // namespace redrive::store

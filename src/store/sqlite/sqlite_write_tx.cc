@@ -46,6 +46,35 @@ bool SameImmutableFields(const Job& a, const Job& b) {
          a.idempotency_key == b.idempotency_key;
 }
 
+// Bit i−1 set for each mutable column ?i of sql::UpdateJobSql that differs.
+uint32_t ChangedColumns(const Job& a, const Job& b) {
+  const bool diffs[] = {a.status != b.status,
+                        a.priority != b.priority,
+                        a.retry_count != b.retry_count,
+                        a.max_retries != b.max_retries,
+                        a.timeout_seconds != b.timeout_seconds,
+                        a.backoff.base != b.backoff.base,
+                        a.backoff.max != b.backoff.max,
+                        a.backoff.jitter != b.backoff.jitter,
+                        a.last_error != b.last_error,
+                        a.dead_reason != b.dead_reason,
+                        a.updated_at != b.updated_at,
+                        a.scheduled_at != b.scheduled_at,
+                        a.started_at != b.started_at,
+                        a.completed_at != b.completed_at,
+                        a.expires_at != b.expires_at,
+                        a.deadlettered_at != b.deadlettered_at,
+                        a.assigned_worker_id != b.assigned_worker_id,
+                        a.lease_id != b.lease_id,
+                        a.lease_expires_at != b.lease_expires_at,
+                        a.attempts != b.attempts,
+                        a.lease_expiries != b.lease_expiries};
+  static_assert(sizeof(diffs) == 21);
+  uint32_t mask = 0;
+  for (int i = 0; i < 21; ++i) mask |= diffs[i] ? (1u << i) : 0;
+  return mask;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<SqliteWriteTx>> SqliteWriteTx::Begin(Connection& conn,
@@ -124,8 +153,10 @@ Status SqliteWriteTx::ApplyChange(const Change& change) {
                             job.id + " cannot change");
   }
   {
-    REDRIVE_ASSIGN_OR_RETURN(Statement update, conn().Prepare(sql::UpdateJobSql(
-                                                   change.payload_changed, change.result_changed)));
+    REDRIVE_ASSIGN_OR_RETURN(
+        Statement update,
+        conn().Prepare(sql::UpdateJobSql(ChangedColumns(change.before, job),
+                                         change.payload_changed, change.result_changed)));
     BindJobUpdate(update, job);
     update.Bind(22, job.id);
     update.Bind(23, JobStatusName(change.guard_status));

@@ -1,0 +1,72 @@
+#include "store/sqlite/checkpointer.h"
+
+#include "core/thread_name.h"
+
+#include <sqlite3.h>
+
+namespace redrive::store::sqlite {
+
+Result<std::unique_ptr<Checkpointer>> Checkpointer::Start(const std::string& path,
+                                                          const ConnectionOptions& options,
+                                                          Connection& writer) {
+  // Not query_only: a checkpoint writes the database file (never rows).
+  ConnectionOptions own_options = options;
+  own_options.writer = true;
+  REDRIVE_ASSIGN_OR_RETURN(std::unique_ptr<Connection> own, Connection::Open(path, own_options));
+  std::unique_ptr<Checkpointer> c(new Checkpointer(std::move(own), writer));
+  // Replaces SQLite's own auto-checkpoint hook (they share the slot).
+  sqlite3_wal_hook(writer.db(), &Checkpointer::WalHook, c.get());
+  c->thread_ = std::thread([p = c.get()] {
+    SetThreadName("rd-checkpoint");
+    p->Loop();
+  });
+  return c;
+}
+
+Checkpointer::Checkpointer(std::unique_ptr<Connection> own, Connection& writer)
+    : own_(std::move(own)), writer_(writer) {}
+
+Checkpointer::~Checkpointer() {
+  sqlite3_wal_hook(writer_.db(), nullptr, nullptr);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+int Checkpointer::WalHook(void* self, sqlite3* db, const char* name, int pages) {
+  auto* c = static_cast<Checkpointer*>(self);
+  if (pages >= kWriterTakesOverPages) {
+    // The background checkpoints are not keeping up: do what SQLite's
+    // auto-checkpoint would, on the writer, so the WAL stays bounded.
+    sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+    return SQLITE_OK;
+  }
+  if (pages >= kCheckpointPages) {
+    {
+      std::lock_guard<std::mutex> lock(c->mu_);
+      c->pending_pages_ = pages;
+    }
+    c->cv_.notify_one();
+  }
+  return SQLITE_OK;
+}
+
+void Checkpointer::Loop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    cv_.wait(lock, [&] { return stop_ || pending_pages_ > 0; });
+    const bool stopping = stop_;
+    pending_pages_ = 0;
+    lock.unlock();
+    // PASSIVE copies what it can without waiting for the writer or readers;
+    // the writer restarts the WAL from its start once all of it is copied.
+    sqlite3_wal_checkpoint_v2(own_->db(), nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+    lock.lock();
+    if (stopping) return;
+  }
+}
+
+}  // namespace redrive::store::sqlite
