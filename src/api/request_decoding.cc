@@ -9,7 +9,7 @@ namespace redrive::api {
 namespace {
 
 // Payloads may nest deeper than Boost.JSON's default limit of 32.
-constexpr std::size_t kMaxJsonDepth = 128;
+// (kMaxJsonDepth: core/limits.h)
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);

@@ -23,6 +23,8 @@ inline constexpr size_t kMaxBulkJobs = 1000;
 inline constexpr size_t kMaxAcks = 1000;
 inline constexpr int kDefaultMaxRetries = 3;
 inline constexpr int kDefaultTimeoutSeconds = 300;
+// Deepest JSON nesting accepted in a request and read back from the store.
+inline constexpr size_t kMaxJsonDepth = 128;
 
 struct ServerLimits {
   size_t max_payload_bytes = 1 << 20;  // serialized payload

@@ -1,4 +1,6 @@
 // Operator operations on jobs and the DLQ: reads, cancel, redrive, repair, purge.
+#include <algorithm>
+
 #include "engine/engine.h"
 #include "engine/engine_impl.h"
 #include "engine/job_ops.h"
@@ -92,7 +94,8 @@ store::DeadLetterSelection SelectionOf(const DlqRetryParams& p) {
     sel.dead_reason = p.dead_reason;
     sel.tag = p.tag;
   }
-  sel.limit = p.limit;
+  // Named jobs are all retried: `limit` caps a filter, not an explicit list.
+  sel.limit = std::max<int>(p.limit, static_cast<int>(p.job_ids.size()));
   return sel;
 }
 }  // namespace

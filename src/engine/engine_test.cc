@@ -170,6 +170,56 @@ TEST_F(EngineTest, IdempotentEnqueueReturnsExistingJob) {
   EXPECT_FALSE(again->created);
 }
 
+TEST_F(EngineTest, IdempotentReplayWinsOverADisabledQueue) {
+  EnqueueParams p;
+  p.idempotency_key = "k-disabled";
+  const std::string id = Enqueue("q", p);
+  QueueConfigPatch off;
+  off.enabled = false;
+  ASSERT_TRUE(Call<QueueConfig>(&Engine::ConfigureQueue, std::string("q"), off).ok());
+  p.queue_name = "q";
+  p.payload_json = "{}";
+  auto replay = Call<EnqueueResult>(&Engine::Enqueue, p);
+  ASSERT_TRUE(replay.ok()) << replay.status().ToString();
+  EXPECT_EQ(replay->id, id);
+  EXPECT_FALSE(replay->created);
+  EnqueueParams fresh;
+  fresh.queue_name = "q";
+  fresh.payload_json = "{}";
+  EXPECT_EQ(Call<EnqueueResult>(&Engine::Enqueue, fresh).status().code(), ErrorCode::kConflict);
+}
+
+TEST_F(EngineTest, SilentWorkersAreShownOffline) {
+  RegisterWorkerParams reg;
+  reg.queue_name = "q";
+  reg.hostname = "h";
+  auto w = Call<WorkerInfo>(&Engine::RegisterWorker, reg);
+  ASSERT_TRUE(w.ok());
+  EXPECT_EQ(Call<WorkerInfo>(&Engine::GetWorker, std::string(w->id))->status, "healthy");
+  clock_.Advance(seconds(30));
+  EXPECT_EQ(Call<WorkerInfo>(&Engine::GetWorker, std::string(w->id))->status, "offline");
+  auto all = Call<std::vector<WorkerInfo>>(&Engine::ListWorkers);
+  ASSERT_EQ(all->size(), 1u);
+  EXPECT_EQ((*all)[0].status, "offline");
+}
+
+TEST_F(EngineTest, DlqRetryOfNamedJobsIgnoresTheDefaultLimit) {
+  EnqueueParams p;
+  p.max_retries = 0;
+  std::vector<std::string> ids;
+  for (int i = 0; i < 3; ++i) {
+    ids.push_back(Enqueue("q", p));
+    auto jobs = Claim("q");
+    ASSERT_TRUE(Call<FailResult>(&Engine::Fail, FailParams{ids.back(), "w1", *jobs[0].lease_id, "x"}).ok());
+  }
+  DlqRetryParams r;
+  r.job_ids = ids;
+  r.limit = 1;
+  auto res = Call<DlqRetryResult>(&Engine::DlqRetry, r);
+  ASSERT_TRUE(res.ok());
+  EXPECT_EQ(res->retried_ids.size(), 3u);
+}
+
 TEST_F(EngineTest, LongPollWakesOnEnqueue) {
   ClaimParams p;
   p.queue_name = "q";

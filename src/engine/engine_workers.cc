@@ -72,19 +72,28 @@ void Engine::DeregisterWorker(std::string worker_id, StatusCallback done) {
       [done = std::move(done)](Result<bool> r) { done(r.status()); });
 }
 
+// Workers are shown as they are now: one silent for three heartbeat
+// intervals is offline whatever it last reported.
 void Engine::GetWorker(std::string worker_id, Callback<WorkerInfo> done) {
   impl_->Read<WorkerInfo>(
-      [id = std::move(worker_id)](ReadTx& tx) -> Result<WorkerInfo> {
+      [id = std::move(worker_id), &clock = impl_->clock](ReadTx& tx) -> Result<WorkerInfo> {
         REDRIVE_ASSIGN_OR_RETURN(auto w, tx.GetWorker(id));
         if (!w) return Status::NotFound("worker " + id + " not found");
+        w->status = EffectiveWorkerStatus(*w, clock.Now());
         return std::move(*w);
       },
       std::move(done));
 }
 
 void Engine::ListWorkers(Callback<std::vector<WorkerInfo>> done) {
-  impl_->Read<std::vector<WorkerInfo>>([](ReadTx& tx) { return tx.ListWorkers(); },
-                                       std::move(done));
+  impl_->Read<std::vector<WorkerInfo>>(
+      [&clock = impl_->clock](ReadTx& tx) -> Result<std::vector<WorkerInfo>> {
+        REDRIVE_ASSIGN_OR_RETURN(auto workers, tx.ListWorkers());
+        const Instant now = clock.Now();
+        for (WorkerInfo& w : workers) w.status = EffectiveWorkerStatus(w, now);
+        return workers;
+      },
+      std::move(done));
 }
 
 }  // namespace redrive::engine

@@ -26,6 +26,12 @@ Result<EnqueueResult> Enqueue(store::WriteTx& tx, TxContext& ctx, const EnqueueP
   if (p.expires_at && *p.expires_at <= ctx.now) {
     return Status::Validation("expires_at", "expires_at must be in the future");
   }
+  if (p.idempotency_key) {
+    // A replay answers with the existing job whatever has happened to the
+    // queue since (disabled, deleted): the key identifies the job, not a try.
+    REDRIVE_ASSIGN_OR_RETURN(auto existing, tx.FindIdempotencyKey(*p.idempotency_key));
+    if (existing) return EnqueueResult{*existing, false};
+  }
   auto cached = ctx.queues.find(p.queue_name);
   if (cached == ctx.queues.end()) {
     REDRIVE_ASSIGN_OR_RETURN(QueueConfig config, tx.EnsureQueue(p.queue_name, ctx.now));

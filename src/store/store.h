@@ -64,6 +64,8 @@ class ReadTx {
   // Dead-lettered jobs matching `f` (status forced to deadletter), newest
   // deadlettered_at first; payload left empty.
   virtual Result<std::vector<Job>> ListDeadLetters(const JobFilter& f) = 0;
+  // The id of the job holding `idempotency_key`, if any.
+  virtual Result<std::optional<std::string>> FindIdempotencyKey(const std::string& key) = 0;
   // The jobs among `ids` that exist (any order).
   virtual Result<std::vector<Job>> GetJobs(const std::vector<std::string>& ids) = 0;
   // History of a job, oldest first (empty if the job has none / is unknown).

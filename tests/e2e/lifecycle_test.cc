@@ -212,6 +212,30 @@ TEST_F(LifecycleTest, BulkEnqueueReportsInvalidItemsAndInsertsTheRest) {
   EXPECT_EQ(stats.body.at("pending"), 2);
 }
 
+TEST_F(LifecycleTest, BulkItemsTheEngineRefusesAreReportedFailed) {
+  const auto q = NewQueue();
+  auto r = Post("/jobs/bulk", {{"queue_name", q},
+                               {"jobs", json::array{json::object{{"payload", 1}},
+                                                    json::object{{"payload", 2}, {"expires_at", IsoIn(milliseconds(-5000))}}}}});
+  ASSERT_EQ(r.status, 200) << r.raw.body;
+  EXPECT_EQ(r.body.at("success_count"), 1);
+  EXPECT_EQ(r.body.at("failure_count"), 1);
+  ASSERT_EQ(r.body.at("failed").as_array().size(), 1u);
+  EXPECT_EQ(r.body.at("failed").at(0).at("index"), 1);
+  for (const auto& s : r.body.at("succeeded").as_array()) EXPECT_FALSE(s.at("job_id").as_string().empty());
+  EXPECT_EQ(Get("/jobs/stats?queue_name=" + q).body.at("total"), 1);
+}
+
+TEST_F(LifecycleTest, DeeplyNestedPayloadsComeBackAsJson) {
+  const auto q = NewQueue();
+  json::value nested = 1;
+  for (int i = 0; i < 60; ++i) nested = json::array{nested};
+  const auto id = Enqueue(q, {{"payload", nested}});
+  auto job = Job(id);
+  EXPECT_TRUE(job.at("payload").is_array()) << "payload came back as " << job.at("payload").kind();
+  EXPECT_EQ(job.at("payload"), nested);
+}
+
 
 TEST_F(LifecycleTest, DlqFiltersDryRunAndThrottledRedrive) {
   const auto q = NewQueue();

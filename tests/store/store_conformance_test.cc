@@ -144,6 +144,17 @@ TEST_P(StoreConformanceTest, IdempotencyKeyReturnsExistingJob) {
   EXPECT_EQ(tx->CountJobs(std::nullopt)->total(), 2);
 }
 
+TEST_P(StoreConformanceTest, FindIdempotencyKeyNamesTheHolder) {
+  Job first = MakeJob("job-1");
+  first.idempotency_key = "order-7";
+  Insert({first});
+  auto tx = BeginRead();
+  auto found = tx->FindIdempotencyKey("order-7");
+  ASSERT_TRUE(found.ok());
+  EXPECT_EQ(*found, std::optional<std::string>("job-1"));
+  EXPECT_EQ(*tx->FindIdempotencyKey("order-8"), std::nullopt);
+}
+
 TEST_P(StoreConformanceTest, JobsWithoutIdempotencyKeyNeverCollide) {
   Insert({MakeJob("a"), MakeJob("b")});
   EXPECT_EQ(BeginRead()->CountJobs(std::nullopt)->total(), 2);

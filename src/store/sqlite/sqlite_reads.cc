@@ -36,6 +36,15 @@ Result<Job> SqliteReads<Base>::GetJob(const std::string& id) {
 }
 
 template <typename Base>
+Result<std::optional<std::string>> SqliteReads<Base>::FindIdempotencyKey(const std::string& key) {
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn_.Prepare(sql::kFindIdempotencyKey));
+  stmt.Bind(1, key);
+  REDRIVE_ASSIGN_OR_RETURN(bool row, stmt.Step());
+  if (!row) return std::optional<std::string>();
+  return std::optional<std::string>(stmt.String(0));
+}
+
+template <typename Base>
 Result<std::vector<Job>> SqliteReads<Base>::ListJobs(const JobFilter& f, bool with_payload) {
   return RunJobQuery(conn_, sql::ListJobs(f, with_payload));
 }

@@ -17,6 +17,7 @@ template <typename Base>
 class SqliteReads : public Base {
  public:
   Result<Job> GetJob(const std::string& id) override;
+  Result<std::optional<std::string>> FindIdempotencyKey(const std::string& key) override;
   Result<std::vector<Job>> ListJobs(const JobFilter& f, bool with_payload) override;
   Result<std::vector<Job>> ListDeadLetters(const JobFilter& f) override;
   Result<std::vector<Job>> GetJobs(const std::vector<std::string>& ids) override;

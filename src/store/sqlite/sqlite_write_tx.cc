@@ -130,10 +130,8 @@ Result<InsertOutcome> SqliteWriteTx::InsertJob(const Job& job, const HistoryEntr
   if (job.idempotency_key) {
     // Look up first (the unique index makes this one probe) rather than
     // catching a constraint error, which would abort the statement.
-    REDRIVE_ASSIGN_OR_RETURN(Statement find, conn().Prepare(sql::kFindIdempotencyKey));
-    find.Bind(1, *job.idempotency_key);
-    REDRIVE_ASSIGN_OR_RETURN(bool row, find.Step());
-    if (row) return InsertOutcome{find.String(0), false};
+    REDRIVE_ASSIGN_OR_RETURN(auto existing, FindIdempotencyKey(*job.idempotency_key));
+    if (existing) return InsertOutcome{*existing, false};
   }
   std::string tags_json = EncodeTagsJson(job.tags);
   {

@@ -262,7 +262,9 @@ JsonResponse ToJson(HttpResponse raw) {
   out.status = raw.status;
   if (!raw.body.empty()) {
     boost::system::error_code ec;
-    boost::json::value parsed = boost::json::parse(raw.body, ec);
+    boost::json::parse_options options;
+    options.max_depth = 256;  // deeper than anything the server accepts
+    boost::json::value parsed = boost::json::parse(raw.body, ec, {}, options);
     if (!ec) out.body = std::move(parsed);
   }
   out.raw = std::move(raw);
