@@ -32,8 +32,10 @@ run: build
 test: build
 	ctest --test-dir $(BUILD_DIR) -j$(JOBS) --output-on-failure --timeout 600
 
+# A fresh server on a free loopback port, then redrive-bench against it
+# (BENCH_ARGS are passed on, e.g. BENCH_ARGS="--mode batch --jobs 50000").
 bench: build
-	$(BUILD_DIR)/redrive-bench
+	REDRIVE_BIN=$(BUILD_DIR)/redrive REDRIVE_BENCH_BIN=$(BUILD_DIR)/bench/redrive-bench bench/run.sh $(BENCH_ARGS)
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -47,8 +47,6 @@ class Api {
   std::unique_ptr<Impl> impl_;
 };
 
-// Parses "ROLE:KEY" (the --api-key flag; ROLE is admin, worker or viewer)
-// → ApiKey; VALIDATION_ERROR otherwise. Defined in auth.cc.
-Result<ApiKey> ParseApiKey(std::string_view spec);
+// "ROLE:KEY" flags are parsed by server/serve_config.h (ParseApiKey).
 
 }  // namespace redrive::api

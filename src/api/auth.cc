@@ -64,18 +64,4 @@ Status Authorize(Role role, unsigned access) {
                 std::string("the ") + RoleName(role) + " role may not use this route");
 }
 
-Result<ApiKey> ParseApiKey(std::string_view spec) {
-  size_t colon = spec.find(':');
-  if (colon == std::string_view::npos || colon + 1 == spec.size()) {
-    return Status::Validation("api_key", "an API key is ROLE:KEY, e.g. worker:s3cret");
-  }
-  std::string_view role = spec.substr(0, colon);
-  std::string key(spec.substr(colon + 1));
-  if (role == "admin") return ApiKey{Role::kAdmin, key};
-  if (role == "worker") return ApiKey{Role::kWorker, key};
-  if (role == "viewer") return ApiKey{Role::kViewer, key};
-  return Status::Validation("api_key",
-                            "unknown role '" + std::string(role) + "' (admin, worker or viewer)");
-}
-
 }  // namespace redrive::api

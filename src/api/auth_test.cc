@@ -45,17 +45,5 @@ TEST(AuthTest, RolesAgainstRouteAccess) {
   EXPECT_TRUE(Authorize(Role::kViewer, kPublic).ok());
 }
 
-TEST(AuthTest, ParseApiKey) {
-  auto k = ParseApiKey("worker:s3cr:et");
-  ASSERT_TRUE(k.ok());
-  EXPECT_EQ(k->role, Role::kWorker);
-  EXPECT_EQ(k->key, "s3cr:et");
-  EXPECT_EQ(ParseApiKey("admin:x")->role, Role::kAdmin);
-  EXPECT_EQ(ParseApiKey("viewer:x")->role, Role::kViewer);
-  EXPECT_FALSE(ParseApiKey("root:x").ok());
-  EXPECT_FALSE(ParseApiKey("admin:").ok());
-  EXPECT_FALSE(ParseApiKey("admin").ok());
-}
-
 }  // namespace
 }  // namespace redrive::api
