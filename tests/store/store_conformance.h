@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <ostream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +23,9 @@ struct StoreFactory {
   // A fresh, empty, migrated store.
   std::function<std::unique_ptr<Store>()> make;
 };
+
+// Test names and failure messages show the store's name, not its bytes.
+inline void PrintTo(const StoreFactory& f, std::ostream* os) { *os << f.name; }
 
 // The fixed instant `seconds` after a base time (2027-01-15T08:00:00Z).
 Instant T(int64_t seconds);
