@@ -1,52 +1,11 @@
 #include "server/error_body.h"
 
-#include <cstdio>
+#include "core/json_text.h"
 
 namespace redrive::server {
-namespace {
-
-// JSON string escaping; enough for messages that may quote parser errors.
-void AppendJsonString(std::string& out, std::string_view s) {
-  out += '"';
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  out += '"';
-}
-
-}  // namespace
 
 std::string ErrorJson(std::string_view code, std::string_view message) {
-  std::string out = "{\"code\":";
-  AppendJsonString(out, code);
-  out += ",\"message\":";
-  AppendJsonString(out, message);
-  out += '}';
-  return out;
+  return JsonObjectText().Str("code", code).Str("message", message).Build();
 }
 
 api::Response ErrorResponse(int status, std::string_view code, std::string_view message) {

@@ -2,41 +2,10 @@
 
 #include <cstdint>
 
+#include "core/json_text.h"
+
 namespace redrive::store::sqlite {
 namespace {
-
-void AppendString(std::string& out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out += '"';
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += "\\u00";
-          out += kHex[(c >> 4) & 0xf];
-          out += kHex[c & 0xf];
-        } else {
-          out += c;  // UTF-8 passes through unchanged
-        }
-    }
-  }
-  out += '"';
-}
 
 void AppendUtf8(std::string& out, uint32_t cp) {
   if (cp < 0x80) {
@@ -171,9 +140,9 @@ std::string EncodeTagsJson(const Tags& tags) {
   std::string out = "{";
   for (const auto& [key, value] : tags) {
     if (out.size() > 1) out += ',';
-    AppendString(out, key);
+    out += JsonQuote(key);
     out += ':';
-    AppendString(out, value);
+    out += JsonQuote(value);
   }
   out += '}';
   return out;
@@ -201,7 +170,7 @@ std::string EncodeStringArrayJson(const std::vector<std::string>& values) {
   std::string out = "[";
   for (const std::string& v : values) {
     if (out.size() > 1) out += ',';
-    AppendString(out, v);
+    out += JsonQuote(v);
   }
   out += ']';
   return out;
