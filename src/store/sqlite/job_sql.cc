@@ -45,9 +45,8 @@ void AddLimitOffset(BuiltQuery& q, int limit, int offset) {
 
 }  // namespace
 
-std::string_view UpdateJobSql(uint32_t changed, bool write_payload, bool write_result) {
-  const uint32_t key = ((changed | kUpdatedAtBit) & kAllMutableColumns) |
-                       (write_payload ? 1u << 21 : 0) | (write_result ? 1u << 22 : 0);
+std::string_view UpdateJobSql(uint32_t changed) {
+  const uint32_t key = (changed | kUpdatedAtBit) & kAllMutableColumns;
   // A handful of masks occur in practice (one per kind of transition); each
   // text is built once and stays valid for the life of the process.
   static std::mutex mu;
@@ -65,8 +64,6 @@ std::string_view UpdateJobSql(uint32_t changed, bool write_payload, bool write_r
       sql += kMutableColumns[i];
       sql += " = ?" + std::to_string(i + 1);
     }
-    if (write_payload) sql += ", payload = ?25";
-    if (write_result) sql += ", result = ?26";
     sql += kUpdateJobGuard;
   }
   return it->second;

@@ -20,10 +20,20 @@ inline constexpr char kGetJob[] = "SELECT " REDRIVE_JOB_COLUMNS " FROM jobs WHER
 // ?1 = a JSON array of ids.
 inline constexpr char kGetJobs[] =
     "SELECT " REDRIVE_JOB_COLUMNS " FROM jobs WHERE id IN (SELECT value FROM json_each(?1))";
+// Parameters as bound by BindJob; ?4 (payload) and ?5 (result) are not
+// columns of jobs but of job_payloads (kInsertPayload).
 inline constexpr char kInsertJob[] =
-    "INSERT INTO jobs (" REDRIVE_JOB_COLUMNS
-    ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
+    "INSERT INTO jobs (id, queue_name, status, priority, retry_count, max_retries, "
+    "timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, last_error, "
+    "dead_reason, tags, idempotency_key, created_at, updated_at, scheduled_at, started_at, "
+    "completed_at, expires_at, deadlettered_at, assigned_worker_id, lease_id, "
+    "lease_expires_at, attempts, lease_expiries"
+    ") VALUES (?1, ?2, ?3, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
     "?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)";
+inline constexpr char kInsertPayload[] =
+    "INSERT INTO job_payloads (job_id, payload, result) VALUES (?1, ?2, ?3)";
+inline constexpr char kUpdatePayload[] = "UPDATE job_payloads SET payload = ?2 WHERE job_id = ?1";
+inline constexpr char kUpdateResult[] = "UPDATE job_payloads SET result = ?2 WHERE job_id = ?1";
 inline constexpr char kFindIdempotencyKey[] = "SELECT id FROM jobs WHERE idempotency_key = ?1";
 inline constexpr char kInsertTag[] =
     "INSERT INTO job_tags (job_id, key, value) VALUES (?1, ?2, ?3)";
@@ -42,17 +52,17 @@ inline constexpr char kGetHistory[] = "SELECT " REDRIVE_HISTORY_COLUMNS
 
 // The guarded write of a Change. Immutable columns (id, queue_name,
 // created_at, idempotency_key) are never written; tags only when changed.
-// payload/result are written only when the change says so: rewriting a
-// 1 MiB payload on every heartbeat would dominate the cost of the write.
-// Parameters: ?1..?21 the mutable columns (BindJobUpdate), ?22 id, ?23 guard
-// status, ?24 guard lease id, ?25 payload and ?26 result when flagged.
+// Payload and result are in job_payloads and written only when a change
+// says so (kUpdatePayload, kUpdateResult), so a transition never rewrites a
+// large payload. Parameters: ?1..?21 the mutable columns (BindJobUpdate),
+// ?22 id, ?23 guard status, ?24 guard lease id.
 //
 // `changed` has bit i−1 set for each mutable column ?i (1..21) whose value
 // changed; only those are SET. SQLite maintains every index that covers an
 // assigned column even when the value is the same, and the jobs table has
 // many indexes, so assigning only what changed is most of an update's cost.
 // updated_at (?11) is always assigned. The text for each mask is built once.
-std::string_view UpdateJobSql(uint32_t changed, bool write_payload, bool write_result);
+std::string_view UpdateJobSql(uint32_t changed);
 inline constexpr uint32_t kAllMutableColumns = (1u << 21) - 1;
 
 // ?1 queue, ?2 now, ?3 limit.

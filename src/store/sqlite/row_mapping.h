@@ -13,9 +13,13 @@ namespace redrive::store::sqlite {
 // Column lists are macros so that queries are single string literals,
 // concatenated at compile time (see job_sql.h), with no start-up code.
 
-// Every column of `jobs`, in the order ReadJob reads them.
+// Every field of a job, in the order ReadJob reads them. Payload and result
+// live in job_payloads (see sqlite_schema.cc), read by key lookups.
 #define REDRIVE_JOB_COLUMNS                                                                \
-  "id, queue_name, status, payload, result, priority, retry_count, max_retries, "          \
+  "id, queue_name, status, "                                                               \
+  "(SELECT payload FROM job_payloads WHERE job_id = jobs.id), "                             \
+  "(SELECT result FROM job_payloads WHERE job_id = jobs.id), "                              \
+  "priority, retry_count, max_retries, "                                                   \
   "timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, last_error, "      \
   "dead_reason, tags, idempotency_key, created_at, updated_at, scheduled_at, started_at, " \
   "completed_at, expires_at, deadlettered_at, assigned_worker_id, lease_id, "              \
@@ -34,9 +38,10 @@ inline constexpr int kJobColumnCount = 28;
 // REDRIVE_JOB_COLUMNS order. INTERNAL if a stored value cannot be decoded.
 Result<Job> ReadJob(const Statement& stmt, int first = 0);
 
-// Binds every column of `job` to parameters ?1..?28 in REDRIVE_JOB_COLUMNS
-// order. `tags_json` is job.tags encoded (bound without a copy, so the caller
-// keeps it alive).
+// Binds every field of `job` to parameters ?1..?28 in REDRIVE_JOB_COLUMNS
+// order (?4 payload and ?5 result go to job_payloads: sql::kInsertJob skips
+// them, sql::kInsertPayload takes them). `tags_json` is job.tags encoded
+// (bound without a copy, so the caller keeps it alive).
 void BindJob(Statement& stmt, const Job& job, const std::string& tags_json);
 
 #define REDRIVE_HISTORY_COLUMNS "id, job_id, event_type, worker_id, details, created_at"

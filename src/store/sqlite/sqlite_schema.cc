@@ -17,8 +17,6 @@ CREATE TABLE jobs (
   queue_name         TEXT NOT NULL,
   status             TEXT NOT NULL CHECK (status IN
                        ('pending','scheduled','processing','completed','deadletter','cancelled')),
-  payload            TEXT NOT NULL,
-  result             TEXT,
   priority           INTEGER NOT NULL CHECK (priority BETWEEN -100 AND 100),
   retry_count        INTEGER NOT NULL CHECK (retry_count >= 0),
   max_retries        INTEGER NOT NULL CHECK (max_retries >= 0),
@@ -80,6 +78,16 @@ CREATE INDEX jobs_created ON jobs (created_at, id);
 -- Retention sweeps terminal jobs of one queue and status by age.
 CREATE INDEX jobs_retention ON jobs (queue_name, status, completed_at)
   WHERE completed_at IS NOT NULL;
+
+-- Payload and result apart from the job row: SQLite rewrites a whole row on
+-- every UPDATE, and a job row changes at every transition, so a 1 MiB payload
+-- kept inline would be rewritten (and logged to the WAL) at each claim,
+-- heartbeat and completion. Here it is written once, read by key.
+CREATE TABLE job_payloads (
+  job_id  TEXT PRIMARY KEY REFERENCES jobs (id) ON DELETE CASCADE,
+  payload TEXT NOT NULL,
+  result  TEXT
+) STRICT;
 
 -- One row per tag, so `tag=k=v` and `tag=k` filters are index lookups.
 CREATE TABLE job_tags (

@@ -139,6 +139,13 @@ Result<InsertOutcome> SqliteWriteTx::InsertJob(const Job& job, const HistoryEntr
     BindJob(insert, job, tags_json);
     REDRIVE_RETURN_IF_ERROR(insert.Run());
   }
+  {
+    REDRIVE_ASSIGN_OR_RETURN(Statement insert, conn().Prepare(sql::kInsertPayload));
+    insert.Bind(1, job.id);
+    insert.Bind(2, job.payload);
+    insert.Bind(3, job.result);
+    REDRIVE_RETURN_IF_ERROR(insert.Run());
+  }
   REDRIVE_RETURN_IF_ERROR(InsertTags(job.id, job.tags));
   REDRIVE_RETURN_IF_ERROR(InsertHistory(created, job.id));
   return InsertOutcome{job.id, true};
@@ -153,20 +160,29 @@ Status SqliteWriteTx::ApplyChange(const Change& change) {
   {
     REDRIVE_ASSIGN_OR_RETURN(
         Statement update,
-        conn().Prepare(sql::UpdateJobSql(ChangedColumns(change.before, job),
-                                         change.payload_changed, change.result_changed)));
+        conn().Prepare(sql::UpdateJobSql(ChangedColumns(change.before, job))));
     BindJobUpdate(update, job);
     update.Bind(22, job.id);
     update.Bind(23, JobStatusName(change.guard_status));
     update.Bind(24, change.guard_lease_id);
-    if (change.payload_changed) update.Bind(25, job.payload);
-    if (change.result_changed) update.Bind(26, job.result);
     REDRIVE_RETURN_IF_ERROR(update.Run());
     if (update.Changes() == 0) {
       return Status::Conflict("job " + job.id + " is no longer " +
                               JobStatusName(change.guard_status) +
                               (change.guard_lease_id ? " under that lease" : ""));
     }
+  }
+  if (change.payload_changed) {
+    REDRIVE_ASSIGN_OR_RETURN(Statement update, conn().Prepare(sql::kUpdatePayload));
+    update.Bind(1, job.id);
+    update.Bind(2, job.payload);
+    REDRIVE_RETURN_IF_ERROR(update.Run());
+  }
+  if (change.result_changed) {
+    REDRIVE_ASSIGN_OR_RETURN(Statement update, conn().Prepare(sql::kUpdateResult));
+    update.Bind(1, job.id);
+    update.Bind(2, job.result);
+    REDRIVE_RETURN_IF_ERROR(update.Run());
   }
   if (change.before.tags != job.tags) REDRIVE_RETURN_IF_ERROR(ReplaceTags(job));
   if (change.history) REDRIVE_RETURN_IF_ERROR(InsertHistory(*change.history, job.id));
