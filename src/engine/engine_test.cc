@@ -276,6 +276,20 @@ TEST_F(EngineTest, DeregisterReleasesJobsWithoutChargingRetry) {
   EXPECT_EQ(history->back().event_type, "released");
 }
 
+TEST_F(EngineTest, DeregisteredWorkerClaimsNothingUntilItRegistersAgain) {
+  RegisterWorkerParams reg;
+  reg.queue_name = "q";
+  reg.hostname = "h";
+  auto w = Call<WorkerInfo>(&Engine::RegisterWorker, reg);
+  ASSERT_TRUE(w.ok());
+  ASSERT_TRUE(CallStatus(&Engine::DeregisterWorker, std::string(w->id)).ok());
+  Enqueue("q");
+  EXPECT_TRUE(Claim("q", 1, 30, w->id).empty());
+  reg.worker_id = w->id;
+  ASSERT_TRUE(Call<WorkerInfo>(&Engine::RegisterWorker, reg).ok());
+  EXPECT_EQ(Claim("q", 1, 30, w->id).size(), 1u);
+}
+
 TEST_F(EngineTest, DeadlineSendsUnclaimedJobToDlq) {
   EnqueueParams p;
   p.expires_at = clock_.Now() + seconds(10);

@@ -76,6 +76,11 @@ Result<std::vector<Job>> Claim(store::WriteTx& tx, TxContext& ctx, const std::st
   std::vector<Job> claimed;
   REDRIVE_ASSIGN_OR_RETURN(auto config, tx.GetQueue(queue));
   if (!config || config->paused || !config->enabled) return claimed;
+  // A worker that deregistered gets nothing, not even from a long-poll it
+  // left parked while shutting down: the job would sit leased to a process
+  // that is gone until the lease ran out, and that would cost it a retry.
+  REDRIVE_ASSIGN_OR_RETURN(auto worker, tx.GetWorker(worker_id));
+  if (worker && worker->deregistered_at) return claimed;
 
   // Promote what became due since the scheduler last ran, so a claim never
   // waits for the sweep to see a due retry.
