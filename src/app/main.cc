@@ -5,6 +5,8 @@
 
 #include "app/serve_command.h"
 #include "app/serve_flags.h"
+#include "cli/cli_context.h"
+#include "cli/commands.h"
 #include "server/serve_config.h"
 
 int main(int argc, char** argv) {
@@ -18,6 +20,14 @@ int main(int argc, char** argv) {
   redrive::server::ServeFlags serve_flags;
   CLI::App* serve = app.add_subcommand("serve", "Run the Redrive server");
   redrive::app::AddServeFlags(*serve, serve_flags);
+
+  // Every other subcommand is a client of a running server (src/cli/).
+  redrive::cli::CliContext cli;
+  redrive::cli::AddGlobalFlags(app, cli.flags);
+  redrive::cli::AddClientCommands(app, cli);
+  app.footer(
+      "Exit codes: 0 ok, 1 the server said no (or is unreachable), 2 usage error.\n"
+      "Run `redrive COMMAND --help` for a command's flags and examples.");
 
   try {
     app.parse(argc, argv);
@@ -36,5 +46,6 @@ int main(int argc, char** argv) {
     }
     return redrive::app::RunServe(*config);
   }
+  if (cli.action()) return cli.action()();
   return 2;  // unreachable: require_subcommand(1)
 }

@@ -21,6 +21,17 @@ const char* ErrorCodeName(ErrorCode code) {
   return "INTERNAL_ERROR";
 }
 
+ErrorCode ParseErrorCode(std::string_view name) {
+  for (ErrorCode c :
+       {ErrorCode::kOk, ErrorCode::kBadRequest, ErrorCode::kValidation, ErrorCode::kUnauthorized,
+        ErrorCode::kAccessDenied, ErrorCode::kNotFound, ErrorCode::kMethodNotAllowed,
+        ErrorCode::kConflict, ErrorCode::kLeaseExpired, ErrorCode::kPayloadTooLarge,
+        ErrorCode::kUnsupportedMediaType, ErrorCode::kInternal, ErrorCode::kUnavailable}) {
+    if (name == ErrorCodeName(c)) return c;
+  }
+  return ErrorCode::kInternal;
+}
+
 std::string Status::ToString() const {
   if (ok()) return "OK";
   std::string s = ErrorCodeName(code_);

@@ -5,6 +5,7 @@
 #include <cassert>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 
@@ -29,6 +30,9 @@ enum class ErrorCode {
 
 // The wire name of a code, e.g. "LEASE_EXPIRED".
 const char* ErrorCodeName(ErrorCode code);
+// The inverse of ErrorCodeName, for clients reading error bodies. Unknown
+// names (a newer server) give kInternal; "OK" gives kOk.
+ErrorCode ParseErrorCode(std::string_view name);
 
 class Status {
  public:

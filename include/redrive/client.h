@@ -1,0 +1,124 @@
+// redrive::sdk::Client: typed calls for every route of the Redrive HTTP API.
+//
+//   redrive::Client client({.server_url = "http://127.0.0.1:7070"});
+//   auto r = client.Enqueue({.queue_name = "emails", .payload = {{"to", "ada"}}});
+//   if (!r.ok()) std::cerr << r.status().ToString() << "\n";
+//
+// Errors are values: every call returns Status or Result<T>. A refusal by the
+// server carries its code (so LEASE_EXPIRED is told apart from CONFLICT), its
+// message and, for VALIDATION_ERROR, the offending field. A transport failure
+// (refused connection, timeout, a reply that is not HTTP) is
+// SERVICE_UNAVAILABLE with a message naming the server.
+//
+// Thread-safety: a Client may be used from many threads at once. It keeps a
+// small pool of keep-alive connections; each carries one request at a time.
+#pragma once
+
+#include <boost/json/value.hpp>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "redrive/types.h"
+
+namespace redrive::sdk {
+
+struct ClientOptions {
+  std::string server_url = "http://127.0.0.1:7070";  // http://host:port
+  std::string api_key;                               // sent as Bearer when set
+  std::chrono::milliseconds connect_timeout{5'000};
+  // For a whole request (send and read the answer). A long-poll claim adds
+  // its wait to this.
+  std::chrono::milliseconds request_timeout{30'000};
+  int max_idle_connections = 4;  // idle keep-alive connections kept per Client
+};
+
+class Client {
+ public:
+  explicit Client(ClientOptions options = {});
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  const ClientOptions& options() const;
+
+  // ---- Producer
+  Result<EnqueueResult> Enqueue(const EnqueueRequest& request);
+  Result<BulkEnqueueResult> EnqueueBulk(const BulkEnqueueRequest& request);
+
+  // ---- Jobs
+  Result<Job> GetJob(const std::string& id);
+  Result<std::vector<Job>> ListJobs(const ListJobsFilter& filter = {});  // JobSummary fields
+  Result<std::vector<HistoryEntry>> History(const std::string& id);
+  Result<std::vector<JobStatusEntry>> JobStatuses(const std::vector<std::string>& ids);
+  // Counts of one queue, or of all queues when queue_name is empty.
+  Result<StatusCounts> Stats(const std::string& queue_name = "");
+  Status Cancel(const std::string& id);
+  Result<Job> Retry(const std::string& id, std::optional<Instant> expires_at = std::nullopt);
+  Result<PriorityChange> SetPriority(const std::string& id, int priority);
+  Result<Job> RepairPayload(const std::string& id, const boost::json::value& payload);
+
+  // ---- DLQ
+  Result<std::vector<Job>> ListDlq(const DlqFilter& filter = {});
+  Result<DlqRetryResult> RetryDlq(const DlqRetryRequest& request);
+  Result<int> PurgeDlq(const DlqPurgeRequest& request);  // the purged count
+
+  // ---- Queues
+  Result<std::vector<QueueView>> ListQueues();
+  Result<QueueView> GetQueue(const std::string& name);
+  Result<QueueStats> QueueStatsOf(const std::string& name);
+  Result<QueueConfig> ConfigureQueue(const std::string& name, const QueueConfigUpdate& update);
+  Result<QueueConfig> PauseQueue(const std::string& name,
+                                 std::optional<std::string> reason = std::nullopt);
+  Result<QueueConfig> ResumeQueue(const std::string& name);
+  Status DeleteQueue(const std::string& name, bool delete_jobs = false);
+
+  // ---- Workers
+  Result<WorkerRegistration> RegisterWorker(const RegisterWorkerRequest& request);
+  Result<WorkerInfo> WorkerHeartbeat(const std::string& worker_id,
+                                     const WorkerHeartbeatRequest& request);
+  Status DeregisterWorker(const std::string& worker_id);
+  Result<std::vector<WorkerInfo>> ListWorkers();
+  Result<WorkerInfo> GetWorker(const std::string& worker_id);
+
+  // ---- Leases
+  Result<ClaimResult> Claim(const ClaimRequest& request);
+  // The new lease expiry.
+  Result<Instant> Heartbeat(const std::string& job_id, const std::string& worker_id,
+                            const std::string& lease_id, int lease_duration_secs);
+  Status Complete(const std::string& job_id, const std::string& worker_id,
+                  const std::string& lease_id, const boost::json::value& result = nullptr);
+  Result<FailResult> Fail(const std::string& job_id, const std::string& worker_id,
+                          const std::string& lease_id, const std::string& error,
+                          const FailOptions& options = {});
+  Result<std::vector<AckResult>> AckBatch(const std::string& worker_id,
+                                          const std::vector<Ack>& acks);
+
+  // ---- Service
+  Result<Health> GetHealth();
+  Status Ready();  // OK when GET /health/ready answers 200
+
+  // Escape hatch for routes without a typed call: `path` is relative to
+  // /api/v1 unless it starts with "/health". Answers the parsed JSON body
+  // (null for 204).
+  Result<boost::json::value> Call(std::string_view method, const std::string& path,
+                                  const std::optional<boost::json::value>& body = std::nullopt);
+
+  // Aborts requests in flight (they fail with SERVICE_UNAVAILABLE), e.g. to
+  // end a long-poll claim at shutdown. Later requests work normally.
+  void CancelInFlight();
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace redrive::sdk
+
+namespace redrive {
+using Client = sdk::Client;
+using ClientOptions = sdk::ClientOptions;
+}  // namespace redrive

@@ -1,0 +1,280 @@
+// The request and response types of the Redrive C++ SDK (redrive::client).
+//
+// Reads reuse the server's own model (core/job.h, core/queue.h): a fetched
+// Job is exactly the server's Job, with payload and result as serialized JSON
+// text (PayloadOf/ResultOf parse them). Everything a caller *sends* or a
+// worker *receives* to act on carries boost::json::value.
+//
+// Optional request fields are std::optional: unset means "not sent", so the
+// server's default (often the queue's) applies.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/job.h"
+#include "core/queue.h"
+#include "core/status.h"
+
+namespace redrive::sdk {
+
+using redrive::BackoffPolicy;
+using redrive::DeadReason;
+using redrive::ErrorCode;
+using redrive::HistoryEntry;
+using redrive::Instant;
+using redrive::Job;
+using redrive::JobStatus;
+using redrive::QueueConfig;
+using redrive::Result;
+using redrive::Status;
+using redrive::StatusCounts;
+using redrive::Tags;
+using redrive::WorkerInfo;
+
+// The parsed payload / result of a fetched Job (null when absent).
+boost::json::value PayloadOf(const Job& job);
+boost::json::value ResultOf(const Job& job);
+
+// ---- Producer ---------------------------------------------------------------
+
+struct EnqueueRequest {
+  std::string queue_name;
+  boost::json::value payload;  // any JSON except null
+  std::optional<int> priority;
+  std::optional<int> max_retries;
+  std::optional<int> timeout_seconds;
+  std::optional<Instant> scheduled_at;
+  std::optional<Instant> expires_at;
+  Tags tags;  // sent only when non-empty
+  std::optional<std::string> idempotency_key;
+  std::optional<BackoffPolicy> backoff;
+};
+
+struct EnqueueResult {
+  std::string id;
+  bool created = true;  // false: an existing job had the idempotency_key
+};
+
+// One item of a bulk enqueue (every EnqueueRequest field but queue_name).
+struct BulkJob {
+  boost::json::value payload;
+  std::optional<int> priority;
+  std::optional<int> max_retries;
+  std::optional<int> timeout_seconds;
+  std::optional<Instant> scheduled_at;
+  std::optional<Instant> expires_at;
+  Tags tags;
+  std::optional<std::string> idempotency_key;
+  std::optional<BackoffPolicy> backoff;
+};
+
+struct BulkEnqueueRequest {
+  std::string queue_name;
+  std::vector<BulkJob> jobs;  // at most 1000
+  std::optional<int> default_priority;
+  std::optional<int> default_max_retries;
+  std::optional<int> default_timeout_seconds;
+};
+
+struct BulkSucceeded {
+  int index = 0;
+  std::string job_id;
+  bool created = true;
+};
+struct BulkFailed {
+  int index = 0;
+  Status error;  // code, message and field of the refused item
+};
+struct BulkEnqueueResult {
+  std::vector<BulkSucceeded> succeeded;
+  std::vector<BulkFailed> failed;
+  int total = 0;
+};
+
+// ---- Operator: jobs ----------------------------------------------------------
+
+struct ListJobsFilter {
+  std::optional<std::string> queue_name;
+  std::optional<JobStatus> status;
+  std::optional<std::string> tag;  // "key=value" or "key"
+  std::optional<int> limit;        // 1..100, server default 50
+  std::optional<int> offset;
+};
+
+struct DlqFilter {
+  std::optional<std::string> queue_name;
+  std::optional<std::string> tag;
+  std::optional<DeadReason> dead_reason;
+  std::optional<int> limit;
+  std::optional<int> offset;
+};
+
+// An item of GET /jobs/status.
+struct JobStatusEntry {
+  std::string id;
+  JobStatus status = JobStatus::kPending;
+  std::string queue_name;
+  int retry_count = 0;
+  Instant created_at{};
+  std::optional<Instant> completed_at;
+};
+
+struct PriorityChange {
+  std::string job_id;
+  int old_priority = 0;
+  int new_priority = 0;
+};
+
+struct DlqRetryRequest {
+  std::vector<std::string> job_ids;  // when non-empty, the filters are ignored
+  std::optional<std::string> queue_name;
+  std::optional<DeadReason> dead_reason;
+  std::optional<std::string> tag;
+  std::optional<int> limit;  // 1..1000; also caps job_ids
+  bool dry_run = false;
+  std::optional<double> rate_per_second;
+};
+
+struct DlqRetryResult {
+  bool dry_run = false;
+  int matched_count = 0;  // dry runs
+  int retried_count = 0;  // real runs
+  std::vector<std::string> retried_jobs;
+};
+
+struct DlqPurgeRequest {
+  bool confirm = false;  // must be true, or the server answers BAD_REQUEST
+  std::optional<std::string> queue_name;
+  std::optional<Instant> older_than;
+  std::optional<int> limit;
+};
+
+// ---- Operator: queues ------------------------------------------------------
+
+// A GET /queues item.
+struct QueueView {
+  QueueConfig config;
+  StatusCounts counts;
+  std::optional<Instant> oldest_deadletter_at;
+};
+
+// GET /queues/{name}/stats.
+struct QueueStats {
+  std::string queue_name;
+  StatusCounts counts;
+  std::optional<Instant> oldest_deadletter_at;
+};
+
+// PUT /queues/{name}/config: only the fields set change.
+struct QueueConfigUpdate {
+  std::optional<int> max_retries;
+  std::optional<int> default_timeout;
+  std::optional<bool> enabled;
+  std::optional<BackoffPolicy> backoff;  // replaces the whole policy
+  // Retention: outer nullopt = unchanged; inner nullopt = keep forever.
+  std::optional<std::optional<std::chrono::seconds>> retention_completed;
+  std::optional<std::optional<std::chrono::seconds>> retention_deadletter;
+  std::optional<std::optional<std::chrono::seconds>> retention_cancelled;
+};
+
+// ---- Workers -----------------------------------------------------------------
+
+struct RegisterWorkerRequest {
+  std::string queue_name;
+  std::string hostname;
+  std::optional<std::string> worker_type;
+  std::optional<int> max_concurrency;
+  std::optional<boost::json::object> metadata;
+  std::optional<std::string> version;
+  std::optional<std::string> worker_id;  // given: an upsert; else generated
+};
+
+struct WorkerRegistration {
+  std::string id;
+  std::string queue_name;
+  int lease_duration_secs = 30;
+  int heartbeat_interval_secs = 10;
+};
+
+struct WorkerHeartbeatRequest {
+  int current_jobs = 0;
+  std::optional<std::string> status;  // healthy, degraded, draining
+  std::optional<boost::json::object> metadata;
+};
+
+// A job handed out by POST /jobs/claim.
+struct ClaimedJob {
+  std::string id;
+  std::string queue_name;
+  boost::json::value payload;
+  int retry_count = 0;
+  int max_retries = 0;
+  int timeout_seconds = 0;
+  std::string lease_id;
+  Instant lease_expires_at{};
+  int priority = 0;
+  Tags tags;
+  int attempts = 0;
+};
+
+// A completion (no error) or a failure (error set) of a held job.
+struct Ack {
+  std::string id;
+  std::string lease_id;
+  std::optional<boost::json::value> result;  // completions
+  std::optional<std::string> error;          // failures
+  bool no_retry = false;
+  std::optional<std::chrono::milliseconds> retry_after;
+
+  static Ack Complete(std::string id, std::string lease_id, boost::json::value result = nullptr);
+  static Ack Fail(std::string id, std::string lease_id, std::string error, bool no_retry = false,
+                  std::optional<std::chrono::milliseconds> retry_after = std::nullopt);
+};
+
+struct AckResult {
+  std::string id;
+  bool success = false;
+  std::optional<JobStatus> status;
+  std::optional<bool> will_retry;
+  Status error;  // !success: LEASE_EXPIRED, CONFLICT or NOT_FOUND
+};
+
+struct ClaimRequest {
+  std::string queue_name;
+  std::string worker_id;
+  std::optional<int> limit;                          // 1..100, server default 1
+  std::optional<int> lease_duration_secs;            // 5..3600, server default 30
+  std::optional<std::chrono::milliseconds> wait;     // long-poll, ≤ 30 s
+  std::optional<std::vector<Ack>> acks;              // applied before claiming
+};
+
+struct ClaimResult {
+  std::vector<ClaimedJob> jobs;
+  std::vector<AckResult> results;  // one per ack, when acks were sent
+};
+
+struct FailOptions {
+  bool no_retry = false;                                 // straight to the DLQ
+  std::optional<std::chrono::milliseconds> retry_after;  // instead of the backoff
+};
+
+struct FailResult {
+  bool will_retry = false;
+  JobStatus status = JobStatus::kScheduled;  // the job's new status
+  int retry_count = 0;
+  std::optional<Instant> scheduled_at;
+  DeadReason dead_reason = DeadReason::kNone;
+};
+
+struct Health {
+  std::string status;   // "ok"
+  std::string version;  // the server's
+};
+
+}  // namespace redrive::sdk

@@ -1,0 +1,24 @@
+// The client subcommands of the `redrive` binary, one file each. Each Add*
+// function registers its command group on `app` and its actions on `ctx`
+// (see cli_context.h); nothing runs until main() calls ctx.action().
+#pragma once
+
+#include "cli/cli_context.h"
+
+namespace CLI {
+class App;
+}
+
+namespace redrive::cli {
+
+void AddEnqueueCommand(CLI::App& app, CliContext& ctx);   // enqueue_command.cc
+void AddJobsCommand(CLI::App& app, CliContext& ctx);      // jobs_command.cc
+void AddDlqCommand(CLI::App& app, CliContext& ctx);       // dlq_command.cc
+void AddQueuesCommand(CLI::App& app, CliContext& ctx);    // queues_command.cc
+void AddWorkersCommand(CLI::App& app, CliContext& ctx);   // workers_command.cc
+void AddWorkCommand(CLI::App& app, CliContext& ctx);      // work_command.cc
+
+// All of the above.
+void AddClientCommands(CLI::App& app, CliContext& ctx);
+
+}  // namespace redrive::cli

@@ -1,0 +1,208 @@
+// `redrive dlq list|show|retry|purge`: the dead-letter queue. Redrives and
+// purges act on many jobs, so retry needs an explicit selection and purge a
+// confirmation.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <boost/json/array.hpp>
+#include <boost/json/value_from.hpp>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/confirm.h"
+#include "cli/durations.h"
+#include "cli/job_views.h"
+#include "cli/output.h"
+#include "wire/job_json.h"
+
+namespace redrive::cli {
+namespace {
+
+Instant Now() { return SystemClock().Now(); }
+
+std::string CheckReason(const std::string& text) {
+  return ParseDeadReason(text) ? ""
+                               : "'" + text +
+                                     "' is not a dead reason (max_retries_exceeded, "
+                                     "lease_expired, non_retryable, expired)";
+}
+
+struct ListFlags {
+  std::string queue, reason, tag;
+  std::optional<int> limit, offset;
+};
+
+int RunList(CliContext& ctx, const ListFlags& f) {
+  sdk::DlqFilter filter;
+  if (!f.queue.empty()) filter.queue_name = f.queue;
+  if (!f.reason.empty()) filter.dead_reason = ParseDeadReason(f.reason);
+  if (!f.tag.empty()) filter.tag = f.tag;
+  filter.limit = f.limit;
+  filter.offset = f.offset;
+  auto jobs = ctx.client().ListDlq(filter);
+  if (!jobs.ok()) return ReportError(jobs.status());
+  if (ctx.flags.json) PrintJobSummariesJson(*jobs);
+  else if (jobs->empty()) std::cout << "the DLQ is empty\n";
+  else PrintDeadJobTable(std::cout, *jobs, Now());
+  return kExitOk;
+}
+
+void AddList(CLI::App& dlq, CliContext& ctx) {
+  auto* cmd = dlq.add_subcommand("list", "List dead jobs, most recently dead first");
+  auto f = std::make_shared<ListFlags>();
+  cmd->add_option("--queue,-q", f->queue, "Only this queue");
+  cmd->add_option("--reason", f->reason, "Only this dead reason")->check(CheckReason);
+  cmd->add_option("--tag", f->tag, "Only jobs with this tag: key=value, or key");
+  cmd->add_option("--limit,-n", f->limit, "At most this many (1..100, default 50)");
+  cmd->add_option("--offset", f->offset, "Skip this many");
+  cmd->footer(
+      "Examples:\n"
+      "  redrive dlq list --queue emails\n"
+      "  redrive dlq list --reason non_retryable --json");
+  ctx.OnRun(cmd, [&ctx, f] { return RunList(ctx, *f); });
+}
+
+int RunShow(CliContext& ctx, const std::string& id) {
+  auto job = ctx.client().GetJob(id);
+  if (!job.ok()) return ReportError(job.status());
+  auto history = ctx.client().History(id);
+  if (!history.ok()) return ReportError(history.status());
+  if (ctx.flags.json) {
+    boost::json::array entries;
+    for (const auto& e : *history) entries.push_back(wire::HistoryEntryToJson(e));
+    PrintJson({{"job", wire::JobToJson(*job)}, {"history", entries}});
+    return kExitOk;
+  }
+  PrintJobDetail(std::cout, *job, Now());
+  std::cout << "\nHistory:\n";
+  PrintHistory(std::cout, *history, Now());
+  return kExitOk;
+}
+
+void AddShow(CLI::App& dlq, CliContext& ctx) {
+  auto* cmd = dlq.add_subcommand("show", "Show a dead job: last error, reason, payload, history");
+  auto id = std::make_shared<std::string>();
+  cmd->add_option("ID", *id, "Job id")->required();
+  cmd->footer("Example:\n  redrive dlq show 01a227b1-17ac-70b2-8612-af0bc51bf36f");
+  ctx.OnRun(cmd, [&ctx, id] { return RunShow(ctx, *id); });
+}
+
+struct RetryFlags {
+  std::string queue, reason, tag, rate;
+  std::vector<std::string> ids;
+  std::optional<int> limit;
+  bool dry_run = false, all = false;
+};
+
+int RunRetry(CliContext& ctx, const RetryFlags& f) {
+  if (f.queue.empty() && f.ids.empty() && !f.all) {
+    return UsageError("dlq retry: say which jobs: --queue Q, --ids a,b or --all");
+  }
+  sdk::DlqRetryRequest request;
+  request.job_ids = f.ids;
+  if (!f.queue.empty()) request.queue_name = f.queue;
+  if (!f.reason.empty()) request.dead_reason = ParseDeadReason(f.reason);
+  if (!f.tag.empty()) request.tag = f.tag;
+  request.limit = f.limit;
+  request.dry_run = f.dry_run;
+  if (!f.rate.empty()) request.rate_per_second = ParseRate(f.rate);
+  auto result = ctx.client().RetryDlq(request);
+  if (!result.ok()) return ReportError(result.status());
+  if (ctx.flags.json) {
+    if (result->dry_run) PrintJson({{"matched_count", result->matched_count}, {"dry_run", true}});
+    else PrintJson({{"retried_count", result->retried_count},
+                    {"retried_jobs", boost::json::value_from(result->retried_jobs)}});
+  } else if (result->dry_run) {
+    std::cout << "would retry " << result->matched_count << " jobs (dry run; nothing changed)\n";
+  } else {
+    std::cout << "retried " << result->retried_count << " jobs\n";
+    for (const auto& id : result->retried_jobs) std::cout << "  " << id << "\n";
+  }
+  return kExitOk;
+}
+
+void AddRetry(CLI::App& dlq, CliContext& ctx) {
+  auto* cmd = dlq.add_subcommand("retry", "Redrive dead jobs: back to pending, retries reset");
+  auto f = std::make_shared<RetryFlags>();
+  cmd->add_option("--queue,-q", f->queue, "Dead jobs of this queue");
+  cmd->add_option("--reason", f->reason, "Only this dead reason")->check(CheckReason);
+  cmd->add_option("--tag", f->tag, "Only jobs with this tag: key=value, or key");
+  cmd->add_option("--ids", f->ids, "These jobs (comma-separated); other filters are ignored")
+      ->delimiter(',');
+  cmd->add_flag("--all", f->all, "Every dead job (oldest first, up to --limit)");
+  cmd->add_option("--limit,-n", f->limit, "At most this many (1..1000, default 100)");
+  cmd->add_flag("--dry-run", f->dry_run, "Only count what would be retried");
+  cmd->add_option("--rate", f->rate, "Spread the redrive: 50/s, 600/m")->check(CheckRate);
+  cmd->footer(
+      "Examples:\n"
+      "  redrive dlq retry --queue emails --dry-run\n"
+      "  redrive dlq retry --queue webhooks --reason lease_expired --rate 50/s\n"
+      "  redrive dlq retry --ids 01a227b1-...,01a227b2-...");
+  ctx.OnRun(cmd, [&ctx, f] { return RunRetry(ctx, *f); });
+}
+
+struct PurgeFlags {
+  std::string queue, older_than;
+  std::optional<int> limit;
+  bool yes = false;
+};
+
+// What the operator must type to confirm: the queue's name, or "yes" when
+// purging every queue.
+std::string PurgeDescription(const PurgeFlags& f) {
+  std::string what = f.queue.empty() ? "dead jobs of EVERY queue" : "dead jobs of queue " + f.queue;
+  if (!f.older_than.empty()) what += " that died more than " + f.older_than + " ago";
+  return what;
+}
+
+int RunPurge(CliContext& ctx, const PurgeFlags& f) {
+  if (!f.yes) {
+    if (!IsTerminal(STDIN_FILENO)) {
+      return UsageError("dlq purge deletes jobs for good: pass --yes to confirm (stdin is not a terminal)");
+    }
+    std::string expected = f.queue.empty() ? "yes" : f.queue;
+    if (!Confirm("Delete " + PurgeDescription(f) + "?", expected)) {
+      std::cerr << "redrive: not confirmed; nothing purged\n";
+      return kExitUsage;
+    }
+  }
+  sdk::DlqPurgeRequest request;
+  request.confirm = true;
+  if (!f.queue.empty()) request.queue_name = f.queue;
+  if (!f.older_than.empty()) request.older_than = Now() - *ParseDuration(f.older_than);
+  request.limit = f.limit;
+  auto purged = ctx.client().PurgeDlq(request);
+  if (!purged.ok()) return ReportError(purged.status());
+  if (ctx.flags.json) PrintJson({{"purged_count", *purged}});
+  else std::cout << "purged " << *purged << " dead jobs\n";
+  return kExitOk;
+}
+
+void AddPurge(CLI::App& dlq, CliContext& ctx) {
+  auto* cmd = dlq.add_subcommand("purge", "Delete dead jobs for good (asks for confirmation)");
+  auto f = std::make_shared<PurgeFlags>();
+  cmd->add_option("--queue,-q", f->queue, "Only this queue (default: every queue)");
+  cmd->add_option("--older-than", f->older_than, "Only jobs dead for longer than this (7d, 12h)")
+      ->check(CheckDuration);
+  cmd->add_option("--limit,-n", f->limit, "At most this many (1..10000, default 10000)");
+  cmd->add_flag("--yes,-y", f->yes, "Do not ask; required when stdin is not a terminal");
+  cmd->footer(
+      "On a terminal, purge asks you to type the queue name (or \"yes\" without --queue).\n"
+      "Examples:\n"
+      "  redrive dlq purge --queue emails --older-than 7d\n"
+      "  redrive dlq purge --queue emails --yes      # scripts, cron");
+  ctx.OnRun(cmd, [&ctx, f] { return RunPurge(ctx, *f); });
+}
+
+}  // namespace
+
+void AddDlqCommand(CLI::App& app, CliContext& ctx) {
+  auto* dlq = app.add_subcommand("dlq", "The dead-letter queue: list, show, redrive, purge");
+  dlq->require_subcommand(1);
+  AddList(*dlq, ctx);
+  AddShow(*dlq, ctx);
+  AddRetry(*dlq, ctx);
+  AddPurge(*dlq, ctx);
+}
+
+}  // namespace redrive::cli

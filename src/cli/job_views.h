@@ -1,0 +1,28 @@
+// How jobs look on the terminal, shared by `jobs` and `dlq`: list tables,
+// the detail view of one job and its history. With --json the commands print
+// the server's shapes instead, through the same wire functions the server
+// uses (so the JSON is what the API returned).
+#pragma once
+
+#include <ostream>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/job.h"
+
+namespace redrive::cli {
+
+// ID, QUEUE, STATUS, PRI, TRIES (retry_count/max_retries), TAGS, CREATED.
+void PrintJobTable(std::ostream& out, const std::vector<Job>& jobs, Instant now);
+// ID, QUEUE, REASON, TRIES, DIED, ERROR: the DLQ's view.
+void PrintDeadJobTable(std::ostream& out, const std::vector<Job>& jobs, Instant now);
+// Every field of one job, times both absolute and relative.
+void PrintJobDetail(std::ostream& out, const Job& job, Instant now);
+// TIME, EVENT, WORKER, DETAILS, oldest first.
+void PrintHistory(std::ostream& out, const std::vector<HistoryEntry>& history, Instant now);
+
+// JSON arrays of JobSummary / history entries, as the API returns them.
+void PrintJobSummariesJson(const std::vector<Job>& jobs);
+void PrintHistoryJson(const std::vector<HistoryEntry>& history);
+
+}  // namespace redrive::cli

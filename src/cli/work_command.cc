@@ -1,0 +1,91 @@
+// `redrive work QUEUE [-c N] [--lease 30s] [--timeout D] -- COMMAND ARGS…`: a
+// worker for any language, built on the SDK's Worker (claiming, heartbeats,
+// graceful shutdown); job_runner.h runs COMMAND per job.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/durations.h"
+#include "cli/job_runner.h"
+#include "core/time_format.h"
+#include "redrive/worker.h"
+
+namespace redrive::cli {
+namespace {
+
+struct WorkFlags {
+  std::string queue;
+  std::vector<std::string> command;
+  int concurrency = 1;
+  std::string lease = "30s", timeout, grace = "30s";
+  std::string worker_id;
+  bool quiet = false;
+};
+
+sdk::WorkerOptions MakeWorkerOptions(const WorkFlags& f) {
+  sdk::WorkerOptions options;
+  options.queue = f.queue;
+  options.concurrency = f.concurrency;
+  options.lease = std::chrono::seconds(CeilSeconds(*ParseDuration(f.lease)));
+  options.grace_period = *ParseDuration(f.grace);
+  options.worker_type = "redrive-work";
+  options.version = REDRIVE_VERSION;
+  options.worker_id = f.worker_id;
+  return options;
+}
+
+int RunWork(CliContext& ctx, const WorkFlags& f) {
+  if (f.command.empty()) return UsageError("work: give the command to run after --");
+  if (f.concurrency < 1) return UsageError("work: -c must be at least 1");
+  JobRunnerOptions runner{.command = f.command, .verbose = !f.quiet};
+  if (!f.timeout.empty()) runner.timeout = *ParseDuration(f.timeout);
+  sdk::Worker worker(ctx.shared_client(), MakeWorkerOptions(f),
+                     [runner](const sdk::JobContext& job) { return RunJob(job, runner); });
+  worker.OnError([](const Status& st) {
+    std::cerr << "redrive work: " << ErrorCodeName(st.code()) << ": " << st.message() << "\n";
+  });
+  worker.OnDeath([](const sdk::ClaimedJob& job, const sdk::FailResult& r, const std::string&) {
+    std::cerr << "redrive work: job " << job.id << " went to the DLQ ("
+              << DeadReasonName(r.dead_reason) << ")\n";
+  });
+  if (!f.quiet) {
+    std::cerr << "redrive work: running `" << f.command[0] << "` for queue " << f.queue << " with "
+              << f.concurrency << " slot(s); SIGTERM or Ctrl-C stops gracefully\n";
+  }
+  Status st = worker.RunUntilSignal();
+  if (!st.ok()) return ReportError(st);
+  if (!f.quiet) std::cerr << "redrive work: stopped\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddWorkCommand(CLI::App& app, CliContext& ctx) {
+  auto* cmd = app.add_subcommand("work", "Run COMMAND once per job of QUEUE: a worker for any language");
+  auto f = std::make_shared<WorkFlags>();
+  cmd->add_option("QUEUE", f->queue, "Queue to work on")->required();
+  cmd->add_option("COMMAND", f->command, "Command and its arguments (after --); no shell")->required();
+  cmd->add_option("-c,--concurrency", f->concurrency, "Jobs run at once")->capture_default_str();
+  cmd->add_option("--lease", f->lease, "Lease per claim, renewed by heartbeats (5s..1h)")
+      ->check(CheckDuration)
+      ->capture_default_str();
+  cmd->add_option("--timeout", f->timeout, "Kill COMMAND after this long: a retryable failure")
+      ->check(CheckDuration);
+  cmd->add_option("--grace", f->grace, "On SIGTERM/SIGINT, let running commands finish this long")
+      ->check(CheckDuration)
+      ->capture_default_str();
+  cmd->add_option("--worker-id", f->worker_id, "Worker id (default HOSTNAME-PID-N)");
+  cmd->add_flag("--quiet", f->quiet, "No per-job lines on stderr");
+  cmd->footer(
+      "COMMAND gets the payload JSON on stdin and REDRIVE_JOB_ID, REDRIVE_QUEUE,\n"
+      "REDRIVE_ATTEMPT (1 on the first run), REDRIVE_MAX_RETRIES and REDRIVE_RETRIES_LEFT.\n"
+      "  exit 0    complete; stdout is the result if it is JSON, else {\"stdout\": \"...\"}\n"
+      "  exit 100  failed for good: no retry, straight to the DLQ\n"
+      "  other exit codes, signals, --timeout: retry, with the end of stderr as the error\n"
+      "Examples:\n"
+      "  redrive work emails -- ./send_email.py\n"
+      "  redrive work thumbs -c 4 --timeout 2m -- convert-thumb --size 128");
+  ctx.OnRun(cmd, [&ctx, f] { return RunWork(ctx, *f); });
+}
+
+}  // namespace redrive::cli

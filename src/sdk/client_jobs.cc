@@ -1,0 +1,100 @@
+// Client: the producer, job and DLQ routes.
+#include <boost/json/object.hpp>
+
+#include "core/time_format.h"
+#include "redrive/client.h"
+#include "sdk/client_impl.h"
+#include "sdk/request_encoding.h"
+#include "wire/job_decode.h"
+#include "wire/json_read.h"
+#include "wire/queue_decode.h"
+
+namespace redrive::sdk {
+
+Result<EnqueueResult> Client::Enqueue(const EnqueueRequest& request) {
+  return impl_->Call<EnqueueResult>("POST", "/jobs", EnqueueToJson(request),
+                                    &EnqueueResultFromJson);
+}
+
+Result<BulkEnqueueResult> Client::EnqueueBulk(const BulkEnqueueRequest& request) {
+  return impl_->Call<BulkEnqueueResult>("POST", "/jobs/bulk", BulkEnqueueToJson(request),
+                                        &BulkResultFromJson);
+}
+
+Result<Job> Client::GetJob(const std::string& id) {
+  return impl_->Call<Job>("GET", PathWithId("/jobs/", id), std::nullopt, &wire::JobFromJson);
+}
+
+Result<std::vector<Job>> Client::ListJobs(const ListJobsFilter& filter) {
+  Query q;
+  q.Add("queue_name", filter.queue_name);
+  if (filter.status) q.Add("status", std::optional<std::string>(JobStatusName(*filter.status)));
+  q.Add("tag", filter.tag).Add("limit", filter.limit).Add("offset", filter.offset);
+  return impl_->CallList<Job>("/jobs" + q.str(), &wire::JobFromJson);
+}
+
+Result<std::vector<HistoryEntry>> Client::History(const std::string& id) {
+  return impl_->CallList<HistoryEntry>(PathWithId("/jobs/", id, "/history"),
+                                       &wire::HistoryEntryFromJson);
+}
+
+Result<std::vector<JobStatusEntry>> Client::JobStatuses(const std::vector<std::string>& ids) {
+  std::string joined;
+  for (const auto& id : ids) joined += (joined.empty() ? "" : ",") + id;
+  return impl_->CallList<JobStatusEntry>("/jobs/status" + Query().Add("ids", joined).str(),
+                                         &JobStatusEntryFromJson);
+}
+
+Result<StatusCounts> Client::Stats(const std::string& queue_name) {
+  Query q;
+  if (!queue_name.empty()) q.Add("queue_name", queue_name);
+  auto v = impl_->Json("GET", "/jobs/stats" + q.str());
+  if (!v.ok()) return v.status();
+  if (!v->is_object()) return Status::Internal("malformed stats in the server's answer");
+  return wire::StatusCountsFromJson(v->get_object());
+}
+
+Status Client::Cancel(const std::string& id) {
+  return impl_->Json("DELETE", PathWithId("/jobs/", id)).status();
+}
+
+Result<Job> Client::Retry(const std::string& id, std::optional<Instant> expires_at) {
+  boost::json::object body;
+  if (expires_at) body["expires_at"] = FormatTime(*expires_at);
+  return impl_->Call<Job>("POST", PathWithId("/jobs/", id, "/retry"), body, &wire::JobFromJson);
+}
+
+Result<PriorityChange> Client::SetPriority(const std::string& id, int priority) {
+  return impl_->Call<PriorityChange>("PUT", PathWithId("/jobs/", id, "/priority"),
+                                     boost::json::object{{"priority", priority}},
+                                     &PriorityChangeFromJson);
+}
+
+Result<Job> Client::RepairPayload(const std::string& id, const boost::json::value& payload) {
+  return impl_->Call<Job>("PUT", PathWithId("/jobs/", id, "/payload"),
+                          boost::json::object{{"payload", payload}}, &wire::JobFromJson);
+}
+
+Result<std::vector<Job>> Client::ListDlq(const DlqFilter& filter) {
+  Query q;
+  q.Add("queue_name", filter.queue_name).Add("tag", filter.tag);
+  if (filter.dead_reason) {
+    q.Add("dead_reason", std::optional<std::string>(DeadReasonName(*filter.dead_reason)));
+  }
+  q.Add("limit", filter.limit).Add("offset", filter.offset);
+  return impl_->CallList<Job>("/jobs/dlq" + q.str(), &wire::JobFromJson);
+}
+
+Result<DlqRetryResult> Client::RetryDlq(const DlqRetryRequest& request) {
+  return impl_->Call<DlqRetryResult>("POST", "/jobs/dlq/retry", DlqRetryToJson(request),
+                                     &DlqRetryResultFromJson);
+}
+
+Result<int> Client::PurgeDlq(const DlqPurgeRequest& request) {
+  auto v = impl_->Json("POST", "/jobs/dlq/purge", DlqPurgeToJson(request));
+  if (!v.ok()) return v.status();
+  if (!v->is_object()) return Status::Internal("malformed purge result in the server's answer");
+  return static_cast<int>(wire::ReadIntOr(v->get_object(), "purged_count", 0));
+}
+
+}  // namespace redrive::sdk

@@ -1,0 +1,56 @@
+// One HTTP/1.1 connection over a POSIX socket: connect with a timeout, send a
+// request, read one response before a deadline. Plain sockets rather than
+// Beast/Asio keep the SDK light to compile and link.
+//
+// Thread-safety: one thread uses a connection at a time; Abort() alone may be
+// called from another thread (it wakes a blocked read).
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "core/status.h"
+#include "sdk/server_url.h"
+
+namespace redrive::sdk {
+
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+struct HttpResponse {
+  int status = 0;
+  std::string body;
+  bool keep_alive = true;  // false: the server will close; don't reuse
+};
+
+class HttpConnection {
+ public:
+  // SERVICE_UNAVAILABLE when the server cannot be resolved or reached in time.
+  static Result<std::unique_ptr<HttpConnection>> Connect(const ServerUrl& url,
+                                                         std::chrono::milliseconds timeout);
+  ~HttpConnection();
+  HttpConnection(const HttpConnection&) = delete;
+  HttpConnection& operator=(const HttpConnection&) = delete;
+
+  // Writes `request` (a whole serialized request) and reads the answer.
+  // `*received_nothing` tells a caller whether the failure happened before
+  // any byte of a response arrived (a reused connection the server had
+  // already closed: safe to resend on a fresh one).
+  Result<HttpResponse> RoundTrip(const std::string& request, SteadyTime deadline,
+                                 bool* received_nothing);
+
+  // Shuts the socket down so a blocked RoundTrip fails at once.
+  void Abort();
+
+ private:
+  explicit HttpConnection(int fd) : fd_(fd) {}
+  Status WriteAll(const std::string& data, SteadyTime deadline);
+  // Appends at least one byte to buffer_; UNAVAILABLE on EOF/error/deadline.
+  Status ReadMore(SteadyTime deadline);
+  Status ReadChunkedBody(size_t start, SteadyTime deadline, std::string* body);
+
+  int fd_;
+  std::string buffer_;  // bytes read but not yet consumed
+};
+
+}  // namespace redrive::sdk

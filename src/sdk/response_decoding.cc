@@ -1,0 +1,180 @@
+#include "sdk/response_decoding.h"
+
+#include "wire/error_decode.h"
+#include "wire/json_read.h"
+#include "wire/queue_decode.h"
+
+namespace redrive::sdk {
+namespace {
+
+using wire::ReadBoolOr;
+using wire::ReadInt;
+using wire::ReadIntOr;
+using wire::ReadString;
+using wire::ReadStringOr;
+using wire::ReadTime;
+
+Result<const boost::json::object*> AsObject(const boost::json::value& v, const char* what) {
+  const auto* o = v.if_object();
+  if (!o) return Status::Internal(std::string("malformed ") + what + " in the server's answer");
+  return o;
+}
+
+int Int(const boost::json::object& o, std::string_view key, int fallback = 0) {
+  return static_cast<int>(ReadIntOr(o, key, fallback));
+}
+
+std::vector<std::string> Strings(const boost::json::object& o, std::string_view key) {
+  std::vector<std::string> out;
+  if (const auto* v = o.if_contains(key); v && v->is_array()) {
+    for (const auto& s : v->get_array()) {
+      if (s.is_string()) out.emplace_back(s.get_string());
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<EnqueueResult> EnqueueResultFromJson(const boost::json::value& v) {
+  REDRIVE_ASSIGN_OR_RETURN(const auto* o, AsObject(v, "enqueue result"));
+  return EnqueueResult{ReadStringOr(*o, "id"), ReadBoolOr(*o, "created", true)};
+}
+
+Result<BulkEnqueueResult> BulkResultFromJson(const boost::json::value& v) {
+  REDRIVE_ASSIGN_OR_RETURN(const auto* o, AsObject(v, "bulk result"));
+  BulkEnqueueResult out;
+  out.total = Int(*o, "total");
+  if (const auto* s = o->if_contains("succeeded"); s && s->is_array()) {
+    for (const auto& item : s->get_array()) {
+      if (!item.is_object()) continue;
+      const auto& i = item.get_object();
+      out.succeeded.push_back(
+          {Int(i, "index"), ReadStringOr(i, "job_id"), ReadBoolOr(i, "created", true)});
+    }
+  }
+  if (const auto* f = o->if_contains("failed"); f && f->is_array()) {
+    for (const auto& item : f->get_array()) {
+      if (!item.is_object()) continue;
+      const auto& i = item.get_object();
+      // Items carry {index, error (the message), code, details}.
+      boost::json::object as_error{{"code", ReadStringOr(i, "code", "VALIDATION_ERROR")},
+                                   {"message", ReadStringOr(i, "error")}};
+      if (const auto* d = i.if_contains("details")) as_error["details"] = *d;
+      out.failed.push_back({Int(i, "index"), wire::ErrorFromJson(as_error, 400)});
+    }
+  }
+  return out;
+}
+
+Result<ClaimedJob> ClaimedJobFromJson(const boost::json::value& v) {
+  REDRIVE_ASSIGN_OR_RETURN(const auto* o, AsObject(v, "claimed job"));
+  ClaimedJob j;
+  j.id = ReadStringOr(*o, "id");
+  j.lease_id = ReadStringOr(*o, "lease_id");
+  if (j.id.empty() || j.lease_id.empty()) {
+    return Status::Internal("claimed job without id or lease_id in the server's answer");
+  }
+  j.queue_name = ReadStringOr(*o, "queue_name");
+  if (const auto* p = o->if_contains("payload")) j.payload = *p;
+  j.retry_count = Int(*o, "retry_count");
+  j.max_retries = Int(*o, "max_retries");
+  j.timeout_seconds = Int(*o, "timeout_seconds");
+  j.lease_expires_at = ReadTime(*o, "lease_expires_at").value_or(Instant{});
+  j.priority = Int(*o, "priority");
+  j.tags = wire::ReadTags(*o, "tags");
+  j.attempts = Int(*o, "attempts");
+  return j;
+}
+
+Result<AckResult> AckResultFromJson(const boost::json::value& v) {
+  REDRIVE_ASSIGN_OR_RETURN(const auto* o, AsObject(v, "ack result"));
+  AckResult r;
+  r.id = ReadStringOr(*o, "id");
+  r.success = ReadBoolOr(*o, "success", false);
+  if (auto s = ReadString(*o, "status")) r.status = ParseJobStatus(*s);
+  if (const auto* w = o->if_contains("will_retry"); w && w->is_bool()) r.will_retry = w->get_bool();
+  if (!r.success) r.error = wire::ErrorFromJson(v, 409);
+  return r;
+}
+
+Result<ClaimResult> ClaimResultFromJson(const boost::json::value& v) {
+  REDRIVE_ASSIGN_OR_RETURN(const auto* o, AsObject(v, "claim result"));
+  ClaimResult out;
+  if (const auto* jobs = o->if_contains("jobs")) {
+    REDRIVE_ASSIGN_OR_RETURN(out.jobs, ArrayFromJson<ClaimedJob>(*jobs, &ClaimedJobFromJson));
+  }
+  if (const auto* results = o->if_contains("results")) {
+    REDRIVE_ASSIGN_OR_RETURN(out.results, ArrayFromJson<AckResult>(*results, &AckResultFromJson));
+  }
+  return out;
+}
+
+Result<FailResult> FailResultFromJson(const boost::json::value& v) {
+  REDRIVE_ASSIGN_OR_RETURN(const auto* o, AsObject(v, "fail result"));
+  FailResult r;
+  r.will_retry = ReadBoolOr(*o, "will_retry", false);
+  r.status = ParseJobStatus(ReadStringOr(*o, "status")).value_or(JobStatus::kScheduled);
+  r.retry_count = Int(*o, "retry_count");
+  r.scheduled_at = ReadTime(*o, "scheduled_at");
+  if (auto d = ReadString(*o, "dead_reason")) {
+    r.dead_reason = ParseDeadReason(*d).value_or(DeadReason::kNone);
+  }
+  return r;
+}
+
+Result<JobStatusEntry> JobStatusEntryFromJson(const boost::json::value& v) {
+  REDRIVE_ASSIGN_OR_RETURN(const auto* o, AsObject(v, "job status"));
+  JobStatusEntry e;
+  e.id = ReadStringOr(*o, "id");
+  e.status = ParseJobStatus(ReadStringOr(*o, "status")).value_or(JobStatus::kPending);
+  e.queue_name = ReadStringOr(*o, "queue_name");
+  e.retry_count = Int(*o, "retry_count");
+  e.created_at = ReadTime(*o, "created_at").value_or(Instant{});
+  e.completed_at = ReadTime(*o, "completed_at");
+  return e;
+}
+
+Result<PriorityChange> PriorityChangeFromJson(const boost::json::value& v) {
+  REDRIVE_ASSIGN_OR_RETURN(const auto* o, AsObject(v, "priority change"));
+  return PriorityChange{ReadStringOr(*o, "job_id"), Int(*o, "old_priority"),
+                        Int(*o, "new_priority")};
+}
+
+Result<DlqRetryResult> DlqRetryResultFromJson(const boost::json::value& v) {
+  REDRIVE_ASSIGN_OR_RETURN(const auto* o, AsObject(v, "DLQ retry result"));
+  DlqRetryResult r;
+  r.dry_run = ReadBoolOr(*o, "dry_run", false);
+  r.matched_count = Int(*o, "matched_count");
+  r.retried_count = Int(*o, "retried_count");
+  r.retried_jobs = Strings(*o, "retried_jobs");
+  return r;
+}
+
+Result<QueueView> QueueViewFromJson(const boost::json::value& v) {
+  QueueView q;
+  REDRIVE_ASSIGN_OR_RETURN(q.config, wire::QueueConfigFromJson(v));
+  const auto& o = v.get_object();
+  if (const auto* c = wire::ReadObject(o, "counts")) q.counts = wire::StatusCountsFromJson(*c);
+  q.oldest_deadletter_at = ReadTime(o, "oldest_deadletter_at");
+  return q;
+}
+
+Result<QueueStats> QueueStatsFromJson(const boost::json::value& v) {
+  REDRIVE_ASSIGN_OR_RETURN(const auto* o, AsObject(v, "queue stats"));
+  return QueueStats{ReadStringOr(*o, "queue_name"), wire::StatusCountsFromJson(*o),
+                    ReadTime(*o, "oldest_deadletter_at")};
+}
+
+Result<WorkerRegistration> RegistrationFromJson(const boost::json::value& v) {
+  REDRIVE_ASSIGN_OR_RETURN(const auto* o, AsObject(v, "worker registration"));
+  WorkerRegistration r;
+  r.id = ReadStringOr(*o, "id");
+  r.queue_name = ReadStringOr(*o, "queue_name");
+  r.lease_duration_secs = Int(*o, "lease_duration_secs", 30);
+  r.heartbeat_interval_secs = Int(*o, "heartbeat_interval_secs", 10);
+  if (r.id.empty()) return Status::Internal("worker registration without id");
+  return r;
+}
+
+}  // namespace redrive::sdk

@@ -1,0 +1,61 @@
+// `redrive dlq` against a real server.
+#include "cli/support/cli_fixture.h"
+
+namespace redrive::e2e {
+namespace {
+
+using ::testing::HasSubstr;
+
+class CliDlqTest : public CliTest {};
+
+TEST_F(CliDlqTest, ListShowAndFilters) {
+  std::string queue = NewQueue("dlq");
+  std::string id = MakeDeadJob(queue, "smtp 550 mailbox unavailable");
+  auto list = Cli({"dlq", "list", "--queue", queue});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_THAT(list.out, HasSubstr(id));
+  EXPECT_THAT(list.out, HasSubstr("non_retryable"));
+  EXPECT_THAT(list.out, HasSubstr("smtp 550"));
+  auto none = Cli({"dlq", "list", "--queue", queue, "--reason", "expired", "--json"});
+  EXPECT_EQ(ParseJson(none.out).as_array().size(), 0u);
+  auto show = Cli({"dlq", "show", id});
+  EXPECT_THAT(show.out, HasSubstr("Dead reason:"));
+  EXPECT_THAT(show.out, HasSubstr("deadlettered"));
+  auto show_json = Cli({"dlq", "show", id, "--json"});
+  EXPECT_EQ(ParseJson(show_json.out).at("job").at("dead_reason"), "non_retryable");
+}
+
+TEST_F(CliDlqTest, RetryNeedsASelectionAndHonoursDryRunAndIds) {
+  std::string queue = NewQueue("dlq");
+  std::string a = MakeDeadJob(queue), b = MakeDeadJob(queue);
+  EXPECT_EQ(Cli({"dlq", "retry"}).exit_code, 2);
+  EXPECT_EQ(Cli({"dlq", "retry", "--queue", queue, "--rate", "fast"}).exit_code, 2);
+  auto dry = Cli({"dlq", "retry", "--queue", queue, "--dry-run"});
+  EXPECT_THAT(dry.out, HasSubstr("would retry 2 jobs"));
+  EXPECT_EQ(Job(a).at("status"), "deadletter");
+  auto one = Cli({"dlq", "retry", "--ids", a, "--json"});
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(ParseJson(one.out).at("retried_count"), 1);
+  EXPECT_EQ(Job(a).at("status"), "pending");
+  auto rest = Cli({"dlq", "retry", "--queue", queue, "--rate", "1/s"});
+  EXPECT_THAT(rest.out, HasSubstr("retried 1 jobs"));
+  EXPECT_EQ(Job(b).at("status"), "pending");
+}
+
+TEST_F(CliDlqTest, PurgeNeedsYesWithoutATerminal) {
+  std::string queue = NewQueue("dlq");
+  std::string id = MakeDeadJob(queue);
+  auto refused = Cli({"dlq", "purge", "--queue", queue});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_THAT(refused.err, HasSubstr("--yes"));
+  EXPECT_EQ(Job(id).at("status"), "deadletter");
+  auto young = Cli({"dlq", "purge", "--queue", queue, "--older-than", "7d", "--yes"});
+  EXPECT_THAT(young.out, HasSubstr("purged 0"));
+  auto purge = Cli({"dlq", "purge", "--queue", queue, "--yes", "--json"});
+  ASSERT_EQ(purge.exit_code, 0) << purge.err;
+  EXPECT_EQ(ParseJson(purge.out).at("purged_count"), 1);
+  EXPECT_EQ(Get("/jobs/" + id).status, 404);
+}
+
+}  // namespace
+}  // namespace redrive::e2e
