@@ -1,0 +1,3 @@
+#!/bin/sh
+echo "bad amount" >&2
+exit 1
