@@ -19,7 +19,8 @@
 // handlers to finish and report, then cancels the tokens of the handlers
 // still running (their results are dropped) and deregisters, which puts their
 // jobs back to pending without charging a retry. Stop() returns once every
-// handler thread has returned, so handlers should watch their token.
+// handler thread has returned, so handlers should watch their token — and
+// must not call Stop() themselves (it would wait for its own thread).
 #pragma once
 
 #include <boost/json/value.hpp>
