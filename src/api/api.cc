@@ -1,12 +1,14 @@
 #include "api/api.h"
 
 #include <atomic>
+#include <chrono>
 #include <exception>
 #include <memory>
 
 #include "api/auth.h"
 #include "api/call.h"
 #include "api/error_mapping.h"
+#include "api/http_metrics.h"
 #include "api/request_decoding.h"
 #include "api/router.h"
 #include "api/routes.h"
@@ -20,7 +22,8 @@ class Api::Impl {
 
   // Order: route (404/405), then authenticate (401) and authorize (403),
   // then the handler decodes the body (415/413/400) and calls the engine.
-  void Handle(Request request, Responder respond) {
+  // Sets `*route` to the matched route's template before anything can answer.
+  void Handle(Request request, Responder respond, std::string_view* route) {
     Result<Target> target = ParseTarget(request.target);
     if (!target.ok()) return respond(ErrorResponse(target.status()));
     RouteMatch match = router_.Match(request.method, target->segments);
@@ -30,6 +33,7 @@ class Api::Impl {
     if (match.kind == RouteMatch::Kind::kMethodNotAllowed) {
       return respond(MethodNotAllowed(request.method, match.allow));
     }
+    *route = match.route->pattern;
     Result<Role> role = Authorized(request, match.route->access);
     if (!role.ok()) return respond(ErrorResponse(role.status()));
     Call call{engine_,
@@ -38,9 +42,12 @@ class Api::Impl {
               std::move(request),
               std::move(match.params),
               std::move(target->query),
-              std::move(respond)};
+              std::move(respond),
+              http_metrics_};
     match.route->handler(call);
   }
+
+  const std::shared_ptr<HttpMetrics>& http_metrics() const { return http_metrics_; }
 
  private:
   Result<Role> Authorized(const Request& request, unsigned access) const {
@@ -60,6 +67,9 @@ class Api::Impl {
   engine::Engine& engine_;
   const ApiOptions options_;
   const Router router_;
+  // Shared with in-flight answers: the engine may answer a request (a parked
+  // long-poll at shutdown) after the Api is gone.
+  const std::shared_ptr<HttpMetrics> http_metrics_ = std::make_shared<HttpMetrics>();
 };
 
 Api::Api(engine::Engine& engine, ApiOptions options)
@@ -71,12 +81,25 @@ void Api::Handle(Request request, Responder respond) {
   // A handler that throws (a bug, or bad_alloc) must still answer exactly
   // once, and an answer must never be sent twice: both paths go through
   // one flag (shared, since the engine may answer after Handle returns).
-  auto answered = std::make_shared<std::atomic<bool>>(false);
-  Responder once = [answered, respond = std::move(respond)](Response r) {
-    if (!answered->exchange(true)) respond(std::move(r));
+  // The same single answer is where the request is measured.
+  struct Pending {
+    std::atomic<bool> answered{false};
+    std::chrono::steady_clock::time_point arrived = std::chrono::steady_clock::now();
+    std::string method;
+    // A route template (static storage: the route table) or "unmatched".
+    std::string_view route = kUnmatchedRoute;
+  };
+  auto pending = std::make_shared<Pending>();
+  pending->method = request.method;
+  std::shared_ptr<HttpMetrics> metrics = impl_->http_metrics();
+  Responder once = [pending, metrics, respond = std::move(respond)](Response r) {
+    if (pending->answered.exchange(true)) return;
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - pending->arrived;
+    metrics->Record(pending->route, pending->method, r.status, took.count());
+    respond(std::move(r));
   };
   try {
-    impl_->Handle(std::move(request), once);
+    impl_->Handle(std::move(request), once, &pending->route);
   } catch (const std::exception& e) {
     once(ErrorResponse(Status::Internal(std::string("internal error: ") + e.what())));
   } catch (...) {

@@ -7,6 +7,7 @@
 #include <boost/json/value.hpp>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -17,6 +18,8 @@
 #include "core/status.h"
 
 namespace redrive::api {
+
+class HttpMetrics;
 
 // Path parameters ({id}, {name}) and query parameters, percent-decoded.
 using PathParams = std::map<std::string, std::string, std::less<>>;
@@ -30,6 +33,8 @@ struct Call {
   PathParams params;
   QueryParams query;
   Responder respond;
+  // The API's HTTP metrics, for the /metrics handler (null in bare tests).
+  std::shared_ptr<const HttpMetrics> http_metrics;
 
   // The value of a path parameter the route pattern declares.
   const std::string& Param(std::string_view name) const { return params.find(name)->second; }

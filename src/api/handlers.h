@@ -54,4 +54,7 @@ void HandleHealth(Call& call);       // GET /health
 void HandleHealthLive(Call& call);   // GET /health/live
 void HandleHealthReady(Call& call);  // GET /health/ready
 
+// metrics_handlers.cc
+void HandleMetrics(Call& call);  // GET /metrics
+
 }  // namespace redrive::api

@@ -51,7 +51,7 @@ TEST_F(RouterTest, ParametersArePercentDecoded) {
 TEST_F(RouterTest, UnknownPathIsNotFound) {
   EXPECT_EQ(Match("GET", "/api/v1/nope").kind, RouteMatch::Kind::kNotFound);
   EXPECT_EQ(Match("GET", "/api/v2/jobs").kind, RouteMatch::Kind::kNotFound);
-  EXPECT_EQ(Match("GET", "/metrics").kind, RouteMatch::Kind::kNotFound);
+  EXPECT_EQ(Match("GET", "/metricz").kind, RouteMatch::Kind::kNotFound);
   EXPECT_EQ(Match("GET", "/api/v1/jobs/a/b/c").kind, RouteMatch::Kind::kNotFound);
   EXPECT_EQ(Match("GET", "/").kind, RouteMatch::Kind::kNotFound);
 }

@@ -5,8 +5,7 @@
 
 namespace redrive::api {
 
-// Not routed (404) for now: /metrics and the outgoing webhooks, which other
-// modules will add.
+// Not routed (404) for now: the outgoing webhooks, which another module will add.
 std::vector<Route> AllRoutes() {
   constexpr unsigned kWorkerRoute = kWorkers;            // admin + worker
   constexpr unsigned kReadRoute = kViewers;              // admin + viewer
@@ -16,6 +15,9 @@ std::vector<Route> AllRoutes() {
       {"GET", "/health", kPublic, HandleHealth},
       {"GET", "/health/live", kPublic, HandleHealthLive},
       {"GET", "/health/ready", kPublic, HandleHealthReady},
+      // Any valid key may scrape (a viewer key is enough); with no keys
+      // configured it is open, like every route then.
+      {"GET", "/metrics", kSharedRead, HandleMetrics},
       // Producer.
       {"POST", "/api/v1/jobs", kWorkerRoute, HandleEnqueue},
       {"POST", "/api/v1/jobs/bulk", kWorkerRoute, HandleEnqueueBulk},

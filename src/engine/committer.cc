@@ -8,12 +8,13 @@
 namespace redrive::engine {
 
 Committer::Committer(store::Store& store, const Clock& clock, Random& random, size_t max_batch,
-                     EffectsSink on_committed)
+                     EffectsSink recorded, EffectsSink answered)
     : store_(store),
       clock_(clock),
       random_(random),
       max_batch_(max_batch),
-      on_committed_(std::move(on_committed)) {}
+      recorded_(std::move(recorded)),
+      answered_(std::move(answered)) {}
 
 Committer::~Committer() { Stop(); }
 
@@ -123,11 +124,12 @@ void Committer::RunBatch(std::deque<WriteOp>& batch) {
     commits_ += 1;
     ops_committed_ += static_cast<long long>(batch.size());
   }
+  if (commit_status.ok() && recorded_) recorded_(ctx.effects, batch.size());
   // Only now, with the data durable, does any request learn its outcome.
   for (size_t i = 0; i < batch.size(); ++i) {
     batch[i].after(commit_status.ok() ? std::move(results[i]) : commit_status);
   }
-  if (commit_status.ok() && !ctx.effects.empty() && on_committed_) on_committed_(ctx.effects);
+  if (commit_status.ok() && answered_) answered_(ctx.effects, batch.size());
 }
 
 }  // namespace redrive::engine

@@ -31,10 +31,17 @@ struct WriteOp {
 
 class Committer {
  public:
-  using EffectsSink = std::function<void(const TxEffects&)>;
+  // Called on the committer thread after each successful commit, with the
+  // merged effects of the requests that succeeded and the batch size:
+  // `recorded` before any request of the batch is answered (metrics, so an
+  // answered client sees the counters it moved), `answered` after all are
+  // (wake-ups: a long-poll claim of this batch that found nothing parks in its
+  // answer callback, and must be parked before the batch's new jobs wake
+  // waiters).
+  using EffectsSink = std::function<void(const TxEffects&, size_t batch_size)>;
 
   Committer(store::Store& store, const Clock& clock, Random& random, size_t max_batch,
-            EffectsSink on_committed);
+            EffectsSink recorded, EffectsSink answered);
   ~Committer();  // Stop()s
 
   void Start();
@@ -61,7 +68,8 @@ class Committer {
   const Clock& clock_;
   Random& random_;
   const size_t max_batch_;
-  EffectsSink on_committed_;
+  EffectsSink recorded_;
+  EffectsSink answered_;
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

@@ -12,7 +12,8 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
       random(random),
       options(options),
       committer(store, clock, random, options.max_batch,
-                [this](const TxEffects& e) { OnCommitted(e); }),
+                [this](const TxEffects& e, size_t n) { metrics.OnCommitted(e, n); },
+                [this](const TxEffects& e, size_t) { OnCommitted(e); }),
       readers(store, options.reader_threads),
       loop(clock, waiters, options.max_idle) {
   loop.Add(MakeScheduler(committer, store, options.sweep_batch));
@@ -59,6 +60,19 @@ void Engine::Stop() {
 
 Engine::CommitStats Engine::commit_stats() const {
   return {impl_->committer.commits(), impl_->committer.ops_committed()};
+}
+
+const EngineMetrics& Engine::metrics() const { return impl_->metrics; }
+
+void Engine::ScrapeMetrics(Callback<std::string> done) {
+  // The gauges come from one read snapshot, so they are consistent with each
+  // other; the counters are read after it (they may be a commit ahead).
+  impl_->Read<std::string>(
+      [this](store::ReadTx& tx) -> Result<std::string> {
+        REDRIVE_ASSIGN_OR_RETURN(auto queues, ListQueueViews(tx));
+        return RenderQueueGauges(queues, impl_->clock.Now()) + impl_->metrics.Render();
+      },
+      std::move(done));
 }
 
 long long Engine::RunServicesOnce() { return impl_->loop.RunAllOnce(impl_->clock.Now()); }

@@ -47,6 +47,7 @@ struct EngineOptions {
 };
 
 class Committer;
+class EngineMetrics;
 class Waiters;
 class ReaderPool;
 class BackgroundLoop;
@@ -119,6 +120,13 @@ class Engine {
     long long ops = 0;
   };
   CommitStats commit_stats() const;
+
+  // Prometheus text of the engine's metrics: the store gauges (jobs by queue
+  // and status, DLQ size and oldest age; read on a reader thread at call
+  // time) followed by the job and group-commit counters (engine/metrics.h).
+  void ScrapeMetrics(Callback<std::string> done);
+  // The in-memory counters alone (for tests).
+  const EngineMetrics& metrics() const;
 
   // For tests: run every background service once at clock.Now(), synchronously.
   // Returns the number of jobs they changed.

@@ -7,10 +7,14 @@
 #include "engine/background_loop.h"
 #include "engine/committer.h"
 #include "engine/engine.h"
+#include "engine/metrics.h"
 #include "engine/reader_pool.h"
 #include "engine/waiters.h"
 
 namespace redrive::engine {
+
+// Every queue with its counts (GET /queues and the /metrics gauges).
+Result<std::vector<QueueView>> ListQueueViews(store::ReadTx& tx);
 
 class Engine::Impl {
  public:
@@ -49,6 +53,8 @@ class Engine::Impl {
   const Clock& clock;
   Random& random;
   EngineOptions options;
+  // Before the committer: it is fed from the committer's thread.
+  EngineMetrics metrics;
   Waiters waiters;
   Committer committer;
   ReaderPool readers;

@@ -23,19 +23,19 @@ Status QueueNotFound(const std::string& name) {
 
 }  // namespace
 
+Result<std::vector<QueueView>> ListQueueViews(ReadTx& tx) {
+  REDRIVE_ASSIGN_OR_RETURN(auto configs, tx.ListQueues());
+  std::vector<QueueView> out;
+  out.reserve(configs.size());
+  for (auto& c : configs) {
+    REDRIVE_ASSIGN_OR_RETURN(auto v, ViewOf(tx, std::move(c)));
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
 void Engine::ListQueues(Callback<std::vector<QueueView>> done) {
-  impl_->Read<std::vector<QueueView>>(
-      [](ReadTx& tx) -> Result<std::vector<QueueView>> {
-        REDRIVE_ASSIGN_OR_RETURN(auto configs, tx.ListQueues());
-        std::vector<QueueView> out;
-        out.reserve(configs.size());
-        for (auto& c : configs) {
-          REDRIVE_ASSIGN_OR_RETURN(auto v, ViewOf(tx, std::move(c)));
-          out.push_back(std::move(v));
-        }
-        return out;
-      },
-      std::move(done));
+  impl_->Read<std::vector<QueueView>>(ListQueueViews, std::move(done));
 }
 
 void Engine::GetQueue(std::string name, Callback<QueueView> done) {

@@ -13,6 +13,7 @@ Result<Change> ApplyToLoaded(store::WriteTx& tx, TxContext& ctx, const Job& job,
   if (change->history) change->history->id = NewUuidV7(ctx.now, ctx.random);
   REDRIVE_RETURN_IF_ERROR(tx.ApplyChange(*change));
   ctx.Track(change->after);
+  ctx.CountEvents(*change);
   return change;
 }
 
@@ -66,7 +67,10 @@ Result<EnqueueResult> Enqueue(store::WriteTx& tx, TxContext& ctx, const EnqueueP
   created.created_at = ctx.now;
 
   REDRIVE_ASSIGN_OR_RETURN(store::InsertOutcome out, tx.InsertJob(job, created));
-  if (out.created) ctx.Track(job);
+  if (out.created) {
+    ctx.Track(job);
+    ctx.CountEvent(job.queue_name, "enqueued");
+  }
   return EnqueueResult{out.id, out.created};
 }
 

@@ -6,11 +6,13 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include "core/clock.h"
 #include "core/job.h"
 #include "core/queue.h"
 #include "core/random.h"
+#include "core/transition.h"
 
 namespace redrive::engine {
 
@@ -23,6 +25,12 @@ struct TxEffects {
   std::optional<Instant> earliest_scheduled;
   std::optional<Instant> earliest_lease_expiry;
   std::optional<Instant> earliest_deadline;
+  // What the batch did to jobs, for the metrics counters (engine/metrics.h):
+  // (queue, event, dead reason or "") → count. Events: enqueued, claimed,
+  // completed, failed (an attempt that failed or lost its lease),
+  // retry_scheduled, lease_expired, deadlettered, redriven. Recorded inside
+  // the transaction, counted only once the commit succeeded.
+  std::map<std::tuple<std::string, std::string, std::string>, long long> job_events;
 
   void Merge(const TxEffects& other);
   bool empty() const;
@@ -38,6 +46,9 @@ struct TxContext {
 
   // Records the effects of a job now being in state `job`.
   void Track(const Job& job);
+  // Records the metrics events of a written change (see job_events).
+  void CountEvents(const Change& change);
+  void CountEvent(const std::string& queue, const char* event, std::string reason = "");
 };
 
 }  // namespace redrive::engine

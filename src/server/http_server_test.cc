@@ -5,6 +5,8 @@
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
+
+#include <cerrno>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -64,9 +66,12 @@ class Conn {
   }
 
   // True if the peer closes the connection (rather than the read timing out).
+  // True once the server closed the connection: an orderly EOF, or a reset
+  // (a close with unread data in the server's buffer sends RST instead).
   bool ReadsEof() {
     char c;
-    return recv(fd_, &c, 1, 0) == 0;
+    const ssize_t n = recv(fd_, &c, 1, 0);
+    return n == 0 || (n < 0 && errno == ECONNRESET);
   }
 
  private:

@@ -1,0 +1,87 @@
+#include "engine/metrics.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace redrive::engine {
+
+namespace {
+
+struct CounterSpec {
+  const char* event;  // a TxEffects::job_events event
+  const char* name;
+  const char* help;
+};
+
+// One counter family per job event; deadlettered also carries the reason.
+constexpr CounterSpec kJobCounters[] = {
+    {"enqueued", "redrive_jobs_enqueued_total",
+     "Jobs created by enqueue (idempotent replays excluded)."},
+    {"claimed", "redrive_jobs_claimed_total",
+     "Jobs handed to a worker under a lease (attempts started)."},
+    {"completed", "redrive_jobs_completed_total", "Jobs completed successfully."},
+    {"failed", "redrive_job_failures_total",
+     "Attempts that failed: fail calls and lost leases or timed-out attempts."},
+    {"retry_scheduled", "redrive_retries_scheduled_total",
+     "Failed attempts that scheduled a retry."},
+    {"redriven", "redrive_jobs_redriven_total", "Dead-lettered jobs sent back to run (DLQ retry)."},
+    {"lease_expired", "redrive_lease_expiries_total",
+     "Attempts that ended because their lease expired or they timed out."},
+};
+constexpr const char* kDeadletteredName = "redrive_jobs_deadlettered_total";
+
+constexpr const char* kStatuses[] = {"pending",   "scheduled",  "processing",
+                                     "completed", "deadletter", "cancelled"};
+
+}  // namespace
+
+EngineMetrics::EngineMetrics() {
+  for (const CounterSpec& c : kJobCounters) registry_.AddCounter(c.name, c.help, {"queue"});
+  registry_.AddCounter(kDeadletteredName, "Jobs moved to the dead-letter queue, by reason.",
+                       {"queue", "reason"});
+  registry_.AddCounter("redrive_commits_total", "Group-commit transactions committed.", {});
+  registry_.AddHistogram("redrive_commit_batch_size", "Requests carried by one group commit.", {},
+                         {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048});
+}
+
+void EngineMetrics::OnCommitted(const TxEffects& effects, size_t batch_size) {
+  registry_.Add("redrive_commits_total", {});
+  registry_.Observe("redrive_commit_batch_size", {}, static_cast<double>(batch_size));
+  for (const auto& [key, n] : effects.job_events) {
+    const auto& [queue, event, reason] = key;
+    if (event == "deadlettered") {
+      registry_.Add(kDeadletteredName, {queue, reason}, static_cast<double>(n));
+      continue;
+    }
+    for (const CounterSpec& c : kJobCounters) {
+      if (event == c.event) registry_.Add(c.name, {queue}, static_cast<double>(n));
+    }
+  }
+}
+
+std::string EngineMetrics::Render() const { return registry_.Render(); }
+
+std::string RenderQueueGauges(const std::vector<QueueView>& queues, Instant now) {
+  MetricsRegistry gauges;
+  gauges.AddGauge("redrive_jobs", "Jobs in the store, by queue and status.", {"queue", "status"});
+  gauges.AddGauge("redrive_dlq_jobs", "Jobs in the dead-letter queue.", {"queue"});
+  gauges.AddGauge("redrive_dlq_oldest_age_seconds",
+                  "Age of the oldest dead-lettered job (0 when the DLQ is empty).", {"queue"});
+  for (const QueueView& q : queues) {
+    const std::string& name = q.config.queue_name;
+    const long long counts[] = {q.counts.pending,   q.counts.scheduled,  q.counts.processing,
+                                q.counts.completed, q.counts.deadletter, q.counts.cancelled};
+    for (size_t i = 0; i < std::size(kStatuses); ++i) {
+      gauges.Set("redrive_jobs", {name, kStatuses[i]}, static_cast<double>(counts[i]));
+    }
+    gauges.Set("redrive_dlq_jobs", {name}, static_cast<double>(q.counts.deadletter));
+    double age = 0;
+    if (q.oldest_deadletter_at) {
+      age = std::max(0.0, std::chrono::duration<double>(now - *q.oldest_deadletter_at).count());
+    }
+    gauges.Set("redrive_dlq_oldest_age_seconds", {name}, age);
+  }
+  return gauges.Render();
+}
+
+}  // namespace redrive::engine

@@ -1,0 +1,41 @@
+// The engine's Prometheus metrics: job counters fed from committed group
+// commits, the group-commit histogram, and the store gauges rendered at
+// scrape time. Counters are in memory and per process: they start at 0 when
+// the server starts (Prometheus' rate()/increase() handle the reset) and, with
+// several nodes on one PostgreSQL store, each node counts what it committed.
+//
+// Thread-safety: all methods are thread-safe.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/metrics_registry.h"
+#include "engine/requests.h"
+#include "engine/tx_context.h"
+
+namespace redrive::engine {
+
+class EngineMetrics {
+ public:
+  EngineMetrics();
+
+  // Called once per successful group commit with its merged effects and the
+  // number of requests it carried. Never called for a failed commit, so a
+  // counter only moves for changes that are durable.
+  void OnCommitted(const TxEffects& effects, size_t batch_size);
+
+  // The counters and histograms (Prometheus text).
+  std::string Render() const;
+  const MetricsRegistry& registry() const { return registry_; }
+
+ private:
+  MetricsRegistry registry_;
+};
+
+// The gauges read from the store at scrape time: jobs by queue and status,
+// DLQ size and age of the oldest dead job by queue (Prometheus text).
+std::string RenderQueueGauges(const std::vector<QueueView>& queues, Instant now);
+
+}  // namespace redrive::engine
