@@ -71,13 +71,7 @@ Result<Job> ReadJob(const Statement& stmt, int first) {
   return job;
 }
 
-void BindJob(Statement& stmt, const Job& job, const std::string& tags_json) {
-  int i = 1;
-  stmt.Bind(i++, job.id);
-  stmt.Bind(i++, job.queue_name);
-  stmt.Bind(i++, JobStatusName(job.status));
-  stmt.Bind(i++, job.payload);
-  stmt.Bind(i++, job.result);
+int BindJobSettings(Statement& stmt, const Job& job, int i) {
   stmt.Bind(i++, job.priority);
   stmt.Bind(i++, job.retry_count);
   stmt.Bind(i++, job.max_retries);
@@ -91,9 +85,10 @@ void BindJob(Statement& stmt, const Job& job, const std::string& tags_json) {
   } else {
     stmt.Bind(i++, DeadReasonName(job.dead_reason));
   }
-  stmt.Bind(i++, tags_json);
-  stmt.Bind(i++, job.idempotency_key);
-  stmt.Bind(i++, job.created_at);
+  return i;
+}
+
+int BindJobTimesAndLease(Statement& stmt, const Job& job, int i) {
   stmt.Bind(i++, job.updated_at);
   stmt.Bind(i++, job.scheduled_at);
   stmt.Bind(i++, job.started_at);
@@ -105,6 +100,21 @@ void BindJob(Statement& stmt, const Job& job, const std::string& tags_json) {
   stmt.Bind(i++, job.lease_expires_at);
   stmt.Bind(i++, job.attempts);
   stmt.Bind(i++, job.lease_expiries);
+  return i;
+}
+
+void BindJob(Statement& stmt, const Job& job, const std::string& tags_json) {
+  int i = 1;
+  stmt.Bind(i++, job.id);
+  stmt.Bind(i++, job.queue_name);
+  stmt.Bind(i++, JobStatusName(job.status));
+  stmt.Bind(i++, job.payload);
+  stmt.Bind(i++, job.result);
+  i = BindJobSettings(stmt, job, i);
+  stmt.Bind(i++, tags_json);
+  stmt.Bind(i++, job.idempotency_key);
+  stmt.Bind(i++, job.created_at);
+  BindJobTimesAndLease(stmt, job, i);
 }
 
 HistoryEntry ReadHistory(const Statement& stmt) {

@@ -43,6 +43,12 @@ Result<Job> ReadJob(const Statement& stmt, int first = 0);
 // them, sql::kInsertPayload takes them). `tags_json` is job.tags encoded
 // (bound without a copy, so the caller keeps it alive).
 void BindJob(Statement& stmt, const Job& job, const std::string& tags_json);
+// The two runs of mutable columns, shared by BindJob and the guarded update;
+// each binds from parameter `i` on and returns the next free index.
+// priority .. dead_reason (9 parameters):
+int BindJobSettings(Statement& stmt, const Job& job, int i);
+// updated_at .. lease_expiries (11 parameters):
+int BindJobTimesAndLease(Statement& stmt, const Job& job, int i);
 
 #define REDRIVE_HISTORY_COLUMNS "id, job_id, event_type, worker_id, details, created_at"
 HistoryEntry ReadHistory(const Statement& stmt);

@@ -12,32 +12,8 @@ namespace {
 
 // Binds the mutable columns ?1..?21 of sql::UpdateJobSql.
 void BindJobUpdate(Statement& stmt, const Job& job) {
-  int i = 1;
-  stmt.Bind(i++, JobStatusName(job.status));
-  stmt.Bind(i++, job.priority);
-  stmt.Bind(i++, job.retry_count);
-  stmt.Bind(i++, job.max_retries);
-  stmt.Bind(i++, job.timeout_seconds);
-  stmt.Bind(i++, static_cast<int64_t>(job.backoff.base.count()));
-  stmt.Bind(i++, static_cast<int64_t>(job.backoff.max.count()));
-  stmt.Bind(i++, static_cast<int64_t>(job.backoff.jitter.count()));
-  stmt.Bind(i++, job.last_error);
-  if (job.dead_reason == DeadReason::kNone) {
-    stmt.BindNull(i++);
-  } else {
-    stmt.Bind(i++, DeadReasonName(job.dead_reason));
-  }
-  stmt.Bind(i++, job.updated_at);
-  stmt.Bind(i++, job.scheduled_at);
-  stmt.Bind(i++, job.started_at);
-  stmt.Bind(i++, job.completed_at);
-  stmt.Bind(i++, job.expires_at);
-  stmt.Bind(i++, job.deadlettered_at);
-  stmt.Bind(i++, job.assigned_worker_id);
-  stmt.Bind(i++, job.lease_id);
-  stmt.Bind(i++, job.lease_expires_at);
-  stmt.Bind(i++, job.attempts);
-  stmt.Bind(i++, job.lease_expiries);
+  stmt.Bind(1, JobStatusName(job.status));
+  BindJobTimesAndLease(stmt, job, BindJobSettings(stmt, job, 2));
 }
 
 // The columns ApplyChange never writes; a change to them is a caller bug.
