@@ -110,7 +110,8 @@ TEST_F(MetricsApiTest, LeaseExpiryCountsAFailureAndARetry) {
   Enqueue("lq", R"(,"timeout_seconds":5)");
   ClaimOne("lq");
   clock_.Advance(std::chrono::seconds(10));
-  EXPECT_GE(engine_->RunServicesOnce(), 1);
+  // The background loop may reap it first; the counters below tell either way.
+  engine_->RunServicesOnce();
   const std::string text = Scrape().body;
   EXPECT_EQ(Sample(text, R"(redrive_lease_expiries_total{queue="lq"})"), 1);
   EXPECT_EQ(Sample(text, R"(redrive_job_failures_total{queue="lq"})"), 1);

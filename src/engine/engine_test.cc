@@ -103,7 +103,9 @@ TEST_F(EngineTest, ExpiredLeaseIsReapedAndStaleHolderIsFenced) {
   auto first = Claim("q", 1, 5, "w1");
   ASSERT_EQ(first.size(), 1u);
   clock_.Advance(seconds(5));
-  EXPECT_GE(engine_->RunServicesOnce(), 1);
+  // The background loop may reap it first (it runs on the same clock); either
+  // way the outcome below is what counts.
+  engine_->RunServicesOnce();
   Job reaped = Get(id);
   EXPECT_EQ(reaped.status, JobStatus::kPending);
   EXPECT_EQ(reaped.retry_count, 1);
