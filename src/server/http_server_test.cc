@@ -319,9 +319,8 @@ TEST(HttpServerTest, StopFinishesInFlightAndClosesIdle) {
   EXPECT_TRUE(HasHeader(response, "Connection: close")) << response;
   busy.reset();  // a polite client hangs up after "Connection: close"
   stopper.join();
-
-  Conn refused(server.port());
-  EXPECT_FALSE(refused.connected());
+  // (That the listener is closed is not checked by connecting to its port:
+  // tests running in parallel may already have been given the same port.)
 }
 
 TEST(HttpServerTest, DrainDoesNotWaitAndStopThenDeliversTheAnswer) {
