@@ -206,14 +206,8 @@ TEST_F(EngineTest, SilentWorkersAreShownOffline) {
 }
 
 TEST_F(EngineTest, DlqRetryOfNamedJobsIgnoresTheDefaultLimit) {
-  EnqueueParams p;
-  p.max_retries = 0;
   std::vector<std::string> ids;
-  for (int i = 0; i < 3; ++i) {
-    ids.push_back(Enqueue("q", p));
-    auto jobs = Claim("q");
-    ASSERT_TRUE(Call<FailResult>(&Engine::Fail, FailParams{ids.back(), "w1", *jobs[0].lease_id, "x"}).ok());
-  }
+  for (int i = 0; i < 3; ++i) ids.push_back(EnqueueDead("q"));
   DlqRetryParams r;
   r.job_ids = ids;
   r.limit = 1;
@@ -305,13 +299,9 @@ TEST_F(EngineTest, DeadlineSendsUnclaimedJobToDlq) {
 }
 
 TEST_F(EngineTest, ThrottledDlqRetrySpreadsJobs) {
-  EnqueueParams p;
-  p.max_retries = 0;
   std::vector<std::string> ids;
   for (int i = 0; i < 3; ++i) {
-    ids.push_back(Enqueue("q", p));
-    auto jobs = Claim("q");
-    ASSERT_TRUE(Call<FailResult>(&Engine::Fail, FailParams{ids.back(), "w1", *jobs[0].lease_id, "x"}).ok());
+    ids.push_back(EnqueueDead("q"));
     clock_.Advance(milliseconds(10));
   }
   DlqRetryParams dry;
