@@ -3,6 +3,7 @@
 #include "engine/engine_impl.h"
 #include "engine/services/job_sweep.h"
 #include "engine/services/retention.h"
+#include "engine/services/throughput_sampler.h"
 
 namespace redrive::engine {
 
@@ -11,6 +12,7 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
       clock(clock),
       random(random),
       options(options),
+      throughput(static_cast<size_t>(options.throughput_window / options.throughput_interval)),
       committer(store, clock, random, options.max_batch,
                 [this](const TxEffects& e, size_t n) { metrics.OnCommitted(e, n); },
                 [this](const TxEffects& e, size_t) { OnCommitted(e); }),
@@ -21,6 +23,7 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
   loop.Add(MakeDeadlineSweep(committer, store, options.sweep_batch));
   loop.Add(std::make_unique<Retention>(committer, store, options.sweep_batch,
                                        options.retention_interval));
+  loop.Add(std::make_unique<ThroughputSampler>(metrics, throughput, options.throughput_interval));
 }
 
 void Engine::Impl::OnCommitted(const TxEffects& e) {
@@ -73,6 +76,15 @@ void Engine::ScrapeMetrics(Callback<std::string> done) {
         return RenderQueueGauges(queues, impl_->clock.Now()) + impl_->metrics.Render();
       },
       std::move(done));
+}
+
+std::vector<ThroughputPoint> Engine::Throughput(
+    const std::optional<std::string>& queue_name) const {
+  return impl_->throughput.Points(queue_name);
+}
+
+std::chrono::seconds Engine::throughput_interval() const {
+  return impl_->options.throughput_interval;
 }
 
 long long Engine::RunServicesOnce() { return impl_->loop.RunAllOnce(impl_->clock.Now()); }

@@ -25,6 +25,7 @@
 #include "core/random.h"
 #include "core/status.h"
 #include "engine/requests.h"
+#include "engine/throughput.h"
 #include "store/store.h"
 
 namespace redrive::engine {
@@ -44,6 +45,10 @@ struct EngineOptions {
   std::chrono::milliseconds max_idle{1000};
   // Max jobs one pass of a sweep touches.
   int sweep_batch = 500;
+  // The throughput history (console chart): one sample per interval, the
+  // last `throughput_window` of them kept.
+  std::chrono::seconds throughput_interval{10};
+  std::chrono::seconds throughput_window{15 * 60};
 };
 
 class Committer;
@@ -113,6 +118,11 @@ class Engine {
 
   // --- service
   void Ready(StatusCallback done);  // store reachable
+
+  // Job throughput per sampling interval, oldest first, for one queue or all
+  // (in memory, since this process started; answered on the calling thread).
+  std::vector<ThroughputPoint> Throughput(const std::optional<std::string>& queue_name) const;
+  std::chrono::seconds throughput_interval() const;
 
   // Group-commit counters: transactions committed and requests they carried.
   struct CommitStats {

@@ -55,6 +55,7 @@ class Engine::Impl {
   EngineOptions options;
   // Before the committer: it is fed from the committer's thread.
   EngineMetrics metrics;
+  ThroughputHistory throughput;
   Waiters waiters;
   Committer committer;
   ReaderPool readers;

@@ -47,6 +47,7 @@ EngineMetrics::EngineMetrics() {
 void EngineMetrics::OnCommitted(const TxEffects& effects, size_t batch_size) {
   registry_.Add("redrive_commits_total", {});
   registry_.Observe("redrive_commit_batch_size", {}, static_cast<double>(batch_size));
+  AddToTotals(effects);
   for (const auto& [key, n] : effects.job_events) {
     const auto& [queue, event, reason] = key;
     if (event == "deadlettered") {
@@ -57,6 +58,22 @@ void EngineMetrics::OnCommitted(const TxEffects& effects, size_t batch_size) {
       if (event == c.event) registry_.Add(c.name, {queue}, static_cast<double>(n));
     }
   }
+}
+
+void EngineMetrics::AddToTotals(const TxEffects& effects) {
+  std::lock_guard lock(totals_mu_);
+  for (const auto& [key, n] : effects.job_events) {
+    const auto& [queue, event, reason] = key;
+    if (event == "enqueued") totals_[queue].enqueued += n;
+    if (event == "completed") totals_[queue].completed += n;
+    if (event == "failed") totals_[queue].failed += n;
+    if (event == "deadlettered") totals_[queue].deadlettered += n;
+  }
+}
+
+std::map<std::string, JobCounts> EngineMetrics::Totals() const {
+  std::lock_guard lock(totals_mu_);
+  return totals_;
 }
 
 std::string EngineMetrics::Render() const { return registry_.Render(); }

@@ -7,12 +7,15 @@
 // Thread-safety: all methods are thread-safe.
 #pragma once
 
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "core/clock.h"
 #include "core/metrics_registry.h"
 #include "engine/requests.h"
+#include "engine/throughput.h"
 #include "engine/tx_context.h"
 
 namespace redrive::engine {
@@ -30,8 +33,17 @@ class EngineMetrics {
   std::string Render() const;
   const MetricsRegistry& registry() const { return registry_; }
 
+  // Running totals per queue since start of the events the throughput chart
+  // shows (enqueued, completed, failed attempts, dead-lettered); read by the
+  // throughput sampler.
+  std::map<std::string, JobCounts> Totals() const;
+
  private:
+  void AddToTotals(const TxEffects& effects);
+
   MetricsRegistry registry_;
+  mutable std::mutex totals_mu_;
+  std::map<std::string, JobCounts> totals_;
 };
 
 // The gauges read from the store at scrape time: jobs by queue and status,

@@ -1,0 +1,103 @@
+#include "engine/services/throughput_sampler.h"
+
+#include <gtest/gtest.h>
+
+#include "core/clock.h"
+
+namespace redrive::engine {
+namespace {
+
+using std::chrono::seconds;
+
+// A start exactly on a 10 s boundary plus 3 s, so the buckets are visible.
+const Instant kStart = InstantFromMicros(1'800'000'000'000'000) + seconds(3);
+
+class ThroughputSamplerTest : public ::testing::Test {
+ protected:
+  // One committed batch with `n` events `event` in `queue`.
+  void Commit(const std::string& queue, const std::string& event, long long n,
+              const std::string& reason = "") {
+    TxEffects effects;
+    effects.job_events[{queue, event, reason}] = n;
+    metrics_.OnCommitted(effects, 1);
+  }
+  ServiceRun RunAt(Instant t) {
+    clock_.Set(t);
+    return sampler_.RunOnce(clock_.Now());
+  }
+
+  ManualClock clock_{kStart};
+  EngineMetrics metrics_;
+  ThroughputHistory history_{3};
+  ThroughputSampler sampler_{metrics_, history_, seconds(10)};
+};
+
+TEST_F(ThroughputSamplerTest, FirstPassTakesTheBaselineAndAsksForTheNextBoundary) {
+  Commit("q", "enqueued", 5);  // before the sampler started: not in any point
+  ServiceRun run = RunAt(kStart);
+  EXPECT_EQ(run.changed, 0);
+  EXPECT_FALSE(run.more);
+  ASSERT_TRUE(run.next_run);
+  EXPECT_EQ(*run.next_run, kStart + seconds(7));
+  EXPECT_TRUE(history_.Points(std::nullopt).empty());
+}
+
+TEST_F(ThroughputSamplerTest, EachIntervalHoldsExactlyItsOwnEvents) {
+  RunAt(kStart);
+  Commit("q", "enqueued", 4);
+  Commit("q", "completed", 2);
+  Commit("other", "failed", 1);
+  // Early call: nothing recorded, same next run.
+  EXPECT_EQ(*RunAt(kStart + seconds(5)).next_run, kStart + seconds(7));
+  EXPECT_TRUE(history_.Points(std::nullopt).empty());
+
+  EXPECT_EQ(*RunAt(kStart + seconds(7)).next_run, kStart + seconds(17));
+  Commit("q", "deadlettered", 3, "max_retries_exceeded");
+  Commit("q", "deadlettered", 1, "expired");
+  Commit("q", "claimed", 9);  // not charted
+  RunAt(kStart + seconds(17));
+
+  auto q = history_.Points("q");
+  ASSERT_EQ(q.size(), 2u);
+  EXPECT_EQ(q[0].at, kStart + seconds(7));
+  EXPECT_EQ(q[0].counts, (JobCounts{4, 2, 0, 0}));
+  EXPECT_EQ(q[1].at, kStart + seconds(17));
+  EXPECT_EQ(q[1].counts, (JobCounts{0, 0, 0, 4}));
+
+  auto all = history_.Points(std::nullopt);
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].counts, (JobCounts{4, 2, 1, 0}));
+
+  auto unknown = history_.Points("nope");
+  ASSERT_EQ(unknown.size(), 2u);
+  EXPECT_EQ(unknown[0].counts, JobCounts{});
+}
+
+TEST_F(ThroughputSamplerTest, QuietIntervalsAreZeroPointsAndOldOnesAreDropped) {
+  RunAt(kStart);
+  Commit("q", "enqueued", 1);
+  RunAt(kStart + seconds(7));
+  RunAt(kStart + seconds(17));
+  RunAt(kStart + seconds(27));
+  Commit("q", "enqueued", 2);
+  RunAt(kStart + seconds(37));
+  auto points = history_.Points("q");
+  ASSERT_EQ(points.size(), 3u);  // capacity 3: the first interval is gone
+  EXPECT_EQ(points[0].at, kStart + seconds(17));
+  EXPECT_EQ(points[0].counts, JobCounts{});
+  EXPECT_EQ(points[2].counts.enqueued, 2);
+}
+
+TEST_F(ThroughputSamplerTest, ALatePassPutsEverythingSinceTheLastSampleInOnePoint) {
+  RunAt(kStart);
+  Commit("q", "completed", 6);
+  ServiceRun run = RunAt(kStart + seconds(31));  // three boundaries late
+  EXPECT_EQ(*run.next_run, kStart + seconds(37));
+  auto points = history_.Points("q");
+  ASSERT_EQ(points.size(), 1u);
+  EXPECT_EQ(points[0].at, kStart + seconds(7));
+  EXPECT_EQ(points[0].counts.completed, 6);
+}
+
+}  // namespace
+}  // namespace redrive::engine
