@@ -57,4 +57,14 @@ void HandleHealthReady(Call& call);  // GET /health/ready
 // metrics_handlers.cc
 void HandleMetrics(Call& call);  // GET /metrics
 
+// session_handlers.cc
+void HandleMe(Call& call);  // GET /me [ext]
+
+// throughput_handlers.cc
+void HandleThroughput(Call& call);  // GET /throughput [ext]
+
+// console_handlers.cc
+void HandleConsoleIndex(Call& call);  // GET /
+void HandleConsoleFile(Call& call);   // GET /console/{file}
+
 }  // namespace redrive::api

@@ -53,7 +53,7 @@ TEST_F(RouterTest, UnknownPathIsNotFound) {
   EXPECT_EQ(Match("GET", "/api/v2/jobs").kind, RouteMatch::Kind::kNotFound);
   EXPECT_EQ(Match("GET", "/metricz").kind, RouteMatch::Kind::kNotFound);
   EXPECT_EQ(Match("GET", "/api/v1/jobs/a/b/c").kind, RouteMatch::Kind::kNotFound);
-  EXPECT_EQ(Match("GET", "/").kind, RouteMatch::Kind::kNotFound);
+  EXPECT_EQ(Match("GET", "/console").kind, RouteMatch::Kind::kNotFound);  // "/" is the console
 }
 
 TEST_F(RouterTest, WrongMethodListsAllowedOnes) {

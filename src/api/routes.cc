@@ -18,6 +18,12 @@ std::vector<Route> AllRoutes() {
       // Any valid key may scrape (a viewer key is enough); with no keys
       // configured it is open, like every route then.
       {"GET", "/metrics", kSharedRead, HandleMetrics},
+      // The web console: static files, public (the page holds no data; its
+      // data calls carry the key). /me tells it whether to ask for a key.
+      {"GET", "/", kPublic, HandleConsoleIndex},
+      {"GET", "/console/{file}", kPublic, HandleConsoleFile},
+      {"GET", "/api/v1/me", kPublic, HandleMe},
+      {"GET", "/api/v1/throughput", kReadRoute, HandleThroughput},
       // Producer.
       {"POST", "/api/v1/jobs", kWorkerRoute, HandleEnqueue},
       {"POST", "/api/v1/jobs/bulk", kWorkerRoute, HandleEnqueueBulk},

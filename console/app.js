@@ -1,0 +1,154 @@
+// The console's entry: learns whether a key is needed (GET /api/v1/me),
+// asks for one if so, then routes on the URL hash so any view can be shared
+// as a link:
+//   #/                      overview
+//   #/jobs?queue=&status=&reason=&tag=&page=   jobs (status=deadletter: the DLQ)
+//   #/jobs/<id>             one job
+//   #/queues/<name>         one queue
+import * as api from './api.js';
+import {h, clear} from './dom.js';
+import {mountOverview} from './overview.js';
+import {mountJobs} from './jobs.js';
+import {mountJob} from './job.js';
+import {mountQueue} from './queue.js';
+import {showError, clearMessages, isDialogOpen} from './ui.js';
+
+const POLL_MS = 5000;
+const main = document.getElementById('main');
+const ctx = {role: null, canAct: false, authRequired: false};
+let page = null;         // {refresh} of the mounted view
+let pollTimer = null;
+let lastUpdated = null;
+
+function route() {
+  const hash = location.hash.replace(/^#/, '') || '/';
+  const [path, queryString] = hash.split('?');
+  const params = new URLSearchParams(queryString || '');
+  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+  if (parts[0] === 'jobs' && parts[1]) return {nav: 'jobs', mount: () => mountJob(main, ctx, parts[1])};
+  if (parts[0] === 'jobs') {
+    const nav = params.get('status') === 'deadletter' ? 'dlq' : 'jobs';
+    return {nav, mount: () => mountJobs(main, ctx, params)};
+  }
+  if (parts[0] === 'queues' && parts[1]) {
+    return {nav: 'overview', mount: () => mountQueue(main, ctx, parts[1])};
+  }
+  return {nav: 'overview', mount: () => mountOverview(main, ctx)};
+}
+
+async function show() {
+  clearMessages();
+  const r = route();
+  for (const a of document.querySelectorAll('[data-nav]')) {
+    a.classList.toggle('active', a.dataset.nav === r.nav);
+  }
+  page = r.mount();
+  await refresh();
+}
+
+async function refresh() {
+  if (!page || isDialogOpen()) return;
+  const mounted = page;
+  try {
+    await mounted.refresh();
+    if (mounted !== page) return;
+    lastUpdated = new Date();
+    renderUpdated();
+  } catch (err) {
+    if (err.status === 401) return;  // the sign-in form is already up
+    if (mounted !== page) return;
+    if (err.status === 404) {
+      clear(main).append(h('h1', {}, 'Not found'), h('p', {}, err.message),
+                         h('p', {}, h('a', {href: '#/'}, 'Back to the overview')));
+      page = null;
+    }
+    showError(err, 'Loading');
+  }
+}
+
+function renderUpdated() {
+  const el = document.getElementById('updated');
+  if (!lastUpdated) { el.textContent = ''; return; }
+  const s = Math.round((Date.now() - lastUpdated) / 1000);
+  el.textContent = `updated ${s < 2 ? 'just now' : `${s} s ago`}`;
+  el.title = lastUpdated.toISOString();
+}
+
+function startPolling() {
+  clearInterval(pollTimer);
+  pollTimer = setInterval(() => {
+    renderUpdated();
+    if (document.visibilityState === 'visible') refresh();
+  }, POLL_MS);
+}
+
+function showSignIn(message) {
+  clearInterval(pollTimer);
+  page = null;
+  document.getElementById('nav').hidden = true;
+  const input = h('input', {type: 'password', name: 'key', autocomplete: 'off',
+                            'data-test': 'api-key', 'aria-label': 'API key'});
+  const error = h('p', {class: 'field-error', role: 'alert'}, message || '');
+  const form = h('form', {class: 'card signin', 'data-test': 'signin'},
+    h('h1', {}, 'Sign in'),
+    h('p', {}, 'This server requires an API key. It is kept in this tab only ' +
+               '(sessionStorage) and sent with every request.'),
+    h('label', {class: 'field'}, h('span', {}, 'API key'), input), error,
+    h('button', {type: 'submit', class: 'primary'}, 'Sign in'));
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const key = input.value.trim();
+    if (!key) { error.textContent = 'Enter a key.'; return; }
+    try {
+      const me = await api.get('/me', {key});
+      api.apiKey.set(key);
+      start(me);
+    } catch (err) {
+      error.textContent = err.status === 401 ? 'That key was not accepted (401).'
+                                             : `${err.code}: ${err.message}`;
+    }
+  });
+  clear(main).append(form);
+  input.focus();
+}
+
+function start(me) {
+  ctx.role = me.role;
+  ctx.authRequired = me.auth_required;
+  ctx.canAct = me.role === 'admin';
+  const role = document.getElementById('role');
+  role.hidden = false;
+  role.textContent = me.role;
+  role.title = ctx.canAct ? 'admin: every action' : `${me.role}: read only`;
+  document.getElementById('signout').hidden = !me.auth_required;
+  document.getElementById('nav').hidden = false;
+  show();
+  startPolling();
+}
+
+async function boot() {
+  api.setUnauthorizedHandler(() => {
+    api.apiKey.clear();
+    showSignIn('The server no longer accepts this key (401). Enter a key again.');
+  });
+  document.getElementById('signout').addEventListener('click', () => {
+    api.apiKey.clear();
+    document.getElementById('role').hidden = true;
+    showSignIn('Signed out.');
+  });
+  window.addEventListener('hashchange', () => { if (ctx.role) show(); });
+  try {
+    const me = await api.get('/me', {key: api.apiKey.get() ?? ''});
+    if (me.auth_required && !me.role) return showSignIn();
+    start(me);
+  } catch (err) {
+    if (err.status === 401) {
+      api.apiKey.clear();
+      return showSignIn('The saved key was not accepted (401). Enter a key again.');
+    }
+    clear(main).append(h('h1', {}, 'The server cannot be reached'));
+    showError(err, 'Start');
+  }
+}
+
+boot();

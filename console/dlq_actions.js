@@ -1,0 +1,110 @@
+// The DLQ's actions for an admin: retry the selected rows; retry everything
+// matching the filters (a dry run counts first, then a confirmation with an
+// optional rate); purge, after typing the queue name or the count.
+import * as api from './api.js';
+import {h} from './dom.js';
+import {openDialog, showNotice, busy} from './ui.js';
+
+const MAX_BATCH = 1000;  // the server's limit per retry request
+
+export function dlqActionBar(filters, selected, refresh) {
+  const retrySelected = h('button', {type: 'button', 'data-test': 'retry-selected'}, '');
+  const retryMatching = h('button', {type: 'button', 'data-test': 'retry-matching'},
+                          'Retry all matching…');
+  const purge = h('button', {type: 'button', class: 'danger', 'data-test': 'purge'}, 'Purge…');
+  const element = h('div', {class: 'actions'}, retrySelected, retryMatching, purge);
+
+  const update = () => {
+    retrySelected.textContent = `Retry selected (${selected.size})`;
+    retrySelected.disabled = selected.size === 0;
+  };
+
+  retrySelected.addEventListener('click', async () => {
+    const ids = [...selected];
+    const ok = await openDialog({
+      title: `Retry ${ids.length} selected job${ids.length === 1 ? '' : 's'}?`,
+      body: ['They go back to pending now, with their retry count reset and their history kept. ' +
+             'Jobs that are no longer dead are skipped.'],
+      confirmLabel: `Retry ${ids.length}`});
+    if (!ok) return;
+    await busy(retrySelected, 'Retry selected', async () => {
+      const r = await api.post('/jobs/dlq/retry', {job_ids: ids, limit: ids.length});
+      selected.clear();
+      showNotice(`Retried ${r.retried_count} job${r.retried_count === 1 ? '' : 's'}.`);
+    });
+    await refresh();
+  });
+
+  retryMatching.addEventListener('click', async () => {
+    const selection = {queue_name: filters.queue || undefined,
+                       dead_reason: filters.reason || undefined, tag: filters.tag || undefined};
+    const counted = await busy(retryMatching, 'Dry run', () =>
+      api.post('/jobs/dlq/retry', {...selection, limit: MAX_BATCH, dry_run: true}));
+    if (!counted) return;
+    const n = counted.matched_count;
+    const scope = describe(filters);
+    if (n === 0) {
+      await openDialog({title: 'Nothing to retry', body: [`No dead jobs match ${scope}.`],
+                        confirmLabel: 'OK'});
+      return;
+    }
+    const values = await openDialog({
+      title: `Retry ${n} dead job${n === 1 ? '' : 's'}?`,
+      body: [h('p', {'data-test': 'matched-count'},
+               `${n}${n === MAX_BATCH ? ' (the most one request retries)' : ''} dead jobs match ` +
+               `${scope}. The oldest dead go first.`),
+             'Without a rate they all become pending at once. With a rate, they are spread ' +
+             'out so the replay does not overload whatever made them fail.'],
+      fields: [{name: 'rate', label: 'Rate (jobs per second, optional)', type: 'number',
+                min: '0', step: 'any', placeholder: 'e.g. 5'}],
+      validate: ({rate}) => (rate !== '' && !(Number(rate) > 0) ? 'The rate must be above 0.' : null),
+      confirmLabel: `Retry ${n}`});
+    if (!values) return;
+    const body = {...selection, limit: MAX_BATCH};
+    if (values.rate !== '') body.rate_per_second = Number(values.rate);
+    await busy(retryMatching, 'Retry all matching', async () => {
+      const r = await api.post('/jobs/dlq/retry', body);
+      const spread = body.rate_per_second
+        ? ` over about ${Math.ceil(r.retried_count / body.rate_per_second)} s` : '';
+      showNotice(`Retried ${r.retried_count} jobs${spread}.`);
+    });
+    await refresh();
+  });
+
+  purge.addEventListener('click', async () => {
+    const stats = await busy(purge, 'Count', () =>
+      api.get(`/jobs/stats${api.query({queue_name: filters.queue})}`));
+    if (!stats) return;
+    const n = stats.deadletter;
+    const where = filters.queue ? `queue ${filters.queue}` : 'every queue';
+    const ok = await openDialog({
+      title: `Permanently delete ${n} dead job${n === 1 ? '' : 's'}?`,
+      body: [h('p', {'data-test': 'purge-summary'},
+               `This deletes all ${n} dead jobs of ${where}, with their payloads and history. ` +
+               'It cannot be undone.'),
+             filters.reason || filters.tag
+               ? h('p', {class: 'warn'}, 'Purge ignores the dead-reason and tag filters: ' +
+                   'it deletes every dead job of the queue.') : null].filter(Boolean),
+      typeToConfirm: filters.queue || String(n),
+      danger: true, confirmLabel: `Delete ${n} jobs`});
+    if (!ok) return;
+    await busy(purge, 'Purge', async () => {
+      const body = {confirm: true};
+      if (filters.queue) body.queue_name = filters.queue;
+      const r = await api.post('/jobs/dlq/purge', body);
+      showNotice(`Purged ${r.purged_count} dead jobs.`);
+    });
+    await refresh();
+  });
+
+  update();
+  return {element, update};
+}
+
+function describe(filters) {
+  const parts = [];
+  if (filters.queue) parts.push(`queue ${filters.queue}`);
+  if (filters.reason) parts.push(`reason ${filters.reason}`);
+  if (filters.tag) parts.push(`tag ${filters.tag}`);
+  return parts.length ? parts.join(', ') : 'all queues';
+}

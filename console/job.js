@@ -1,0 +1,131 @@
+// One job: its state, retry budget, error, lease, times, history timeline,
+// payload, and the actions its status allows (for an admin).
+import * as api from './api.js';
+import {h, clear, time, statusBadge, tagList} from './dom.js';
+import {openDialog, showNotice, busy, showError} from './ui.js';
+import {payloadSection} from './payload_editor.js';
+
+const CANCELLABLE = ['pending', 'scheduled', 'processing'];
+const RETRYABLE = ['deadletter', 'cancelled'];
+const PRIORITY_EDITABLE = ['pending', 'scheduled', 'processing', 'deadletter'];
+
+export function mountJob(main, ctx, id) {
+  const path = `/jobs/${api.enc(id)}`;
+  let payloadBox = null;
+
+  async function refresh() {
+    // The payload editor is left alone while the operator is editing.
+    if (payloadBox && payloadBox.editing()) return;
+    const [job, history] = await Promise.all([api.get(path), api.get(`${path}/history`)]);
+    payloadBox = payloadSection(job, ctx, refresh);
+    clear(main).append(
+      h('p', {}, h('a', {href: `#/jobs${api.query({queue: job.queue_name, status: job.status})}`},
+                   `← ${job.queue_name} / ${job.status}`)),
+      h('h1', {}, 'Job ', h('span', {class: 'mono'}, job.id), ' ', statusBadge(job.status)),
+      ctx.canAct ? actionBar(job, path, refresh) : null,
+      h('div', {class: 'columns'},
+        h('section', {class: 'card'}, h('h2', {}, 'State'), facts(job)),
+        h('section', {class: 'card'}, h('h2', {}, 'History'), timeline(history))),
+      payloadBox.element);
+  }
+  return {refresh};
+}
+
+function facts(job) {
+  const row = (label, value, cls) => [h('dt', {}, label), h('dd', {class: cls || ''}, value)];
+  const b = job.backoff || {};
+  return h('dl', {class: 'facts', 'data-test': 'facts'},
+    row('Status', statusBadge(job.status)),
+    row('Queue', h('a', {href: `#/queues/${api.enc(job.queue_name)}`}, job.queue_name)),
+    row('Priority', String(job.priority)),
+    row('Attempts', `${job.attempts} (${job.lease_expiries} lost lease)`),
+    row('Retry budget', `${job.retry_count} of ${job.max_retries} retries used`),
+    row('Backoff', `${b.base_ms} ms doubling to ${b.max_ms} ms, +≤${b.jitter_ms} ms jitter`),
+    row('Timeout', `${job.timeout_seconds} s per attempt`),
+    row('Last error', job.last_error ? h('pre', {class: 'error-text'}, job.last_error) : '—'),
+    row('Dead reason', job.dead_reason || '—', job.dead_reason ? 'warn' : ''),
+    row('Worker', job.assigned_worker_id || '—'),
+    row('Lease', job.lease_id ? [h('span', {class: 'mono'}, job.lease_id), ' expires ',
+                                 time(job.lease_expires_at)] : '—'),
+    row('Tags', tagList(job.tags)),
+    row('Idempotency key', job.idempotency_key || '—'),
+    row('Created', time(job.created_at)), row('Updated', time(job.updated_at)),
+    row('Scheduled', time(job.scheduled_at)), row('Started', time(job.started_at)),
+    row('Completed', time(job.completed_at)), row('Dead since', time(job.deadlettered_at)),
+    row('Expires', time(job.expires_at)));
+}
+
+function timeline(history) {
+  if (history.length === 0) return h('p', {class: 'empty'}, 'No history.');
+  return h('ol', {class: 'timeline', 'data-test': 'history'}, history.map((e) =>
+    h('li', {class: `event event-${e.event_type}`},
+      h('div', {}, h('strong', {}, e.event_type), ' ', time(e.created_at),
+        e.worker_id ? h('span', {class: 'muted'}, ` by ${e.worker_id}`) : null),
+      detailsList(e.details))));
+}
+
+function detailsList(details) {
+  const entries = Object.entries(details || {});
+  if (entries.length === 0) return null;
+  return h('ul', {class: 'event-details'}, entries.map(([k, v]) =>
+    h('li', {}, h('span', {class: 'muted'}, `${k}: `),
+      typeof v === 'string' ? v : JSON.stringify(v))));
+}
+
+function actionBar(job, path, refresh) {
+  const buttons = [];
+  if (RETRYABLE.includes(job.status)) {
+    const b = h('button', {type: 'button', class: 'primary', 'data-test': 'retry'}, 'Retry');
+    b.addEventListener('click', async () => {
+      const ok = await openDialog({title: 'Retry this job?',
+        body: [`It goes back to pending now, with its retry count reset to 0 ` +
+               `(${job.max_retries} retries again) and its history kept.`],
+        confirmLabel: 'Retry job'});
+      if (!ok) return;
+      await busy(b, 'Retry', async () => {
+        await api.post(`${path}/retry`);
+        showNotice('Job retried: it is pending again.');
+      });
+      refresh().catch((e) => showError(e, 'Refresh'));
+    });
+    buttons.push(b);
+  }
+  if (CANCELLABLE.includes(job.status)) {
+    const b = h('button', {type: 'button', class: 'danger', 'data-test': 'cancel'}, 'Cancel');
+    b.addEventListener('click', async () => {
+      const ok = await openDialog({title: 'Cancel this job?', danger: true,
+        body: [job.status === 'processing'
+          ? `Worker ${job.assigned_worker_id} holds it: its next heartbeat or result is refused.`
+          : 'It will not run. A cancelled job can be retried later.'],
+        confirmLabel: 'Cancel job'});
+      if (!ok) return;
+      await busy(b, 'Cancel', async () => {
+        await api.del(path);
+        showNotice('Job cancelled.');
+      });
+      refresh().catch((e) => showError(e, 'Refresh'));
+    });
+    buttons.push(b);
+  }
+  if (PRIORITY_EDITABLE.includes(job.status)) {
+    const b = h('button', {type: 'button', 'data-test': 'priority'}, 'Change priority…');
+    b.addEventListener('click', async () => {
+      const values = await openDialog({title: 'Change priority',
+        body: ['Higher runs first (−100..100).'],
+        fields: [{name: 'priority', label: 'Priority', type: 'number', value: job.priority,
+                  min: '-100', step: '1'}],
+        validate: ({priority}) => (Number.isInteger(Number(priority)) && priority !== '' &&
+          Math.abs(Number(priority)) <= 100 ? null : 'A whole number from −100 to 100.'),
+        confirmLabel: 'Set priority'});
+      if (!values) return;
+      await busy(b, 'Priority', async () => {
+        const r = await api.put(`${path}/priority`, {priority: Number(values.priority)});
+        showNotice(`Priority ${r.old_priority} → ${r.new_priority}.`);
+      });
+      refresh().catch((e) => showError(e, 'Refresh'));
+    });
+    buttons.push(b);
+  }
+  if (buttons.length === 0) return null;
+  return h('div', {class: 'actions', 'data-test': 'job-actions'}, buttons);
+}
