@@ -6,7 +6,7 @@
 //   #/jobs/<id>             one job
 //   #/queues/<name>         one queue
 import * as api from './api.js';
-import {h, clear} from './dom.js';
+import {h, clear, fill} from './dom.js';
 import {mountOverview} from './overview.js';
 import {mountJobs} from './jobs.js';
 import {mountJob} from './job.js';
@@ -58,7 +58,7 @@ async function refresh() {
     if (err.status === 401) return;  // the sign-in form is already up
     if (mounted !== page) return;
     if (err.status === 404) {
-      clear(main).append(h('h1', {}, 'Not found'), h('p', {}, err.message),
+      fill(main, h('h1', {}, 'Not found'), h('p', {}, err.message),
                          h('p', {}, h('a', {href: '#/'}, 'Back to the overview')));
       page = null;
     }
@@ -108,7 +108,7 @@ function showSignIn(message) {
                                              : `${err.code}: ${err.message}`;
     }
   });
-  clear(main).append(form);
+  fill(main, form);
   input.focus();
 }
 
@@ -146,7 +146,7 @@ async function boot() {
       api.apiKey.clear();
       return showSignIn('The saved key was not accepted (401). Enter a key again.');
     }
-    clear(main).append(h('h1', {}, 'The server cannot be reached'));
+    fill(main, h('h1', {}, 'The server cannot be reached'));
     showError(err, 'Start');
   }
 }

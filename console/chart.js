@@ -16,14 +16,15 @@ export function throughputChart(data) {
   const legend = h('ul', {class: 'legend'}, SERIES.map((s) =>
     h('li', {class: `series-${s.key}`}, h('span', {class: 'swatch'}), s.label,
       ` (${points.reduce((sum, p) => sum + p[s.key], 0)})`)));
-  if (points.length < 2) {
+  if (points.length === 0) {
     return h('div', {class: 'chart'},
       h('p', {class: 'muted empty'},
         `Collecting data: one point every ${data.interval_seconds} s since the server started.`),
       legend);
   }
   const max = Math.max(1, ...points.flatMap((p) => SERIES.map((s) => p[s.key])));
-  const x = (i) => PAD_L + (i * (W - PAD_L - PAD_R)) / (points.length - 1);
+  const x = (i) => (points.length === 1 ? (PAD_L + W - PAD_R) / 2
+    : PAD_L + (i * (W - PAD_L - PAD_R)) / (points.length - 1));
   const y = (v) => PAD_T + (H - PAD_T - PAD_B) * (1 - v / max);
   const grid = [0, 0.5, 1].map((f) => {
     const value = Math.round(max * f);
@@ -37,10 +38,14 @@ export function throughputChart(data) {
     class: `line series-${s.key}`,
     points: points.map((p, i) => `${x(i).toFixed(1)},${y(p[s.key]).toFixed(1)}`).join(' '),
   }, svg('title', {}, s.label)));
+  // Dots while there are few points, so a lone first sample is visible.
+  const dots = points.length > 30 ? [] : SERIES.flatMap((s) => points.map((p, i) =>
+    svg('circle', {cx: x(i).toFixed(1), cy: y(p[s.key]).toFixed(1), r: 2.5,
+                   class: `dot series-${s.key}`}, svg('title', {}, `${s.label}: ${p[s.key]}`))));
   return h('div', {class: 'chart'},
     svg('svg', {viewBox: `0 0 ${W} ${H}`, role: 'img', class: 'chart-svg',
                 'aria-label': `Jobs per ${data.interval_seconds} s`},
-      grid, lines,
+      grid, lines, dots,
       svg('text', {x: PAD_L, y: H - 4, class: 'axis'}, `${clock(first)} UTC`),
       svg('text', {x: W - PAD_R, y: H - 4, class: 'axis', 'text-anchor': 'end'},
           `${clock(last)} UTC`)),

@@ -42,6 +42,13 @@ export function clear(el) {
   return el;
 }
 
+// Replaces el's children; null/false children are skipped (Element.append
+// would render them as the text "null").
+export function fill(el, ...children) {
+  append(clear(el), children);
+  return el;
+}
+
 // "3 min ago" / "in 20 s"; the exact UTC time goes in the title.
 export function relativeTime(iso, now = Date.now()) {
   if (!iso) return '—';

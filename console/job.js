@@ -1,7 +1,7 @@
 // One job: its state, retry budget, error, lease, times, history timeline,
 // payload, and the actions its status allows (for an admin).
 import * as api from './api.js';
-import {h, clear, time, statusBadge, tagList} from './dom.js';
+import {h, clear, fill, time, statusBadge, tagList} from './dom.js';
 import {openDialog, showNotice, busy, showError} from './ui.js';
 import {payloadSection} from './payload_editor.js';
 
@@ -18,7 +18,7 @@ export function mountJob(main, ctx, id) {
     if (payloadBox && payloadBox.editing()) return;
     const [job, history] = await Promise.all([api.get(path), api.get(`${path}/history`)]);
     payloadBox = payloadSection(job, ctx, refresh);
-    clear(main).append(
+    fill(main, 
       h('p', {}, h('a', {href: `#/jobs${api.query({queue: job.queue_name, status: job.status})}`},
                    `← ${job.queue_name} / ${job.status}`)),
       h('h1', {}, 'Job ', h('span', {class: 'mono'}, job.id), ' ', statusBadge(job.status)),

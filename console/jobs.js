@@ -2,7 +2,7 @@
 // the DLQ (GET /jobs/dlq, which also filters by dead reason) and, for an
 // admin, offers the DLQ actions (dlq_actions.js).
 import * as api from './api.js';
-import {h, clear, time, statusBadge, shortId, tagList, truncate} from './dom.js';
+import {h, clear, fill, time, statusBadge, shortId, tagList, truncate} from './dom.js';
 import {dlqActionBar} from './dlq_actions.js';
 
 export const STATUSES = ['pending', 'scheduled', 'processing', 'completed', 'deadletter',
@@ -24,7 +24,7 @@ export function mountJobs(main, ctx, params) {
                         h('option', {value: ''}, 'all queues'));
   const form = filterForm(filters, queueSelect);
   const actions = isDlq && ctx.canAct ? dlqActionBar(filters, selected, () => refresh()) : null;
-  clear(main).append(h('h1', {}, isDlq ? 'Dead letters (DLQ)' : 'Jobs'), form,
+  fill(main, h('h1', {}, isDlq ? 'Dead letters (DLQ)' : 'Jobs'), form,
                      actions ? actions.element : null, tableBox);
 
   api.get('/queues').then((queues) => {
@@ -39,7 +39,7 @@ export function mountJobs(main, ctx, params) {
       ? await api.get(`/jobs/dlq${api.query({...q, dead_reason: filters.reason})}`)
       : await api.get(`/jobs${api.query({...q, status: filters.status})}`);
     for (const id of [...selected]) if (!jobs.some((j) => j.id === id)) selected.delete(id);
-    clear(tableBox).append(jobTable(jobs, isDlq && ctx.canAct, selected, actions),
+    fill(tableBox, jobTable(jobs, isDlq && ctx.canAct, selected, actions),
                            pager(filters, jobs.length === PAGE_SIZE));
     if (actions) actions.update();
   }

@@ -1,7 +1,7 @@
 // Overview: every queue's counts, paused state and DLQ age, and the
 // throughput chart. Refreshed by the app's poll.
 import * as api from './api.js';
-import {h, clear, time} from './dom.js';
+import {h, clear, fill, time} from './dom.js';
 import {throughputChart} from './chart.js';
 import {showError, showNotice, openDialog, busy} from './ui.js';
 
@@ -12,13 +12,13 @@ export function mountOverview(main, ctx) {
                      h('p', {class: 'muted'}, 'Loading…'));
   const queuesBox = h('section', {class: 'card'}, h('h2', {}, 'Queues'),
                       h('p', {class: 'muted'}, 'Loading…'));
-  clear(main).append(h('h1', {}, 'Overview'), queuesBox, chartBox);
+  fill(main, h('h1', {}, 'Overview'), queuesBox, chartBox);
 
   async function refresh() {
     const [queues, throughput] = await Promise.all([api.get('/queues'),
                                                     api.get('/throughput')]);
-    clear(queuesBox).append(h('h2', {}, 'Queues'), queueTable(queues, ctx, refresh));
-    clear(chartBox).append(h('h2', {}, 'Throughput'), throughputChart(throughput));
+    fill(queuesBox, h('h2', {}, 'Queues'), queueTable(queues, ctx, refresh));
+    fill(chartBox, h('h2', {}, 'Throughput'), throughputChart(throughput));
   }
   return {refresh};
 }

@@ -1,7 +1,7 @@
 // One queue: counts, paused state (pause/resume) and its configuration
 // (retries, backoff, timeout, retention), editable by an admin.
 import * as api from './api.js';
-import {h, clear, time} from './dom.js';
+import {h, clear, fill, time} from './dom.js';
 import {pauseButton} from './overview.js';
 import {showNotice, busy} from './ui.js';
 
@@ -28,7 +28,7 @@ export function mountQueue(main, ctx, name) {
   async function refresh() {
     if (dirty) return;  // never overwrite what the operator is typing
     const q = await api.get(path);
-    clear(main).append(
+    fill(main, 
       h('p', {}, h('a', {href: '#/'}, '← Overview')),
       h('h1', {}, 'Queue ', h('span', {class: 'mono'}, q.queue_name), ' ',
         q.paused ? h('span', {class: 'badge paused'}, 'paused')
