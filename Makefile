@@ -1,5 +1,7 @@
 # The two commands of the README: `make run` and `make test`. Both install any
-# missing Debian packages first, then build with -j2 through ccache.
+# missing Debian packages first, then build with -j2 through ccache. `make test`
+# also installs the browser tests' npm packages (tests/browser, pinned by its
+# lockfile) when they are missing or the lockfile changed.
 BUILD_DIR ?= build
 JOBS ?= 2
 LISTEN ?= 127.0.0.1:7070
@@ -10,7 +12,7 @@ export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 export CCACHE_COMPILERCHECK := content
 
-.PHONY: all deps configure build run test bench clean
+.PHONY: all deps configure build browser-deps run test bench clean
 
 all: build
 
@@ -29,7 +31,17 @@ run: build
 	@mkdir -p redrive-data
 	$(BUILD_DIR)/redrive serve --listen $(LISTEN) --store $(STORE)
 
-test: build
+# npm ci writes node_modules/.package-lock.json; it is the stamp. The
+# browser is Debian's chromium (scripts/install-deps.sh): playwright-core
+# never downloads one.
+BROWSER_TESTS := tests/browser
+$(BROWSER_TESTS)/node_modules/.package-lock.json: $(BROWSER_TESTS)/package-lock.json | deps
+	PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix $(BROWSER_TESTS) --no-audit --no-fund
+	@touch $@
+
+browser-deps: $(BROWSER_TESTS)/node_modules/.package-lock.json
+
+test: build browser-deps
 	ctest --test-dir $(BUILD_DIR) -j$(JOBS) --output-on-failure --timeout 600
 
 # A fresh server on a free loopback port, then redrive-bench against it

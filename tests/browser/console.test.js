@@ -1,0 +1,265 @@
+// The web console in a real browser (Debian's chromium via playwright-core)
+// against a real `redrive serve`: every page, the 3 a.m. DLQ workflow, the
+// DLQ bulk actions, and API keys with the admin and viewer roles.
+import {test} from 'node:test';
+import assert from 'node:assert/strict';
+import {startServer} from './support/server.js';
+import {client, seedEveryStatus} from './support/client.js';
+import {launch, screenshot} from './support/browser.js';
+
+// A server, a seeded API client and a browser, torn down after the test.
+async function setUp(t, {apiKeys = [], key} = {}) {
+  const server = await startServer({apiKeys});
+  const api = client(server.url, key);
+  const browser = await launch();
+  t.after(async () => {
+    await browser.close();
+    await server.stop();
+  });
+  return {server, api, browser, page: browser.page};
+}
+
+const rows = (page) => page.locator('table[data-test=jobs] tbody tr');
+const notice = (page, text) => page.locator('.message.notice', {hasText: text}).waitFor();
+const headingBadge = (page) => page.locator('h1 .badge');
+// Nothing rendered as a stray "null"/"undefined" (a missing value appended raw).
+async function assertNoStrayValues(page) {
+  assert.doesNotMatch(await page.locator('main').innerText(), /\b(null|undefined|NaN)\b/);
+}
+
+test('admin: every page, then repair a dead job, redrive it and see it complete', async (t) => {
+  const {server, api, browser, page} = await setUp(t);
+  const ids = await seedEveryStatus(api);
+
+  // Overview: counts by status per queue, DLQ age.
+  await page.goto(`${server.url}/`);
+  const payments = page.locator('tr[data-queue=payments]');
+  await payments.waitFor();
+  assert.equal(await payments.locator('a.status-deadletter').innerText(), '4');
+  assert.equal(await page.locator('tr[data-queue=emails] a.status-processing').innerText(), '1');
+  assert.match(await page.locator('#updated').innerText(), /updated/);
+  await assertNoStrayValues(page);
+  await screenshot(page, 'overview');
+
+  // Jobs: every status, payload-free.
+  await page.click('nav a[data-nav=jobs]');
+  await rows(page).first().waitFor();
+  assert.equal(await rows(page).count(), 9);
+  for (const status of ['pending', 'scheduled', 'processing', 'completed', 'deadletter',
+                        'cancelled']) {
+    assert.ok(await page.locator(`tbody .badge.status-${status}`).count() >= 1, status);
+  }
+  await assertNoStrayValues(page);
+  await screenshot(page, 'jobs');
+
+  // Filter to the DLQ, then by dead reason.
+  await page.selectOption('[data-test=filter-status]', 'deadletter');
+  await page.waitForURL(/status=deadletter/);
+  await page.locator('h1', {hasText: 'Dead letters'}).waitFor();
+  await rows(page).nth(3).waitFor();
+  assert.equal(await rows(page).count(), 4);
+  await page.selectOption('[data-test=filter-reason]', 'non_retryable');
+  await page.waitForURL(/reason=non_retryable/);
+  await page.waitForFunction(() =>
+    document.querySelectorAll('table[data-test=jobs] tbody tr').length === 1);
+  await page.selectOption('[data-test=filter-reason]', 'max_retries_exceeded');
+  await page.waitForFunction(() =>
+    document.querySelectorAll('table[data-test=jobs] tbody tr').length === 3);
+  await assertNoStrayValues(page);
+  await screenshot(page, 'dlq');
+
+  // Open a dead job: its error is shown as text, never as markup.
+  await page.click(`a[href="#/jobs/${ids.dead[0]}"]`);
+  await page.locator('[data-test=history]').waitFor();
+  assert.equal(await headingBadge(page).innerText(), 'deadletter');
+  const facts = page.locator('[data-test=facts]');
+  assert.match(await facts.innerText(), /<img src=x onerror=alert\(1\)> card declined #0/);
+  assert.equal(await page.locator('main img').count(), 0);
+  assert.match(await page.locator('[data-test=history]').innerText(), /deadlettered/);
+  assert.match(await page.locator('[data-test=payload-view]').innerText(), /"currency": "EUR"/);
+
+  // Edit its payload: invalid JSON cannot be sent.
+  await page.click('[data-test=edit-payload]');
+  await page.fill('[data-test=payload-editor]', '{"amount": 100,');
+  assert.match(await page.locator('[data-test=json-status]').innerText(), /Not valid JSON/);
+  assert.ok(await page.locator('[data-test=save-and-retry]').isDisabled());
+  await page.fill('[data-test=payload-editor]', '{"amount": 100, "currency": "USD"}');
+  assert.equal(await page.locator('[data-test=json-status]').innerText(), 'Valid JSON.');
+  await screenshot(page, 'job-edit-payload');
+  await page.click('[data-test=save-and-retry]');
+  await notice(page, 'Payload saved and job retried');
+  await page.locator('h1 .badge', {hasText: 'pending'}).waitFor();
+
+  // The test is the worker: the repaired job runs and completes.
+  const claimed = await api.completeNext('payments');
+  assert.equal(claimed.id, ids.dead[0]);
+  assert.deepEqual(claimed.payload, {amount: 100, currency: 'USD'});
+  await page.reload();
+  await page.locator('h1 .badge', {hasText: 'completed'}).waitFor();
+  const history = await page.locator('[data-test=history]').innerText();
+  for (const event of ['payload_updated', 'retried', 'completed']) {
+    assert.ok(history.includes(event), event);
+  }
+  await assertNoStrayValues(page);
+  await screenshot(page, 'job-completed');
+
+  // Job actions by status: a pending job can be reprioritised and cancelled.
+  await page.goto(`${server.url}/#/jobs/${ids.pending}`);
+  await page.click('[data-test=priority]');
+  await page.fill('dialog input[name=priority]', '42');
+  await page.click('[data-test=dialog-confirm]');
+  await notice(page, 'Priority 0 → 42');
+  await page.click('[data-test=cancel]');
+  await page.click('[data-test=dialog-confirm]');
+  await page.locator('h1 .badge', {hasText: 'cancelled'}).waitFor();
+  const cancelled = await api.get(`/jobs/${ids.pending}`);
+  assert.equal(cancelled.status, 'cancelled');
+  assert.equal(cancelled.priority, 42);
+
+  // Queue page: edit the config, then pause with a reason.
+  await page.goto(`${server.url}/#/queues/payments`);
+  await page.locator('[data-test=queue-config]').waitFor();
+  await page.fill('input[name=max_retries]', '5');
+  await page.fill('input[name="backoff.base_ms"]', '2000');
+  await page.fill('input[name="retention.completed_seconds"]', '');
+  await page.click('[data-test=save-config]');
+  await notice(page, 'Configuration of payments saved');
+  const config = await api.get('/queues/payments');
+  assert.equal(config.max_retries, 5);
+  assert.equal(config.backoff.base_ms, 2000);
+  assert.equal(config.retention.completed_seconds, null);
+  await page.click('button:has-text("Pause")');
+  await page.fill('dialog input[name=reason]', 'provider outage');
+  await screenshot(page, 'queue-pause-dialog');
+  await page.click('[data-test=dialog-confirm]');
+  await page.locator('h1 .badge', {hasText: 'paused'}).waitFor();
+  assert.equal((await api.get('/queues/payments')).paused, true);
+  await assertNoStrayValues(page);
+  await screenshot(page, 'queue');
+
+  assert.deepEqual(browser.errors, [], 'no console errors (CSP violations, exceptions)');
+});
+
+test('DLQ: retry all matching shows the dry-run count first; retry selected; purge', async (t) => {
+  const {server, api, page} = await setUp(t);
+  for (let i = 0; i < 5; i++) {
+    await api.enqueue('payments', {n: i}, {max_retries: 0});
+    await api.failNext('payments', 'HTTP 503');
+  }
+  for (let i = 0; i < 2; i++) {
+    await api.enqueue('payments', {n: 10 + i});
+    await api.failNext('payments', 'invalid card', {no_retry: true});
+  }
+  await api.enqueue('reports', {n: 20}, {max_retries: 0});
+  await api.failNext('reports', 'boom');
+
+  await page.goto(
+    `${server.url}/#/jobs?queue=payments&status=deadletter&reason=max_retries_exceeded`);
+  await rows(page).nth(4).waitFor();
+  await page.click('[data-test=retry-matching]');
+  const matched = page.locator('dialog [data-test=matched-count]');
+  await matched.waitFor();
+  assert.match(await matched.innerText(),
+               /^5 dead jobs match queue payments, reason max_retries_exceeded/);
+  assert.equal((await api.get('/jobs/stats?queue_name=payments')).deadletter, 7,
+               'the dry run changed nothing');
+  await page.fill('dialog input[name=rate]', '-1');
+  assert.ok(await page.locator('[data-test=dialog-confirm]').isDisabled());
+  await page.fill('dialog input[name=rate]', '2');
+  await screenshot(page, 'dlq-retry-matching');
+  await page.click('[data-test=dialog-confirm]');
+  await notice(page, 'Retried 5 jobs over about 3 s');
+  let stats = await api.get('/jobs/stats?queue_name=payments');
+  assert.equal(stats.deadletter, 2);
+  assert.equal(stats.pending + stats.scheduled, 5);
+  assert.ok(stats.scheduled >= 1, 'a throttled redrive schedules the later jobs');
+  await page.locator('p.empty', {hasText: 'No jobs match'}).waitFor();
+
+  // Retry selected: one of the two non-retryable jobs.
+  await page.selectOption('[data-test=filter-reason]', 'non_retryable');
+  await rows(page).nth(1).waitFor();
+  assert.ok(await page.locator('[data-test=retry-selected]').isDisabled());
+  await rows(page).first().locator('input[type=checkbox]').check();
+  assert.equal(await page.locator('[data-test=retry-selected]').innerText(), 'Retry selected (1)');
+  await page.click('[data-test=retry-selected]');
+  await page.click('[data-test=dialog-confirm]');
+  await notice(page, 'Retried 1 job.');
+  assert.equal((await api.get('/jobs/stats?queue_name=payments')).deadletter, 1);
+
+  // Purge the queue's DLQ: only after typing the queue name.
+  await page.selectOption('[data-test=filter-reason]', '');
+  await page.waitForURL((u) => !u.hash.includes('reason='));
+  await page.click('[data-test=purge]');
+  await page.locator('dialog [data-test=purge-summary]', {hasText: 'all 1 dead jobs of queue payments'})
+    .waitFor();
+  const confirm = page.locator('[data-test=dialog-confirm]');
+  assert.ok(await confirm.isDisabled());
+  await page.fill('[data-test=type-to-confirm]', 'payment');
+  assert.ok(await confirm.isDisabled());
+  await page.fill('[data-test=type-to-confirm]', 'payments');
+  assert.ok(!(await confirm.isDisabled()));
+  await screenshot(page, 'dlq-purge');
+  await confirm.click();
+  await notice(page, 'Purged 1 dead jobs');
+  stats = await api.get('/jobs/stats?queue_name=payments');
+  assert.equal(stats.deadletter, 0);
+  assert.equal((await api.get('/jobs/stats?queue_name=reports')).deadletter, 1, 'other queues kept');
+});
+
+test('API keys: the console asks for one; a viewer sees no payloads and no actions', async (t) => {
+  const {server, api, browser, page} = await setUp(t, {
+    apiKeys: ['admin:adm-secret', 'viewer:view-secret'], key: 'adm-secret'});
+  const ids = await seedEveryStatus(api);
+
+  await page.goto(`${server.url}/`);
+  await page.locator('[data-test=signin]').waitFor();
+  await screenshot(page, 'signin');
+  await page.fill('[data-test=api-key]', 'wrong');
+  await page.click('[data-test=signin] button[type=submit]');
+  await page.locator('[data-test=signin] .field-error', {hasText: 'not accepted'}).waitFor();
+
+  await page.fill('[data-test=api-key]', 'view-secret');
+  await page.click('[data-test=signin] button[type=submit]');
+  await page.locator('tr[data-queue=payments]').waitFor();
+  assert.equal(await page.locator('#role').innerText(), 'viewer');
+  assert.equal(await page.locator('main button').count(), 0, 'no actions on the overview');
+
+  await page.goto(`${server.url}/#/jobs?status=deadletter`);
+  await rows(page).first().waitFor();
+  assert.equal(await page.locator('main input[type=checkbox]').count(), 0);
+  assert.equal(await page.locator('[data-test=retry-matching], [data-test=purge]').count(), 0);
+
+  await page.goto(`${server.url}/#/jobs/${ids.dead[0]}`);
+  await page.locator('[data-test=history]').waitFor();
+  assert.match(await page.locator('[data-test=payload]').innerText(), /not shown to the viewer/);
+  assert.equal(await page.locator('[data-test=job-actions], [data-test=edit-payload]').count(), 0);
+  assert.equal(await page.locator('main button').count(), 0);
+  await assertNoStrayValues(page);
+  await screenshot(page, 'viewer-job');
+
+  await page.goto(`${server.url}/#/queues/payments`);
+  await page.locator('[data-test=queue-config]').waitFor();
+  assert.ok(await page.locator('input[name=max_retries]').isDisabled());
+  assert.equal(await page.locator('main button').count(), 0);
+
+  // The key lives in this tab's sessionStorage: a reload keeps it, a new tab asks.
+  await page.reload();
+  await page.locator('[data-test=queue-config]').waitFor();
+  const other = await browser.newPage();
+  await other.goto(`${server.url}/`);
+  await other.locator('[data-test=signin]').waitFor();
+  await other.close();
+
+  // Sign out, then in as admin: the actions appear.
+  await page.click('#signout');
+  await page.locator('[data-test=signin]').waitFor();
+  await page.fill('[data-test=api-key]', 'adm-secret');
+  await page.click('[data-test=signin] button[type=submit]');
+  await page.locator('[data-test=save-config]').waitFor();
+  assert.equal(await page.locator('#role').innerText(), 'admin');
+
+  // A key the server stops accepting (here: replaced in storage) → asked again.
+  await page.evaluate(() => sessionStorage.setItem('redrive.apiKey', 'revoked'));
+  await page.goto(`${server.url}/#/jobs`);
+  await page.locator('[data-test=signin] .field-error', {hasText: '401'}).waitFor();
+});
