@@ -230,7 +230,10 @@ class Session : public std::enable_shared_from_this<Session> {
     response_.emplace();
     response_->version(version_);
     response_->result(static_cast<unsigned>(response.status));
-    response_->set(http::field::content_type, response.content_type);
+    // 204 and 304 answers have no body, so no type (an empty header is noise).
+    if (!response.content_type.empty()) {
+      response_->set(http::field::content_type, response.content_type);
+    }
     for (auto& [name, value] : response.headers) response_->set(name, value);
     response_->body() = std::move(response.body);
     response_->keep_alive(keep_alive);

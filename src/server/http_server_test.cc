@@ -128,6 +128,23 @@ HttpServerOptions TestOptions() {
   return options;
 }
 
+TEST(HttpServerTest, BodylessAnswerWithoutTypeSendsNoContentType) {
+  HttpServer server(TestOptions(), [](api::Request, api::Responder respond) {
+    api::Response response;
+    response.status = 304;
+    response.content_type.clear();
+    response.headers.emplace_back("ETag", "\"e1\"");
+    respond(std::move(response));
+  });
+  ASSERT_TRUE(server.Start().ok());
+  Conn conn(server.port());
+  conn.Send(Get("/console/app.js"));
+  std::string response = conn.ReadResponse();
+  EXPECT_EQ(StatusOf(response), 304);
+  EXPECT_EQ(response.find("Content-Type"), std::string::npos) << response;
+  EXPECT_TRUE(HasHeader(response, "ETag: \"e1\"")) << response;
+}
+
 TEST(HttpServerTest, TranslatesRequestAndResponse) {
   std::promise<api::Request> seen;
   HttpServer server(TestOptions(), [&](api::Request request, api::Responder respond) {
