@@ -11,7 +11,7 @@ export const SERIES = [
 const W = 640, H = 160, PAD_L = 36, PAD_B = 18, PAD_T = 8, PAD_R = 8;
 
 // `data`: {interval_seconds, points: [{at, enqueued, completed, failed, deadlettered}]}
-export function throughputChart(data) {
+export function throughputChart(data, scope = 'all queues') {
   const points = data.points || [];
   const legend = h('ul', {class: 'legend'}, SERIES.map((s) =>
     h('li', {class: `series-${s.key}`}, h('span', {class: 'swatch'}), s.label,
@@ -49,6 +49,6 @@ export function throughputChart(data) {
       svg('text', {x: PAD_L, y: H - 4, class: 'axis'}, `${clock(first)} UTC`),
       svg('text', {x: W - PAD_R, y: H - 4, class: 'axis', 'text-anchor': 'end'},
           `${clock(last)} UTC`)),
-    h('p', {class: 'muted small'}, `Jobs per ${data.interval_seconds} s interval, all queues.`),
+    h('p', {class: 'muted small'}, `Jobs per ${data.interval_seconds} s interval, ${scope}.`),
     legend);
 }

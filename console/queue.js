@@ -3,6 +3,7 @@
 import * as api from './api.js';
 import {h, clear, fill, time} from './dom.js';
 import {pauseButton} from './overview.js';
+import {throughputChart} from './chart.js';
 import {showNotice, busy} from './ui.js';
 
 const STATUSES = ['pending', 'scheduled', 'processing', 'completed', 'deadletter', 'cancelled'];
@@ -27,7 +28,8 @@ export function mountQueue(main, ctx, name) {
 
   async function refresh() {
     if (dirty) return;  // never overwrite what the operator is typing
-    const q = await api.get(path);
+    const [q, throughput] = await Promise.all([
+      api.get(path), api.get(`/throughput${api.query({queue_name: name})}`)]);
     fill(main, 
       h('p', {}, h('a', {href: '#/'}, '← Overview')),
       h('h1', {}, 'Queue ', h('span', {class: 'mono'}, q.queue_name), ' ',
@@ -40,6 +42,8 @@ export function mountQueue(main, ctx, name) {
           h('a', {href: `#/jobs?queue=${api.enc(q.queue_name)}&status=${s}`},
             h('span', {class: `count status-${s}`}, String(q.counts?.[s] ?? 0)), ` ${s}`)))),
         h('p', {}, 'Oldest dead job: ', time(q.oldest_deadletter_at))),
+      h('section', {class: 'card'}, h('h2', {}, 'Throughput'),
+        throughputChart(throughput, `queue ${q.queue_name}`)),
       configCard(q, ctx, path, () => { dirty = true; }, async () => { dirty = false; await refresh(); }));
   }
   return {refresh};

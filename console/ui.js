@@ -21,6 +21,9 @@ function addMessage(kind, content) {
                 h('span', {class: 'message-text'}, content),
                 h('button', {type: 'button', class: 'link', 'aria-label': 'Dismiss',
                              onclick: (e) => e.target.closest('.message').remove()}, '×'));
+  // The same error from every 5 s refresh is shown once, not stacked.
+  const text = box.textContent;
+  if ([...messages().children].some((m) => m.textContent === text)) return;
   messages().appendChild(box);
   // Notices fade on their own; errors stay until dismissed or the page changes.
   if (kind === 'notice') setTimeout(() => box.remove(), 8000);

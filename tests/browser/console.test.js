@@ -52,6 +52,17 @@ test('admin: every page, then repair a dead job, redrive it and see it complete'
   await assertNoStrayValues(page);
   await screenshot(page, 'jobs');
 
+  // A tag filter (typed, then applied).
+  await page.fill('[data-test=filter-tag]', 'customer=c1');
+  await page.click('form.filters button[type=submit]');
+  await page.waitForURL(/tag=customer%3Dc1/);
+  await page.waitForFunction(() =>
+    document.querySelectorAll('table[data-test=jobs] tbody tr').length === 1);
+  await page.fill('[data-test=filter-tag]', '');
+  await page.click('form.filters button[type=submit]');
+  await page.waitForFunction(() =>
+    document.querySelectorAll('table[data-test=jobs] tbody tr').length === 9);
+
   // Filter to the DLQ, then by dead reason.
   await page.selectOption('[data-test=filter-status]', 'deadletter');
   await page.waitForURL(/status=deadletter/);
