@@ -38,8 +38,8 @@ class ConsoleTest : public ApiTest {
   }
   void UseKeys() {
     ApiOptions o;
-    o.keys = {{Role::kAdmin, "admin-key"}, {Role::kViewer, "viewer-key"},
-              {Role::kWorker, "worker-key"}};
+    o.keys = {
+        {Role::kAdmin, "admin-key"}, {Role::kViewer, "viewer-key"}, {Role::kWorker, "worker-key"}};
     Reconfigure(o);
   }
 };
