@@ -185,10 +185,10 @@ test('DLQ: retry all matching shows the dry-run count first; retry selected; pur
                'the dry run changed nothing');
   await page.fill('dialog input[name=rate]', '-1');
   assert.ok(await page.locator('[data-test=dialog-confirm]').isDisabled());
-  await page.fill('dialog input[name=rate]', '2');
+  await page.fill('dialog input[name=rate]', '0.5');  // one job every 2 s
   await screenshot(page, 'dlq-retry-matching');
   await page.click('[data-test=dialog-confirm]');
-  await notice(page, 'Retried 5 jobs over about 3 s');
+  await notice(page, 'Retried 5 jobs over about 10 s');
   let stats = await api.get('/jobs/stats?queue_name=payments');
   assert.equal(stats.deadletter, 2);
   assert.equal(stats.pending + stats.scheduled, 5);
