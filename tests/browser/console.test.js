@@ -154,6 +154,9 @@ test('admin: every page, then repair a dead job, redrive it and see it complete'
   assert.equal((await api.get('/queues/payments')).paused, true);
   await assertNoStrayValues(page);
   await screenshot(page, 'queue');
+  await page.click('button:has-text("Resume")');
+  await page.locator('h1 .badge', {hasText: 'running'}).waitFor();
+  assert.equal((await api.get('/queues/payments')).paused, false);
 
   // The refused config above logged its 400; nothing else may appear.
   assert.deepEqual(browser.errors.filter((e) => !e.includes('status of 400')), [],
