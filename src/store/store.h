@@ -101,7 +101,8 @@ class ReadTx {
   virtual Result<std::vector<Webhook>> ListWebhooks() = 0;
   // NOT_FOUND if absent.
   virtual Result<Webhook> GetWebhook(const std::string& id) = 0;
-  // Deliveries of one webhook matching `f`, newest created first.
+  // Deliveries of one webhook matching `f`, newest created first (rows of
+  // one commit: the last written first).
   virtual Result<std::vector<WebhookDelivery>> ListDeliveries(const DeliveryFilter& f) = 0;
   // NOT_FOUND if absent.
   virtual Result<WebhookDelivery> GetDelivery(const std::string& id) = 0;

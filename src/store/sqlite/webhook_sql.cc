@@ -29,13 +29,13 @@ constexpr char kDeleteWebhook[] = "DELETE FROM webhooks WHERE id = ?1";
 constexpr char kGetDelivery[] =
     "SELECT " REDRIVE_DELIVERY_COLUMNS " FROM webhook_deliveries WHERE id = ?1";
 // Ties on created_at (one commit writes many rows with one `now`) are
-// broken by id, which is time-ordered too (UUIDv7).
+// broken by insertion order (rowid; the index carries it), newest first.
 constexpr char kListDeliveries[] =
     "SELECT " REDRIVE_DELIVERY_COLUMNS " FROM webhook_deliveries WHERE webhook_id = ?1"
-    " ORDER BY created_at DESC, id DESC LIMIT ?2 OFFSET ?3";
+    " ORDER BY created_at DESC, rowid DESC LIMIT ?2 OFFSET ?3";
 constexpr char kListDeliveriesByStatus[] =
     "SELECT " REDRIVE_DELIVERY_COLUMNS " FROM webhook_deliveries WHERE webhook_id = ?1"
-    " AND status = ?4 ORDER BY created_at DESC, id DESC LIMIT ?2 OFFSET ?3";
+    " AND status = ?4 ORDER BY created_at DESC, rowid DESC LIMIT ?2 OFFSET ?3";
 constexpr char kInsertDelivery[] =
     "INSERT INTO webhook_deliveries (" REDRIVE_DELIVERY_COLUMNS
     ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
