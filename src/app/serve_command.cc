@@ -55,6 +55,9 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
   engine_options.webhook_sender = std::make_shared<webhooks::HttpSender>(sender_options);
   engine_options.webhooks.concurrency = config.webhook_concurrency;
   engine_options.webhooks.policy.base = config.webhook_retry_base;
+  // A reserved delivery outlives its POST by a margin; only a node that died
+  // mid-attempt lets the reservation lapse (and then it is sent again).
+  engine_options.webhooks.policy.attempt_lease = config.webhook_timeout + std::chrono::seconds(5);
   engine::Engine engine(store, clock, random, engine_options);
   if (Status st = engine.Start(); !st.ok()) return Fail("cannot start engine: " + st.message());
 
