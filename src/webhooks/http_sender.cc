@@ -32,6 +32,7 @@ constexpr size_t kMaxResponseBody = 64 * 1024;
 
 struct Target {
   bool https = false;
+  std::string host_header;  // as in the URL: with the port if it names one
   std::string host;
   std::string port;
   std::string path;  // with the query
@@ -46,6 +47,7 @@ std::optional<Target> ParseTarget(const std::string& url) {
   } else if (u->scheme() != "http") {
     return std::nullopt;
   }
+  t.host_header = std::string(u->encoded_host_and_port());
   t.host = u->host_address();  // IPv6 literals without brackets, as the resolver wants
   if (t.host.empty()) return std::nullopt;
   t.port = u->has_port() ? std::string(u->port()) : (t.https ? "443" : "80");
@@ -125,7 +127,7 @@ AttemptResult HttpSender::Send(const engine::OutgoingPost& post, Instant now) {
   const int64_t timestamp =
       std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
   Request req{http::verb::post, target->path, 11};
-  req.set(http::field::host, target->host);
+  req.set(http::field::host, target->host_header);
   req.set(http::field::user_agent, options_.user_agent);
   req.set(http::field::content_type, "application/json");
   req.set(http::field::connection, "close");

@@ -208,6 +208,7 @@ TEST_F(WebhooksTest, RetriesAfterTwo500sAndDeliversOnTheThirdAttempt) {
   EXPECT_EQ(requests[0].header("x-redrive-delivery"), requests[2].header("x-redrive-delivery"));
   EXPECT_EQ(requests[0].body, requests[2].body);
   VerifiedBody(requests[2]);
+  EXPECT_EQ(requests[2].header("host"), "127.0.0.1:" + std::to_string(receiver_.port()));
 
   json::array ds;
   ASSERT_TRUE(Eventually([&] {
