@@ -36,6 +36,7 @@ struct Target {
   std::string host;
   std::string port;
   std::string path;  // with the query
+  bool host_is_name = true;  // not an IP literal (SNI takes names only)
 };
 
 std::optional<Target> ParseTarget(const std::string& url) {
@@ -48,7 +49,8 @@ std::optional<Target> ParseTarget(const std::string& url) {
     return std::nullopt;
   }
   t.host_header = std::string(u->encoded_host_and_port());
-  t.host = u->host_address();  // IPv6 literals without brackets, as the resolver wants
+  t.host = u->host_address();
+  t.host_is_name = u->host_type() == boost::urls::host_type::name;  // IPv6 literals without brackets, as the resolver wants
   if (t.host.empty()) return std::nullopt;
   t.port = u->has_port() ? std::string(u->port()) : (t.https ? "443" : "80");
   t.path = u->encoded_path().empty() ? "/" : std::string(u->encoded_path());
@@ -79,7 +81,7 @@ net::awaitable<void> Post(const Target& t, Request& req, Parser& parser, ssl::co
   }
   beast::ssl_stream<beast::tcp_stream> stream(ex, tls);
   // SNI, and the certificate must name the host.
-  if (!SSL_set_tlsext_host_name(stream.native_handle(), t.host.c_str())) {
+  if (t.host_is_name && !SSL_set_tlsext_host_name(stream.native_handle(), t.host.c_str())) {
     throw beast::system_error(beast::error_code(static_cast<int>(::ERR_get_error()),
                                                 net::error::get_ssl_category()));
   }
@@ -141,9 +143,11 @@ AttemptResult HttpSender::Send(const engine::OutgoingPost& post, Instant now) {
   Parser parser;
   parser.body_limit(kMaxResponseBody);
   const auto deadline = started + options_.timeout;
-  net::io_context ioc;
   std::exception_ptr failure;
   bool done = false;
+  // Declared last, destroyed first: a coroutine still pending after the
+  // timeout is destroyed with it, while everything it refers to is alive.
+  net::io_context ioc;
   net::co_spawn(ioc, Post(*target, req, parser, tls_->context, deadline),
                 [&](std::exception_ptr e) {
                   failure = e;
