@@ -32,12 +32,11 @@ Result<store::DeliveryFilter> DecodeDeliveryFilter(const Call& call) {
 }  // namespace
 
 void HandleListWebhooks(Call& call) {
-  call.engine.ListWebhooks(
-      Answer<std::vector<Webhook>>(call.respond, [](std::vector<Webhook>& ws) {
-        boost::json::array out;
-        for (const Webhook& w : ws) out.push_back(wire::WebhookToJson(w));
-        return JsonResponse(200, out);
-      }));
+  call.engine.ListWebhooks(Answer<std::vector<Webhook>>(call.respond, [](std::vector<Webhook>& ws) {
+    boost::json::array out;
+    for (const Webhook& w : ws) out.push_back(wire::WebhookToJson(w));
+    return JsonResponse(200, out);
+  }));
 }
 
 void HandleCreateWebhook(Call& call) {
@@ -73,13 +72,13 @@ void HandleDeleteWebhook(Call& call) {
 void HandleListDeliveries(Call& call) {
   Result<store::DeliveryFilter> f = DecodeDeliveryFilter(call);
   if (!f.ok()) return call.Fail(f.status());
-  call.engine.ListDeliveries(
-      std::move(*f), Answer<std::vector<WebhookDelivery>>(
-                         call.respond, [](std::vector<WebhookDelivery>& ds) {
-                           boost::json::array out;
-                           for (const WebhookDelivery& d : ds) out.push_back(wire::DeliveryToJson(d));
-                           return JsonResponse(200, out);
-                         }));
+  call.engine.ListDeliveries(std::move(*f), Answer<std::vector<WebhookDelivery>>(
+                                                call.respond, [](std::vector<WebhookDelivery>& ds) {
+                                                  boost::json::array out;
+                                                  for (const WebhookDelivery& d : ds)
+                                                    out.push_back(wire::DeliveryToJson(d));
+                                                  return JsonResponse(200, out);
+                                                }));
 }
 
 void HandleTestWebhook(Call& call) {

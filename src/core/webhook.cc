@@ -7,8 +7,8 @@ namespace redrive {
 namespace {
 
 constexpr std::array<std::string_view, 9> kEventNames = {
-    "job.created", "job.started",  "job.completed", "job.failed",   "job.deadlettered",
-    "job.retried", "job.cancelled", "queue.paused", "queue.resumed"};
+    "job.created", "job.started",   "job.completed", "job.failed",   "job.deadlettered",
+    "job.retried", "job.cancelled", "queue.paused",  "queue.resumed"};
 
 }  // namespace
 
@@ -35,9 +35,12 @@ bool WebhookWants(const Webhook& webhook, std::string_view event) {
 
 const char* DeliveryStatusName(DeliveryStatus s) {
   switch (s) {
-    case DeliveryStatus::kPending: return "pending";
-    case DeliveryStatus::kDelivered: return "delivered";
-    case DeliveryStatus::kFailed: return "failed";
+    case DeliveryStatus::kPending:
+      return "pending";
+    case DeliveryStatus::kDelivered:
+      return "delivered";
+    case DeliveryStatus::kFailed:
+      return "failed";
   }
   return "pending";
 }
@@ -83,9 +86,9 @@ AttemptDecision DecideAfterAttempt(const WebhookDelivery& delivery, const Webhoo
   d.webhook.consecutive_failures += 1;
   if (d.webhook.enabled && d.webhook.consecutive_failures >= kMaxConsecutiveFailures) {
     d.webhook.enabled = false;
-    d.webhook.disabled_reason = std::to_string(d.webhook.consecutive_failures) +
-                                " consecutive failed deliveries; last: " +
-                                result.error.value_or("unknown error");
+    d.webhook.disabled_reason =
+        std::to_string(d.webhook.consecutive_failures) +
+        " consecutive failed deliveries; last: " + result.error.value_or("unknown error");
     d.webhook.updated_at = now;
     d.disabled_now = true;
   }

@@ -38,7 +38,7 @@ struct Webhook {
   std::string secret;               // HMAC key; never returned after creation
   bool enabled = true;
   WebhookFormat format = WebhookFormat::kJson;
-  int consecutive_failures = 0;  // failed attempts since the last success
+  int consecutive_failures = 0;                // failed attempts since the last success
   std::optional<std::string> disabled_reason;  // set when it disabled itself
   Instant created_at{};
   Instant updated_at{};

@@ -37,18 +37,24 @@ std::string JobDataJson(const Job& job, const JobEventExtras& extras) {
   return d.Build();
 }
 
+// What happened, in words: "dead-lettered (max_retries_exceeded)".
+std::string WhatHappened(std::string_view name, const Job& job, const JobEventExtras& extras) {
+  if (name == "job.started") return "started (attempt " + std::to_string(job.attempts) + ")";
+  if (name == "job.failed") {
+    return extras.will_retry.value_or(false) ? "failed, will retry" : "failed";
+  }
+  if (name == "job.deadlettered") {
+    return std::string("dead-lettered (") + DeadReasonName(job.dead_reason) + ")";
+  }
+  if (name == "job.retried") return "retried (" + extras.source.value_or("job_retry") + ")";
+  // job.created, job.completed, job.cancelled: the name says it.
+  return std::string(name.substr(name.find('.') + 1));
+}
+
 // "Job 0190… in queue emails dead-lettered (max_retries_exceeded): boom".
 std::string JobSummary(std::string_view name, const Job& job, const JobEventExtras& extras) {
-  std::string what;
-  if (name == "job.created") what = "created";
-  else if (name == "job.started") what = "started (attempt " + std::to_string(job.attempts) + ")";
-  else if (name == "job.completed") what = "completed";
-  else if (name == "job.failed") what = extras.will_retry.value_or(false) ? "failed, will retry" : "failed";
-  else if (name == "job.deadlettered") what = std::string("dead-lettered (") + DeadReasonName(job.dead_reason) + ")";
-  else if (name == "job.retried") what = "retried (" + extras.source.value_or("job_retry") + ")";
-  else if (name == "job.cancelled") what = "cancelled";
-  else what = std::string(name);
-  std::string line = "Job " + job.id + " in queue " + job.queue_name + " " + what;
+  std::string line =
+      "Job " + job.id + " in queue " + job.queue_name + " " + WhatHappened(name, job, extras);
   if ((name == "job.failed" || name == "job.deadlettered") && job.last_error) {
     line += ": " + *job.last_error;
   }

@@ -22,7 +22,7 @@ struct WebhookEvent {
 
 // Details some job events add to the summary in `data`.
 struct JobEventExtras {
-  std::optional<bool> will_retry;    // job.failed
+  std::optional<bool> will_retry;     // job.failed
   std::optional<std::string> source;  // job.retried: "job_retry" or "dlq_retry"
 };
 

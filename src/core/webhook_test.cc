@@ -21,9 +21,8 @@ Webhook Hook(std::vector<std::string> events, bool enabled = true) {
 
 TEST(WebhookEventsTest, TheContractsNineEventsAreKnownAndNothingElse) {
   EXPECT_EQ(WebhookEventNames().size(), 9u);
-  for (auto name : {"job.created", "job.started", "job.completed", "job.failed",
-                    "job.deadlettered", "job.retried", "job.cancelled", "queue.paused",
-                    "queue.resumed"}) {
+  for (auto name : {"job.created", "job.started", "job.completed", "job.failed", "job.deadlettered",
+                    "job.retried", "job.cancelled", "queue.paused", "queue.resumed"}) {
     EXPECT_TRUE(IsWebhookEvent(name)) << name;
   }
   EXPECT_FALSE(IsWebhookEvent("job.*"));
@@ -39,7 +38,7 @@ TEST(WebhookWantsTest, OnlySubscribedEventsOfEnabledWebhooks) {
 
 TEST(DeliveryRetryDelayTest, FiveSecondsDoublingCappedAtOneHour) {
   DeliveryRetryPolicy p;
-  const long long kWantSeconds[] = {5,   10,   20,   40,   80,   160,  320, 640,
+  const long long kWantSeconds[] = {5,    10,   20,   40,   80,   160,  320, 640,
                                     1280, 2560, 3600, 3600, 3600, 3600, 3600};
   for (int n = 1; n <= 15; ++n) {
     EXPECT_EQ(DeliveryRetryDelay(p, n), std::chrono::seconds(kWantSeconds[n - 1])) << n;

@@ -1,10 +1,11 @@
 #include "engine/committer.h"
 
-#include "core/thread_name.h"
-#include "engine/webhooks/outbox.h"
+#include <spdlog/spdlog.h>
 
 #include <future>
-#include <spdlog/spdlog.h>
+
+#include "core/thread_name.h"
+#include "engine/webhooks/outbox.h"
 
 namespace redrive::engine {
 
@@ -93,7 +94,8 @@ void Committer::RunBatch(std::deque<WriteOp>& batch) {
   // One snapshot per batch; left null when no webhook is enabled.
   std::shared_ptr<const WebhookSubscriptions> webhooks;
   if (subscriptions_ != nullptr) webhooks = subscriptions_->Get();
-  const WebhookSubscriptions* subscribed = webhooks && !webhooks->empty() ? webhooks.get() : nullptr;
+  const WebhookSubscriptions* subscribed =
+      webhooks && !webhooks->empty() ? webhooks.get() : nullptr;
   std::vector<Status> results(batch.size());
   Status commit_status;
   auto tx = store_.BeginWrite();

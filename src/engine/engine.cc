@@ -1,8 +1,8 @@
 #include "engine/engine.h"
 
 #include "engine/engine_impl.h"
-#include "engine/services/job_sweep.h"
 #include "engine/services/delivery_retention.h"
+#include "engine/services/job_sweep.h"
 #include "engine/services/retention.h"
 
 namespace redrive::engine {
@@ -22,14 +22,12 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
   loop.Add(MakeDeadlineSweep(committer, store, options.sweep_batch));
   loop.Add(std::make_unique<Retention>(committer, store, options.sweep_batch,
                                        options.retention_interval));
-  loop.Add(std::make_unique<DeliveryRetention>(committer, options.sweep_batch,
-                                               options.webhooks.retention,
-                                               options.retention_interval));
+  loop.Add(std::make_unique<DeliveryRetention>(
+      committer, options.sweep_batch, options.webhooks.retention, options.retention_interval));
   committer.set_webhook_subscriptions(&subscriptions);
   if (options.webhook_sender) {
-    dispatcher = std::make_unique<WebhookDispatcher>(committer, store, clock,
-                                                     *options.webhook_sender, subscriptions,
-                                                     options.webhooks);
+    dispatcher = std::make_unique<WebhookDispatcher>(
+        committer, store, clock, *options.webhook_sender, subscriptions, options.webhooks);
   }
 }
 
@@ -92,9 +90,7 @@ void Engine::ScrapeMetrics(Callback<std::string> done) {
 
 long long Engine::RunServicesOnce() { return impl_->loop.RunAllOnce(impl_->clock.Now()); }
 
-long long Engine::RunWebhooksOnce() {
-  return impl_->dispatcher ? impl_->dispatcher->RunOnce() : 0;
-}
+long long Engine::RunWebhooksOnce() { return impl_->dispatcher ? impl_->dispatcher->RunOnce() : 0; }
 
 void Engine::Ready(StatusCallback done) {
   impl_->Read<bool>(

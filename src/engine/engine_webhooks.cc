@@ -28,8 +28,7 @@ std::string GenerateSecret() {
 }  // namespace
 
 void Engine::ListWebhooks(Callback<std::vector<Webhook>> done) {
-  impl_->Read<std::vector<Webhook>>([](ReadTx& tx) { return tx.ListWebhooks(); },
-                                    std::move(done));
+  impl_->Read<std::vector<Webhook>>([](ReadTx& tx) { return tx.ListWebhooks(); }, std::move(done));
 }
 
 void Engine::GetWebhook(std::string id, Callback<Webhook> done) {
@@ -115,10 +114,9 @@ void Engine::TestWebhook(std::string id, Callback<WebhookTestResult> done) {
       [this, done = std::move(done)](Result<webhook_ops::ClaimedDelivery> claimed) {
         if (!claimed.ok()) return done(claimed.status());
         std::string delivery_id = claimed->delivery.id;
-        impl_->dispatcher->SendNow(std::move(*claimed),
-                                   [done, delivery_id](AttemptResult attempt) {
-                                     done(WebhookTestResult{delivery_id, std::move(attempt)});
-                                   });
+        impl_->dispatcher->SendNow(std::move(*claimed), [done, delivery_id](AttemptResult attempt) {
+          done(WebhookTestResult{delivery_id, std::move(attempt)});
+        });
       });
 }
 

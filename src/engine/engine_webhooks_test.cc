@@ -36,7 +36,8 @@ class FakeSender final : public WebhookSender {
     }
     if (status == 0) return {false, std::nullopt, "connection refused", milliseconds(1)};
     const bool ok = status >= 200 && status < 300;
-    return {ok, status, ok ? std::nullopt : std::optional<std::string>("HTTP " + std::to_string(status)),
+    return {ok, status,
+            ok ? std::nullopt : std::optional<std::string>("HTTP " + std::to_string(status)),
             milliseconds(2)};
   }
   std::mutex mu_;

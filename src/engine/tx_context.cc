@@ -24,8 +24,8 @@ void TxEffects::Merge(const TxEffects& o) {
 
 bool TxEffects::empty() const {
   return became_claimable.empty() && wake_all.empty() && !earliest_scheduled &&
-         !earliest_lease_expiry && !earliest_deadline && job_events.empty() &&
-         !wrote_deliveries && webhook_outcomes.empty() && webhooks_disabled == 0;
+         !earliest_lease_expiry && !earliest_deadline && job_events.empty() && !wrote_deliveries &&
+         webhook_outcomes.empty() && webhooks_disabled == 0;
 }
 
 void TxContext::Track(const Job& job) {

@@ -1,5 +1,7 @@
 #include "webhooks/http_sender.h"
 
+#include <openssl/err.h>
+
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
@@ -11,7 +13,6 @@
 #include <boost/beast/ssl.hpp>
 #include <boost/url/parse.hpp>
 #include <exception>
-#include <openssl/err.h>
 #include <optional>
 
 #include "webhooks/hmac.h"
@@ -35,7 +36,7 @@ struct Target {
   std::string host_header;  // as in the URL: with the port if it names one
   std::string host;
   std::string port;
-  std::string path;  // with the query
+  std::string path;          // with the query
   bool host_is_name = true;  // not an IP literal (SNI takes names only)
 };
 
@@ -50,7 +51,9 @@ std::optional<Target> ParseTarget(const std::string& url) {
   }
   t.host_header = std::string(u->encoded_host_and_port());
   t.host = u->host_address();
-  t.host_is_name = u->host_type() == boost::urls::host_type::name;  // IPv6 literals without brackets, as the resolver wants
+  t.host_is_name =
+      u->host_type() ==
+      boost::urls::host_type::name;  // IPv6 literals without brackets, as the resolver wants
   if (t.host.empty()) return std::nullopt;
   t.port = u->has_port() ? std::string(u->port()) : (t.https ? "443" : "80");
   t.path = u->encoded_path().empty() ? "/" : std::string(u->encoded_path());
@@ -82,8 +85,8 @@ net::awaitable<void> Post(const Target& t, Request& req, Parser& parser, ssl::co
   beast::ssl_stream<beast::tcp_stream> stream(ex, tls);
   // SNI, and the certificate must name the host.
   if (t.host_is_name && !SSL_set_tlsext_host_name(stream.native_handle(), t.host.c_str())) {
-    throw beast::system_error(beast::error_code(static_cast<int>(::ERR_get_error()),
-                                                net::error::get_ssl_category()));
+    throw beast::system_error(
+        beast::error_code(static_cast<int>(::ERR_get_error()), net::error::get_ssl_category()));
   }
   stream.set_verify_mode(ssl::verify_peer);
   stream.set_verify_callback(ssl::host_name_verification(t.host));

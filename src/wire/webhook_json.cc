@@ -42,8 +42,8 @@ boost::json::object DeliveryToJson(const WebhookDelivery& d) {
   // While pending this is when it is next due; afterwards it means nothing.
   out["next_attempt_at"] = d.status == DeliveryStatus::kPending ? TimeToJson(d.next_attempt_at)
                                                                 : boost::json::value(nullptr);
-  out["last_status_code"] = d.last_status_code ? boost::json::value(*d.last_status_code)
-                                               : boost::json::value(nullptr);
+  out["last_status_code"] =
+      d.last_status_code ? boost::json::value(*d.last_status_code) : boost::json::value(nullptr);
   out["last_error"] = OptString(d.last_error);
   out["created_at"] = TimeToJson(d.created_at);
   out["delivered_at"] = TimeToJson(d.delivered_at);

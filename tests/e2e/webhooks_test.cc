@@ -22,8 +22,13 @@ class WebhooksTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(receiver_.listening());
-    server_.options().extra_args = {"--webhook-retry-base-ms", "100",  "--api-key", "admin:adm",
-                                    "--api-key",               "worker:wrk", "--api-key",
+    server_.options().extra_args = {"--webhook-retry-base-ms",
+                                    "100",
+                                    "--api-key",
+                                    "admin:adm",
+                                    "--api-key",
+                                    "worker:wrk",
+                                    "--api-key",
                                     "viewer:view"};
     ASSERT_TRUE(server_.Start());
     Connect();
@@ -124,15 +129,15 @@ TEST_F(WebhooksTest, CrudValidationAndTheSecretRule) {
   EXPECT_EQ(got.body.at("has_secret"), true);
   EXPECT_EQ(Call("GET", "/outgoing-webhooks").raw.body.find(secret), std::string::npos);
 
-  JsonResponse bad = Call("POST", "/outgoing-webhooks",
-                          json::object{{"name", "x"},
-                                       {"url", "http://a/"},
-                                       {"events", json::array{"job.exploded"}}});
+  JsonResponse bad = Call(
+      "POST", "/outgoing-webhooks",
+      json::object{{"name", "x"}, {"url", "http://a/"}, {"events", json::array{"job.exploded"}}});
   EXPECT_EQ(bad.status, 400);
   EXPECT_EQ(bad.body.at("code"), "VALIDATION_ERROR");
   EXPECT_EQ(bad.body.at("details").at("field"), "events");
-  bad = Call("POST", "/outgoing-webhooks",
-             json::object{{"name", "x"}, {"url", "mailto:a@b"}, {"events", json::array{"job.failed"}}});
+  bad = Call(
+      "POST", "/outgoing-webhooks",
+      json::object{{"name", "x"}, {"url", "mailto:a@b"}, {"events", json::array{"job.failed"}}});
   EXPECT_EQ(bad.body.at("details").at("field"), "url");
 
   JsonResponse put = Call("PUT", path, json::object{{"name", "renamed"}});
@@ -161,12 +166,13 @@ TEST_F(WebhooksTest, ADeadLetteredJobDeliversSignedEvents) {
   const std::string hook =
       CreateHook({"job.created", "job.started", "job.failed", "job.deadlettered"});
   const std::string id = Enqueue("wh-dead", {{"max_retries", 0}});
-  JsonResponse claim = Call("POST", "/jobs/claim", json::object{{"queue_name", "wh-dead"},
-                                                               {"worker_id", "w1"}});
+  JsonResponse claim =
+      Call("POST", "/jobs/claim", json::object{{"queue_name", "wh-dead"}, {"worker_id", "w1"}});
   ASSERT_EQ(claim.status, 200);
   const json::value lease = claim.body.at("jobs").at(0).at("lease_id");
-  JsonResponse fail = Call("POST", "/jobs/" + id + "/fail",
-                           json::object{{"worker_id", "w1"}, {"lease_id", lease}, {"error", "boom"}});
+  JsonResponse fail =
+      Call("POST", "/jobs/" + id + "/fail",
+           json::object{{"worker_id", "w1"}, {"lease_id", lease}, {"error", "boom"}});
   ASSERT_EQ(fail.status, 200) << fail.raw.body;
 
   ASSERT_TRUE(receiver_.WaitForRequests(4, 10s)) << server_.Stderr();
@@ -222,9 +228,10 @@ TEST_F(WebhooksTest, RetriesAfterTwo500sAndDeliversOnTheThirdAttempt) {
 
   const std::string m = Metrics();
   EXPECT_NE(m.find("redrive_webhook_deliveries_total{outcome=\"delivered\"} 1\n"),
-            std::string::npos) << m;
-  EXPECT_NE(m.find("redrive_webhook_deliveries_total{outcome=\"failed\"} 2\n"),
-            std::string::npos) << m;
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("redrive_webhook_deliveries_total{outcome=\"failed\"} 2\n"), std::string::npos)
+      << m;
   JsonResponse hook_now = Call("GET", "/outgoing-webhooks/" + hook);
   EXPECT_EQ(hook_now.body.at("consecutive_failures"), 0);
 }
@@ -279,8 +286,9 @@ TEST_F(WebhooksTest, TwentyStraightFailuresDisableTheWebhookUntilReEnabled) {
   const std::string hook = CreateHook({"job.created"});
   json::array jobs;
   for (int i = 0; i < 20; ++i) jobs.push_back(json::object{{"payload", json::object{}}});
-  ASSERT_EQ(Call("POST", "/jobs/bulk", json::object{{"queue_name", "wh-off"}, {"jobs", jobs}}).status,
-            200);
+  ASSERT_EQ(
+      Call("POST", "/jobs/bulk", json::object{{"queue_name", "wh-off"}, {"jobs", jobs}}).status,
+      200);
   JsonResponse w;
   ASSERT_TRUE(Eventually([&] {
     w = Call("GET", "/outgoing-webhooks/" + hook);
@@ -323,10 +331,10 @@ TEST_F(WebhooksTest, TestEndpointSendsASignedTestEventAndRecordsIt) {
   EXPECT_EQ(r.body.at("status_code"), 418);
   EXPECT_EQ(r.body.at("error"), "HTTP 418");
   EXPECT_EQ(Deliveries(hook)[0].at("status"), "failed");
-  EXPECT_EQ(Call("POST", "/outgoing-webhooks/0190aaaa-0000-7000-8000-000000000001/test",
-                 json::object{})
-                .status,
-            404);
+  EXPECT_EQ(
+      Call("POST", "/outgoing-webhooks/0190aaaa-0000-7000-8000-000000000001/test", json::object{})
+          .status,
+      404);
 }
 
 }  // namespace

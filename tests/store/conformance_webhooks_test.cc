@@ -21,8 +21,8 @@ Webhook MakeWebhook(const std::string& id, Instant created = T(0)) {
   return w;
 }
 
-WebhookDelivery MakeDelivery(const std::string& id, const std::string& webhook_id,
-                             Instant created, Instant due) {
+WebhookDelivery MakeDelivery(const std::string& id, const std::string& webhook_id, Instant created,
+                             Instant due) {
   WebhookDelivery d;
   d.id = id;
   d.webhook_id = webhook_id;
@@ -143,8 +143,7 @@ TEST_P(StoreConformanceTest, DeliveriesListNewestFirstByStatusWithPaging) {
   EXPECT_THAT(DeliveryIds(*tx->ListDeliveries({"w"})), ElementsAre("d4", "d3", "d2", "d1"));
   EXPECT_THAT(DeliveryIds(*tx->ListDeliveries({"w", DeliveryStatus::kPending})),
               ElementsAre("d3", "d1"));
-  EXPECT_THAT(DeliveryIds(*tx->ListDeliveries({"w", std::nullopt, 2, 1})),
-              ElementsAre("d3", "d2"));
+  EXPECT_THAT(DeliveryIds(*tx->ListDeliveries({"w", std::nullopt, 2, 1})), ElementsAre("d3", "d2"));
 }
 
 TEST_P(StoreConformanceTest, DeletingAWebhookDeletesItsDeliveries) {

@@ -8,9 +8,8 @@
 
 namespace redrive::engine {
 
-WebhookDispatcher::WebhookDispatcher(Committer& committer, store::Store& store,
-                                     const Clock& clock, WebhookSender& sender,
-                                     SubscriptionCache& subscriptions,
+WebhookDispatcher::WebhookDispatcher(Committer& committer, store::Store& store, const Clock& clock,
+                                     WebhookSender& sender, SubscriptionCache& subscriptions,
                                      WebhookDispatchOptions options)
     : committer_(committer),
       store_(store),
@@ -116,8 +115,8 @@ AttemptResult WebhookDispatcher::Attempt(const webhook_ops::ClaimedDelivery& cla
       sender_.Send({claimed.url, claimed.secret, d.event, d.id, d.body}, clock_.Now());
   webhook_ops::Recorded recorded;
   Status st = committer_.RunAndWait([&](store::WriteTx& tx, TxContext& ctx) -> Status {
-    REDRIVE_ASSIGN_OR_RETURN(
-        recorded, webhook_ops::RecordAttempt(tx, ctx, claimed, result, options_.policy));
+    REDRIVE_ASSIGN_OR_RETURN(recorded,
+                             webhook_ops::RecordAttempt(tx, ctx, claimed, result, options_.policy));
     return Status::Ok();
   });
   if (!st.ok()) {

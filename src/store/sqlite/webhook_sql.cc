@@ -6,19 +6,18 @@
 namespace redrive::store::sqlite::webhook_sql {
 namespace {
 
-#define REDRIVE_WEBHOOK_COLUMNS                                                           \
+#define REDRIVE_WEBHOOK_COLUMNS                                                             \
   "id, name, url, events, secret, enabled, format, consecutive_failures, disabled_reason, " \
   "created_at, updated_at, last_delivery_at"
-#define REDRIVE_DELIVERY_COLUMNS                                                       \
-  "id, webhook_id, event_id, event, body, status, attempts, next_attempt_at, "         \
+#define REDRIVE_DELIVERY_COLUMNS                                               \
+  "id, webhook_id, event_id, event, body, status, attempts, next_attempt_at, " \
   "last_status_code, last_error, created_at, delivered_at, duration_ms"
 
 constexpr char kListWebhooks[] =
     "SELECT " REDRIVE_WEBHOOK_COLUMNS " FROM webhooks ORDER BY created_at, id";
 constexpr char kGetWebhook[] = "SELECT " REDRIVE_WEBHOOK_COLUMNS " FROM webhooks WHERE id = ?1";
-constexpr char kInsertWebhook[] =
-    "INSERT INTO webhooks (" REDRIVE_WEBHOOK_COLUMNS
-    ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
+constexpr char kInsertWebhook[] = "INSERT INTO webhooks (" REDRIVE_WEBHOOK_COLUMNS
+                                  ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
 constexpr char kUpdateWebhook[] =
     "UPDATE webhooks SET name = ?2, url = ?3, events = ?4, secret = ?5, enabled = ?6, "
     "format = ?7, consecutive_failures = ?8, disabled_reason = ?9, created_at = ?10, "
@@ -30,11 +29,12 @@ constexpr char kGetDelivery[] =
     "SELECT " REDRIVE_DELIVERY_COLUMNS " FROM webhook_deliveries WHERE id = ?1";
 // Ties on created_at (one commit writes many rows with one `now`) are
 // broken by insertion order (rowid; the index carries it), newest first.
-constexpr char kListDeliveries[] =
-    "SELECT " REDRIVE_DELIVERY_COLUMNS " FROM webhook_deliveries WHERE webhook_id = ?1"
-    " ORDER BY created_at DESC, rowid DESC LIMIT ?2 OFFSET ?3";
+constexpr char kListDeliveries[] = "SELECT " REDRIVE_DELIVERY_COLUMNS
+                                   " FROM webhook_deliveries WHERE webhook_id = ?1"
+                                   " ORDER BY created_at DESC, rowid DESC LIMIT ?2 OFFSET ?3";
 constexpr char kListDeliveriesByStatus[] =
-    "SELECT " REDRIVE_DELIVERY_COLUMNS " FROM webhook_deliveries WHERE webhook_id = ?1"
+    "SELECT " REDRIVE_DELIVERY_COLUMNS
+    " FROM webhook_deliveries WHERE webhook_id = ?1"
     " AND status = ?4 ORDER BY created_at DESC, rowid DESC LIMIT ?2 OFFSET ?3";
 constexpr char kInsertDelivery[] =
     "INSERT INTO webhook_deliveries (" REDRIVE_DELIVERY_COLUMNS
@@ -45,11 +45,11 @@ constexpr char kUpdateDelivery[] =
     "WHERE id = ?1";
 // Walks webhook_deliveries_due; the join drops rows of disabled webhooks
 // (they wait, pending, until the webhook is enabled again).
-constexpr char kSelectDue[] =
-    "SELECT " REDRIVE_DELIVERY_COLUMNS " FROM webhook_deliveries AS d"
-    " WHERE d.status = 'pending' AND d.next_attempt_at <= ?1"
-    " AND (SELECT enabled FROM webhooks WHERE id = d.webhook_id) = 1"
-    " ORDER BY d.next_attempt_at LIMIT ?2";
+constexpr char kSelectDue[] = "SELECT " REDRIVE_DELIVERY_COLUMNS
+                              " FROM webhook_deliveries AS d"
+                              " WHERE d.status = 'pending' AND d.next_attempt_at <= ?1"
+                              " AND (SELECT enabled FROM webhooks WHERE id = d.webhook_id) = 1"
+                              " ORDER BY d.next_attempt_at LIMIT ?2";
 constexpr char kNextDue[] =
     "SELECT d.next_attempt_at FROM webhook_deliveries AS d WHERE d.status = 'pending'"
     " AND (SELECT enabled FROM webhooks WHERE id = d.webhook_id) = 1"
@@ -240,8 +240,7 @@ Status UpdateDelivery(Connection& conn, const WebhookDelivery& d) {
   return RunExpectingOneRow(stmt, "delivery " + d.id);
 }
 
-Result<std::vector<WebhookDelivery>> SelectDueDeliveries(Connection& conn, Instant now,
-                                                         int limit) {
+Result<std::vector<WebhookDelivery>> SelectDueDeliveries(Connection& conn, Instant now, int limit) {
   REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kSelectDue));
   stmt.Bind(1, now);
   stmt.Bind(2, limit);

@@ -164,8 +164,7 @@ void WebhookReceiver::HandleConnection(int fd) {
   const std::string body = "{\"ok\":" + std::string(status < 300 ? "true" : "false") + "}";
   const std::string response = "HTTP/1.1 " + std::to_string(status) +
                                " Status\r\nContent-Type: application/json\r\nContent-Length: " +
-                               std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" +
-                               body;
+                               std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
   ::send(fd, response.data(), response.size(), MSG_NOSIGNAL);
   // Recorded after answering, so a test that saw n requests also sees the
   // server get their answers promptly.
