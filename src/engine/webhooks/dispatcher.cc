@@ -153,15 +153,11 @@ void WebhookDispatcher::SenderLoop() {
   }
 }
 
-std::chrono::milliseconds WebhookDispatcher::IdleWait() {
-  std::chrono::milliseconds wait = options_.refresh_interval;
+std::optional<Instant> WebhookDispatcher::NextDue() {
   auto tx = store_.BeginRead();
-  if (!tx.ok()) return wait;
+  if (!tx.ok()) return std::nullopt;
   auto next = (*tx)->NextDeliveryDue();
-  if (!next.ok() || !*next) return wait;
-  auto until = std::chrono::duration_cast<std::chrono::milliseconds>(**next - clock_.Now()) +
-               std::chrono::milliseconds(1);
-  return std::clamp(until, std::chrono::milliseconds(0), wait);
+  return next.ok() ? *next : std::nullopt;
 }
 
 void WebhookDispatcher::ClaimLoop() {
@@ -182,18 +178,32 @@ void WebhookDispatcher::ClaimLoop() {
       idle = options_.concurrency - busy_;
       nudged_ = false;
     }
-    std::vector<webhook_ops::ClaimedDelivery> claimed = Claim(idle);
-    const bool maybe_more = static_cast<int>(claimed.size()) == idle;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      for (auto& c : claimed) {
-        work_.push_back({std::move(c), nullptr});
-        ++busy_;
+    // A read first: reserving is a write, and most wake-ups find nothing due.
+    std::optional<Instant> next = NextDue();
+    bool claimed_nothing = false;
+    if (next && *next <= clock_.Now()) {
+      std::vector<webhook_ops::ClaimedDelivery> claimed = Claim(idle);
+      claimed_nothing = claimed.empty();
+      const bool maybe_more = static_cast<int>(claimed.size()) == idle;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        for (auto& c : claimed) {
+          work_.push_back({std::move(c), nullptr});
+          ++busy_;
+        }
       }
+      work_cv_.notify_all();
+      if (maybe_more) continue;
+      next = NextDue();
     }
-    work_cv_.notify_all();
-    if (maybe_more) continue;
-    std::chrono::milliseconds wait = IdleWait();
+    // Sleep until the next due retry, a nudge, or the refresh.
+    std::chrono::milliseconds wait = options_.refresh_interval;
+    if (next) {
+      auto until = std::chrono::ceil<std::chrono::milliseconds>(*next - clock_.Now());
+      wait = std::clamp(until, std::chrono::milliseconds(0), wait);
+    }
+    // Due but not reservable (a store error, a race with a disable): do not spin.
+    if (claimed_nothing) wait = std::max(wait, std::chrono::milliseconds(100));
     std::unique_lock<std::mutex> lock(mu_);
     claim_cv_.wait_for(lock, wait, [&] { return stop_ || nudged_; });
     if (stop_) return;

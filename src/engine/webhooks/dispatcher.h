@@ -18,6 +18,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -67,8 +68,8 @@ class WebhookDispatcher {
   // POSTs and records one delivery; returns the outcome.
   AttemptResult Attempt(const webhook_ops::ClaimedDelivery& claimed);
   std::vector<webhook_ops::ClaimedDelivery> Claim(int limit);
-  // How long the claim loop may sleep when nothing is due now.
-  std::chrono::milliseconds IdleWait();
+  // When the earliest pending delivery of an enabled webhook is due.
+  std::optional<Instant> NextDue();
 
   Committer& committer_;
   store::Store& store_;
