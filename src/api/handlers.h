@@ -49,6 +49,15 @@ void HandlePauseQueue(Call& call);      // POST /queues/{name}/pause
 void HandleResumeQueue(Call& call);     // POST /queues/{name}/resume
 void HandleDeleteQueue(Call& call);     // DELETE /queues/{name}
 
+// webhook_handlers.cc
+void HandleListWebhooks(Call& call);    // GET /outgoing-webhooks
+void HandleCreateWebhook(Call& call);   // POST /outgoing-webhooks
+void HandleGetWebhook(Call& call);      // GET /outgoing-webhooks/{id}
+void HandleUpdateWebhook(Call& call);   // PUT /outgoing-webhooks/{id}
+void HandleDeleteWebhook(Call& call);   // DELETE /outgoing-webhooks/{id}
+void HandleListDeliveries(Call& call);  // GET /outgoing-webhooks/{id}/deliveries
+void HandleTestWebhook(Call& call);     // POST /outgoing-webhooks/{id}/test
+
 // health_handlers.cc
 void HandleHealth(Call& call);       // GET /health
 void HandleHealthLive(Call& call);   // GET /health/live

@@ -5,7 +5,6 @@
 
 namespace redrive::api {
 
-// Not routed (404) for now: the outgoing webhooks, which another module will add.
 std::vector<Route> AllRoutes() {
   constexpr unsigned kWorkerRoute = kWorkers;            // admin + worker
   constexpr unsigned kReadRoute = kViewers;              // admin + viewer
@@ -60,6 +59,15 @@ std::vector<Route> AllRoutes() {
       {"PUT", "/api/v1/queues/{name}/config", kAdminOnly, HandleConfigureQueue},
       {"POST", "/api/v1/queues/{name}/pause", kAdminOnly, HandlePauseQueue},
       {"POST", "/api/v1/queues/{name}/resume", kAdminOnly, HandleResumeQueue},
+      // Operator: outgoing webhooks. Viewers may read them (secrets are never
+      // shown after creation); only admins change or test them.
+      {"GET", "/api/v1/outgoing-webhooks", kReadRoute, HandleListWebhooks},
+      {"POST", "/api/v1/outgoing-webhooks", kAdminOnly, HandleCreateWebhook},
+      {"GET", "/api/v1/outgoing-webhooks/{id}", kReadRoute, HandleGetWebhook},
+      {"PUT", "/api/v1/outgoing-webhooks/{id}", kAdminOnly, HandleUpdateWebhook},
+      {"DELETE", "/api/v1/outgoing-webhooks/{id}", kAdminOnly, HandleDeleteWebhook},
+      {"GET", "/api/v1/outgoing-webhooks/{id}/deliveries", kReadRoute, HandleListDeliveries},
+      {"POST", "/api/v1/outgoing-webhooks/{id}/test", kAdminOnly, HandleTestWebhook},
   };
 }
 

@@ -17,6 +17,7 @@
 #include "server/http_server.h"
 #include "server/signals.h"
 #include "store/sqlite/sqlite_store.h"
+#include "webhooks/http_sender.h"
 
 namespace redrive::app {
 namespace {
@@ -48,6 +49,15 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
   SystemRandom random;
   engine::EngineOptions engine_options;
   engine_options.retention_interval = config.retention_interval;
+  webhooks::HttpSenderOptions sender_options;
+  sender_options.timeout = config.webhook_timeout;
+  sender_options.user_agent = std::string("Redrive-Webhooks/") + REDRIVE_VERSION;
+  engine_options.webhook_sender = std::make_shared<webhooks::HttpSender>(sender_options);
+  engine_options.webhooks.concurrency = config.webhook_concurrency;
+  engine_options.webhooks.policy.base = config.webhook_retry_base;
+  // A reserved delivery outlives its POST by a margin; only a node that died
+  // mid-attempt lets the reservation lapse (and then it is sent again).
+  engine_options.webhooks.policy.attempt_lease = config.webhook_timeout + std::chrono::seconds(5);
   engine::Engine engine(store, clock, random, engine_options);
   if (Status st = engine.Start(); !st.ok()) return Fail("cannot start engine: " + st.message());
 

@@ -40,6 +40,21 @@ void AddServeFlags(CLI::App& serve, server::ServeFlags& flags) {
       ->envname("REDRIVE_IO_THREADS")
       ->capture_default_str();
   serve
+      .add_option("--webhook-concurrency", flags.webhook_concurrency,
+                  "Outgoing webhook deliveries sent at once")
+      ->envname("REDRIVE_WEBHOOK_CONCURRENCY")
+      ->capture_default_str();
+  serve
+      .add_option("--webhook-timeout", flags.webhook_timeout,
+                  "Timeout of one webhook POST, connect to answer (10s, 30s, 1m)")
+      ->envname("REDRIVE_WEBHOOK_TIMEOUT")
+      ->capture_default_str();
+  serve
+      .add_option("--webhook-retry-base-ms", flags.webhook_retry_base_ms,
+                  "First retry delay of a failed webhook delivery; doubles per attempt up to 1h")
+      ->envname("REDRIVE_WEBHOOK_RETRY_BASE_MS")
+      ->capture_default_str();
+  serve
       .add_option("--log-level", flags.log_level,
                   "trace, debug (logs every request), info, warn, error, critical or off")
       ->envname("REDRIVE_LOG_LEVEL")

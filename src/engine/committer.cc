@@ -1,9 +1,11 @@
 #include "engine/committer.h"
 
-#include "core/thread_name.h"
+#include <spdlog/spdlog.h>
 
 #include <future>
-#include <spdlog/spdlog.h>
+
+#include "core/thread_name.h"
+#include "engine/webhooks/outbox.h"
 
 namespace redrive::engine {
 
@@ -89,6 +91,11 @@ void Committer::Loop() {
 
 void Committer::RunBatch(std::deque<WriteOp>& batch) {
   TxContext ctx{clock_.Now(), random_, {}, {}};
+  // One snapshot per batch; left null when no webhook is enabled.
+  std::shared_ptr<const WebhookSubscriptions> webhooks;
+  if (subscriptions_ != nullptr) webhooks = subscriptions_->Get();
+  const WebhookSubscriptions* subscribed =
+      webhooks && !webhooks->empty() ? webhooks.get() : nullptr;
   std::vector<Status> results(batch.size());
   Status commit_status;
   auto tx = store_.BeginWrite();
@@ -98,12 +105,16 @@ void Committer::RunBatch(std::deque<WriteOp>& batch) {
     store::WriteTx& w = **tx;
     for (size_t i = 0; i < batch.size(); ++i) {
       TxContext op_ctx{ctx.now, random_, {}, {}};
+      op_ctx.webhooks = subscribed;
       Status sp = w.Savepoint();
       if (!sp.ok()) {
         results[i] = sp;
         continue;
       }
       results[i] = batch[i].run(w, op_ctx);
+      // The outbox rows go in the request's own savepoint: they commit, or
+      // roll back, with the change that caused them.
+      if (results[i].ok() && !op_ctx.webhook_events.empty()) results[i] = WriteOutbox(w, op_ctx);
       Status end = results[i].ok() ? w.ReleaseSavepoint() : w.RollbackToSavepoint();
       if (!end.ok()) {
         // The transaction is in an unknown state: fail the whole batch.

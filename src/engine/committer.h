@@ -17,6 +17,7 @@
 #include "core/random.h"
 #include "core/status.h"
 #include "engine/tx_context.h"
+#include "engine/webhooks/subscriptions.h"
 #include "store/store.h"
 
 namespace redrive::engine {
@@ -44,6 +45,10 @@ class Committer {
             EffectsSink recorded, EffectsSink answered);
   ~Committer();  // Stop()s
 
+  // Webhook subscriptions consulted by every batch (see tx_context.h);
+  // without them no webhook event is recorded. Call before Start().
+  void set_webhook_subscriptions(const SubscriptionCache* cache) { subscriptions_ = cache; }
+
   void Start();
   // Refuses new ops (SERVICE_UNAVAILABLE), runs and commits what is queued, joins.
   void Stop();
@@ -70,6 +75,7 @@ class Committer {
   const size_t max_batch_;
   EffectsSink recorded_;
   EffectsSink answered_;
+  const SubscriptionCache* subscriptions_ = nullptr;
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

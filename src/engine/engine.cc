@@ -1,6 +1,7 @@
 #include "engine/engine.h"
 
 #include "engine/engine_impl.h"
+#include "engine/services/delivery_retention.h"
 #include "engine/services/job_sweep.h"
 #include "engine/services/retention.h"
 #include "engine/services/throughput_sampler.h"
@@ -24,6 +25,13 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
   loop.Add(std::make_unique<Retention>(committer, store, options.sweep_batch,
                                        options.retention_interval));
   loop.Add(std::make_unique<ThroughputSampler>(metrics, throughput, options.throughput_interval));
+  loop.Add(std::make_unique<DeliveryRetention>(
+      committer, options.sweep_batch, options.webhooks.retention, options.retention_interval));
+  committer.set_webhook_subscriptions(&subscriptions);
+  if (options.webhook_sender) {
+    dispatcher = std::make_unique<WebhookDispatcher>(
+        committer, store, clock, *options.webhook_sender, subscriptions, options.webhooks);
+  }
 }
 
 void Engine::Impl::OnCommitted(const TxEffects& e) {
@@ -34,6 +42,7 @@ void Engine::Impl::OnCommitted(const TxEffects& e) {
   for (const auto& t : {e.earliest_scheduled, e.earliest_lease_expiry, e.earliest_deadline}) {
     if (t) loop.Nudge(*t);
   }
+  if (e.wrote_deliveries && dispatcher) dispatcher->Nudge();
 }
 
 Engine::Engine(store::Store& store, const Clock& clock, Random& random, EngineOptions options)
@@ -44,9 +53,11 @@ Engine::~Engine() { Stop(); }
 Status Engine::Start() {
   if (impl_->started) return Status::Ok();
   REDRIVE_RETURN_IF_ERROR(impl_->store.Ping());
+  REDRIVE_RETURN_IF_ERROR(impl_->subscriptions.Refresh(impl_->store));
   impl_->committer.Start();
   impl_->readers.Start();
   impl_->loop.Start();
+  if (impl_->dispatcher && impl_->options.webhooks.run_threads) impl_->dispatcher->Start();
   impl_->started = true;
   return Status::Ok();
 }
@@ -57,6 +68,8 @@ void Engine::Stop() {
   // Parked long-polls answer now (with no jobs) so clients are not left hanging.
   impl_->waiters.Close();
   impl_->loop.Stop();
+  // Before the committer: senders in flight record their outcomes through it.
+  if (impl_->dispatcher) impl_->dispatcher->Stop();
   impl_->committer.Stop();  // commits everything already queued
   impl_->readers.Stop();
 }
@@ -88,6 +101,8 @@ std::chrono::seconds Engine::throughput_interval() const {
 }
 
 long long Engine::RunServicesOnce() { return impl_->loop.RunAllOnce(impl_->clock.Now()); }
+
+long long Engine::RunWebhooksOnce() { return impl_->dispatcher ? impl_->dispatcher->RunOnce() : 0; }
 
 void Engine::Ready(StatusCallback done) {
   impl_->Read<bool>(

@@ -26,6 +26,8 @@
 #include "core/status.h"
 #include "engine/requests.h"
 #include "engine/throughput.h"
+#include "engine/webhooks/sender.h"
+#include "engine/webhooks/webhook_types.h"
 #include "store/store.h"
 
 namespace redrive::engine {
@@ -49,6 +51,10 @@ struct EngineOptions {
   // last `throughput_window` of them kept.
   std::chrono::seconds throughput_interval{10};
   std::chrono::seconds throughput_window{15 * 60};
+  // Outgoing webhooks. Without a sender, deliveries are still written to
+  // the outbox but nobody sends them (tests that inspect the outbox).
+  std::shared_ptr<WebhookSender> webhook_sender;
+  WebhookDispatchOptions webhooks;
 };
 
 class Committer;
@@ -116,6 +122,21 @@ class Engine {
   void ResumeQueue(std::string name, Callback<QueueConfig> done);
   void DeleteQueue(std::string name, bool delete_jobs, StatusCallback done);
 
+  // --- outgoing webhooks (engine_webhooks.cc)
+  void ListWebhooks(Callback<std::vector<Webhook>> done);
+  void GetWebhook(std::string id, Callback<Webhook> done);  // NOT_FOUND if unknown
+  // The answer carries the secret (generated when not given).
+  void CreateWebhook(CreateWebhookParams p, Callback<Webhook> done);
+  void UpdateWebhook(std::string id, WebhookPatch patch, Callback<Webhook> done);
+  // Deletes the webhook and its deliveries.
+  void DeleteWebhook(std::string id, StatusCallback done);
+  // NOT_FOUND if the webhook is unknown.
+  void ListDeliveries(store::DeliveryFilter f, Callback<std::vector<WebhookDelivery>> done);
+  // POSTs a webhook.test event to the webhook now (enabled or not), records
+  // it as a delivery and answers with the outcome (after up to the sender's
+  // timeout). UNAVAILABLE when the engine has no webhook sender.
+  void TestWebhook(std::string id, Callback<WebhookTestResult> done);
+
   // --- service
   void Ready(StatusCallback done);  // store reachable
 
@@ -141,6 +162,11 @@ class Engine {
   // For tests: run every background service once at clock.Now(), synchronously.
   // Returns the number of jobs they changed.
   long long RunServicesOnce();
+  // For tests: reserve and send every webhook delivery due at clock.Now()
+  // on the calling thread. Needs a webhook_sender; use with
+  // webhooks.run_threads = false so no dispatcher thread competes. Returns
+  // the number of attempts.
+  long long RunWebhooksOnce();
 
  private:
   class Impl;

@@ -10,6 +10,8 @@
 #include "engine/metrics.h"
 #include "engine/reader_pool.h"
 #include "engine/waiters.h"
+#include "engine/webhooks/dispatcher.h"
+#include "engine/webhooks/subscriptions.h"
 
 namespace redrive::engine {
 
@@ -37,6 +39,24 @@ class Engine::Impl {
          }});
   }
 
+  // A webhook write: `body`, then the webhook list read back in the same
+  // transaction; once committed (still on the committer thread, before the
+  // next batch) that list becomes the subscription snapshot.
+  template <typename T>
+  void WriteWebhooks(std::function<Result<T>(store::WriteTx&, TxContext&)> body, Callback<T> done) {
+    auto all = std::make_shared<std::vector<Webhook>>();
+    Write<T>(
+        [body = std::move(body), all](store::WriteTx& tx, TxContext& ctx) -> Result<T> {
+          REDRIVE_ASSIGN_OR_RETURN(T value, body(tx, ctx));
+          REDRIVE_ASSIGN_OR_RETURN(*all, tx.ListWebhooks());
+          return value;
+        },
+        [this, all, done = std::move(done)](Result<T> r) {
+          if (r.ok()) subscriptions.Set(*all);
+          done(std::move(r));
+        });
+  }
+
   // Runs `body` on a reader thread with a read snapshot.
   template <typename T>
   void Read(std::function<Result<T>(store::ReadTx&)> body, Callback<T> done) {
@@ -60,6 +80,10 @@ class Engine::Impl {
   Committer committer;
   ReaderPool readers;
   BackgroundLoop loop;
+  // Outgoing webhooks: what the committer fans events out to, and the
+  // dispatcher (null without a webhook sender).
+  SubscriptionCache subscriptions;
+  std::unique_ptr<WebhookDispatcher> dispatcher;
   bool started = false;
 };
 

@@ -69,7 +69,7 @@ Result<EnqueueResult> Enqueue(store::WriteTx& tx, TxContext& ctx, const EnqueueP
   REDRIVE_ASSIGN_OR_RETURN(store::InsertOutcome out, tx.InsertJob(job, created));
   if (out.created) {
     ctx.Track(job);
-    ctx.CountEvent(job.queue_name, "enqueued");
+    ctx.CountEnqueued(job);
   }
   return EnqueueResult{out.id, out.created};
 }

@@ -40,6 +40,17 @@ EngineMetrics::EngineMetrics() {
   registry_.AddCounter(kDeadletteredName, "Jobs moved to the dead-letter queue, by reason.",
                        {"queue", "reason"});
   registry_.AddCounter("redrive_commits_total", "Group-commit transactions committed.", {});
+  registry_.AddCounter("redrive_webhook_deliveries_total",
+                       "Webhook delivery attempts by outcome: delivered (2xx), failed (will be "
+                       "retried), gave_up (the last attempt failed).",
+                       {"outcome"});
+  registry_.AddCounter("redrive_webhooks_disabled_total",
+                       "Webhooks disabled after 20 consecutive failed deliveries.", {});
+  // Shown at 0 from the start, so alerts on increase() see the first one.
+  for (const char* outcome : {"delivered", "failed", "gave_up"}) {
+    registry_.Add("redrive_webhook_deliveries_total", {outcome}, 0);
+  }
+  registry_.Add("redrive_webhooks_disabled_total", {}, 0);
   registry_.AddHistogram("redrive_commit_batch_size", "Requests carried by one group commit.", {},
                          {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048});
 }
@@ -48,6 +59,13 @@ void EngineMetrics::OnCommitted(const TxEffects& effects, size_t batch_size) {
   registry_.Add("redrive_commits_total", {});
   registry_.Observe("redrive_commit_batch_size", {}, static_cast<double>(batch_size));
   AddToTotals(effects);
+  for (const auto& [outcome, n] : effects.webhook_outcomes) {
+    registry_.Add("redrive_webhook_deliveries_total", {outcome}, static_cast<double>(n));
+  }
+  if (effects.webhooks_disabled > 0) {
+    registry_.Add("redrive_webhooks_disabled_total", {},
+                  static_cast<double>(effects.webhooks_disabled));
+  }
   for (const auto& [key, n] : effects.job_events) {
     const auto& [queue, event, reason] = key;
     if (event == "deadlettered") {

@@ -1,5 +1,7 @@
 #include "engine/tx_context.h"
 
+#include "engine/webhooks/subscriptions.h"
+
 namespace redrive::engine {
 
 namespace {
@@ -15,11 +17,15 @@ void TxEffects::Merge(const TxEffects& o) {
   Earliest(earliest_lease_expiry, o.earliest_lease_expiry);
   Earliest(earliest_deadline, o.earliest_deadline);
   for (const auto& [key, n] : o.job_events) job_events[key] += n;
+  wrote_deliveries = wrote_deliveries || o.wrote_deliveries;
+  for (const auto& [outcome, n] : o.webhook_outcomes) webhook_outcomes[outcome] += n;
+  webhooks_disabled += o.webhooks_disabled;
 }
 
 bool TxEffects::empty() const {
   return became_claimable.empty() && wake_all.empty() && !earliest_scheduled &&
-         !earliest_lease_expiry && !earliest_deadline && job_events.empty();
+         !earliest_lease_expiry && !earliest_deadline && job_events.empty() && !wrote_deliveries &&
+         webhook_outcomes.empty() && webhooks_disabled == 0;
 }
 
 void TxContext::Track(const Job& job) {
@@ -68,6 +74,50 @@ void TxContext::CountEvents(const Change& change) {
   }
   if (change.after.lease_expiries > change.before.lease_expiries) {
     CountEvent(queue, "lease_expired");
+  }
+  if (webhooks != nullptr) WebhookEvents(change);
+}
+
+void TxContext::CountEnqueued(const Job& job) {
+  CountEvent(job.queue_name, "enqueued");
+  if (webhooks != nullptr) WebhookJobEvent("job.created", job);
+}
+
+void TxContext::QueueEvent(const char* event, const std::string& queue,
+                           const std::optional<std::string>& reason) {
+  if (webhooks != nullptr && webhooks->Wants(event)) {
+    webhook_events.push_back(QueueWebhookEvent(event, queue, reason));
+  }
+}
+
+void TxContext::WebhookJobEvent(const char* event, const Job& job, const JobEventExtras& extras) {
+  if (webhooks->Wants(event)) webhook_events.push_back(JobWebhookEvent(event, job, extras));
+}
+
+// The webhook events of a change, from the same facts as the metrics above:
+// the history entry says what happened, before/after to which attempt.
+void TxContext::WebhookEvents(const Change& change) {
+  const std::string& type = change.history->event_type;
+  const Job& job = change.after;
+  if (type == "processing") {
+    WebhookJobEvent("job.started", job);
+  } else if (type == "completed") {
+    WebhookJobEvent("job.completed", job);
+  } else if (type == "retry_scheduled" || type == "lease_expired") {
+    WebhookJobEvent("job.failed", job, {.will_retry = true});
+  } else if (type == "deadlettered") {
+    // An attempt that failed for good is a failure too; a deadline sweep
+    // dead-letters jobs that were not running, which failed no attempt.
+    if (change.before.status == JobStatus::kProcessing) {
+      WebhookJobEvent("job.failed", job, {.will_retry = false});
+    }
+    WebhookJobEvent("job.deadlettered", job);
+  } else if (type == "retried") {
+    // transition.cc writes the source into the entry's details.
+    const bool dlq = change.history->details_json.find("\"dlq_retry\"") != std::string::npos;
+    WebhookJobEvent("job.retried", job, {.source = dlq ? "dlq_retry" : "job_retry"});
+  } else if (type == "cancelled") {
+    WebhookJobEvent("job.cancelled", job);
   }
 }
 

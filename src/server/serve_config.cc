@@ -199,6 +199,23 @@ Result<ServeConfig> MakeServeConfig(const ServeFlags& flags) {
             Quoted(flags.log_level));
   }
   config.log_level = flags.log_level;
+  if (flags.webhook_concurrency < 1 || flags.webhook_concurrency > 64) {
+    return Status::Validation("webhook_concurrency",
+                              "--webhook-concurrency must be between 1 and 64");
+  }
+  config.webhook_concurrency = flags.webhook_concurrency;
+  auto timeout = ParseDurationSeconds(flags.webhook_timeout);
+  if (!timeout.ok() || *timeout > std::chrono::minutes(5)) {
+    return Status::Validation("webhook_timeout",
+                              "--webhook-timeout: expected a duration from 1s to 5m, got " +
+                                  Quoted(flags.webhook_timeout));
+  }
+  config.webhook_timeout = *timeout;
+  if (flags.webhook_retry_base_ms < 1 || flags.webhook_retry_base_ms > 3'600'000) {
+    return Status::Validation("webhook_retry_base_ms",
+                              "--webhook-retry-base-ms must be between 1 and 3600000");
+  }
+  config.webhook_retry_base = std::chrono::milliseconds(flags.webhook_retry_base_ms);
   return config;
 }
 

@@ -64,6 +64,9 @@ struct ServeFlags {
   std::string retention_interval = "60s";
   int io_threads = 1;
   std::string log_level = "info";
+  int webhook_concurrency = 4;
+  std::string webhook_timeout = "10s";
+  int64_t webhook_retry_base_ms = 5000;
 };
 
 // The checked configuration `redrive serve` runs with.
@@ -76,6 +79,11 @@ struct ServeConfig {
   std::chrono::seconds retention_interval{60};
   int io_threads = 1;
   std::string log_level = "info";
+  // Outgoing webhooks: deliveries sent at once, the timeout of one POST, and
+  // the first retry delay (doubling up to an hour).
+  int webhook_concurrency = 4;
+  std::chrono::seconds webhook_timeout{10};
+  std::chrono::milliseconds webhook_retry_base{5000};
 };
 
 // Parses and checks every flag. Errors are one line meant for stderr, e.g.

@@ -115,6 +115,9 @@ TEST(MakeServeConfigTest, DefaultsAreValid) {
   EXPECT_EQ(c->limits.max_payload_bytes, 1u << 20);
   EXPECT_EQ(c->retention_interval, std::chrono::seconds(60));
   EXPECT_EQ(c->io_threads, 1);
+  EXPECT_EQ(c->webhook_concurrency, 4);
+  EXPECT_EQ(c->webhook_timeout, std::chrono::seconds(10));
+  EXPECT_EQ(c->webhook_retry_base, std::chrono::milliseconds(5000));
 }
 
 TEST(MakeServeConfigTest, CollectsKeysFromRepeatsAndLists) {
@@ -154,7 +157,11 @@ TEST(MakeServeConfigTest, RejectsBadTunables) {
   EXPECT_TRUE(fails([](ServeFlags& f) { f.io_threads = 0; }));
   EXPECT_TRUE(fails([](ServeFlags& f) { f.log_level = "verbose"; }));
   EXPECT_TRUE(fails([](ServeFlags& f) { f.store = "redis://x"; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.webhook_concurrency = 0; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.webhook_timeout = "10m"; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.webhook_retry_base_ms = 0; }));
   EXPECT_FALSE(fails([](ServeFlags& f) { f.log_level = "debug"; }));
+  EXPECT_FALSE(fails([](ServeFlags& f) { f.webhook_retry_base_ms = 20; }));
 }
 
 }  // namespace

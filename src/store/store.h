@@ -20,6 +20,7 @@
 #include "core/queue.h"
 #include "core/status.h"
 #include "core/transition.h"
+#include "core/webhook.h"
 
 namespace redrive::store {
 
@@ -42,6 +43,14 @@ struct DeadLetterSelection {
   std::optional<std::string> tag;
   std::optional<Instant> dead_before;  // deadlettered_at < dead_before
   int limit = 100;
+};
+
+// Listing a webhook's deliveries, newest first. Unset fields do not filter.
+struct DeliveryFilter {
+  std::string webhook_id;
+  std::optional<DeliveryStatus> status;
+  int limit = 50;
+  int offset = 0;
 };
 
 // Outcome of an insert that may hit an existing idempotency key.
@@ -87,6 +96,19 @@ class ReadTx {
   virtual Result<std::optional<Instant>> NextLeaseExpiry() = 0;
   // When the earliest pending/scheduled job reaches its expires_at, if any.
   virtual Result<std::optional<Instant>> NextDeadline() = 0;
+
+  // Outgoing webhooks, oldest created first.
+  virtual Result<std::vector<Webhook>> ListWebhooks() = 0;
+  // NOT_FOUND if absent.
+  virtual Result<Webhook> GetWebhook(const std::string& id) = 0;
+  // Deliveries of one webhook matching `f`, newest created first (rows of
+  // one commit: the last written first).
+  virtual Result<std::vector<WebhookDelivery>> ListDeliveries(const DeliveryFilter& f) = 0;
+  // NOT_FOUND if absent.
+  virtual Result<WebhookDelivery> GetDelivery(const std::string& id) = 0;
+  // The earliest next_attempt_at of a pending delivery of an enabled
+  // webhook, if any (the dispatcher's next wake).
+  virtual Result<std::optional<Instant>> NextDeliveryDue() = 0;
 };
 
 // A write transaction. Commit() makes every change durable (fsync) before it
@@ -147,6 +169,24 @@ class WriteTx : public ReadTx {
 
   // Inserts or replaces a worker entry.
   virtual Status PutWorker(const WorkerInfo& worker) = 0;
+
+  // Outgoing webhooks and their durable outbox (webhook_deliveries).
+  virtual Status InsertWebhook(const Webhook& webhook) = 0;
+  // Replaces every field of an existing webhook. NOT_FOUND if absent.
+  virtual Status UpdateWebhook(const Webhook& webhook) = 0;
+  // Deletes the webhook and all its deliveries. NOT_FOUND if absent.
+  virtual Status DeleteWebhook(const std::string& id) = 0;
+  virtual Status InsertDelivery(const WebhookDelivery& delivery) = 0;
+  // Replaces the mutable fields (status, attempts, next_attempt_at, last_*,
+  // delivered_at, duration_ms). NOT_FOUND if absent (its webhook was deleted).
+  virtual Status UpdateDelivery(const WebhookDelivery& delivery) = 0;
+  // Pending deliveries with next_attempt_at <= now whose webhook is enabled,
+  // earliest due first, at most `limit`. On PostgreSQL locked FOR UPDATE
+  // SKIP LOCKED; the caller reserves them by moving next_attempt_at.
+  virtual Result<std::vector<WebhookDelivery>> SelectDueDeliveries(Instant now, int limit) = 0;
+  // Deletes delivered and failed deliveries created before `before`, at most
+  // `limit`. Returns how many were deleted.
+  virtual Result<long long> DeleteFinishedDeliveries(Instant before, int limit) = 0;
 };
 
 class Store {

@@ -4,6 +4,7 @@
 #include "store/sqlite/query_util.h"
 #include "store/sqlite/row_mapping.h"
 #include "store/sqlite/tags_json.h"
+#include "store/sqlite/webhook_sql.h"
 
 namespace redrive::store::sqlite {
 namespace {
@@ -136,6 +137,31 @@ Result<std::optional<Instant>> SqliteReads<Base>::NextLeaseExpiry() {
 template <typename Base>
 Result<std::optional<Instant>> SqliteReads<Base>::NextDeadline() {
   return QueryOptTime(conn_, sql::kNextDeadline, [](Statement&) {});
+}
+
+template <typename Base>
+Result<std::vector<Webhook>> SqliteReads<Base>::ListWebhooks() {
+  return webhook_sql::ListWebhooks(conn_);
+}
+
+template <typename Base>
+Result<Webhook> SqliteReads<Base>::GetWebhook(const std::string& id) {
+  return webhook_sql::GetWebhook(conn_, id);
+}
+
+template <typename Base>
+Result<std::vector<WebhookDelivery>> SqliteReads<Base>::ListDeliveries(const DeliveryFilter& f) {
+  return webhook_sql::ListDeliveries(conn_, f);
+}
+
+template <typename Base>
+Result<WebhookDelivery> SqliteReads<Base>::GetDelivery(const std::string& id) {
+  return webhook_sql::GetDelivery(conn_, id);
+}
+
+template <typename Base>
+Result<std::optional<Instant>> SqliteReads<Base>::NextDeliveryDue() {
+  return webhook_sql::NextDeliveryDue(conn_);
 }
 
 template class SqliteReads<ReadTx>;

@@ -31,6 +31,11 @@ class SqliteReads : public Base {
   Result<std::optional<Instant>> NextScheduledAt() override;
   Result<std::optional<Instant>> NextLeaseExpiry() override;
   Result<std::optional<Instant>> NextDeadline() override;
+  Result<std::vector<Webhook>> ListWebhooks() override;
+  Result<Webhook> GetWebhook(const std::string& id) override;
+  Result<std::vector<WebhookDelivery>> ListDeliveries(const DeliveryFilter& f) override;
+  Result<WebhookDelivery> GetDelivery(const std::string& id) override;
+  Result<std::optional<Instant>> NextDeliveryDue() override;
 
  protected:
   // `conn` must outlive this object.

@@ -143,8 +143,55 @@ CREATE TABLE workers (
 ) STRICT;
 )sql";
 
+// Version 2: outgoing webhooks and their durable outbox. A state change and
+// the delivery rows of the events it causes are written in one transaction,
+// so a crash between the change and the POST loses no event.
+constexpr char kSchemaV2[] = R"sql(
+CREATE TABLE webhooks (
+  id                   TEXT PRIMARY KEY,
+  name                 TEXT NOT NULL,
+  url                  TEXT NOT NULL,
+  events               TEXT NOT NULL,  -- comma-separated event names
+  secret               TEXT NOT NULL,
+  enabled              INTEGER NOT NULL CHECK (enabled IN (0, 1)),
+  format               TEXT NOT NULL CHECK (format IN ('json','slack')),
+  consecutive_failures INTEGER NOT NULL DEFAULT 0 CHECK (consecutive_failures >= 0),
+  disabled_reason      TEXT,
+  created_at           INTEGER NOT NULL,
+  updated_at           INTEGER NOT NULL,
+  last_delivery_at     INTEGER
+) STRICT;
+
+CREATE TABLE webhook_deliveries (
+  id               TEXT PRIMARY KEY,
+  webhook_id       TEXT NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+  event_id         TEXT NOT NULL,
+  event            TEXT NOT NULL,
+  body             TEXT NOT NULL,
+  status           TEXT NOT NULL CHECK (status IN ('pending','delivered','failed')),
+  attempts         INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+  next_attempt_at  INTEGER NOT NULL,
+  last_status_code INTEGER,
+  last_error       TEXT,
+  created_at       INTEGER NOT NULL,
+  delivered_at     INTEGER,
+  duration_ms      INTEGER,
+  CHECK ((status = 'delivered') = (delivered_at IS NOT NULL))
+) STRICT;
+
+-- The dispatcher's selection: only pending rows, by due time.
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at)
+  WHERE status = 'pending';
+-- A webhook's delivery log, newest first (and its deletion).
+CREATE INDEX webhook_deliveries_webhook ON webhook_deliveries (webhook_id, created_at);
+-- Retention of finished deliveries by age.
+CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (created_at)
+  WHERE status <> 'pending';
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
+    {2, "outgoing webhooks", kSchemaV2},
 };
 
 constexpr char kCreateMigrationsTable[] =

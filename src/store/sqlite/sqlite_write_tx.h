@@ -62,6 +62,14 @@ class SqliteWriteTx final : public SqliteReads<WriteTx> {
   Status DeleteQueue(const std::string& name, bool delete_jobs) override;
   Status PutWorker(const WorkerInfo& worker) override;
 
+  Status InsertWebhook(const Webhook& webhook) override;
+  Status UpdateWebhook(const Webhook& webhook) override;
+  Status DeleteWebhook(const std::string& id) override;
+  Status InsertDelivery(const WebhookDelivery& delivery) override;
+  Status UpdateDelivery(const WebhookDelivery& delivery) override;
+  Result<std::vector<WebhookDelivery>> SelectDueDeliveries(Instant now, int limit) override;
+  Result<long long> DeleteFinishedDeliveries(Instant before, int limit) override;
+
  private:
   SqliteWriteTx(Connection& conn, std::unique_lock<std::mutex> lock, Random& random)
       : SqliteReads(conn), lock_(std::move(lock)), random_(random) {}

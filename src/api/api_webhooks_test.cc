@@ -1,0 +1,115 @@
+// /outgoing-webhooks through Api::Handle: validation, the secret rule, roles.
+#include "api/api_test_util.h"
+
+namespace redrive::api::testing {
+namespace {
+
+constexpr char kValid[] =
+    R"({"name":"ops","url":"https://hooks.example.com/redrive","events":["job.failed"]})";
+
+TEST_F(ApiTest, CreateAnswers201WithTheSecretOnceAndNeverAgain) {
+  Reply created = Post("/api/v1/outgoing-webhooks", kValid);
+  ASSERT_EQ(created.status, 201) << boost::json::serialize(created.json);
+  EXPECT_EQ(created["name"], "ops");
+  EXPECT_EQ(created["enabled"], true);
+  EXPECT_EQ(created["format"], "json");
+  EXPECT_EQ(created["has_secret"], true);
+  EXPECT_TRUE(created["secret"].as_string().starts_with("whsec_"));
+  const std::string id(created["id"].as_string());
+
+  Reply got = Get("/api/v1/outgoing-webhooks/" + id);
+  ASSERT_EQ(got.status, 200);
+  EXPECT_FALSE(got.json.as_object().contains("secret"));
+  EXPECT_EQ(got["has_secret"], true);
+  Reply list = Get("/api/v1/outgoing-webhooks");
+  ASSERT_EQ(list.status, 200);
+  ASSERT_EQ(list.json.as_array().size(), 1u);
+  EXPECT_FALSE(list.json.as_array()[0].as_object().contains("secret"));
+}
+
+TEST_F(ApiTest, CreateKeepsAGivenSecret) {
+  Reply created = Post("/api/v1/outgoing-webhooks",
+                       R"({"name":"a","url":"http://127.0.0.1:1/x","events":["job.created"],)"
+                       R"("secret":"mine","format":"slack","enabled":false})");
+  ASSERT_EQ(created.status, 201);
+  EXPECT_EQ(created["secret"], "mine");
+  EXPECT_EQ(created["format"], "slack");
+  EXPECT_EQ(created["enabled"], false);
+}
+
+struct BadBody {
+  const char* body;
+  const char* field;
+};
+
+TEST_F(ApiTest, InvalidWebhookBodiesNameTheField) {
+  const BadBody cases[] = {
+      {R"({"url":"http://a/","events":["job.failed"]})", "name"},
+      {R"({"name":"","url":"http://a/","events":["job.failed"]})", "name"},
+      {R"({"name":5,"url":"http://a/","events":["job.failed"]})", "name"},
+      {R"({"name":"n","events":["job.failed"]})", "url"},
+      {R"({"name":"n","url":"ftp://a/","events":["job.failed"]})", "url"},
+      {R"({"name":"n","url":"/relative","events":["job.failed"]})", "url"},
+      {R"({"name":"n","url":"not a url","events":["job.failed"]})", "url"},
+      {R"({"name":"n","url":"http://a/"})", "events"},
+      {R"({"name":"n","url":"http://a/","events":[]})", "events"},
+      {R"({"name":"n","url":"http://a/","events":["job.exploded"]})", "events"},
+      {R"({"name":"n","url":"http://a/","events":[1]})", "events"},
+      {R"({"name":"n","url":"http://a/","events":"job.failed"})", "events"},
+      {R"({"name":"n","url":"http://a/","events":["job.failed"],"enabled":"yes"})", "enabled"},
+      {R"({"name":"n","url":"http://a/","events":["job.failed"],"format":"xml"})", "format"},
+      {R"({"name":"n","url":"http://a/","events":["job.failed"],"secret":""})", "secret"},
+  };
+  for (const BadBody& c : cases) {
+    Reply r = Post("/api/v1/outgoing-webhooks", c.body);
+    ASSERT_EQ(r.status, 400) << c.body;
+    EXPECT_EQ(r.Code(), "VALIDATION_ERROR") << c.body;
+    EXPECT_EQ(r.Field(), c.field) << c.body;
+  }
+  EXPECT_EQ(Get("/api/v1/outgoing-webhooks").json.as_array().size(), 0u);
+}
+
+TEST_F(ApiTest, UpdateChangesOnlyGivenFieldsAndUnknownIdsAre404) {
+  Reply created = Post("/api/v1/outgoing-webhooks", kValid);
+  const std::string path = "/api/v1/outgoing-webhooks/" + std::string(created["id"].as_string());
+  Reply r = Do("PUT", path, R"({"events":["job.completed","queue.paused"],"enabled":false})");
+  ASSERT_EQ(r.status, 200) << boost::json::serialize(r.json);
+  EXPECT_EQ(r["name"], "ops");
+  EXPECT_EQ(r["url"], "https://hooks.example.com/redrive");
+  EXPECT_EQ(r["enabled"], false);
+  EXPECT_EQ(r["events"].as_array().size(), 2u);
+  EXPECT_EQ(Do("PUT", path, R"({"url":"nope"})").Field(), "url");
+
+  const std::string missing = "/api/v1/outgoing-webhooks/0190aaaa-0000-7000-8000-000000000001";
+  EXPECT_EQ(Get(missing).status, 404);
+  EXPECT_EQ(Do("PUT", missing, R"({"name":"x"})").status, 404);
+  EXPECT_EQ(Do("DELETE", missing).status, 404);
+  EXPECT_EQ(Get(missing + "/deliveries").status, 404);
+  EXPECT_EQ(Get(path + "/deliveries?status=lost").Field(), "status");
+  EXPECT_EQ(Get(path + "/deliveries?limit=0").Field(), "limit");
+  EXPECT_EQ(Get(path + "/deliveries").json.as_array().size(), 0u);
+
+  EXPECT_EQ(Do("DELETE", path).status, 204);
+  EXPECT_EQ(Get(path).status, 404);
+}
+
+TEST_F(ApiTest, WebhookRoutesFollowTheRoles) {
+  ApiOptions options;
+  options.keys = {{Role::kAdmin, "adm"}, {Role::kWorker, "wrk"}, {Role::kViewer, "view"}};
+  Reconfigure(options);
+  Reply created = Post("/api/v1/outgoing-webhooks", kValid, "adm");
+  ASSERT_EQ(created.status, 201);
+  const std::string path = "/api/v1/outgoing-webhooks/" + std::string(created["id"].as_string());
+  EXPECT_EQ(Get("/api/v1/outgoing-webhooks", "view").status, 200);
+  EXPECT_EQ(Get(path, "view").status, 200);
+  EXPECT_EQ(Get(path + "/deliveries", "view").status, 200);
+  EXPECT_EQ(Post("/api/v1/outgoing-webhooks", kValid, "view").status, 403);
+  EXPECT_EQ(Do("DELETE", path, "", "view").status, 403);
+  EXPECT_EQ(Post(path + "/test", "", "view").status, 403);
+  EXPECT_EQ(Get("/api/v1/outgoing-webhooks", "wrk").status, 403);
+  EXPECT_EQ(Post("/api/v1/outgoing-webhooks", kValid, "wrk").status, 403);
+  EXPECT_EQ(Get("/api/v1/outgoing-webhooks").status, 401);
+}
+
+}  // namespace
+}  // namespace redrive::api::testing

@@ -1,0 +1,87 @@
+#include "api/webhook_decoding.h"
+
+#include <algorithm>
+#include <boost/url/parse.hpp>
+
+#include "wire/field_reader.h"
+
+namespace redrive::api {
+namespace {
+
+constexpr size_t kMaxNameBytes = 100;
+constexpr size_t kMaxUrlBytes = 2048;
+constexpr size_t kMaxSecretBytes = 256;
+
+Result<std::optional<std::vector<std::string>>> Events(const wire::FieldReader& r) {
+  REDRIVE_ASSIGN_OR_RETURN(const boost::json::array* array, r.Array("events"));
+  if (array == nullptr) return std::optional<std::vector<std::string>>();
+  if (array->empty()) return Status::Validation("events", "events must not be empty");
+  std::vector<std::string> events;
+  for (const boost::json::value& v : *array) {
+    if (!v.is_string() || !IsWebhookEvent(v.get_string())) {
+      return Status::Validation(
+          "events",
+          "events must be names among job.created, job.started, job.completed, job.failed, "
+          "job.deadlettered, job.retried, job.cancelled, queue.paused, queue.resumed");
+    }
+    std::string name(v.get_string());
+    if (std::find(events.begin(), events.end(), name) == events.end()) events.push_back(name);
+  }
+  return std::optional<std::vector<std::string>>(std::move(events));
+}
+
+Result<std::optional<std::string>> Url(const wire::FieldReader& r) {
+  REDRIVE_ASSIGN_OR_RETURN(auto url, r.String("url", 1, kMaxUrlBytes));
+  if (url) REDRIVE_RETURN_IF_ERROR(CheckWebhookUrl(*url));
+  return url;
+}
+
+Result<std::optional<WebhookFormat>> Format(const wire::FieldReader& r) {
+  REDRIVE_ASSIGN_OR_RETURN(auto text, r.String("format", 1, 16));
+  if (!text) return std::optional<WebhookFormat>();
+  auto format = ParseWebhookFormat(*text);
+  if (!format) return Status::Validation("format", "format must be \"json\" or \"slack\"");
+  return std::optional<WebhookFormat>(*format);
+}
+
+}  // namespace
+
+Status CheckWebhookUrl(const std::string& url) {
+  auto u = boost::urls::parse_absolute_uri(url);
+  if (!u || (u->scheme() != "http" && u->scheme() != "https") || u->host().empty()) {
+    return Status::Validation("url", "url must be an absolute http:// or https:// URL");
+  }
+  return Status::Ok();
+}
+
+Result<engine::CreateWebhookParams> DecodeCreateWebhook(const boost::json::object& body) {
+  wire::FieldReader r(body);
+  engine::CreateWebhookParams p;
+  REDRIVE_ASSIGN_OR_RETURN(p.name, r.RequiredString("name", 1, kMaxNameBytes));
+  REDRIVE_ASSIGN_OR_RETURN(auto url, Url(r));
+  if (!url) return wire::MissingField("url");
+  p.url = std::move(*url);
+  REDRIVE_ASSIGN_OR_RETURN(auto events, Events(r));
+  if (!events) return wire::MissingField("events");
+  p.events = std::move(*events);
+  REDRIVE_ASSIGN_OR_RETURN(p.secret, r.String("secret", 1, kMaxSecretBytes));
+  REDRIVE_ASSIGN_OR_RETURN(auto enabled, r.Bool("enabled"));
+  p.enabled = enabled.value_or(true);
+  REDRIVE_ASSIGN_OR_RETURN(auto format, Format(r));
+  p.format = format.value_or(WebhookFormat::kJson);
+  return p;
+}
+
+Result<engine::WebhookPatch> DecodeWebhookPatch(const boost::json::object& body) {
+  wire::FieldReader r(body);
+  engine::WebhookPatch p;
+  REDRIVE_ASSIGN_OR_RETURN(p.name, r.String("name", 1, kMaxNameBytes));
+  REDRIVE_ASSIGN_OR_RETURN(p.url, Url(r));
+  REDRIVE_ASSIGN_OR_RETURN(p.events, Events(r));
+  REDRIVE_ASSIGN_OR_RETURN(p.secret, r.String("secret", 1, kMaxSecretBytes));
+  REDRIVE_ASSIGN_OR_RETURN(p.enabled, r.Bool("enabled"));
+  REDRIVE_ASSIGN_OR_RETURN(p.format, Format(r));
+  return p;
+}
+
+}  // namespace redrive::api

@@ -1,0 +1,98 @@
+// Outgoing webhooks: list, create, read, update, delete, deliveries, test.
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+
+#include "api/handlers.h"
+#include "api/request_decoding.h"
+#include "api/responses.h"
+#include "api/webhook_decoding.h"
+#include "wire/webhook_json.h"
+
+namespace redrive::api {
+namespace {
+
+Response WebhookResponse(Webhook& w) { return JsonResponse(200, wire::WebhookToJson(w)); }
+
+Result<store::DeliveryFilter> DecodeDeliveryFilter(const Call& call) {
+  store::DeliveryFilter f;
+  f.webhook_id = call.Param("id");
+  if (auto status = QueryString(call.query, "status")) {
+    f.status = ParseDeliveryStatus(*status);
+    if (!f.status) {
+      return Status::Validation("status", "status must be pending, delivered or failed");
+    }
+  }
+  REDRIVE_ASSIGN_OR_RETURN(auto limit, QueryInt(call.query, "limit", 1, 100));
+  REDRIVE_ASSIGN_OR_RETURN(auto offset, QueryInt(call.query, "offset", 0, 1'000'000'000));
+  f.limit = static_cast<int>(limit.value_or(50));
+  f.offset = static_cast<int>(offset.value_or(0));
+  return f;
+}
+
+}  // namespace
+
+void HandleListWebhooks(Call& call) {
+  call.engine.ListWebhooks(Answer<std::vector<Webhook>>(call.respond, [](std::vector<Webhook>& ws) {
+    boost::json::array out;
+    for (const Webhook& w : ws) out.push_back(wire::WebhookToJson(w));
+    return JsonResponse(200, out);
+  }));
+}
+
+void HandleCreateWebhook(Call& call) {
+  Result<boost::json::object> body = call.Body();
+  if (!body.ok()) return call.Fail(body.status());
+  Result<engine::CreateWebhookParams> p = DecodeCreateWebhook(*body);
+  if (!p.ok()) return call.Fail(p.status());
+  call.engine.CreateWebhook(std::move(*p), Answer<Webhook>(call.respond, [](Webhook& w) {
+                              // The only answer that ever shows the secret.
+                              boost::json::object out = wire::WebhookToJson(w);
+                              out["secret"] = w.secret;
+                              return JsonResponse(201, out);
+                            }));
+}
+
+void HandleGetWebhook(Call& call) {
+  call.engine.GetWebhook(call.Param("id"), Answer<Webhook>(call.respond, WebhookResponse));
+}
+
+void HandleUpdateWebhook(Call& call) {
+  Result<boost::json::object> body = call.Body();
+  if (!body.ok()) return call.Fail(body.status());
+  Result<engine::WebhookPatch> patch = DecodeWebhookPatch(*body);
+  if (!patch.ok()) return call.Fail(patch.status());
+  call.engine.UpdateWebhook(call.Param("id"), std::move(*patch),
+                            Answer<Webhook>(call.respond, WebhookResponse));
+}
+
+void HandleDeleteWebhook(Call& call) {
+  call.engine.DeleteWebhook(call.Param("id"), AnswerNoContent(call.respond));
+}
+
+void HandleListDeliveries(Call& call) {
+  Result<store::DeliveryFilter> f = DecodeDeliveryFilter(call);
+  if (!f.ok()) return call.Fail(f.status());
+  call.engine.ListDeliveries(std::move(*f), Answer<std::vector<WebhookDelivery>>(
+                                                call.respond, [](std::vector<WebhookDelivery>& ds) {
+                                                  boost::json::array out;
+                                                  for (const WebhookDelivery& d : ds)
+                                                    out.push_back(wire::DeliveryToJson(d));
+                                                  return JsonResponse(200, out);
+                                                }));
+}
+
+void HandleTestWebhook(Call& call) {
+  call.engine.TestWebhook(
+      call.Param("id"), Answer<engine::WebhookTestResult>(call.respond, [](auto& r) {
+        const AttemptResult& a = r.attempt;
+        boost::json::object out{{"success", a.success},
+                                {"delivery_id", r.delivery_id},
+                                {"duration_ms", a.duration.count()}};
+        out["status_code"] =
+            a.status_code ? boost::json::value(*a.status_code) : boost::json::value(nullptr);
+        out["error"] = a.error ? boost::json::value(*a.error) : boost::json::value(nullptr);
+        return JsonResponse(200, out);
+      }));
+}
+
+}  // namespace redrive::api

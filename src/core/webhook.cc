@@ -1,0 +1,108 @@
+#include "core/webhook.h"
+
+#include <algorithm>
+#include <array>
+
+namespace redrive {
+namespace {
+
+constexpr std::array<std::string_view, 9> kEventNames = {
+    "job.created", "job.started",   "job.completed", "job.failed",   "job.deadlettered",
+    "job.retried", "job.cancelled", "queue.paused",  "queue.resumed"};
+
+}  // namespace
+
+std::span<const std::string_view> WebhookEventNames() { return kEventNames; }
+
+bool IsWebhookEvent(std::string_view name) {
+  return std::find(kEventNames.begin(), kEventNames.end(), name) != kEventNames.end();
+}
+
+const char* WebhookFormatName(WebhookFormat f) {
+  return f == WebhookFormat::kSlack ? "slack" : "json";
+}
+
+std::optional<WebhookFormat> ParseWebhookFormat(std::string_view s) {
+  if (s == "json") return WebhookFormat::kJson;
+  if (s == "slack") return WebhookFormat::kSlack;
+  return std::nullopt;
+}
+
+bool WebhookWants(const Webhook& webhook, std::string_view event) {
+  if (!webhook.enabled) return false;
+  return std::find(webhook.events.begin(), webhook.events.end(), event) != webhook.events.end();
+}
+
+const char* DeliveryStatusName(DeliveryStatus s) {
+  switch (s) {
+    case DeliveryStatus::kPending:
+      return "pending";
+    case DeliveryStatus::kDelivered:
+      return "delivered";
+    case DeliveryStatus::kFailed:
+      return "failed";
+  }
+  return "pending";
+}
+
+std::optional<DeliveryStatus> ParseDeliveryStatus(std::string_view s) {
+  if (s == "pending") return DeliveryStatus::kPending;
+  if (s == "delivered") return DeliveryStatus::kDelivered;
+  if (s == "failed") return DeliveryStatus::kFailed;
+  return std::nullopt;
+}
+
+Micros DeliveryRetryDelay(const DeliveryRetryPolicy& policy, int failed_attempts) {
+  Micros delay = policy.base;
+  const Micros cap = policy.max;
+  // Doubling stops at the cap, so no step can overflow.
+  for (int i = 1; i < failed_attempts && delay < cap; ++i) delay *= 2;
+  return std::min(delay, cap);
+}
+
+AttemptDecision DecideAfterAttempt(const WebhookDelivery& delivery, const Webhook& webhook,
+                                   const AttemptResult& result, Instant now,
+                                   const DeliveryRetryPolicy& policy) {
+  AttemptDecision d{delivery, webhook};
+  d.delivery.attempts += 1;
+  d.delivery.last_status_code = result.status_code;
+  d.delivery.last_error = result.error;
+  d.delivery.duration_ms = result.duration.count();
+  d.webhook.last_delivery_at = now;
+  if (result.success) {
+    d.delivery.status = DeliveryStatus::kDelivered;
+    d.delivery.delivered_at = now;
+    d.delivery.next_attempt_at = now;
+    d.webhook.consecutive_failures = 0;
+    return d;
+  }
+  if (d.delivery.attempts >= policy.max_attempts) {
+    d.delivery.status = DeliveryStatus::kFailed;
+    d.delivery.next_attempt_at = now;
+    d.gave_up = true;
+  } else {
+    d.delivery.next_attempt_at = now + DeliveryRetryDelay(policy, d.delivery.attempts);
+  }
+  d.webhook.consecutive_failures += 1;
+  if (d.webhook.enabled && d.webhook.consecutive_failures >= kMaxConsecutiveFailures) {
+    d.webhook.enabled = false;
+    d.webhook.disabled_reason =
+        std::to_string(d.webhook.consecutive_failures) +
+        " consecutive failed deliveries; last: " + result.error.value_or("unknown error");
+    d.webhook.updated_at = now;
+    d.disabled_now = true;
+  }
+  return d;
+}
+
+std::string FormatWebhookSecret(const unsigned char (&random_bytes)[32]) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "whsec_";
+  for (unsigned char b : random_bytes) {
+    out.push_back(kHex[b >> 4]);
+    out.push_back(kHex[b & 15]);
+  }
+  return out;
+}
+
+}  // namespace redrive

@@ -1,0 +1,99 @@
+#include "core/webhook_event.h"
+
+#include "core/json_text.h"
+#include "core/time_format.h"
+
+namespace redrive {
+namespace {
+
+std::string OptStringJson(const std::optional<std::string>& s) {
+  return s ? JsonQuote(*s) : "null";
+}
+
+std::string TagsJson(const Tags& tags) {
+  JsonObjectText out;
+  for (const auto& [k, v] : tags) out.Str(k, v);
+  return out.Build();
+}
+
+std::string JobDataJson(const Job& job, const JobEventExtras& extras) {
+  JsonObjectText d;
+  d.Str("job_id", job.id)
+      .Str("queue_name", job.queue_name)
+      .Str("status", JobStatusName(job.status))
+      .Int("priority", job.priority)
+      .Int("retry_count", job.retry_count)
+      .Int("max_retries", job.max_retries)
+      .Int("attempts", job.attempts)
+      .Raw("last_error", OptStringJson(job.last_error));
+  const char* reason = DeadReasonName(job.dead_reason);
+  d.Raw("dead_reason", *reason ? JsonQuote(reason) : "null");
+  d.Raw("tags", TagsJson(job.tags))
+      .Str("created_at", FormatTime(job.created_at))
+      .Str("updated_at", FormatTime(job.updated_at))
+      .Str("scheduled_at", FormatTime(job.scheduled_at));
+  if (extras.will_retry) d.Raw("will_retry", *extras.will_retry ? "true" : "false");
+  if (extras.source) d.Str("source", *extras.source);
+  return d.Build();
+}
+
+// What happened, in words: "dead-lettered (max_retries_exceeded)".
+std::string WhatHappened(std::string_view name, const Job& job, const JobEventExtras& extras) {
+  if (name == "job.started") return "started (attempt " + std::to_string(job.attempts) + ")";
+  if (name == "job.failed") {
+    return extras.will_retry.value_or(false) ? "failed, will retry" : "failed";
+  }
+  if (name == "job.deadlettered") {
+    return std::string("dead-lettered (") + DeadReasonName(job.dead_reason) + ")";
+  }
+  if (name == "job.retried") return "retried (" + extras.source.value_or("job_retry") + ")";
+  // job.created, job.completed, job.cancelled: the name says it.
+  return std::string(name.substr(name.find('.') + 1));
+}
+
+// "Job 0190… in queue emails dead-lettered (max_retries_exceeded): boom".
+std::string JobSummary(std::string_view name, const Job& job, const JobEventExtras& extras) {
+  std::string line =
+      "Job " + job.id + " in queue " + job.queue_name + " " + WhatHappened(name, job, extras);
+  if ((name == "job.failed" || name == "job.deadlettered") && job.last_error) {
+    line += ": " + *job.last_error;
+  }
+  return line;
+}
+
+}  // namespace
+
+WebhookEvent JobWebhookEvent(std::string_view name, const Job& job, const JobEventExtras& extras) {
+  return {std::string(name), JobDataJson(job, extras), JobSummary(name, job, extras)};
+}
+
+WebhookEvent QueueWebhookEvent(std::string_view name, const std::string& queue_name,
+                               const std::optional<std::string>& reason) {
+  JsonObjectText d;
+  d.Str("queue_name", queue_name).Raw("reason", OptStringJson(reason));
+  std::string line = "Queue " + queue_name + (name == "queue.paused" ? " paused" : " resumed");
+  if (reason) line += ": " + *reason;
+  return {std::string(name), d.Build(), std::move(line)};
+}
+
+std::string WebhookEnvelope(const std::string& event_id, const WebhookEvent& event,
+                            Instant created_at) {
+  JsonObjectText e;
+  e.Str("id", event_id)
+      .Str("event", event.name)
+      .Str("created_at", FormatTime(created_at))
+      .Raw("data", event.data_json);
+  return e.Build();
+}
+
+std::string SlackMessage(const WebhookEvent& event) {
+  return JsonObjectText().Str("text", event.summary).Build();
+}
+
+std::string WebhookBody(WebhookFormat format, const std::string& event_id,
+                        const WebhookEvent& event, Instant created_at) {
+  return format == WebhookFormat::kSlack ? SlackMessage(event)
+                                         : WebhookEnvelope(event_id, event, created_at);
+}
+
+}  // namespace redrive

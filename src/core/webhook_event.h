@@ -1,0 +1,44 @@
+// The events outgoing webhooks carry, and the bodies POSTed for them. An
+// event's `data` is a job summary (never the payload or result: they may be
+// large or sensitive, and a receiver that needs them can GET the job) or, for
+// queue events, the queue and reason. Pure text building; no I/O.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/clock.h"
+#include "core/job.h"
+#include "core/webhook.h"
+
+namespace redrive {
+
+struct WebhookEvent {
+  std::string name;       // "job.failed", ...
+  std::string data_json;  // the envelope's "data" object
+  std::string summary;    // one human line, for format "slack"
+};
+
+// Details some job events add to the summary in `data`.
+struct JobEventExtras {
+  std::optional<bool> will_retry;     // job.failed
+  std::optional<std::string> source;  // job.retried: "job_retry" or "dlq_retry"
+};
+
+WebhookEvent JobWebhookEvent(std::string_view name, const Job& job,
+                             const JobEventExtras& extras = {});
+WebhookEvent QueueWebhookEvent(std::string_view name, const std::string& queue_name,
+                               const std::optional<std::string>& reason);
+
+// {"id": event_id, "event", "created_at", "data"}: the standard body.
+std::string WebhookEnvelope(const std::string& event_id, const WebhookEvent& event,
+                            Instant created_at);
+// {"text": summary}: the body for a webhook of format slack.
+std::string SlackMessage(const WebhookEvent& event);
+
+// The body `webhook` gets for `event`.
+std::string WebhookBody(WebhookFormat format, const std::string& event_id,
+                        const WebhookEvent& event, Instant created_at);
+
+}  // namespace redrive

@@ -1,0 +1,55 @@
+// Which enabled webhooks want which events, as an immutable snapshot the
+// committer consults for every event. With no enabled webhook the snapshot
+// is empty and an event costs one pointer test (TxContext::webhooks is left
+// null), so the job hot path pays nothing for the feature.
+//
+// The snapshot is replaced after every webhook create/update/delete commit
+// (on the committer thread, before the next batch runs, so the next batch
+// sees the change), when a webhook disables itself, and periodically by the
+// dispatcher (so several nodes on one database converge).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/webhook.h"
+#include "store/store.h"
+
+namespace redrive::engine {
+
+struct WebhookSubscriptions {
+  struct Subscriber {
+    std::string id;
+    std::vector<std::string> events;
+    WebhookFormat format = WebhookFormat::kJson;
+  };
+  std::vector<Subscriber> subscribers;  // enabled webhooks only
+
+  bool empty() const { return subscribers.empty(); }
+  bool Wants(std::string_view event) const;
+};
+
+// Thread-safe holder of the current snapshot.
+class SubscriptionCache {
+ public:
+  SubscriptionCache();
+
+  // Never null.
+  std::shared_ptr<const WebhookSubscriptions> Get() const;
+  // Replaces the snapshot with the enabled webhooks among `all`.
+  void Set(const std::vector<Webhook>& all);
+  // Reads every webhook on a read snapshot and Set()s them, unless a Set()
+  // happened meanwhile (that one saw a newer committed state).
+  Status Refresh(store::Store& store);
+
+ private:
+  mutable std::mutex mu_;
+  std::shared_ptr<const WebhookSubscriptions> current_;
+  uint64_t generation_ = 0;
+};
+
+}  // namespace redrive::engine

@@ -1,0 +1,53 @@
+// The write operations of webhook delivery, as free functions over a group-
+// commit transaction (like job_ops.h): reserve due deliveries for sending,
+// record an attempt's outcome, create a test delivery.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/webhook.h"
+#include "engine/tx_context.h"
+#include "store/store.h"
+
+namespace redrive::engine::webhook_ops {
+
+// A delivery reserved for one attempt, with what its sender needs.
+struct ClaimedDelivery {
+  WebhookDelivery delivery;
+  Instant due_before_claim{};  // restored if the attempt never starts
+  std::string url;
+  std::string secret;
+  bool test = false;  // a webhook.test delivery: one attempt, no retry
+};
+
+// Reserves up to `limit` due deliveries of enabled webhooks: each one's
+// next_attempt_at moves to now + policy.attempt_lease, so no other pass or
+// node takes it while it is in flight, and a node that dies mid-attempt
+// leaves it due again once the lease lapses (at-least-once).
+Result<std::vector<ClaimedDelivery>> ClaimDue(store::WriteTx& tx, TxContext& ctx, int limit,
+                                              const DeliveryRetryPolicy& policy);
+
+// Gives a reserved delivery back, due when it was before the claim.
+Status Unclaim(store::WriteTx& tx, const ClaimedDelivery& claimed);
+
+// What recording an attempt did.
+struct Recorded {
+  bool disabled_webhook = false;  // the webhook disabled itself: refresh subscriptions
+};
+
+// Applies DecideAfterAttempt to the stored delivery and webhook (a test
+// delivery is simply delivered or failed, and leaves the webhook's failure
+// count alone). A delivery deleted meanwhile (its webhook was deleted) or
+// no longer pending is left alone.
+Result<Recorded> RecordAttempt(store::WriteTx& tx, TxContext& ctx, const ClaimedDelivery& claimed,
+                               const AttemptResult& result, const DeliveryRetryPolicy& policy);
+
+// Inserts a webhook.test delivery for `webhook_id`, reserved for its one
+// attempt. NOT_FOUND if the webhook does not exist.
+Result<ClaimedDelivery> CreateTestDelivery(store::WriteTx& tx, TxContext& ctx,
+                                           const std::string& webhook_id,
+                                           const DeliveryRetryPolicy& policy);
+
+}  // namespace redrive::engine::webhook_ops

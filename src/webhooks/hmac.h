@@ -1,0 +1,18 @@
+// HMAC-SHA256 (OpenSSL) and the X-Redrive-Signature value built from it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace redrive::webhooks {
+
+// Lower-case hex of HMAC-SHA256(key, message).
+std::string HmacSha256Hex(std::string_view key, std::string_view message);
+
+// "sha256=" + hex HMAC-SHA256(secret, "<timestamp>.<body>"): what a receiver
+// recomputes to check that a POST came from Redrive and was not altered or
+// replayed with another timestamp.
+std::string SignatureHeader(std::string_view secret, int64_t unix_seconds, std::string_view body);
+
+}  // namespace redrive::webhooks

@@ -1,0 +1,129 @@
+// HttpSender against a one-shot socket server on loopback: what it sends
+// (headers, signature) and how it classifies answers, errors and timeouts.
+#include "webhooks/http_sender.h"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <string>
+#include <thread>
+
+#include "webhooks/hmac.h"
+
+namespace redrive::webhooks {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Accepts one connection, reads one request, answers `response` (or, when
+// empty, holds the connection open without answering until destroyed).
+class OneShotServer {
+ public:
+  explicit OneShotServer(std::string response) : response_(std::move(response)) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    EXPECT_EQ(::listen(fd_, 4), 0);
+    socklen_t len = sizeof addr;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] { Serve(); });
+  }
+  ~OneShotServer() {
+    ::shutdown(fd_, SHUT_RDWR);
+    thread_.join();
+    ::close(fd_);
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/in?x=1"; }
+  const std::string& request() const { return request_; }  // after Send returned
+
+ private:
+  void Serve() {
+    int c = ::accept(fd_, nullptr, nullptr);
+    if (c < 0) return;
+    char buf[4096];
+    while (request_.find("\r\n\r\n") == std::string::npos ||
+           request_.size() < request_.find("\r\n\r\n") + 4 + BodyLength()) {
+      ssize_t n = ::recv(c, buf, sizeof buf, 0);
+      if (n <= 0) break;
+      request_.append(buf, static_cast<size_t>(n));
+    }
+    if (!response_.empty()) {
+      ::send(c, response_.data(), response_.size(), MSG_NOSIGNAL);
+    } else {
+      ::recv(c, buf, sizeof buf, 0);  // hold it open until the client gives up
+    }
+    ::close(c);
+  }
+  size_t BodyLength() const {
+    auto at = request_.find("Content-Length: ");
+    return at == std::string::npos ? 0 : std::stoul(request_.substr(at + 16));
+  }
+
+  std::string response_;
+  std::string request_;
+  int fd_ = -1;
+  uint16_t port_ = 0;
+  std::thread thread_;
+};
+
+engine::OutgoingPost Post(const std::string& url) {
+  return {url, "k3y", "job.failed", "dlv-1", R"({"id":"ev-1"})"};
+}
+
+const Instant kNow = InstantFromMicros(1'800'000'000'000'000);
+
+TEST(HttpSenderTest, PostsTheSignedBodyWithTheContractsHeaders) {
+  OneShotServer server("HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n");
+  AttemptResult r = HttpSender().Send(Post(server.url()), kNow);
+  EXPECT_TRUE(r.success);
+  EXPECT_EQ(r.status_code, 204);
+  EXPECT_FALSE(r.error);
+  const std::string& req = server.request();
+  EXPECT_EQ(req.rfind("POST /in?x=1 HTTP/1.1\r\n", 0), 0u) << req;
+  EXPECT_NE(req.find("Content-Type: application/json\r\n"), std::string::npos);
+  EXPECT_NE(req.find("X-Redrive-Event: job.failed\r\n"), std::string::npos);
+  EXPECT_NE(req.find("X-Redrive-Delivery: dlv-1\r\n"), std::string::npos);
+  EXPECT_NE(req.find("X-Redrive-Timestamp: 1800000000\r\n"), std::string::npos);
+  EXPECT_NE(req.find("X-Redrive-Signature: " +
+                     SignatureHeader("k3y", 1800000000, R"({"id":"ev-1"})") + "\r\n"),
+            std::string::npos);
+  EXPECT_NE(req.find("\r\n\r\n{\"id\":\"ev-1\"}"), std::string::npos);
+}
+
+TEST(HttpSenderTest, ANon2xxAnswerIsAFailureWithItsStatus) {
+  OneShotServer server("HTTP/1.1 500 Oops\r\nContent-Length: 4\r\nConnection: close\r\n\r\nnope");
+  AttemptResult r = HttpSender().Send(Post(server.url()), kNow);
+  EXPECT_FALSE(r.success);
+  EXPECT_EQ(r.status_code, 500);
+  EXPECT_EQ(r.error, "HTTP 500");
+}
+
+TEST(HttpSenderTest, NoAnswerWithinTheTimeoutIsATimeout) {
+  OneShotServer server("");
+  HttpSenderOptions options;
+  options.timeout = 200ms;
+  AttemptResult r = HttpSender(options).Send(Post(server.url()), kNow);
+  EXPECT_FALSE(r.success);
+  EXPECT_FALSE(r.status_code);
+  EXPECT_EQ(r.error, "timed out");
+  EXPECT_GE(r.duration, 150ms);
+  EXPECT_LT(r.duration, 2s);
+}
+
+TEST(HttpSenderTest, RefusedConnectionsAndBadUrlsAreFailures) {
+  AttemptResult refused = HttpSender().Send(Post("http://127.0.0.1:1/"), kNow);
+  EXPECT_FALSE(refused.success);
+  EXPECT_FALSE(refused.status_code);
+  EXPECT_EQ(refused.error, "Connection refused");
+  AttemptResult bad = HttpSender().Send(Post("ftp://example.com/"), kNow);
+  EXPECT_EQ(bad.error, "invalid URL");
+}
+
+}  // namespace
+}  // namespace redrive::webhooks
