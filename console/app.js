@@ -5,12 +5,16 @@
 //   #/jobs?queue=&status=&reason=&tag=&page=   jobs (status=deadletter: the DLQ)
 //   #/jobs/<id>             one job
 //   #/queues/<name>         one queue
+//   #/webhooks              outgoing webhooks
+//   #/webhooks/<id>?status=&page=   one webhook and its deliveries
 import * as api from './api.js';
 import {h, clear, fill} from './dom.js';
 import {mountOverview} from './overview.js';
 import {mountJobs} from './jobs.js';
 import {mountJob} from './job.js';
 import {mountQueue} from './queue.js';
+import {mountWebhooks} from './webhooks.js';
+import {mountWebhook} from './webhook.js';
 import {showError, clearMessages, isDialogOpen} from './ui.js';
 
 const POLL_MS = 5000;
@@ -33,6 +37,10 @@ function route() {
   if (parts[0] === 'queues' && parts[1]) {
     return {nav: 'overview', mount: () => mountQueue(main, ctx, parts[1])};
   }
+  if (parts[0] === 'webhooks' && parts[1]) {
+    return {nav: 'webhooks', mount: () => mountWebhook(main, ctx, parts[1], params)};
+  }
+  if (parts[0] === 'webhooks') return {nav: 'webhooks', mount: () => mountWebhooks(main, ctx)};
   return {nav: 'overview', mount: () => mountOverview(main, ctx)};
 }
 

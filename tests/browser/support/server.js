@@ -1,16 +1,18 @@
 // Starts the real `redrive serve` binary (REDRIVE_BINARY, set by CTest) on a
 // free loopback port with a fresh SQLite store, and stops it by its PID.
+// `args`: more `serve` flags (e.g. ['--webhook-retry-base-ms', '1']).
 import {spawn} from 'node:child_process';
 import {mkdtempSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 
-export async function startServer({apiKeys = []} = {}) {
+export async function startServer({apiKeys = [], args: extraArgs = []} = {}) {
   const binary = process.env.REDRIVE_BINARY;
   if (!binary) throw new Error('set REDRIVE_BINARY to the built redrive binary');
   const dir = mkdtempSync(join(tmpdir(), 'redrive-browser-'));
   const args = ['serve', '--listen', '127.0.0.1:0', '--store', `sqlite:${join(dir, 'redrive.db')}`];
   for (const key of apiKeys) args.push('--api-key', key);
+  args.push(...extraArgs);
   const child = spawn(binary, args, {stdio: ['ignore', 'pipe', 'pipe']});
   let stderr = '';
   child.stderr.on('data', (d) => { stderr += d; });
