@@ -1,6 +1,7 @@
 // The DLQ's actions for an admin: retry the selected rows; retry everything
 // matching the filters (a dry run counts first, then a confirmation with an
-// optional rate); purge, after typing the queue name or the count.
+// optional rate); purge, after typing the queue name or the count. With an
+// error class selected (filters.error_prefix), retry and purge act on it only.
 import * as api from './api.js';
 import {h} from './dom.js';
 import {openDialog, showNotice, busy} from './ui.js';
@@ -37,7 +38,8 @@ export function dlqActionBar(filters, selected, refresh) {
 
   retryMatching.addEventListener('click', async () => {
     const selection = {queue_name: filters.queue || undefined,
-                       dead_reason: filters.reason || undefined, tag: filters.tag || undefined};
+                       dead_reason: filters.reason || undefined, tag: filters.tag || undefined,
+                       error_prefix: filters.error_prefix || undefined};
     const counted = await busy(retryMatching, 'Dry run', () =>
       api.post('/jobs/dlq/retry', {...selection, limit: MAX_BATCH, dry_run: true}));
     if (!counted) return;
@@ -72,11 +74,10 @@ export function dlqActionBar(filters, selected, refresh) {
   });
 
   purge.addEventListener('click', async () => {
-    const stats = await busy(purge, 'Count', () =>
-      api.get(`/jobs/stats${api.query({queue_name: filters.queue})}`));
-    if (!stats) return;
-    const n = stats.deadletter;
-    const where = filters.queue ? `queue ${filters.queue}` : 'every queue';
+    const n = await busy(purge, 'Count', () => countPurgeable(filters));
+    if (n === undefined) return;
+    let where = filters.queue ? `queue ${filters.queue}` : 'every queue';
+    if (filters.error_prefix) where += ` whose error starts with “${filters.error_prefix}”`;
     const ok = await openDialog({
       title: `Permanently delete ${n} dead job${n === 1 ? '' : 's'}?`,
       body: [h('p', {'data-test': 'purge-summary'},
@@ -84,13 +85,14 @@ export function dlqActionBar(filters, selected, refresh) {
                'It cannot be undone.'),
              filters.reason || filters.tag
                ? h('p', {class: 'warn'}, 'Purge ignores the dead-reason and tag filters: ' +
-                   'it deletes every dead job of the queue.') : null].filter(Boolean),
+                   `it deletes every dead job of ${where}.`) : null].filter(Boolean),
       typeToConfirm: filters.queue || String(n),
       danger: true, confirmLabel: `Delete ${n} jobs`});
     if (!ok) return;
     await busy(purge, 'Purge', async () => {
       const body = {confirm: true};
       if (filters.queue) body.queue_name = filters.queue;
+      if (filters.error_prefix) body.error_prefix = filters.error_prefix;
       const r = await api.post('/jobs/dlq/purge', body);
       showNotice(`Purged ${r.purged_count} dead jobs.`);
     });
@@ -101,10 +103,23 @@ export function dlqActionBar(filters, selected, refresh) {
   return {element, update};
 }
 
+// How many dead jobs a purge with these filters deletes: the queue's dead
+// count, or with an error class the sum of the summary's groups for it.
+async function countPurgeable(filters) {
+  if (!filters.error_prefix) {
+    const stats = await api.get(`/jobs/stats${api.query({queue_name: filters.queue})}`);
+    return stats.deadletter;
+  }
+  const groups = await api.get(`/jobs/dlq/summary${api.query({
+    queue_name: filters.queue, error_prefix: filters.error_prefix, limit: 100})}`);
+  return groups.reduce((sum, g) => sum + g.count, 0);
+}
+
 function describe(filters) {
   const parts = [];
   if (filters.queue) parts.push(`queue ${filters.queue}`);
   if (filters.reason) parts.push(`reason ${filters.reason}`);
   if (filters.tag) parts.push(`tag ${filters.tag}`);
+  if (filters.error_prefix) parts.push(`error starting with “${filters.error_prefix}”`);
   return parts.length ? parts.join(', ') : 'all queues';
 }

@@ -1,31 +1,36 @@
 // Jobs: a filtered, paged, payload-free table. With status=deadletter it is
-// the DLQ (GET /jobs/dlq, which also filters by dead reason) and, for an
-// admin, offers the DLQ actions (dlq_actions.js).
+// the DLQ (GET /jobs/dlq, which also filters by dead reason and error
+// prefix): "Why are they dead?" above it (dlq_summary.js) and, for an admin,
+// the DLQ actions (dlq_actions.js).
 import * as api from './api.js';
 import {h, clear, fill, time, statusBadge, shortId, tagList, truncate} from './dom.js';
 import {dlqActionBar} from './dlq_actions.js';
+import {dlqSummaryPanel} from './dlq_summary.js';
 
 export const STATUSES = ['pending', 'scheduled', 'processing', 'completed', 'deadletter',
                          'cancelled'];
 export const DEAD_REASONS = ['max_retries_exceeded', 'lease_expired', 'non_retryable', 'expired'];
 const PAGE_SIZE = 50;
 
-// `params`: the hash query (queue, status, reason, tag, page).
+// `params`: the hash query (queue, status, reason, tag, error_prefix, page).
 export function mountJobs(main, ctx, params) {
   const filters = {
     queue: params.get('queue') || '', status: params.get('status') || '',
     reason: params.get('reason') || '', tag: params.get('tag') || '',
-    page: Math.max(0, Number(params.get('page') || 0) || 0),
+    error_prefix: '', page: Math.max(0, Number(params.get('page') || 0) || 0),
   };
   const isDlq = filters.status === 'deadletter';
+  if (isDlq) filters.error_prefix = params.get('error_prefix') || '';
   const selected = new Set();  // kept across refreshes
   const tableBox = h('div', {}, h('p', {class: 'muted'}, 'Loading…'));
   const queueSelect = h('select', {name: 'queue', 'data-test': 'filter-queue'},
                         h('option', {value: ''}, 'all queues'));
   const form = filterForm(filters, queueSelect);
   const actions = isDlq && ctx.canAct ? dlqActionBar(filters, selected, () => refresh()) : null;
+  const summary = isDlq ? dlqSummaryPanel(filters) : null;
   fill(main, h('h1', {}, isDlq ? 'Dead letters (DLQ)' : 'Jobs'), form,
-                     actions ? actions.element : null, tableBox);
+       summary ? summary.element : null, errorChip(filters),
+       actions ? actions.element : null, tableBox);
 
   api.get('/queues').then((queues) => {
     for (const q of queues) queueSelect.append(h('option', {value: q.queue_name}, q.queue_name));
@@ -36,14 +41,29 @@ export function mountJobs(main, ctx, params) {
     const q = {queue_name: filters.queue, tag: filters.tag, limit: PAGE_SIZE,
                offset: filters.page * PAGE_SIZE};
     const jobs = isDlq
-      ? await api.get(`/jobs/dlq${api.query({...q, dead_reason: filters.reason})}`)
+      ? await api.get(`/jobs/dlq${api.query({...q, dead_reason: filters.reason,
+                                             error_prefix: filters.error_prefix})}`)
       : await api.get(`/jobs${api.query({...q, status: filters.status})}`);
+    if (summary) await summary.refresh();
     for (const id of [...selected]) if (!jobs.some((j) => j.id === id)) selected.delete(id);
     fill(tableBox, jobTable(jobs, isDlq && ctx.canAct, selected, actions),
                            pager(filters, jobs.length === PAGE_SIZE));
     if (actions) actions.update();
   }
   return {refresh};
+}
+
+// The error class the DLQ is narrowed to (set by a link of the summary panel
+// with its queue and reason), as a chip whose × removes all three.
+function errorChip(filters) {
+  if (!filters.error_prefix) return null;
+  const rest = {...filters, queue: '', reason: '', error_prefix: '', page: ''};
+  const where = [filters.queue, filters.reason].filter(Boolean).join(' · ');
+  return h('p', {class: 'chips'},
+    h('span', {class: 'chip', 'data-test': 'filter-error', title: filters.error_prefix},
+      where ? `${where} · ` : '', 'error starts with “', truncate(filters.error_prefix, 80), '”',
+      h('a', {href: `#/jobs${api.query(rest)}`, class: 'chip-remove',
+              'aria-label': 'remove the error filter', 'data-test': 'remove-error-filter'}, '×')));
 }
 
 function filterForm(filters, queueSelect) {

@@ -63,6 +63,9 @@ class Client {
 
   // ---- DLQ
   Result<std::vector<Job>> ListDlq(const DlqFilter& filter = {});
+  // The DLQ grouped by (queue, dead reason, first 200 characters of the
+  // error), largest group first.
+  Result<std::vector<DeadLetterGroup>> DlqSummary(const DlqSummaryFilter& filter = {});
   Result<DlqRetryResult> RetryDlq(const DlqRetryRequest& request);
   Result<int> PurgeDlq(const DlqPurgeRequest& request);  // the purged count
 

@@ -24,6 +24,7 @@
 namespace redrive::sdk {
 
 using redrive::BackoffPolicy;
+using redrive::DeadLetterGroup;
 using redrive::DeadReason;
 using redrive::ErrorCode;
 using redrive::HistoryEntry;
@@ -111,8 +112,18 @@ struct DlqFilter {
   std::optional<std::string> queue_name;
   std::optional<std::string> tag;
   std::optional<DeadReason> dead_reason;
+  std::optional<std::string> error_prefix;  // last_error starts with it (exact)
   std::optional<int> limit;
   std::optional<int> offset;
+};
+
+// GET /jobs/dlq/summary: the DLQ grouped by (queue, dead reason, error).
+struct DlqSummaryFilter {
+  std::optional<std::string> queue_name;
+  std::optional<std::string> tag;
+  std::optional<DeadReason> dead_reason;
+  std::optional<std::string> error_prefix;
+  std::optional<int> limit;  // groups, 1..100, server default 20
 };
 
 // An item of GET /jobs/status.
@@ -136,7 +147,8 @@ struct DlqRetryRequest {
   std::optional<std::string> queue_name;
   std::optional<DeadReason> dead_reason;
   std::optional<std::string> tag;
-  std::optional<int> limit;  // 1..1000; also caps job_ids
+  std::optional<std::string> error_prefix;  // last_error starts with it (exact)
+  std::optional<int> limit;                 // 1..1000; also caps job_ids
   bool dry_run = false;
   std::optional<double> rate_per_second;
 };
@@ -151,6 +163,7 @@ struct DlqRetryResult {
 struct DlqPurgeRequest {
   bool confirm = false;  // must be true, or the server answers BAD_REQUEST
   std::optional<std::string> queue_name;
+  std::optional<std::string> error_prefix;  // last_error starts with it (exact)
   std::optional<Instant> older_than;
   std::optional<int> limit;
 };

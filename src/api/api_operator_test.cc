@@ -125,6 +125,35 @@ TEST_F(ApiOperatorTest, DlqListRetryAndDryRun) {
   EXPECT_EQ(Get("/api/v1/jobs/" + id)["status"], "pending");
 }
 
+TEST_F(ApiOperatorTest, DlqSummaryGroupsAndErrorPrefixNarrows) {
+  DeadJob("a");
+  DeadJob("a");
+  DeadJob("b");
+  Reply summary = Get("/api/v1/jobs/dlq/summary");
+  ASSERT_EQ(summary.status, 200);
+  const auto& groups = summary.json.as_array();
+  ASSERT_EQ(groups.size(), 2u);
+  const auto& a = groups[0].as_object();
+  EXPECT_EQ(a.size(), 6u);
+  EXPECT_EQ(a.at("queue_name"), "a");
+  EXPECT_EQ(a.at("dead_reason"), "non_retryable");
+  EXPECT_EQ(a.at("error"), "x");
+  EXPECT_EQ(a.at("count"), 2);
+  EXPECT_LE(Str(a.at("oldest_deadlettered_at")), Str(a.at("newest_deadlettered_at")));
+  EXPECT_EQ(groups[1].at("queue_name"), "b");
+  EXPECT_EQ(groups[1].at("count"), 1);
+  EXPECT_EQ(Get("/api/v1/jobs/dlq/summary?queue_name=b").json.as_array().size(), 1u);
+  EXPECT_EQ(Get("/api/v1/jobs/dlq/summary?limit=101").Field(), "limit");
+  EXPECT_EQ(Get("/api/v1/jobs/dlq?error_prefix=x").json.as_array().size(), 3u);
+  EXPECT_EQ(Get("/api/v1/jobs/dlq?error_prefix=X").json.as_array().size(), 0u);
+  Reply dry = Post("/api/v1/jobs/dlq/retry", R"({"error_prefix":"y","dry_run":true})");
+  EXPECT_EQ(dry["matched_count"], 0);
+  EXPECT_EQ(Post("/api/v1/jobs/dlq/retry", R"({"error_prefix":true})").Field(), "error_prefix");
+  Reply purged =
+      Post("/api/v1/jobs/dlq/purge", R"({"confirm":true,"error_prefix":"x","queue_name":"b"})");
+  EXPECT_EQ(purged["purged_count"], 1);
+}
+
 TEST_F(ApiOperatorTest, PurgeNeedsConfirmTrue) {
   DeadJob();
   for (const char* body :

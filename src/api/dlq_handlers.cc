@@ -15,14 +15,36 @@ namespace {
 constexpr int kMaxDlqRetryLimit = 1000;
 constexpr int kMaxPurgeLimit = 10000;
 constexpr double kMaxRatePerSecond = 1e6;
+constexpr size_t kMaxErrorPrefixBytes = 2048;
+constexpr int kDefaultSummaryLimit = 20;
 
-Result<store::JobFilter> DecodeDlqFilter(const QueryParams& q) {
+Result<std::optional<std::string>> QueryErrorPrefix(const QueryParams& q) {
+  std::optional<std::string> prefix = QueryString(q, "error_prefix");
+  if (prefix && prefix->size() > kMaxErrorPrefixBytes) {
+    return Status::Validation("error_prefix", "error_prefix must be at most " +
+                                                  std::to_string(kMaxErrorPrefixBytes) + " bytes");
+  }
+  return prefix;
+}
+
+Result<std::optional<std::string>> DecodeErrorPrefix(const wire::FieldReader& r) {
+  return r.String("error_prefix", 1, kMaxErrorPrefixBytes);
+}
+
+// The filters GET /jobs/dlq and GET /jobs/dlq/summary share.
+Result<store::JobFilter> DecodeDlqFilters(const QueryParams& q, int default_limit) {
   store::JobFilter f;
   REDRIVE_ASSIGN_OR_RETURN(f.queue_name, QueryQueueName(q));
   f.tag = QueryString(q, "tag");
   REDRIVE_ASSIGN_OR_RETURN(f.dead_reason, QueryDeadReason(q));
+  REDRIVE_ASSIGN_OR_RETURN(f.error_prefix, QueryErrorPrefix(q));
   REDRIVE_ASSIGN_OR_RETURN(std::optional<int64_t> limit, QueryInt(q, "limit", 1, 100));
-  f.limit = static_cast<int>(limit.value_or(50));
+  f.limit = static_cast<int>(limit.value_or(default_limit));
+  return f;
+}
+
+Result<store::JobFilter> DecodeDlqFilter(const QueryParams& q) {
+  REDRIVE_ASSIGN_OR_RETURN(store::JobFilter f, DecodeDlqFilters(q, 50));
   REDRIVE_ASSIGN_OR_RETURN(std::optional<int64_t> offset, QueryInt(q, "offset", 0, INT32_MAX));
   f.offset = static_cast<int>(offset.value_or(0));
   return f;
@@ -64,6 +86,7 @@ Result<engine::DlqRetryParams> DecodeDlqRetry(const boost::json::object& body) {
   REDRIVE_ASSIGN_OR_RETURN(p.queue_name, OptionalQueueName(r));
   REDRIVE_ASSIGN_OR_RETURN(p.dead_reason, DecodeDeadReason(r));
   REDRIVE_ASSIGN_OR_RETURN(p.tag, r.String("tag", 1, 1024));
+  REDRIVE_ASSIGN_OR_RETURN(p.error_prefix, DecodeErrorPrefix(r));
   REDRIVE_ASSIGN_OR_RETURN(std::optional<int64_t> limit, r.Int("limit", 1, kMaxDlqRetryLimit));
   p.limit = static_cast<int>(limit.value_or(100));
   REDRIVE_ASSIGN_OR_RETURN(std::optional<bool> dry_run, r.Bool("dry_run"));
@@ -81,6 +104,7 @@ Result<engine::DlqPurgeParams> DecodeDlqPurge(const boost::json::object& body) {
   }
   engine::DlqPurgeParams p;
   REDRIVE_ASSIGN_OR_RETURN(p.queue_name, OptionalQueueName(r));
+  REDRIVE_ASSIGN_OR_RETURN(p.error_prefix, DecodeErrorPrefix(r));
   REDRIVE_ASSIGN_OR_RETURN(p.older_than, r.Time("older_than"));
   REDRIVE_ASSIGN_OR_RETURN(std::optional<int64_t> limit, r.Int("limit", 1, kMaxPurgeLimit));
   p.limit = static_cast<int>(limit.value_or(kMaxPurgeLimit));
@@ -111,6 +135,18 @@ void HandleListDlq(Call& call) {
                                 }
                                 return JsonResponse(200, out);
                               }));
+}
+
+void HandleDlqSummary(Call& call) {
+  Result<store::JobFilter> f = DecodeDlqFilters(call.query, kDefaultSummaryLimit);
+  if (!f.ok()) return call.Fail(f.status());
+  call.engine.SummarizeDeadLetters(
+      std::move(*f),
+      Answer<std::vector<DeadLetterGroup>>(call.respond, [](std::vector<DeadLetterGroup>& groups) {
+        boost::json::array out;
+        for (const DeadLetterGroup& g : groups) out.push_back(wire::DeadLetterGroupToJson(g));
+        return JsonResponse(200, out);
+      }));
 }
 
 void HandleDlqRetry(Call& call) {

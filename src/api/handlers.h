@@ -30,6 +30,7 @@ void HandleSetPayload(Call& call);   // PUT /jobs/{id}/payload
 
 // dlq_handlers.cc
 void HandleListDlq(Call& call);   // GET /jobs/dlq
+void HandleDlqSummary(Call& call);  // GET /jobs/dlq/summary
 void HandleDlqRetry(Call& call);  // POST /jobs/dlq/retry
 void HandleDlqPurge(Call& call);  // POST /jobs/dlq/purge
 

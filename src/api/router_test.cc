@@ -28,6 +28,9 @@ TEST_F(RouterTest, LiteralSegmentsWinOverParameters) {
   EXPECT_EQ(Match("GET", "/api/v1/jobs/dlq").route->handler, &HandleListDlq);
   EXPECT_EQ(Match("POST", "/api/v1/jobs/dlq/retry").route->handler, &HandleDlqRetry);
   EXPECT_EQ(Match("POST", "/api/v1/jobs/dlq/purge").route->handler, &HandleDlqPurge);
+  // Not the history of a job named "dlq", nor the job "summary".
+  EXPECT_EQ(Match("GET", "/api/v1/jobs/dlq/summary").route->handler, &HandleDlqSummary);
+  EXPECT_EQ(Match("GET", "/api/v1/jobs/summary").route->handler, &HandleGetJob);
 }
 
 TEST_F(RouterTest, ParametersAreCaptured) {

@@ -49,6 +49,8 @@ std::vector<Route> AllRoutes() {
       {"PUT", "/api/v1/jobs/{id}/payload", kAdminOnly, HandleSetPayload},
       // Operator: the DLQ.
       {"GET", "/api/v1/jobs/dlq", kReadRoute, HandleListDlq},
+      // A literal segment wins over {id}: /jobs/dlq/summary is not a job's subpath.
+      {"GET", "/api/v1/jobs/dlq/summary", kReadRoute, HandleDlqSummary},
       {"POST", "/api/v1/jobs/dlq/retry", kAdminOnly, HandleDlqRetry},
       {"POST", "/api/v1/jobs/dlq/purge", kAdminOnly, HandleDlqPurge},
       // Operator: queues.

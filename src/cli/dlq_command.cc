@@ -1,4 +1,4 @@
-// `redrive dlq list|show|retry|purge`: the dead-letter queue. Redrives and
+// `redrive dlq summary|list|show|retry|purge`: the dead-letter queue. Redrives and
 // purges act on many jobs, so retry needs an explicit selection and purge a
 // confirmation.
 #include <unistd.h>
@@ -27,8 +27,53 @@ std::string CheckReason(const std::string& text) {
                                      "lease_expired, non_retryable, expired)";
 }
 
-struct ListFlags {
+std::optional<std::string> NonEmpty(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  return text;
+}
+
+struct SummaryFlags {
   std::string queue, reason, tag;
+  std::optional<int> limit;
+};
+
+int RunSummary(CliContext& ctx, const SummaryFlags& f) {
+  sdk::DlqSummaryFilter filter;
+  filter.queue_name = NonEmpty(f.queue);
+  if (!f.reason.empty()) filter.dead_reason = ParseDeadReason(f.reason);
+  filter.tag = NonEmpty(f.tag);
+  filter.limit = f.limit;
+  auto groups = ctx.client().DlqSummary(filter);
+  if (!groups.ok()) return ReportError(groups.status());
+  if (ctx.flags.json) {
+    PrintDeadLetterGroupsJson(*groups);
+  } else if (groups->empty()) {
+    std::cout << "the DLQ is empty\n";
+  } else {
+    PrintDeadLetterGroupTable(std::cout, *groups, Now());
+  }
+  return kExitOk;
+}
+
+void AddSummary(CLI::App& dlq, CliContext& ctx) {
+  auto* cmd = dlq.add_subcommand(
+      "summary", "Why are they dead? Dead jobs grouped by queue, reason and error, largest first");
+  auto f = std::make_shared<SummaryFlags>();
+  cmd->add_option("--queue,-q", f->queue, "Only this queue");
+  cmd->add_option("--reason", f->reason, "Only this dead reason")->check(CheckReason);
+  cmd->add_option("--tag", f->tag, "Only jobs with this tag: key=value, or key");
+  cmd->add_option("--limit,-n", f->limit, "At most this many groups (1..100, default 20)");
+  cmd->footer(
+      "Errors are grouped by their first 200 characters. Redrive one class with\n"
+      "  redrive dlq retry --queue Q --error-prefix 'the error text'\n"
+      "Examples:\n"
+      "  redrive dlq summary\n"
+      "  redrive dlq summary --queue payments --json");
+  ctx.OnRun(cmd, [&ctx, f] { return RunSummary(ctx, *f); });
+}
+
+struct ListFlags {
+  std::string queue, reason, tag, error_prefix;
   std::optional<int> limit, offset;
 };
 
@@ -37,6 +82,7 @@ int RunList(CliContext& ctx, const ListFlags& f) {
   if (!f.queue.empty()) filter.queue_name = f.queue;
   if (!f.reason.empty()) filter.dead_reason = ParseDeadReason(f.reason);
   if (!f.tag.empty()) filter.tag = f.tag;
+  filter.error_prefix = NonEmpty(f.error_prefix);
   filter.limit = f.limit;
   filter.offset = f.offset;
   auto jobs = ctx.client().ListDlq(filter);
@@ -53,6 +99,8 @@ void AddList(CLI::App& dlq, CliContext& ctx) {
   cmd->add_option("--queue,-q", f->queue, "Only this queue");
   cmd->add_option("--reason", f->reason, "Only this dead reason")->check(CheckReason);
   cmd->add_option("--tag", f->tag, "Only jobs with this tag: key=value, or key");
+  cmd->add_option("--error-prefix", f->error_prefix,
+                  "Only jobs whose last error starts with this (exact, case-sensitive)");
   cmd->add_option("--limit,-n", f->limit, "At most this many (1..100, default 50)");
   cmd->add_option("--offset", f->offset, "Skip this many");
   cmd->footer(
@@ -88,21 +136,22 @@ void AddShow(CLI::App& dlq, CliContext& ctx) {
 }
 
 struct RetryFlags {
-  std::string queue, reason, tag, rate;
+  std::string queue, reason, tag, error_prefix, rate;
   std::vector<std::string> ids;
   std::optional<int> limit;
   bool dry_run = false, all = false;
 };
 
 int RunRetry(CliContext& ctx, const RetryFlags& f) {
-  if (f.queue.empty() && f.ids.empty() && !f.all) {
-    return UsageError("dlq retry: say which jobs: --queue Q, --ids a,b or --all");
+  if (f.queue.empty() && f.ids.empty() && f.error_prefix.empty() && !f.all) {
+    return UsageError("dlq retry: say which jobs: --queue Q, --error-prefix E, --ids a,b or --all");
   }
   sdk::DlqRetryRequest request;
   request.job_ids = f.ids;
   if (!f.queue.empty()) request.queue_name = f.queue;
   if (!f.reason.empty()) request.dead_reason = ParseDeadReason(f.reason);
   if (!f.tag.empty()) request.tag = f.tag;
+  request.error_prefix = NonEmpty(f.error_prefix);
   request.limit = f.limit;
   request.dry_run = f.dry_run;
   if (!f.rate.empty()) request.rate_per_second = ParseRate(f.rate);
@@ -127,6 +176,8 @@ void AddRetry(CLI::App& dlq, CliContext& ctx) {
   cmd->add_option("--queue,-q", f->queue, "Dead jobs of this queue");
   cmd->add_option("--reason", f->reason, "Only this dead reason")->check(CheckReason);
   cmd->add_option("--tag", f->tag, "Only jobs with this tag: key=value, or key");
+  cmd->add_option("--error-prefix", f->error_prefix,
+                  "Only jobs whose last error starts with this (see `dlq summary`)");
   cmd->add_option("--ids", f->ids, "These jobs (comma-separated); other filters are ignored")
       ->delimiter(',');
   cmd->add_flag("--all", f->all, "Every dead job (oldest first, up to --limit)");
@@ -137,12 +188,13 @@ void AddRetry(CLI::App& dlq, CliContext& ctx) {
       "Examples:\n"
       "  redrive dlq retry --queue emails --dry-run\n"
       "  redrive dlq retry --queue webhooks --reason lease_expired --rate 50/s\n"
+      "  redrive dlq retry --queue payments --error-prefix 'gateway timeout' --dry-run\n"
       "  redrive dlq retry --ids 01a227b1-...,01a227b2-...");
   ctx.OnRun(cmd, [&ctx, f] { return RunRetry(ctx, *f); });
 }
 
 struct PurgeFlags {
-  std::string queue, older_than;
+  std::string queue, error_prefix, older_than;
   std::optional<int> limit;
   bool yes = false;
 };
@@ -151,6 +203,7 @@ struct PurgeFlags {
 // purging every queue.
 std::string PurgeDescription(const PurgeFlags& f) {
   std::string what = f.queue.empty() ? "dead jobs of EVERY queue" : "dead jobs of queue " + f.queue;
+  if (!f.error_prefix.empty()) what += " whose error starts with \"" + f.error_prefix + "\"";
   if (!f.older_than.empty()) what += " that died more than " + f.older_than + " ago";
   return what;
 }
@@ -169,6 +222,7 @@ int RunPurge(CliContext& ctx, const PurgeFlags& f) {
   sdk::DlqPurgeRequest request;
   request.confirm = true;
   if (!f.queue.empty()) request.queue_name = f.queue;
+  request.error_prefix = NonEmpty(f.error_prefix);
   if (!f.older_than.empty()) request.older_than = Now() - *ParseDuration(f.older_than);
   request.limit = f.limit;
   auto purged = ctx.client().PurgeDlq(request);
@@ -182,6 +236,8 @@ void AddPurge(CLI::App& dlq, CliContext& ctx) {
   auto* cmd = dlq.add_subcommand("purge", "Delete dead jobs for good (asks for confirmation)");
   auto f = std::make_shared<PurgeFlags>();
   cmd->add_option("--queue,-q", f->queue, "Only this queue (default: every queue)");
+  cmd->add_option("--error-prefix", f->error_prefix,
+                  "Only jobs whose last error starts with this (see `dlq summary`)");
   cmd->add_option("--older-than", f->older_than, "Only jobs dead for longer than this (7d, 12h)")
       ->check(CheckDuration);
   cmd->add_option("--limit,-n", f->limit, "At most this many (1..10000, default 10000)");
@@ -197,8 +253,10 @@ void AddPurge(CLI::App& dlq, CliContext& ctx) {
 }  // namespace
 
 void AddDlqCommand(CLI::App& app, CliContext& ctx) {
-  auto* dlq = app.add_subcommand("dlq", "The dead-letter queue: list, show, redrive, purge");
+  auto* dlq =
+      app.add_subcommand("dlq", "The dead-letter queue: summary, list, show, redrive, purge");
   dlq->require_subcommand(1);
+  AddSummary(*dlq, ctx);
   AddList(*dlq, ctx);
   AddShow(*dlq, ctx);
   AddRetry(*dlq, ctx);

@@ -36,6 +36,16 @@ void PrintDeadJobTable(std::ostream& out, const std::vector<Job>& jobs, Instant 
   table.Print(out);
 }
 
+void PrintDeadLetterGroupTable(std::ostream& out, const std::vector<DeadLetterGroup>& groups,
+                               Instant now) {
+  Table table({"COUNT", "QUEUE", "REASON", "ERROR", "OLDEST"});
+  for (const DeadLetterGroup& g : groups) {
+    table.AddRow({std::to_string(g.count), g.queue_name, DeadReasonText(g.dead_reason),
+                  Ellipsize(g.error.value_or("-"), 60), TimeCell(g.oldest_deadlettered_at, now)});
+  }
+  table.Print(out);
+}
+
 void PrintJobDetail(std::ostream& out, const Job& job, Instant now) {
   Details d;
   d.Add("ID", job.id);
@@ -81,6 +91,12 @@ void PrintHistory(std::ostream& out, const std::vector<HistoryEntry>& history, I
 void PrintJobSummariesJson(const std::vector<Job>& jobs) {
   boost::json::array array;
   for (const Job& job : jobs) array.push_back(wire::JobSummaryToJson(job));
+  PrintJson(array);
+}
+
+void PrintDeadLetterGroupsJson(const std::vector<DeadLetterGroup>& groups) {
+  boost::json::array array;
+  for (const DeadLetterGroup& g : groups) array.push_back(wire::DeadLetterGroupToJson(g));
   PrintJson(array);
 }
 

@@ -17,12 +17,16 @@ void PrintJobTable(std::ostream& out, const std::vector<Job>& jobs, Instant now)
 // ID, QUEUE, REASON, TRIES, DIED, ERROR: the DLQ's view.
 void PrintDeadJobTable(std::ostream& out, const std::vector<Job>& jobs, Instant now);
 // Every field of one job, times both absolute and relative.
+// `dlq summary`: COUNT, QUEUE, REASON, ERROR (ellipsized), OLDEST.
+void PrintDeadLetterGroupTable(std::ostream& out, const std::vector<DeadLetterGroup>& groups,
+                               Instant now);
 void PrintJobDetail(std::ostream& out, const Job& job, Instant now);
 // TIME, EVENT, WORKER, DETAILS, oldest first.
 void PrintHistory(std::ostream& out, const std::vector<HistoryEntry>& history, Instant now);
 
 // JSON arrays of JobSummary / history entries, as the API returns them.
 void PrintJobSummariesJson(const std::vector<Job>& jobs);
+void PrintDeadLetterGroupsJson(const std::vector<DeadLetterGroup>& groups);
 void PrintHistoryJson(const std::vector<HistoryEntry>& history);
 
 }  // namespace redrive::cli

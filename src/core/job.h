@@ -93,4 +93,18 @@ struct HistoryEntry {
   friend bool operator==(const HistoryEntry&, const HistoryEntry&) = default;
 };
 
+// One class of failure in the dead-letter queue (GET /jobs/dlq/summary): the
+// dead jobs of one queue with the same dead_reason and the same first
+// kDeadLetterErrorChars characters of last_error.
+inline constexpr int kDeadLetterErrorChars = 200;
+struct DeadLetterGroup {
+  std::string queue_name;
+  DeadReason dead_reason = DeadReason::kNone;
+  std::optional<std::string> error;  // last_error, truncated; nullopt when the jobs have none
+  long long count = 0;
+  Instant oldest_deadlettered_at{};
+  Instant newest_deadlettered_at{};
+  friend bool operator==(const DeadLetterGroup&, const DeadLetterGroup&) = default;
+};
+
 }  // namespace redrive

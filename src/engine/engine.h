@@ -105,6 +105,8 @@ class Engine {
   void Stats(std::optional<std::string> queue_name, Callback<StatusCounts> done);
   void History(std::string job_id, Callback<std::vector<HistoryEntry>> done);
   void ListDeadLetters(store::JobFilter f, Callback<std::vector<Job>> done);
+  // The DLQ grouped by (queue, dead reason, truncated error), largest first.
+  void SummarizeDeadLetters(store::JobFilter f, Callback<std::vector<DeadLetterGroup>> done);
 
   // --- operator: writes
   void Cancel(std::string job_id, StatusCallback done);

@@ -43,6 +43,11 @@ void Engine::ListDeadLetters(store::JobFilter f, Callback<std::vector<Job>> done
                                 std::move(done));
 }
 
+void Engine::SummarizeDeadLetters(store::JobFilter f, Callback<std::vector<DeadLetterGroup>> done) {
+  impl_->Read<std::vector<DeadLetterGroup>>([f](ReadTx& tx) { return tx.SummarizeDeadLetters(f); },
+                                            std::move(done));
+}
+
 void Engine::Cancel(std::string job_id, StatusCallback done) {
   impl_->Write<bool>(
       [id = std::move(job_id)](WriteTx& tx, TxContext& ctx) -> Result<bool> {
@@ -93,6 +98,7 @@ store::DeadLetterSelection SelectionOf(const DlqRetryParams& p) {
     sel.queue_name = p.queue_name;
     sel.dead_reason = p.dead_reason;
     sel.tag = p.tag;
+    sel.error_prefix = p.error_prefix;
   }
   // Named jobs are all retried: `limit` caps a filter, not an explicit list.
   sel.limit = std::max<int>(p.limit, static_cast<int>(p.job_ids.size()));
@@ -132,6 +138,7 @@ void Engine::DlqPurge(DlqPurgeParams p, Callback<long long> done) {
       [p = std::move(p)](WriteTx& tx, TxContext&) -> Result<long long> {
         store::DeadLetterSelection sel;
         sel.queue_name = p.queue_name;
+        sel.error_prefix = p.error_prefix;
         sel.dead_before = p.older_than;
         sel.limit = p.limit;
         REDRIVE_ASSIGN_OR_RETURN(auto dead, tx.SelectDeadLetters(sel));

@@ -100,6 +100,7 @@ struct DlqRetryParams {
   std::optional<std::string> queue_name;
   std::optional<DeadReason> dead_reason;
   std::optional<std::string> tag;
+  std::optional<std::string> error_prefix;  // last_error starts with it
   int limit = 100;
   bool dry_run = false;
   std::optional<double> rate_per_second;
@@ -112,6 +113,7 @@ struct DlqRetryResult {
 
 struct DlqPurgeParams {
   std::optional<std::string> queue_name;
+  std::optional<std::string> error_prefix;  // last_error starts with it
   std::optional<Instant> older_than;
   int limit = 10000;
 };

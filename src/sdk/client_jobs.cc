@@ -81,8 +81,20 @@ Result<std::vector<Job>> Client::ListDlq(const DlqFilter& filter) {
   if (filter.dead_reason) {
     q.Add("dead_reason", std::optional<std::string>(DeadReasonName(*filter.dead_reason)));
   }
+  q.Add("error_prefix", filter.error_prefix);
   q.Add("limit", filter.limit).Add("offset", filter.offset);
   return impl_->CallList<Job>("/jobs/dlq" + q.str(), &wire::JobFromJson);
+}
+
+Result<std::vector<DeadLetterGroup>> Client::DlqSummary(const DlqSummaryFilter& filter) {
+  Query q;
+  q.Add("queue_name", filter.queue_name).Add("tag", filter.tag);
+  if (filter.dead_reason) {
+    q.Add("dead_reason", std::optional<std::string>(DeadReasonName(*filter.dead_reason)));
+  }
+  q.Add("error_prefix", filter.error_prefix).Add("limit", filter.limit);
+  return impl_->CallList<DeadLetterGroup>("/jobs/dlq/summary" + q.str(),
+                                          &wire::DeadLetterGroupFromJson);
 }
 
 Result<DlqRetryResult> Client::RetryDlq(const DlqRetryRequest& request) {

@@ -31,6 +31,8 @@ struct JobFilter {
   // "key=value" matches a tag exactly; "key" matches jobs having the tag.
   std::optional<std::string> tag;
   std::optional<DeadReason> dead_reason;
+  // Jobs whose last_error starts with this text (exact, case-sensitive).
+  std::optional<std::string> error_prefix;
   int limit = 50;
   int offset = 0;
 };
@@ -41,7 +43,8 @@ struct DeadLetterSelection {
   std::optional<std::string> queue_name;
   std::optional<DeadReason> dead_reason;
   std::optional<std::string> tag;
-  std::optional<Instant> dead_before;  // deadlettered_at < dead_before
+  std::optional<std::string> error_prefix;  // last_error starts with it (exact)
+  std::optional<Instant> dead_before;       // deadlettered_at < dead_before
   int limit = 100;
 };
 
@@ -73,6 +76,11 @@ class ReadTx {
   // Dead-lettered jobs matching `f` (status forced to deadletter), newest
   // deadlettered_at first; payload left empty.
   virtual Result<std::vector<Job>> ListDeadLetters(const JobFilter& f) = 0;
+  // Dead-lettered jobs matching `f` grouped by (queue_name, dead_reason, first
+  // kDeadLetterErrorChars characters of last_error), largest count first
+  // (ties: queue_name, dead_reason, error), at most f.limit groups. f.status
+  // and f.offset are ignored. Reads only dead jobs (their partial index).
+  virtual Result<std::vector<DeadLetterGroup>> SummarizeDeadLetters(const JobFilter& f) = 0;
   // The id of the job holding `idempotency_key`, if any.
   virtual Result<std::optional<std::string>> FindIdempotencyKey(const std::string& key) = 0;
   // The jobs among `ids` that exist (any order).

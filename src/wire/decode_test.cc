@@ -53,6 +53,20 @@ TEST(DecodeTest, JobNeedsAnId) {
   EXPECT_FALSE(JobFromJson(boost::json::parse("[]")).ok());
 }
 
+TEST(DecodeTest, DeadLetterGroupRoundTrips) {
+  DeadLetterGroup g{"payments", DeadReason::kNonRetryable, "invalid card", 12, T(1), T(2)};
+  boost::json::object o = DeadLetterGroupToJson(g);
+  EXPECT_EQ(o.size(), 6u);
+  EXPECT_EQ(o.at("dead_reason"), "non_retryable");
+  auto decoded = DeadLetterGroupFromJson(o);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_EQ(*decoded, g);
+  g.error.reset();  // jobs that died without an error (expired)
+  EXPECT_TRUE(DeadLetterGroupToJson(g).at("error").is_null());
+  EXPECT_EQ(*DeadLetterGroupFromJson(DeadLetterGroupToJson(g)), g);
+  EXPECT_FALSE(DeadLetterGroupFromJson(boost::json::parse("{}")).ok());
+}
+
 TEST(DecodeTest, HistoryEntryRoundTrips) {
   HistoryEntry e{"h1", "j1", "retry_scheduled", "w1", R"({"error":"x"})", T(9)};
   auto decoded = HistoryEntryFromJson(HistoryEntryToJson(e));

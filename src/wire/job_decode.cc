@@ -77,4 +77,19 @@ Result<HistoryEntry> HistoryEntryFromJson(const boost::json::value& v) {
   return e;
 }
 
+Result<DeadLetterGroup> DeadLetterGroupFromJson(const boost::json::value& v) {
+  const auto* o = v.if_object();
+  if (!o || !ReadString(*o, "queue_name")) {
+    return Status::Internal("malformed DLQ summary group in the server's answer");
+  }
+  DeadLetterGroup g;
+  g.queue_name = ReadStringOr(*o, "queue_name");
+  g.dead_reason = ParseDeadReason(ReadStringOr(*o, "dead_reason")).value_or(DeadReason::kNone);
+  g.error = ReadString(*o, "error");
+  g.count = ReadIntOr(*o, "count", 0);
+  g.oldest_deadlettered_at = ReadTime(*o, "oldest_deadlettered_at").value_or(Instant{});
+  g.newest_deadlettered_at = ReadTime(*o, "newest_deadlettered_at").value_or(Instant{});
+  return g;
+}
+
 }  // namespace redrive::wire

@@ -19,4 +19,8 @@ BackoffPolicy BackoffFromJson(const boost::json::object& o);
 // An entry of GET /jobs/{id}/history.
 Result<HistoryEntry> HistoryEntryFromJson(const boost::json::value& v);
 
+// An item of GET /jobs/dlq/summary. Fails only when `v` is not an object
+// with a "queue_name".
+Result<DeadLetterGroup> DeadLetterGroupFromJson(const boost::json::value& v);
+
 }  // namespace redrive::wire

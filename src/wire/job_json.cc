@@ -127,4 +127,13 @@ boost::json::object HistoryEntryToJson(const HistoryEntry& entry) {
           {"created_at", TimeToJson(entry.created_at)}};
 }
 
+boost::json::object DeadLetterGroupToJson(const DeadLetterGroup& group) {
+  return {{"queue_name", group.queue_name},
+          {"dead_reason", DeadReasonToJson(group.dead_reason)},
+          {"error", OptionalString(group.error)},
+          {"count", group.count},
+          {"oldest_deadlettered_at", TimeToJson(group.oldest_deadlettered_at)},
+          {"newest_deadlettered_at", TimeToJson(group.newest_deadlettered_at)}};
+}
+
 }  // namespace redrive::wire

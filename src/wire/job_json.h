@@ -41,4 +41,8 @@ boost::json::value DeadReasonToJson(DeadReason reason);
 // An entry of GET /jobs/{id}/history; details embedded as a JSON object.
 boost::json::object HistoryEntryToJson(const HistoryEntry& entry);
 
+// An item of GET /jobs/dlq/summary: {"queue_name", "dead_reason", "error",
+// "count", "oldest_deadlettered_at", "newest_deadlettered_at"}.
+boost::json::object DeadLetterGroupToJson(const DeadLetterGroup& group);
+
 }  // namespace redrive::wire

@@ -1,6 +1,7 @@
 // The web console in a real browser (Debian's chromium via playwright-core)
 // against a real `redrive serve`: every page, the 3 a.m. DLQ workflow, the
-// DLQ bulk actions, and API keys with the admin and viewer roles.
+// DLQ bulk actions, "Why are they dead?" (redriving one error class), and API
+// keys with the admin and viewer roles.
 import {test} from 'node:test';
 import assert from 'node:assert/strict';
 import {startServer} from './support/server.js';
@@ -227,6 +228,81 @@ test('DLQ: retry all matching shows the dry-run count first; retry selected; pur
   stats = await api.get('/jobs/stats?queue_name=payments');
   assert.equal(stats.deadletter, 0);
   assert.equal((await api.get('/jobs/stats?queue_name=reports')).deadletter, 1, 'other queues kept');
+});
+
+test('DLQ: why are they dead? the classes with counts; redrive and purge one class', async (t) => {
+  const {server, api, browser, page} = await setUp(t);
+  const timeout = 'gateway timeout (upstream 504)';
+  for (let i = 0; i < 4; i++) {
+    await api.enqueue('payments', {n: i}, {max_retries: 0});
+    await api.failNext('payments', timeout);
+  }
+  for (let i = 0; i < 2; i++) {
+    await api.enqueue('payments', {n: 10 + i});
+    await api.failNext('payments', 'invalid card', {no_retry: true});
+  }
+  await api.enqueue('reports', {n: 20}, {max_retries: 0});
+  await api.failNext('reports', timeout);
+
+  // The panel: one line per (queue, reason, error), largest first.
+  await page.goto(`${server.url}/#/jobs?status=deadletter`);
+  const classes = page.locator('[data-test=dlq-summary] tr[data-test=dlq-class]');
+  await classes.nth(2).waitFor();
+  assert.equal(await classes.count(), 3);
+  const cells = async (i) => (await classes.nth(i).locator('td').allInnerTexts()).slice(0, 4);
+  assert.deepEqual(await cells(0), ['4', 'payments', 'max_retries_exceeded', timeout]);
+  assert.deepEqual(await cells(1), ['2', 'payments', 'non_retryable', 'invalid card']);
+  assert.deepEqual(await cells(2), ['1', 'reports', 'max_retries_exceeded', timeout]);
+  await rows(page).nth(6).waitFor();
+  await assertNoStrayValues(page);
+  await screenshot(page, 'dlq-summary');
+
+  // Show only the payments timeouts: the table and the chip follow.
+  await classes.nth(0).locator('[data-test=show-class]').click();
+  await page.waitForURL(/error_prefix=gateway/);
+  await page.locator('[data-test=filter-error]', {hasText: timeout}).waitFor();
+  await page.waitForFunction(() =>
+    document.querySelectorAll('table[data-test=jobs] tbody tr').length === 4);
+  assert.equal(await page.locator('[data-test=dlq-summary] tr.selected').count(), 1);
+  await screenshot(page, 'dlq-summary-class');
+
+  // Retry all matching: the dry run counts that class only, and says which.
+  await page.click('[data-test=retry-matching]');
+  const matched = page.locator('dialog [data-test=matched-count]');
+  await matched.waitFor();
+  assert.match(await matched.innerText(), new RegExp(
+    '^4 dead jobs match queue payments, reason max_retries_exceeded, ' +
+    'error starting with “gateway timeout \\(upstream 504\\)”'));
+  await page.click('[data-test=dialog-confirm]');
+  await notice(page, 'Retried 4 jobs');
+  let stats = await api.get('/jobs/stats?queue_name=payments');
+  assert.equal(stats.deadletter, 2, 'the invalid cards stay dead');
+  assert.equal((await api.get('/jobs/stats?queue_name=reports')).deadletter, 1,
+               'the same error in another queue stays dead');
+  await page.locator('p.empty', {hasText: 'No jobs match'}).waitFor();
+  await page.waitForFunction(() =>
+    document.querySelectorAll('[data-test=dlq-summary] tr[data-test=dlq-class]').length === 2);
+
+  // Purge the invalid cards: the confirmation names the class.
+  await classes.nth(0).locator('[data-test=show-class]').click();
+  await page.waitForURL(/error_prefix=invalid/);
+  await page.click('[data-test=purge]');
+  await page.locator('dialog [data-test=purge-summary]',
+                     {hasText: 'all 2 dead jobs of queue payments whose error starts with “invalid card”'})
+    .waitFor();
+  await page.fill('[data-test=type-to-confirm]', 'payments');
+  await page.click('[data-test=dialog-confirm]');
+  await notice(page, 'Purged 2 dead jobs');
+  stats = await api.get('/jobs/stats?queue_name=payments');
+  assert.equal(stats.deadletter, 0);
+  assert.equal(stats.pending, 4, 'the redriven timeouts were not purged');
+  assert.equal((await api.get('/jobs/stats?queue_name=reports')).deadletter, 1);
+
+  // The chip's × removes the class filter.
+  await page.click('[data-test=remove-error-filter]');
+  await page.waitForURL((u) => !u.hash.includes('error_prefix='));
+  assert.equal(await page.locator('[data-test=filter-error]').count(), 0);
+  assert.deepEqual(browser.errors, [], 'no console errors (CSP violations, exceptions)');
 });
 
 test('API keys: the console asks for one; a viewer sees no payloads and no actions', async (t) => {

@@ -57,5 +57,40 @@ TEST_F(CliDlqTest, PurgeNeedsYesWithoutATerminal) {
   EXPECT_EQ(Get("/jobs/" + id).status, 404);
 }
 
+TEST_F(CliDlqTest, SummaryGroupsAndErrorPrefixActsOnOneClass) {
+  std::string queue = NewQueue("dlq");
+  std::string t1 = MakeDeadJob(queue, "gateway timeout"),
+              t2 = MakeDeadJob(queue, "gateway timeout");
+  std::string card = MakeDeadJob(queue, "invalid card");
+  auto table = Cli({"dlq", "summary", "--queue", queue});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_THAT(table.out, HasSubstr("COUNT"));
+  EXPECT_THAT(table.out, HasSubstr("OLDEST"));
+  // The largest class first.
+  EXPECT_LT(table.out.find("gateway timeout"), table.out.find("invalid card")) << table.out;
+  auto json = ParseJson(Cli({"dlq", "summary", "--queue", queue, "--json"}).out).as_array();
+  ASSERT_EQ(json.size(), 2u);
+  EXPECT_EQ(json[0].at("count"), 2);
+  EXPECT_EQ(json[0].at("error"), "gateway timeout");
+  EXPECT_EQ(json[1].at("count"), 1);
+  auto by_reason = Cli({"dlq", "summary", "--queue", queue, "--reason", "expired"});
+  EXPECT_THAT(by_reason.out, HasSubstr("the DLQ is empty"));
+  EXPECT_EQ(Cli({"dlq", "summary", "--reason", "tired"}).exit_code, 2);
+
+  auto listed = Cli({"dlq", "list", "--queue", queue, "--error-prefix", "gateway", "--json"});
+  EXPECT_EQ(ParseJson(listed.out).as_array().size(), 2u);
+  auto dry = Cli({"dlq", "retry", "--queue", queue, "--error-prefix", "gateway", "--dry-run"});
+  EXPECT_THAT(dry.out, HasSubstr("would retry 2 jobs"));
+  auto retried = Cli({"dlq", "retry", "--queue", queue, "--error-prefix", "gateway timeout"});
+  ASSERT_EQ(retried.exit_code, 0) << retried.err;
+  EXPECT_THAT(retried.out, HasSubstr("retried 2 jobs"));
+  EXPECT_EQ(Job(t1).at("status"), "pending");
+  EXPECT_EQ(Job(t2).at("status"), "pending");
+  EXPECT_EQ(Job(card).at("status"), "deadletter");
+  auto purged = Cli({"dlq", "purge", "--queue", queue, "--error-prefix", "invalid", "--yes"});
+  EXPECT_THAT(purged.out, HasSubstr("purged 1"));
+  EXPECT_EQ(Get("/jobs/" + card).status, 404);
+}
+
 }  // namespace
 }  // namespace redrive::e2e

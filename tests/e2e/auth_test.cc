@@ -68,6 +68,10 @@ TEST_F(AuthTest, ViewerReadsWithoutPayloadsAndCannotWrite) {
   EXPECT_EQ(job.body.at("status"), "pending");
   EXPECT_EQ(job.raw.body.find("4242"), std::string::npos) << job.raw.body;
   EXPECT_EQ(As("view-key", "GET", "/queues").status, 200);
+  // The DLQ's summary is a read, like the listing; a worker key may not read it.
+  EXPECT_EQ(As("view-key", "GET", "/jobs/dlq/summary").status, 200);
+  EXPECT_EQ(As("adm-key", "GET", "/jobs/dlq/summary").status, 200);
+  EXPECT_EQ(As("wrk-key", "GET", "/jobs/dlq/summary").status, 403);
   auto write = As("view-key", "POST", "/jobs", json::object{{"queue_name", "auth-v"}, {"payload", 1}});
   EXPECT_EQ(write.status, 403);
   EXPECT_EQ(As("view-key", "POST", "/jobs/claim", json::object{{"queue_name", "auth-v"}, {"worker_id", "w"}}).status, 403);

@@ -73,6 +73,29 @@ TEST_F(BadInputTest, WrongTypesAndRangesNameTheField) {
   ExpectError(Get("/jobs?limit=0"), 400, "VALIDATION_ERROR", "limit");
 }
 
+TEST_F(BadInputTest, DlqSummaryAndErrorPrefixAreValidated) {
+  ExpectError(Get("/jobs/dlq/summary?limit=0"), 400, "VALIDATION_ERROR", "limit");
+  ExpectError(Get("/jobs/dlq/summary?limit=101"), 400, "VALIDATION_ERROR", "limit");
+  ExpectError(Get("/jobs/dlq/summary?limit=ten"), 400, "VALIDATION_ERROR", "limit");
+  ExpectError(Get("/jobs/dlq/summary?dead_reason=tired"), 400, "VALIDATION_ERROR", "dead_reason");
+  ExpectError(Get("/jobs/dlq/summary?queue_name=.hidden"), 400, "VALIDATION_ERROR", "queue_name");
+  const std::string too_long(2049, 'e');
+  ExpectError(Get("/jobs/dlq/summary?error_prefix=" + too_long), 400, "VALIDATION_ERROR",
+              "error_prefix");
+  ExpectError(Get("/jobs/dlq?error_prefix=" + too_long), 400, "VALIDATION_ERROR", "error_prefix");
+  EXPECT_EQ(Get("/jobs/dlq?error_prefix=" + std::string(2048, 'e')).status, 200);
+  ExpectError(Post("/jobs/dlq/retry", {{"error_prefix", 5}, {"dry_run", true}}), 400,
+              "VALIDATION_ERROR", "error_prefix");
+  ExpectError(Post("/jobs/dlq/retry", {{"error_prefix", ""}, {"dry_run", true}}), 400,
+              "VALIDATION_ERROR", "error_prefix");
+  ExpectError(Post("/jobs/dlq/retry", {{"error_prefix", too_long}, {"dry_run", true}}), 400,
+              "VALIDATION_ERROR", "error_prefix");
+  ExpectError(Post("/jobs/dlq/purge", {{"confirm", true}, {"error_prefix", json::array{"x"}}}), 400,
+              "VALIDATION_ERROR", "error_prefix");
+  // The summary is not a job id: no 404 "job not found", and it is read-only.
+  EXPECT_EQ(Delete("/jobs/dlq/summary").status, 405);
+}
+
 TEST_F(BadInputTest, UnknownThingsAreNotFoundAndWrongMethodIs405) {
   ExpectError(Get("/jobs/0190a6b8-0000-7000-8000-000000000000"), 404, "NOT_FOUND");
   ExpectError(Get("/no/such/route"), 404, "NOT_FOUND");

@@ -180,6 +180,46 @@ TEST_F(ClientTest, NonRetryableFailureAndPurge) {
   EXPECT_EQ(client_->GetJob(id).status().code(), ErrorCode::kNotFound);
 }
 
+TEST_F(ClientTest, DlqSummaryAndOneClassRedriveAndPurge) {
+  const auto q = NewQueue();
+  auto kill = [&](const std::string& error) {
+    const auto id = Enqueue(q, {.max_retries = 0});
+    auto job = ClaimOne(q, "w1");
+    EXPECT_TRUE(client_->Fail(id, "w1", job.lease_id, error).ok());
+    return id;
+  };
+  const auto t1 = kill("gateway timeout"), t2 = kill("gateway timeout");
+  const auto card = kill("invalid card");
+
+  auto groups = client_->DlqSummary({.queue_name = q});
+  ASSERT_TRUE(groups.ok()) << groups.status().ToString();
+  ASSERT_EQ(groups->size(), 2u);
+  EXPECT_EQ((*groups)[0].queue_name, q);
+  EXPECT_EQ((*groups)[0].dead_reason, DeadReason::kMaxRetriesExceeded);
+  EXPECT_EQ((*groups)[0].error, "gateway timeout");
+  EXPECT_EQ((*groups)[0].count, 2);
+  EXPECT_LE((*groups)[0].oldest_deadlettered_at, (*groups)[0].newest_deadlettered_at);
+  EXPECT_EQ((*groups)[1].error, "invalid card");
+  EXPECT_EQ(client_->DlqSummary({.queue_name = q, .limit = 1})->size(), 1u);
+  EXPECT_EQ(client_->DlqSummary({.limit = 0}).status().field(), "limit");
+
+  auto listed = client_->ListDlq({.queue_name = q, .error_prefix = "gateway"});
+  ASSERT_TRUE(listed.ok());
+  EXPECT_EQ(listed->size(), 2u);
+  auto dry = client_->RetryDlq({.queue_name = q, .error_prefix = "gateway", .dry_run = true});
+  ASSERT_TRUE(dry.ok());
+  EXPECT_EQ(dry->matched_count, 2);
+  auto redriven = client_->RetryDlq({.queue_name = q, .error_prefix = "gateway"});
+  ASSERT_TRUE(redriven.ok());
+  EXPECT_THAT(redriven->retried_jobs, ElementsAre(t1, t2));
+  auto purged = client_->PurgeDlq({.confirm = true, .queue_name = q, .error_prefix = "gateway"});
+  ASSERT_TRUE(purged.ok());
+  EXPECT_EQ(*purged, 0);  // the timeouts are pending again
+  purged = client_->PurgeDlq({.confirm = true, .queue_name = q, .error_prefix = "invalid card"});
+  EXPECT_EQ(*purged, 1);
+  EXPECT_EQ(client_->GetJob(card).status().code(), ErrorCode::kNotFound);
+}
+
 TEST_F(ClientTest, ClaimWithAcksAndBatchAck) {
   const auto q = NewQueue();
   Enqueue(q);

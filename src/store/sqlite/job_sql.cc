@@ -37,6 +37,23 @@ void AddText(BuiltQuery& q, const char* condition, std::string_view value) {
   q.params.emplace_back(value);
 }
 
+// Appends "AND last_error starts with `prefix`": substr/length count
+// characters on both sides, so the match is exact (no LIKE wildcards, no
+// case folding) and a NULL last_error never matches.
+void AddErrorPrefix(BuiltQuery& q, std::string_view prefix) {
+  q.sql += " AND substr(last_error, 1, length(?)) = ?";
+  q.params.emplace_back(prefix);
+  q.params.emplace_back(prefix);
+}
+
+// The filters GET /jobs/dlq and its summary share (status is 'deadletter').
+void AddDeadLetterFilters(BuiltQuery& q, const JobFilter& f) {
+  if (f.queue_name) AddText(q, " AND queue_name = ?", *f.queue_name);
+  if (f.dead_reason) AddText(q, " AND dead_reason = ?", DeadReasonName(*f.dead_reason));
+  if (f.tag) AddTagFilter(q, *f.tag);
+  if (f.error_prefix) AddErrorPrefix(q, *f.error_prefix);
+}
+
 void AddLimitOffset(BuiltQuery& q, int limit, int offset) {
   q.sql += " LIMIT ? OFFSET ?";
   q.params.emplace_back(int64_t{limit});
@@ -77,6 +94,7 @@ BuiltQuery ListJobs(const JobFilter& f, bool with_payload) {
   if (f.status) AddText(q, " AND status = ?", JobStatusName(*f.status));
   if (f.dead_reason) AddText(q, " AND dead_reason = ?", DeadReasonName(*f.dead_reason));
   if (f.tag) AddTagFilter(q, *f.tag);
+  if (f.error_prefix) AddErrorPrefix(q, *f.error_prefix);
   q.sql += " ORDER BY created_at DESC, id DESC";
   AddLimitOffset(q, f.limit, f.offset);
   return q;
@@ -85,11 +103,23 @@ BuiltQuery ListJobs(const JobFilter& f, bool with_payload) {
 BuiltQuery ListDeadLetters(const JobFilter& f) {
   BuiltQuery q;
   q.sql = "SELECT " REDRIVE_JOB_SUMMARY_COLUMNS " FROM jobs WHERE status = 'deadletter'";
-  if (f.queue_name) AddText(q, " AND queue_name = ?", *f.queue_name);
-  if (f.dead_reason) AddText(q, " AND dead_reason = ?", DeadReasonName(*f.dead_reason));
-  if (f.tag) AddTagFilter(q, *f.tag);
+  AddDeadLetterFilters(q, f);
   q.sql += " ORDER BY deadlettered_at DESC, id DESC";
   AddLimitOffset(q, f.limit, f.offset);
+  return q;
+}
+
+BuiltQuery SummarizeDeadLetters(const JobFilter& f) {
+  BuiltQuery q;
+  q.sql = "SELECT queue_name, dead_reason, substr(last_error, 1, " +
+          std::to_string(kDeadLetterErrorChars) +
+          ") AS error, count(*) AS n, min(deadlettered_at), max(deadlettered_at)"
+          " FROM jobs WHERE status = 'deadletter'";
+  AddDeadLetterFilters(q, f);
+  q.sql +=
+      " GROUP BY queue_name, dead_reason, error ORDER BY n DESC, queue_name, dead_reason, error"
+      " LIMIT ?";
+  q.params.emplace_back(int64_t{f.limit});
   return q;
 }
 
@@ -102,6 +132,7 @@ BuiltQuery SelectDeadLetters(const DeadLetterSelection& sel, const std::string& 
   if (sel.queue_name) AddText(q, " AND queue_name = ?", *sel.queue_name);
   if (sel.dead_reason) AddText(q, " AND dead_reason = ?", DeadReasonName(*sel.dead_reason));
   if (sel.tag) AddTagFilter(q, *sel.tag);
+  if (sel.error_prefix) AddErrorPrefix(q, *sel.error_prefix);
   if (sel.dead_before) {
     q.sql += " AND deadlettered_at < ?";
     q.params.emplace_back(ToMicros(*sel.dead_before));

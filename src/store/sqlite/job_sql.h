@@ -131,6 +131,9 @@ struct BuiltQuery {
 BuiltQuery ListJobs(const JobFilter& f, bool with_payload);
 // GET /jobs/dlq: dead-lettered jobs, newest dead first; f.status is ignored.
 BuiltQuery ListDeadLetters(const JobFilter& f);
+// GET /jobs/dlq/summary: columns queue_name, dead_reason, error (truncated
+// last_error, may be NULL), count, oldest and newest deadlettered_at.
+BuiltQuery SummarizeDeadLetters(const JobFilter& f);
 // Redrive/purge selection, oldest dead first, with payload. `ids_json` is
 // sel.job_ids as a JSON array (used only when job_ids is non-empty).
 BuiltQuery SelectDeadLetters(const DeadLetterSelection& sel, const std::string& ids_json);

@@ -12,6 +12,7 @@
 namespace redrive::store::sqlite {
 namespace {
 
+using ::testing::AnyOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -90,6 +91,31 @@ TEST_F(JobSqlPlanTest, DeadLetterQueriesUseTheDlqIndexes) {
   by_ids.job_ids = {"a"};
   std::string plan = Plan(sql::SelectDeadLetters(by_ids, "[\"a\"]").sql);
   EXPECT_THAT(plan, Not(HasSubstr("SCAN jobs\n")));
+}
+
+TEST_F(JobSqlPlanTest, DeadLetterSummaryReadsOnlyDeadJobs) {
+  // The grouping reads each dead job's row (last_error is not indexed), but
+  // only dead ones: the partial index bounds the work by the DLQ's size.
+  JobFilter all;
+  std::string plan = Plan(sql::SummarizeDeadLetters(all).sql);
+  EXPECT_THAT(plan, HasSubstr("INDEX jobs_dlq")) << plan;
+  EXPECT_THAT(plan, Not(HasSubstr("SCAN jobs\n"))) << plan;
+  // With a queue, (queue_name, status) seeks this queue's dead jobs alone,
+  // through jobs_dlq_queue or the listing index that starts with both.
+  JobFilter by_queue;
+  by_queue.queue_name = "q";
+  by_queue.error_prefix = "gateway";
+  plan = Plan(sql::SummarizeDeadLetters(by_queue).sql);
+  EXPECT_THAT(plan, AnyOf(HasSubstr("INDEX jobs_dlq_queue (queue_name=?)"),
+                          HasSubstr("(queue_name=? AND status=?)")))
+      << plan;
+  EXPECT_THAT(plan, Not(HasSubstr("SCAN jobs\n"))) << plan;
+  JobFilter by_prefix;
+  by_prefix.error_prefix = "gateway";
+  ExpectUses(sql::ListDeadLetters(by_prefix).sql, "jobs_dlq");
+  DeadLetterSelection sel;
+  sel.error_prefix = "gateway";
+  ExpectUses(sql::SelectDeadLetters(sel, "").sql, "jobs_dlq");
 }
 
 TEST_F(JobSqlPlanTest, CountsScanAnIndexNotTheTable) {

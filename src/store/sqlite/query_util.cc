@@ -16,13 +16,17 @@ Result<std::vector<Job>> CollectJobs(Statement& stmt) {
   }
 }
 
-Result<std::vector<Job>> RunJobQuery(Connection& conn, const sql::BuiltQuery& q) {
-  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(q.sql));
+void BindParams(Statement& stmt, const sql::BuiltQuery& q) {
   int index = 1;
   for (const auto& param : q.params) {
     std::visit([&](const auto& value) { stmt.Bind(index, value); }, param);
     ++index;
   }
+}
+
+Result<std::vector<Job>> RunJobQuery(Connection& conn, const sql::BuiltQuery& q) {
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(q.sql));
+  BindParams(stmt, q);
   return CollectJobs(stmt);
 }
 

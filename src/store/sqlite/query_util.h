@@ -17,6 +17,9 @@ namespace redrive::store::sqlite {
 // Steps `stmt` to the end, reading a Job (REDRIVE_JOB_COLUMNS) from each row.
 Result<std::vector<Job>> CollectJobs(Statement& stmt);
 
+// Binds q's parameters to `stmt`, in order (?1, ?2, ...).
+void BindParams(Statement& stmt, const sql::BuiltQuery& q);
+
 // Prepares `q.sql` (cached by its text), binds its parameters and collects jobs.
 Result<std::vector<Job>> RunJobQuery(Connection& conn, const sql::BuiltQuery& q);
 

@@ -56,6 +56,28 @@ Result<std::vector<Job>> SqliteReads<Base>::ListDeadLetters(const JobFilter& f) 
 }
 
 template <typename Base>
+Result<std::vector<DeadLetterGroup>> SqliteReads<Base>::SummarizeDeadLetters(const JobFilter& f) {
+  sql::BuiltQuery q = sql::SummarizeDeadLetters(f);
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn_.Prepare(q.sql));
+  BindParams(stmt, q);
+  std::vector<DeadLetterGroup> groups;
+  while (true) {
+    REDRIVE_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) return groups;
+    DeadLetterGroup g;
+    g.queue_name = stmt.String(0);
+    std::optional<DeadReason> reason = ParseDeadReason(stmt.Text(1));
+    if (!reason) return Status::Internal("unknown dead_reason in store: " + stmt.String(1));
+    g.dead_reason = *reason;
+    g.error = stmt.OptString(2);
+    g.count = stmt.Int64(3);
+    g.oldest_deadlettered_at = stmt.Time(4);
+    g.newest_deadlettered_at = stmt.Time(5);
+    groups.push_back(std::move(g));
+  }
+}
+
+template <typename Base>
 Result<std::vector<Job>> SqliteReads<Base>::GetJobs(const std::vector<std::string>& ids) {
   if (ids.empty()) return std::vector<Job>();
   // One statement for any number of ids: the list travels as a JSON array.

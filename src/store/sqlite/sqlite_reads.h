@@ -20,6 +20,7 @@ class SqliteReads : public Base {
   Result<std::optional<std::string>> FindIdempotencyKey(const std::string& key) override;
   Result<std::vector<Job>> ListJobs(const JobFilter& f, bool with_payload) override;
   Result<std::vector<Job>> ListDeadLetters(const JobFilter& f) override;
+  Result<std::vector<DeadLetterGroup>> SummarizeDeadLetters(const JobFilter& f) override;
   Result<std::vector<Job>> GetJobs(const std::vector<std::string>& ids) override;
   Result<std::vector<HistoryEntry>> GetHistory(const std::string& job_id) override;
   Result<StatusCounts> CountJobs(const std::optional<std::string>& queue_name) override;
