@@ -7,8 +7,8 @@ namespace {
 class ApiOperatorTest : public ApiTest {
  protected:
   // A job failed with no_retry: in the DLQ with reason non_retryable.
-  std::string DeadJob(const std::string& queue = "q") {
-    std::string id = Enqueue(queue);
+  std::string DeadJob(const std::string& queue = "q", const std::string& extra = "") {
+    std::string id = Enqueue(queue, extra);
     std::string lease = Str(ClaimOne(queue).at("lease_id"));
     Reply r = Post("/api/v1/jobs/" + id + "/fail", R"({"worker_id":"w1","lease_id":")" + lease +
                                                        R"(","error":"x","no_retry":true})");
@@ -167,6 +167,45 @@ TEST_F(ApiOperatorTest, PurgeNeedsConfirmTrue) {
   EXPECT_EQ(Post("/api/v1/jobs/dlq/purge", R"({"confirm":true,"limit":10001})").Field(), "limit");
   Reply r = Post("/api/v1/jobs/dlq/purge", R"({"confirm":true,"queue_name":"q"})");
   EXPECT_EQ(r.json, boost::json::parse(R"({"purged_count":1})"));
+}
+
+TEST_F(ApiOperatorTest, PurgeByReasonAndTagWithDryRun) {
+  DeadJob("q", R"(,"tags":{"env":"prod"})");
+  DeadJob("q", R"(,"tags":{"env":"dev"})");
+  DeadJob("q");
+  // A dry run still needs confirm: every purge request carries it.
+  EXPECT_EQ(Post("/api/v1/jobs/dlq/purge", R"({"dry_run":true})").Code(), "BAD_REQUEST");
+  EXPECT_EQ(Post("/api/v1/jobs/dlq/purge", R"({"confirm":true,"dry_run":"yes"})").Field(),
+            "dry_run");
+  EXPECT_EQ(Post("/api/v1/jobs/dlq/purge", R"({"confirm":true,"dead_reason":"nope"})").Field(),
+            "dead_reason");
+  EXPECT_EQ(Post("/api/v1/jobs/dlq/purge", R"({"confirm":true,"dead_reason":1})").Field(),
+            "dead_reason");
+  EXPECT_EQ(Post("/api/v1/jobs/dlq/purge", R"({"confirm":true,"tag":5})").Field(), "tag");
+  EXPECT_EQ(Post("/api/v1/jobs/dlq/purge", R"({"confirm":true,"tag":""})").Field(), "tag");
+
+  Reply dry = Post("/api/v1/jobs/dlq/purge", R"({"confirm":true,"dry_run":true})");
+  EXPECT_EQ(dry.json, boost::json::parse(R"({"matched_count":3,"dry_run":true})"));
+  EXPECT_EQ(Post("/api/v1/jobs/dlq/purge", R"({"confirm":true,"dry_run":true,"limit":2})")
+                .json.at("matched_count"),
+            2);
+  EXPECT_EQ(Post("/api/v1/jobs/dlq/purge",
+                 R"({"confirm":true,"dry_run":true,"dead_reason":"lease_expired"})")
+                .json.at("matched_count"),
+            0);
+  EXPECT_EQ(Post("/api/v1/jobs/dlq/purge", R"({"confirm":true,"dry_run":true,"tag":"env"})")
+                .json.at("matched_count"),
+            2);
+  EXPECT_EQ(Get("/api/v1/jobs/dlq").json.as_array().size(), 3u);  // dry runs delete nothing
+
+  Reply by_tag = Post("/api/v1/jobs/dlq/purge", R"({"confirm":true,"tag":"env=prod"})");
+  EXPECT_EQ(by_tag.json, boost::json::parse(R"({"purged_count":1})"));
+  Reply by_reason =
+      Post("/api/v1/jobs/dlq/purge", R"({"confirm":true,"dead_reason":"lease_expired"})");
+  EXPECT_EQ(by_reason["purged_count"], 0);
+  EXPECT_EQ(Get("/api/v1/jobs/dlq").json.as_array().size(), 2u);
+  by_reason = Post("/api/v1/jobs/dlq/purge", R"({"confirm":true,"dead_reason":"non_retryable"})");
+  EXPECT_EQ(by_reason["purged_count"], 2);
 }
 
 TEST_F(ApiOperatorTest, Queues) {

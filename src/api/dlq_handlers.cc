@@ -98,16 +98,22 @@ Result<engine::DlqRetryParams> DecodeDlqRetry(const boost::json::object& body) {
 Result<engine::DlqPurgeParams> DecodeDlqPurge(const boost::json::object& body) {
   wire::FieldReader r(body);
   // Purging is irreversible: demand the literal true, not just a truthy value.
+  // A dry run carries it too: one rule for every purge request, and the body
+  // of the dry run is then exactly the body of the purge it previews.
   const boost::json::value* confirm = r.Find("confirm");
   if (confirm == nullptr || !confirm->is_bool() || !confirm->get_bool()) {
     return Status(ErrorCode::kBadRequest, "purging the DLQ requires \"confirm\": true", "confirm");
   }
   engine::DlqPurgeParams p;
   REDRIVE_ASSIGN_OR_RETURN(p.queue_name, OptionalQueueName(r));
+  REDRIVE_ASSIGN_OR_RETURN(p.dead_reason, DecodeDeadReason(r));
+  REDRIVE_ASSIGN_OR_RETURN(p.tag, r.String("tag", 1, 1024));
   REDRIVE_ASSIGN_OR_RETURN(p.error_prefix, DecodeErrorPrefix(r));
   REDRIVE_ASSIGN_OR_RETURN(p.older_than, r.Time("older_than"));
   REDRIVE_ASSIGN_OR_RETURN(std::optional<int64_t> limit, r.Int("limit", 1, kMaxPurgeLimit));
   p.limit = static_cast<int>(limit.value_or(kMaxPurgeLimit));
+  REDRIVE_ASSIGN_OR_RETURN(std::optional<bool> dry_run, r.Bool("dry_run"));
+  p.dry_run = dry_run.value_or(false);
   return p;
 }
 
@@ -120,6 +126,13 @@ Response EncodeDlqRetry(const engine::DlqRetryResult& r) {
   for (const std::string& id : r.retried_ids) ids.push_back(boost::json::string(id));
   return JsonResponse(200, boost::json::object{{"retried_count", r.retried_ids.size()},
                                                {"retried_jobs", std::move(ids)}});
+}
+
+Response EncodeDlqPurge(const engine::DlqPurgeResult& r) {
+  if (r.dry_run) {
+    return JsonResponse(200, boost::json::object{{"matched_count", r.count}, {"dry_run", true}});
+  }
+  return JsonResponse(200, boost::json::object{{"purged_count", r.count}});
 }
 
 }  // namespace
@@ -162,9 +175,7 @@ void HandleDlqPurge(Call& call) {
   if (!body.ok()) return call.Fail(body.status());
   Result<engine::DlqPurgeParams> p = DecodeDlqPurge(*body);
   if (!p.ok()) return call.Fail(p.status());
-  call.engine.DlqPurge(std::move(*p), Answer<long long>(call.respond, [](long long purged) {
-                         return JsonResponse(200, boost::json::object{{"purged_count", purged}});
-                       }));
+  call.engine.DlqPurge(std::move(*p), Answer<engine::DlqPurgeResult>(call.respond, EncodeDlqPurge));
 }
 
 }  // namespace redrive::api

@@ -114,7 +114,7 @@ class Engine {
   void SetPriority(std::string job_id, int priority, Callback<PriorityChange> done);
   void UpdatePayload(std::string job_id, std::string payload_json, Callback<Job> done);
   void DlqRetry(DlqRetryParams p, Callback<DlqRetryResult> done);
-  void DlqPurge(DlqPurgeParams p, Callback<long long> done);
+  void DlqPurge(DlqPurgeParams p, Callback<DlqPurgeResult> done);
 
   // --- queues
   void ListQueues(Callback<std::vector<QueueView>> done);

@@ -133,19 +133,29 @@ void Engine::DlqRetry(DlqRetryParams p, Callback<DlqRetryResult> done) {
       std::move(done));
 }
 
-void Engine::DlqPurge(DlqPurgeParams p, Callback<long long> done) {
-  impl_->Write<long long>(
-      [p = std::move(p)](WriteTx& tx, TxContext&) -> Result<long long> {
+void Engine::DlqPurge(DlqPurgeParams p, Callback<DlqPurgeResult> done) {
+  impl_->Write<DlqPurgeResult>(
+      [p = std::move(p)](WriteTx& tx, TxContext&) -> Result<DlqPurgeResult> {
         store::DeadLetterSelection sel;
         sel.queue_name = p.queue_name;
+        sel.dead_reason = p.dead_reason;
+        sel.tag = p.tag;
         sel.error_prefix = p.error_prefix;
         sel.dead_before = p.older_than;
         sel.limit = p.limit;
+        // A dry run selects exactly what the real purge would, so its count is exact.
         REDRIVE_ASSIGN_OR_RETURN(auto dead, tx.SelectDeadLetters(sel));
+        DlqPurgeResult r;
+        if (p.dry_run) {
+          r.dry_run = true;
+          r.count = static_cast<long long>(dead.size());
+          return r;
+        }
         std::vector<std::string> ids;
         ids.reserve(dead.size());
         for (const Job& j : dead) ids.push_back(j.id);
-        return tx.DeleteJobs(ids);
+        REDRIVE_ASSIGN_OR_RETURN(r.count, tx.DeleteJobs(ids));
+        return r;
       },
       std::move(done));
 }

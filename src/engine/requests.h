@@ -113,9 +113,16 @@ struct DlqRetryResult {
 
 struct DlqPurgeParams {
   std::optional<std::string> queue_name;
+  std::optional<DeadReason> dead_reason;
+  std::optional<std::string> tag;
   std::optional<std::string> error_prefix;  // last_error starts with it
   std::optional<Instant> older_than;
   int limit = 10000;
+  bool dry_run = false;  // count what would be deleted, delete nothing
+};
+struct DlqPurgeResult {
+  bool dry_run = false;
+  long long count = 0;  // deleted, or (dry run) the number a real purge would delete
 };
 
 struct PriorityChange {

@@ -92,6 +92,19 @@ TEST_F(BadInputTest, DlqSummaryAndErrorPrefixAreValidated) {
               "VALIDATION_ERROR", "error_prefix");
   ExpectError(Post("/jobs/dlq/purge", {{"confirm", true}, {"error_prefix", json::array{"x"}}}), 400,
               "VALIDATION_ERROR", "error_prefix");
+  // The purge's own filters and dry run: wrong types name the field; nothing is deleted.
+  ExpectError(Post("/jobs/dlq/purge", {{"confirm", true}, {"dry_run", "yes"}}), 400,
+              "VALIDATION_ERROR", "dry_run");
+  ExpectError(Post("/jobs/dlq/purge", {{"confirm", true}, {"dead_reason", "nope"}}), 400,
+              "VALIDATION_ERROR", "dead_reason");
+  ExpectError(Post("/jobs/dlq/purge", {{"confirm", true}, {"dead_reason", 3}}), 400,
+              "VALIDATION_ERROR", "dead_reason");
+  ExpectError(Post("/jobs/dlq/purge", {{"confirm", true}, {"tag", 5}}), 400, "VALIDATION_ERROR",
+              "tag");
+  ExpectError(Post("/jobs/dlq/purge", {{"confirm", true}, {"tag", ""}}), 400, "VALIDATION_ERROR",
+              "tag");
+  // A dry run is still a purge request: it carries confirm like every other.
+  ExpectError(Post("/jobs/dlq/purge", {{"dry_run", true}}), 400, "BAD_REQUEST", "confirm");
   // The summary is not a job id: no 404 "job not found", and it is read-only.
   EXPECT_EQ(Delete("/jobs/dlq/summary").status, 405);
 }
