@@ -67,7 +67,9 @@ class Client {
   // error), largest group first.
   Result<std::vector<DeadLetterGroup>> DlqSummary(const DlqSummaryFilter& filter = {});
   Result<DlqRetryResult> RetryDlq(const DlqRetryRequest& request);
-  Result<int> PurgeDlq(const DlqPurgeRequest& request);  // the purged count
+  // The number of jobs deleted; with `dry_run`, the number the same purge
+  // would delete (the server's matched_count), and nothing is deleted.
+  Result<int> PurgeDlq(const DlqPurgeRequest& request);
 
   // ---- Queues
   Result<std::vector<QueueView>> ListQueues();

@@ -161,11 +161,15 @@ struct DlqRetryResult {
 };
 
 struct DlqPurgeRequest {
-  bool confirm = false;  // must be true, or the server answers BAD_REQUEST
+  bool confirm = false;  // must be true (dry runs too), or the server answers BAD_REQUEST
   std::optional<std::string> queue_name;
   std::optional<std::string> error_prefix;  // last_error starts with it (exact)
   std::optional<Instant> older_than;
-  std::optional<int> limit;
+  std::optional<int> limit;  // 1..10000
+  std::optional<DeadReason> dead_reason;
+  std::optional<std::string> tag;  // "key=value" or "key"
+  // Count what the purge would delete (bounded by `limit`); delete nothing.
+  bool dry_run = false;
 };
 
 // ---- Operator: queues ------------------------------------------------------

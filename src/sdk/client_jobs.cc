@@ -106,7 +106,10 @@ Result<int> Client::PurgeDlq(const DlqPurgeRequest& request) {
   auto v = impl_->Json("POST", "/jobs/dlq/purge", DlqPurgeToJson(request));
   if (!v.ok()) return v.status();
   if (!v->is_object()) return Status::Internal("malformed purge result in the server's answer");
-  return static_cast<int>(wire::ReadIntOr(v->get_object(), "purged_count", 0));
+  const boost::json::object& o = v->get_object();
+  const char* count = request.dry_run ? "matched_count" : "purged_count";
+  if (!o.contains(count)) return Status::Internal("malformed purge result in the server's answer");
+  return static_cast<int>(wire::ReadIntOr(o, count, 0));
 }
 
 }  // namespace redrive::sdk

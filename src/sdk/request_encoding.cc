@@ -119,9 +119,12 @@ boost::json::object DlqRetryToJson(const DlqRetryRequest& request) {
 boost::json::object DlqPurgeToJson(const DlqPurgeRequest& request) {
   boost::json::object o{{"confirm", request.confirm}};
   Put(o, "queue_name", request.queue_name);
+  if (request.dead_reason) o["dead_reason"] = DeadReasonName(*request.dead_reason);
+  Put(o, "tag", request.tag);
   Put(o, "error_prefix", request.error_prefix);
   PutTime(o, "older_than", request.older_than);
   Put(o, "limit", request.limit);
+  if (request.dry_run) o["dry_run"] = true;
   return o;
 }
 

@@ -220,6 +220,35 @@ TEST_F(ClientTest, DlqSummaryAndOneClassRedriveAndPurge) {
   EXPECT_EQ(client_->GetJob(card).status().code(), ErrorCode::kNotFound);
 }
 
+TEST_F(ClientTest, PurgeByReasonAndTagWithDryRun) {
+  const auto q = NewQueue();
+  auto kill = [&](bool no_retry, Tags tags) {
+    const auto id = Enqueue(q, {.max_retries = 0, .tags = std::move(tags)});
+    auto job = ClaimOne(q, "w1");
+    EXPECT_TRUE(client_->Fail(id, "w1", job.lease_id, "boom", {.no_retry = no_retry}).ok());
+    return id;
+  };
+  const auto bad = kill(true, {{"env", "prod"}});
+  const auto tired = kill(false, {{"env", "dev"}});
+
+  auto dry = client_->PurgeDlq({.confirm = true,
+                                .queue_name = q,
+                                .dead_reason = DeadReason::kNonRetryable,
+                                .dry_run = true});
+  ASSERT_TRUE(dry.ok()) << dry.status().ToString();
+  EXPECT_EQ(*dry, 1);
+  EXPECT_TRUE(client_->GetJob(bad).ok());  // a dry run deletes nothing
+  auto by_tag = client_->PurgeDlq({.confirm = true, .queue_name = q, .tag = "env=dev"});
+  ASSERT_TRUE(by_tag.ok());
+  EXPECT_EQ(*by_tag, 1);
+  EXPECT_EQ(client_->GetJob(tired).status().code(), ErrorCode::kNotFound);
+  auto by_reason = client_->PurgeDlq(
+      {.confirm = true, .queue_name = q, .dead_reason = DeadReason::kNonRetryable});
+  ASSERT_TRUE(by_reason.ok());
+  EXPECT_EQ(*by_reason, 1);
+  EXPECT_EQ(client_->GetJob(bad).status().code(), ErrorCode::kNotFound);
+}
+
 TEST_F(ClientTest, ClaimWithAcksAndBatchAck) {
   const auto q = NewQueue();
   Enqueue(q);
