@@ -7,6 +7,8 @@
 #include <boost/json/array.hpp>
 #include <boost/json/value_from.hpp>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/confirm.h"
@@ -194,58 +196,110 @@ void AddRetry(CLI::App& dlq, CliContext& ctx) {
 }
 
 struct PurgeFlags {
-  std::string queue, error_prefix, older_than;
+  std::string queue, reason, tag, error_prefix, older_than;
   std::optional<int> limit;
-  bool yes = false;
+  bool yes = false, dry_run = false;
 };
 
-// What the operator must type to confirm: the queue's name, or "yes" when
-// purging every queue.
+// 3988 -> "3,988".
+std::string Grouped(long long n) {
+  std::string digits = std::to_string(n < 0 ? -n : n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return n < 0 ? "-" + out : out;
+}
+
+// Every filter of the purge, in words: "dead jobs of queue payments whose
+// reason is non_retryable, tagged env=prod".
 std::string PurgeDescription(const PurgeFlags& f) {
+  std::vector<std::string> clauses;
+  if (!f.reason.empty()) clauses.push_back("whose reason is " + f.reason);
+  if (!f.tag.empty()) clauses.push_back("tagged " + f.tag);
+  if (!f.error_prefix.empty()) {
+    clauses.push_back("whose error starts with \"" + f.error_prefix + "\"");
+  }
+  if (!f.older_than.empty()) clauses.push_back("that died more than " + f.older_than + " ago");
   std::string what = f.queue.empty() ? "dead jobs of EVERY queue" : "dead jobs of queue " + f.queue;
-  if (!f.error_prefix.empty()) what += " whose error starts with \"" + f.error_prefix + "\"";
-  if (!f.older_than.empty()) what += " that died more than " + f.older_than + " ago";
+  for (size_t i = 0; i < clauses.size(); ++i) what += (i == 0 ? " " : ", ") + clauses[i];
   return what;
 }
 
+sdk::DlqPurgeRequest PurgeRequest(const PurgeFlags& f) {
+  sdk::DlqPurgeRequest request;
+  request.confirm = true;  // the server wants it on dry runs too
+  request.queue_name = NonEmpty(f.queue);
+  if (!f.reason.empty()) request.dead_reason = ParseDeadReason(f.reason);
+  request.tag = NonEmpty(f.tag);
+  request.error_prefix = NonEmpty(f.error_prefix);
+  if (!f.older_than.empty()) request.older_than = Now() - *ParseDuration(f.older_than);
+  request.limit = f.limit;
+  return request;
+}
+
+int PrintPurged(CliContext& ctx, int purged) {
+  if (ctx.flags.json) PrintJson({{"purged_count", purged}});
+  else std::cout << "purged " << purged << " dead jobs\n";
+  return kExitOk;
+}
+
 int RunPurge(CliContext& ctx, const PurgeFlags& f) {
+  // One request for the count and the purge: the same filters, the same cutoff.
+  sdk::DlqPurgeRequest request = PurgeRequest(f);
+  if (f.dry_run) {
+    request.dry_run = true;
+    auto matched = ctx.client().PurgeDlq(request);
+    if (!matched.ok()) return ReportError(matched.status());
+    if (ctx.flags.json) PrintJson({{"matched_count", *matched}, {"dry_run", true}});
+    else std::cout << "would purge " << *matched << " dead jobs (dry run; nothing deleted)\n";
+    return kExitOk;
+  }
   if (!f.yes) {
     if (!IsTerminal(STDIN_FILENO)) {
       return UsageError("dlq purge deletes jobs for good: pass --yes to confirm (stdin is not a terminal)");
     }
+    // Ask about the exact number: a dry run of the very same purge.
+    request.dry_run = true;
+    auto matched = ctx.client().PurgeDlq(request);
+    if (!matched.ok()) return ReportError(matched.status());
+    request.dry_run = false;
+    if (*matched == 0) {
+      std::cerr << "redrive: no " << PurgeDescription(f) << "\n";
+      return PrintPurged(ctx, 0);
+    }
     std::string expected = f.queue.empty() ? "yes" : f.queue;
-    if (!Confirm("Delete " + PurgeDescription(f) + "?", expected)) {
+    if (!Confirm("Delete " + Grouped(*matched) + " " + PurgeDescription(f) + "?", expected)) {
       std::cerr << "redrive: not confirmed; nothing purged\n";
       return kExitUsage;
     }
+    // Never delete more than the operator agreed to, even if more died meanwhile.
+    request.limit = *matched;
   }
-  sdk::DlqPurgeRequest request;
-  request.confirm = true;
-  if (!f.queue.empty()) request.queue_name = f.queue;
-  request.error_prefix = NonEmpty(f.error_prefix);
-  if (!f.older_than.empty()) request.older_than = Now() - *ParseDuration(f.older_than);
-  request.limit = f.limit;
   auto purged = ctx.client().PurgeDlq(request);
   if (!purged.ok()) return ReportError(purged.status());
-  if (ctx.flags.json) PrintJson({{"purged_count", *purged}});
-  else std::cout << "purged " << *purged << " dead jobs\n";
-  return kExitOk;
+  return PrintPurged(ctx, *purged);
 }
 
 void AddPurge(CLI::App& dlq, CliContext& ctx) {
   auto* cmd = dlq.add_subcommand("purge", "Delete dead jobs for good (asks for confirmation)");
   auto f = std::make_shared<PurgeFlags>();
   cmd->add_option("--queue,-q", f->queue, "Only this queue (default: every queue)");
+  cmd->add_option("--reason", f->reason, "Only this dead reason")->check(CheckReason);
+  cmd->add_option("--tag", f->tag, "Only jobs with this tag: key=value, or key");
   cmd->add_option("--error-prefix", f->error_prefix,
                   "Only jobs whose last error starts with this (see `dlq summary`)");
   cmd->add_option("--older-than", f->older_than, "Only jobs dead for longer than this (7d, 12h)")
       ->check(CheckDuration);
   cmd->add_option("--limit,-n", f->limit, "At most this many (1..10000, default 10000)");
+  cmd->add_flag("--dry-run", f->dry_run, "Only count what would be purged; needs no confirmation");
   cmd->add_flag("--yes,-y", f->yes, "Do not ask; required when stdin is not a terminal");
   cmd->footer(
-      "On a terminal, purge asks you to type the queue name (or \"yes\" without --queue).\n"
+      "On a terminal, purge counts the matching jobs, then asks you to type the queue\n"
+      "name (or \"yes\" without --queue); it deletes at most the number it showed.\n"
       "Examples:\n"
       "  redrive dlq purge --queue emails --older-than 7d\n"
+      "  redrive dlq purge --queue payments --reason non_retryable --dry-run\n"
       "  redrive dlq purge --queue emails --yes      # scripts, cron");
   ctx.OnRun(cmd, [&ctx, f] { return RunPurge(ctx, *f); });
 }

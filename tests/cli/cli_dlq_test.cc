@@ -57,6 +57,44 @@ TEST_F(CliDlqTest, PurgeNeedsYesWithoutATerminal) {
   EXPECT_EQ(Get("/jobs/" + id).status, 404);
 }
 
+TEST_F(CliDlqTest, PurgeDryRunReasonAndTag) {
+  std::string queue = NewQueue("dlq");
+  std::string bad1 = MakeDeadJob(queue), bad2 = MakeDeadJob(queue);  // non_retryable
+  // One that ran out of retries, tagged differently.
+  std::string tired = Enqueue(queue, {{"max_retries", 0}, {"tags", {{"kind", "tired"}}}});
+  auto jobs = Claim(queue, "test-worker");
+  ASSERT_EQ(jobs.size(), 1u);
+  ASSERT_EQ(Post("/jobs/" + tired + "/fail", {{"worker_id", "test-worker"},
+                                              {"lease_id", jobs[0].at("lease_id")},
+                                              {"error", "timeout"}})
+                .status,
+            200);
+
+  // A dry run needs no --yes and no terminal, and deletes nothing.
+  auto dry = Cli({"dlq", "purge", "--queue", queue, "--reason", "non_retryable", "--dry-run"});
+  ASSERT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_THAT(dry.out, HasSubstr("would purge 2 dead jobs"));
+  auto dry_json = Cli({"dlq", "purge", "--queue", queue, "--dry-run", "--json"});
+  ASSERT_EQ(dry_json.exit_code, 0) << dry_json.err;
+  EXPECT_EQ(ParseJson(dry_json.out), ParseJson(R"({"matched_count":3,"dry_run":true})"));
+  auto by_tag = Cli({"dlq", "purge", "--queue", queue, "--tag", "kind=tired", "--dry-run"});
+  EXPECT_THAT(by_tag.out, HasSubstr("would purge 1 dead jobs"));
+  EXPECT_EQ(Job(bad1).at("status"), "deadletter");
+  EXPECT_EQ(Cli({"dlq", "purge", "--queue", queue, "--reason", "tired", "--dry-run"}).exit_code, 2);
+  // A real purge without --yes still refuses off a terminal.
+  EXPECT_EQ(Cli({"dlq", "purge", "--queue", queue, "--reason", "non_retryable"}).exit_code, 2);
+
+  auto purged = Cli({"dlq", "purge", "--queue", queue, "--reason", "non_retryable", "--yes"});
+  ASSERT_EQ(purged.exit_code, 0) << purged.err;
+  EXPECT_THAT(purged.out, HasSubstr("purged 2 dead jobs"));
+  EXPECT_EQ(Get("/jobs/" + bad1).status, 404);
+  EXPECT_EQ(Get("/jobs/" + bad2).status, 404);
+  EXPECT_EQ(Job(tired).at("status"), "deadletter");
+  auto tagged = Cli({"dlq", "purge", "--queue", queue, "--tag", "kind=tired", "--yes", "--json"});
+  EXPECT_EQ(ParseJson(tagged.out).at("purged_count"), 1);
+  EXPECT_EQ(Get("/jobs/" + tired).status, 404);
+}
+
 TEST_F(CliDlqTest, SummaryGroupsAndErrorPrefixActsOnOneClass) {
   std::string queue = NewQueue("dlq");
   std::string t1 = MakeDeadJob(queue, "gateway timeout"),
