@@ -1,12 +1,14 @@
 // The DLQ's actions for an admin: retry the selected rows; retry everything
 // matching the filters (a dry run counts first, then a confirmation with an
-// optional rate); purge, after typing the queue name or the count. With an
-// error class selected (filters.error_prefix), retry and purge act on it only.
+// optional rate); purge everything matching the filters (a dry run counts
+// first, then typing the queue name or the count). Retry and purge honour
+// every filter: queue, dead reason, tag and error class (filters.error_prefix).
 import * as api from './api.js';
 import {h} from './dom.js';
 import {openDialog, showNotice, busy} from './ui.js';
 
 const MAX_BATCH = 1000;  // the server's limit per retry request
+const MAX_PURGE = 10000;  // the server's limit per purge request
 
 export function dlqActionBar(filters, selected, refresh) {
   const retrySelected = h('button', {type: 'button', 'data-test': 'retry-selected'}, '');
@@ -74,26 +76,31 @@ export function dlqActionBar(filters, selected, refresh) {
   });
 
   purge.addEventListener('click', async () => {
-    const n = await busy(purge, 'Count', () => countPurgeable(filters));
-    if (n === undefined) return;
-    let where = filters.queue ? `queue ${filters.queue}` : 'every queue';
-    if (filters.error_prefix) where += ` whose error starts with “${filters.error_prefix}”`;
+    // The same body counts (dry run) and purges: the count shown is exact.
+    const selection = {confirm: true, queue_name: filters.queue || undefined,
+                       dead_reason: filters.reason || undefined, tag: filters.tag || undefined,
+                       error_prefix: filters.error_prefix || undefined};
+    const counted = await busy(purge, 'Count', () =>
+      api.post('/jobs/dlq/purge', {...selection, dry_run: true}));
+    if (!counted) return;
+    const n = counted.matched_count;
+    const where = purgeScope(filters);
+    if (n === 0) {
+      await openDialog({title: 'Nothing to purge', body: [`There are no dead jobs of ${where}.`],
+                        confirmLabel: 'OK'});
+      return;
+    }
     const ok = await openDialog({
       title: `Permanently delete ${n} dead job${n === 1 ? '' : 's'}?`,
       body: [h('p', {'data-test': 'purge-summary'},
-               `This deletes all ${n} dead jobs of ${where}, with their payloads and history. ` +
-               'It cannot be undone.'),
-             filters.reason || filters.tag
-               ? h('p', {class: 'warn'}, 'Purge ignores the dead-reason and tag filters: ' +
-                   `it deletes every dead job of ${where}.`) : null].filter(Boolean),
+               `This deletes all ${n}${n === MAX_PURGE ? ' (the most one purge deletes)' : ''} ` +
+               `dead jobs of ${where}, with their payloads and history. It cannot be undone.`)],
       typeToConfirm: filters.queue || String(n),
       danger: true, confirmLabel: `Delete ${n} jobs`});
     if (!ok) return;
     await busy(purge, 'Purge', async () => {
-      const body = {confirm: true};
-      if (filters.queue) body.queue_name = filters.queue;
-      if (filters.error_prefix) body.error_prefix = filters.error_prefix;
-      const r = await api.post('/jobs/dlq/purge', body);
+      // Never more than the count confirmed, even if more jobs died meanwhile.
+      const r = await api.post('/jobs/dlq/purge', {...selection, limit: n});
       showNotice(`Purged ${r.purged_count} dead jobs.`);
     });
     await refresh();
@@ -103,16 +110,15 @@ export function dlqActionBar(filters, selected, refresh) {
   return {element, update};
 }
 
-// How many dead jobs a purge with these filters deletes: the queue's dead
-// count, or with an error class the sum of the summary's groups for it.
-async function countPurgeable(filters) {
-  if (!filters.error_prefix) {
-    const stats = await api.get(`/jobs/stats${api.query({queue_name: filters.queue})}`);
-    return stats.deadletter;
-  }
-  const groups = await api.get(`/jobs/dlq/summary${api.query({
-    queue_name: filters.queue, error_prefix: filters.error_prefix, limit: 100})}`);
-  return groups.reduce((sum, g) => sum + g.count, 0);
+// What a purge with these filters deletes, every active filter named:
+// "queue payments whose reason is non_retryable, tagged env=prod".
+function purgeScope(filters) {
+  const clauses = [];
+  if (filters.reason) clauses.push(`whose reason is ${filters.reason}`);
+  if (filters.tag) clauses.push(`tagged ${filters.tag}`);
+  if (filters.error_prefix) clauses.push(`whose error starts with “${filters.error_prefix}”`);
+  const queue = filters.queue ? `queue ${filters.queue}` : 'every queue';
+  return clauses.length ? `${queue} ${clauses.join(', ')}` : queue;
 }
 
 function describe(filters) {

@@ -1,7 +1,8 @@
 // The web console in a real browser (Debian's chromium via playwright-core)
 // against a real `redrive serve`: every page, the 3 a.m. DLQ workflow, the
-// DLQ bulk actions, "Why are they dead?" (redriving one error class), and API
-// keys with the admin and viewer roles.
+// DLQ bulk actions (purge honours the same filters as the listing), "Why are
+// they dead?" (redriving one error class), and API keys with the admin and
+// viewer roles.
 import {test} from 'node:test';
 import assert from 'node:assert/strict';
 import {startServer} from './support/server.js';
@@ -230,6 +231,38 @@ test('DLQ: retry all matching shows the dry-run count first; retry selected; pur
   assert.equal((await api.get('/jobs/stats?queue_name=reports')).deadletter, 1, 'other queues kept');
 });
 
+test('DLQ: purge with a dead-reason filter counts and deletes that reason only', async (t) => {
+  const {server, api, browser, page} = await setUp(t);
+  for (let i = 0; i < 3; i++) {
+    await api.enqueue('payments', {n: i}, {max_retries: 0});
+    await api.failNext('payments', 'HTTP 503');
+  }
+  for (let i = 0; i < 2; i++) {
+    await api.enqueue('payments', {n: 10 + i});
+    await api.failNext('payments', 'invalid card', {no_retry: true});
+  }
+
+  await page.goto(`${server.url}/#/jobs?queue=payments&status=deadletter&reason=non_retryable`);
+  await rows(page).nth(1).waitFor();
+  await page.click('[data-test=purge]');
+  // The count is the purge's own dry run: that reason's 2, not the queue's 5.
+  const summary = page.locator('dialog [data-test=purge-summary]');
+  await summary.waitFor();
+  assert.match(await summary.innerText(),
+               /^This deletes all 2 dead jobs of queue payments whose reason is non_retryable,/);
+  assert.doesNotMatch(await page.locator('dialog').innerText(), /ignores/);
+  assert.equal((await api.get('/jobs/stats?queue_name=payments')).deadletter, 5,
+               'the dry run deleted nothing');
+  await page.fill('[data-test=type-to-confirm]', 'payments');
+  await page.click('[data-test=dialog-confirm]');
+  await notice(page, 'Purged 2 dead jobs');
+  assert.equal((await api.get('/jobs/stats?queue_name=payments')).deadletter, 3);
+  const left = await api.get('/jobs/dlq?queue_name=payments');
+  assert.deepEqual([...new Set(left.map((j) => j.dead_reason))], ['max_retries_exceeded'],
+                   'the other reason stays in the DLQ');
+  assert.deepEqual(browser.errors, [], 'no console errors (CSP violations, exceptions)');
+});
+
 test('DLQ: why are they dead? the classes with counts; redrive and purge one class', async (t) => {
   const {server, api, browser, page} = await setUp(t);
   const timeout = 'gateway timeout (upstream 504)';
@@ -283,13 +316,13 @@ test('DLQ: why are they dead? the classes with counts; redrive and purge one cla
   await page.waitForFunction(() =>
     document.querySelectorAll('[data-test=dlq-summary] tr[data-test=dlq-class]').length === 2);
 
-  // Purge the invalid cards: the confirmation names the class.
+  // Purge the invalid cards: the confirmation names the class (its reason too).
   await classes.nth(0).locator('[data-test=show-class]').click();
   await page.waitForURL(/error_prefix=invalid/);
   await page.click('[data-test=purge]');
-  await page.locator('dialog [data-test=purge-summary]',
-                     {hasText: 'all 2 dead jobs of queue payments whose error starts with “invalid card”'})
-    .waitFor();
+  await page.locator('dialog [data-test=purge-summary]', {hasText:
+    'all 2 dead jobs of queue payments whose reason is non_retryable, ' +
+    'whose error starts with “invalid card”'}).waitFor();
   await page.fill('[data-test=type-to-confirm]', 'payments');
   await page.click('[data-test=dialog-confirm]');
   await notice(page, 'Purged 2 dead jobs');
