@@ -34,16 +34,37 @@ std::optional<std::string> NonEmpty(const std::string& text) {
   return text;
 }
 
+// The filters every DLQ command shares: which dead jobs it is about.
+struct DeadJobFilterFlags {
+  std::string queue, reason, tag, error_prefix;
+};
+
+void AddFilterOptions(CLI::App* cmd, DeadJobFilterFlags& f, const std::string& queue_help) {
+  cmd->add_option("--queue,-q", f.queue, queue_help);
+  cmd->add_option("--reason", f.reason, "Only this dead reason")->check(CheckReason);
+  cmd->add_option("--tag", f.tag, "Only jobs with this tag: key=value, or key");
+  cmd->add_option("--error-prefix", f.error_prefix,
+                  "Only jobs whose last error starts with this (exact; `dlq summary` "
+                  "lists the errors)");
+}
+
+// Copies the filters into any SDK filter or request that has the four fields.
+template <typename Request>
+void ApplyFilter(const DeadJobFilterFlags& f, Request& out) {
+  out.queue_name = NonEmpty(f.queue);
+  if (!f.reason.empty()) out.dead_reason = ParseDeadReason(f.reason);
+  out.tag = NonEmpty(f.tag);
+  out.error_prefix = NonEmpty(f.error_prefix);
+}
+
 struct SummaryFlags {
-  std::string queue, reason, tag;
+  DeadJobFilterFlags filter;
   std::optional<int> limit;
 };
 
 int RunSummary(CliContext& ctx, const SummaryFlags& f) {
   sdk::DlqSummaryFilter filter;
-  filter.queue_name = NonEmpty(f.queue);
-  if (!f.reason.empty()) filter.dead_reason = ParseDeadReason(f.reason);
-  filter.tag = NonEmpty(f.tag);
+  ApplyFilter(f.filter, filter);
   filter.limit = f.limit;
   auto groups = ctx.client().DlqSummary(filter);
   if (!groups.ok()) return ReportError(groups.status());
@@ -61,9 +82,7 @@ void AddSummary(CLI::App& dlq, CliContext& ctx) {
   auto* cmd = dlq.add_subcommand(
       "summary", "Why are they dead? Dead jobs grouped by queue, reason and error, largest first");
   auto f = std::make_shared<SummaryFlags>();
-  cmd->add_option("--queue,-q", f->queue, "Only this queue");
-  cmd->add_option("--reason", f->reason, "Only this dead reason")->check(CheckReason);
-  cmd->add_option("--tag", f->tag, "Only jobs with this tag: key=value, or key");
+  AddFilterOptions(cmd, f->filter, "Only this queue");
   cmd->add_option("--limit,-n", f->limit, "At most this many groups (1..100, default 20)");
   cmd->footer(
       "Errors are grouped by their first 200 characters. Redrive one class with\n"
@@ -75,16 +94,13 @@ void AddSummary(CLI::App& dlq, CliContext& ctx) {
 }
 
 struct ListFlags {
-  std::string queue, reason, tag, error_prefix;
+  DeadJobFilterFlags filter;
   std::optional<int> limit, offset;
 };
 
 int RunList(CliContext& ctx, const ListFlags& f) {
   sdk::DlqFilter filter;
-  if (!f.queue.empty()) filter.queue_name = f.queue;
-  if (!f.reason.empty()) filter.dead_reason = ParseDeadReason(f.reason);
-  if (!f.tag.empty()) filter.tag = f.tag;
-  filter.error_prefix = NonEmpty(f.error_prefix);
+  ApplyFilter(f.filter, filter);
   filter.limit = f.limit;
   filter.offset = f.offset;
   auto jobs = ctx.client().ListDlq(filter);
@@ -98,11 +114,7 @@ int RunList(CliContext& ctx, const ListFlags& f) {
 void AddList(CLI::App& dlq, CliContext& ctx) {
   auto* cmd = dlq.add_subcommand("list", "List dead jobs, most recently dead first");
   auto f = std::make_shared<ListFlags>();
-  cmd->add_option("--queue,-q", f->queue, "Only this queue");
-  cmd->add_option("--reason", f->reason, "Only this dead reason")->check(CheckReason);
-  cmd->add_option("--tag", f->tag, "Only jobs with this tag: key=value, or key");
-  cmd->add_option("--error-prefix", f->error_prefix,
-                  "Only jobs whose last error starts with this (exact, case-sensitive)");
+  AddFilterOptions(cmd, f->filter, "Only this queue");
   cmd->add_option("--limit,-n", f->limit, "At most this many (1..100, default 50)");
   cmd->add_option("--offset", f->offset, "Skip this many");
   cmd->footer(
@@ -138,22 +150,20 @@ void AddShow(CLI::App& dlq, CliContext& ctx) {
 }
 
 struct RetryFlags {
-  std::string queue, reason, tag, error_prefix, rate;
+  DeadJobFilterFlags filter;
+  std::string rate;
   std::vector<std::string> ids;
   std::optional<int> limit;
   bool dry_run = false, all = false;
 };
 
 int RunRetry(CliContext& ctx, const RetryFlags& f) {
-  if (f.queue.empty() && f.ids.empty() && f.error_prefix.empty() && !f.all) {
+  if (f.filter.queue.empty() && f.ids.empty() && f.filter.error_prefix.empty() && !f.all) {
     return UsageError("dlq retry: say which jobs: --queue Q, --error-prefix E, --ids a,b or --all");
   }
   sdk::DlqRetryRequest request;
   request.job_ids = f.ids;
-  if (!f.queue.empty()) request.queue_name = f.queue;
-  if (!f.reason.empty()) request.dead_reason = ParseDeadReason(f.reason);
-  if (!f.tag.empty()) request.tag = f.tag;
-  request.error_prefix = NonEmpty(f.error_prefix);
+  ApplyFilter(f.filter, request);
   request.limit = f.limit;
   request.dry_run = f.dry_run;
   if (!f.rate.empty()) request.rate_per_second = ParseRate(f.rate);
@@ -175,11 +185,7 @@ int RunRetry(CliContext& ctx, const RetryFlags& f) {
 void AddRetry(CLI::App& dlq, CliContext& ctx) {
   auto* cmd = dlq.add_subcommand("retry", "Redrive dead jobs: back to pending, retries reset");
   auto f = std::make_shared<RetryFlags>();
-  cmd->add_option("--queue,-q", f->queue, "Dead jobs of this queue");
-  cmd->add_option("--reason", f->reason, "Only this dead reason")->check(CheckReason);
-  cmd->add_option("--tag", f->tag, "Only jobs with this tag: key=value, or key");
-  cmd->add_option("--error-prefix", f->error_prefix,
-                  "Only jobs whose last error starts with this (see `dlq summary`)");
+  AddFilterOptions(cmd, f->filter, "Dead jobs of this queue");
   cmd->add_option("--ids", f->ids, "These jobs (comma-separated); other filters are ignored")
       ->delimiter(',');
   cmd->add_flag("--all", f->all, "Every dead job (oldest first, up to --limit)");
@@ -196,7 +202,8 @@ void AddRetry(CLI::App& dlq, CliContext& ctx) {
 }
 
 struct PurgeFlags {
-  std::string queue, reason, tag, error_prefix, older_than;
+  DeadJobFilterFlags filter;
+  std::string older_than;
   std::optional<int> limit;
   bool yes = false, dry_run = false;
 };
@@ -213,14 +220,15 @@ std::string Grouped(long long n) {
 
 // Every filter of the purge, in words: "dead jobs of queue payments whose
 // reason is non_retryable, tagged env=prod".
-std::string PurgeDescription(const PurgeFlags& f) {
+std::string PurgeDescription(const PurgeFlags& p) {
+  const DeadJobFilterFlags& f = p.filter;
   std::vector<std::string> clauses;
   if (!f.reason.empty()) clauses.push_back("whose reason is " + f.reason);
   if (!f.tag.empty()) clauses.push_back("tagged " + f.tag);
   if (!f.error_prefix.empty()) {
     clauses.push_back("whose error starts with \"" + f.error_prefix + "\"");
   }
-  if (!f.older_than.empty()) clauses.push_back("that died more than " + f.older_than + " ago");
+  if (!p.older_than.empty()) clauses.push_back("that died more than " + p.older_than + " ago");
   std::string what = f.queue.empty() ? "dead jobs of EVERY queue" : "dead jobs of queue " + f.queue;
   for (size_t i = 0; i < clauses.size(); ++i) what += (i == 0 ? " " : ", ") + clauses[i];
   return what;
@@ -229,10 +237,7 @@ std::string PurgeDescription(const PurgeFlags& f) {
 sdk::DlqPurgeRequest PurgeRequest(const PurgeFlags& f) {
   sdk::DlqPurgeRequest request;
   request.confirm = true;  // the server wants it on dry runs too
-  request.queue_name = NonEmpty(f.queue);
-  if (!f.reason.empty()) request.dead_reason = ParseDeadReason(f.reason);
-  request.tag = NonEmpty(f.tag);
-  request.error_prefix = NonEmpty(f.error_prefix);
+  ApplyFilter(f.filter, request);
   if (!f.older_than.empty()) request.older_than = Now() - *ParseDuration(f.older_than);
   request.limit = f.limit;
   return request;
@@ -268,7 +273,7 @@ int RunPurge(CliContext& ctx, const PurgeFlags& f) {
       std::cerr << "redrive: no " << PurgeDescription(f) << "\n";
       return PrintPurged(ctx, 0);
     }
-    std::string expected = f.queue.empty() ? "yes" : f.queue;
+    std::string expected = f.filter.queue.empty() ? "yes" : f.filter.queue;
     if (!Confirm("Delete " + Grouped(*matched) + " " + PurgeDescription(f) + "?", expected)) {
       std::cerr << "redrive: not confirmed; nothing purged\n";
       return kExitUsage;
@@ -284,11 +289,7 @@ int RunPurge(CliContext& ctx, const PurgeFlags& f) {
 void AddPurge(CLI::App& dlq, CliContext& ctx) {
   auto* cmd = dlq.add_subcommand("purge", "Delete dead jobs for good (asks for confirmation)");
   auto f = std::make_shared<PurgeFlags>();
-  cmd->add_option("--queue,-q", f->queue, "Only this queue (default: every queue)");
-  cmd->add_option("--reason", f->reason, "Only this dead reason")->check(CheckReason);
-  cmd->add_option("--tag", f->tag, "Only jobs with this tag: key=value, or key");
-  cmd->add_option("--error-prefix", f->error_prefix,
-                  "Only jobs whose last error starts with this (see `dlq summary`)");
+  AddFilterOptions(cmd, f->filter, "Only this queue (default: every queue)");
   cmd->add_option("--older-than", f->older_than, "Only jobs dead for longer than this (7d, 12h)")
       ->check(CheckDuration);
   cmd->add_option("--limit,-n", f->limit, "At most this many (1..10000, default 10000)");
