@@ -90,6 +90,12 @@ function startPolling() {
   }, POLL_MS);
 }
 
+// A worker key may enqueue and run jobs but not read the operator's routes
+// (GET /queues, /jobs, ...): say so at sign-in rather than 403 on every page.
+const WORKER_KEY_MESSAGE = 'That is a worker key: it can run jobs but not read the console. ' +
+                           'Use an admin or viewer key.';
+const canRead = (role) => role === 'admin' || role === 'viewer';
+
 function showSignIn(message) {
   clearInterval(pollTimer);
   page = null;
@@ -109,6 +115,10 @@ function showSignIn(message) {
     if (!key) { error.textContent = 'Enter a key.'; return; }
     try {
       const me = await api.get('/me', {key});
+      if (!canRead(me.role)) {
+        error.textContent = WORKER_KEY_MESSAGE;
+        return;
+      }
       api.apiKey.set(key);
       start(me);
     } catch (err) {
@@ -148,6 +158,10 @@ async function boot() {
   try {
     const me = await api.get('/me', {key: api.apiKey.get() ?? ''});
     if (me.auth_required && !me.role) return showSignIn();
+    if (!canRead(me.role)) {
+      api.apiKey.clear();
+      return showSignIn(WORKER_KEY_MESSAGE);
+    }
     start(me);
   } catch (err) {
     if (err.status === 401) {

@@ -340,7 +340,7 @@ test('DLQ: why are they dead? the classes with counts; redrive and purge one cla
 
 test('API keys: the console asks for one; a viewer sees no payloads and no actions', async (t) => {
   const {server, api, browser, page} = await setUp(t, {
-    apiKeys: ['admin:adm-secret', 'viewer:view-secret'], key: 'adm-secret'});
+    apiKeys: ['admin:adm-secret', 'viewer:view-secret', 'worker:wrk-secret'], key: 'adm-secret'});
   const ids = await seedEveryStatus(api);
 
   await page.goto(`${server.url}/`);
@@ -349,6 +349,11 @@ test('API keys: the console asks for one; a viewer sees no payloads and no actio
   await page.fill('[data-test=api-key]', 'wrong');
   await page.click('[data-test=signin] button[type=submit]');
   await page.locator('[data-test=signin] .field-error', {hasText: 'not accepted'}).waitFor();
+  // A worker key is valid but cannot read the operator's routes: refused at sign-in.
+  await page.fill('[data-test=api-key]', 'wrk-secret');
+  await page.click('[data-test=signin] button[type=submit]');
+  await page.locator('[data-test=signin] .field-error', {hasText: 'worker key'}).waitFor();
+  assert.equal(await page.evaluate(() => sessionStorage.getItem('redrive.apiKey')), null);
 
   await page.fill('[data-test=api-key]', 'view-secret');
   await page.click('[data-test=signin] button[type=submit]');
