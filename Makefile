@@ -1,7 +1,8 @@
 # The two commands of the README: `make run` and `make test`. Both install any
 # missing Debian packages first, then build with -j2 through ccache. `make test`
-# also installs the browser tests' npm packages (tests/browser, pinned by its
-# lockfile) when they are missing or the lockfile changed.
+# also installs what only the tests need: chromium and Node.js (Debian), and the
+# browser tests' npm packages (tests/browser, pinned by its lockfile) when they
+# are missing or the lockfile changed.
 BUILD_DIR ?= build
 JOBS ?= 2
 LISTEN ?= 127.0.0.1:7070
@@ -12,12 +13,15 @@ export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 export CCACHE_COMPILERCHECK := content
 
-.PHONY: all deps configure build browser-deps run test bench clean
+.PHONY: all deps test-deps configure build browser-deps run test bench clean
 
 all: build
 
 deps:
 	@scripts/install-deps.sh
+
+test-deps:
+	@scripts/install-deps.sh --test
 
 $(BUILD_DIR)/CMakeCache.txt: | deps
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo
@@ -35,13 +39,13 @@ run: build
 # browser is Debian's chromium (scripts/install-deps.sh): playwright-core
 # never downloads one.
 BROWSER_TESTS := tests/browser
-$(BROWSER_TESTS)/node_modules/.package-lock.json: $(BROWSER_TESTS)/package-lock.json | deps
+$(BROWSER_TESTS)/node_modules/.package-lock.json: $(BROWSER_TESTS)/package-lock.json | test-deps
 	PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix $(BROWSER_TESTS) --no-audit --no-fund
 	@touch $@
 
 browser-deps: $(BROWSER_TESTS)/node_modules/.package-lock.json
 
-test: build browser-deps
+test: test-deps build browser-deps
 	ctest --test-dir $(BUILD_DIR) -j$(JOBS) --output-on-failure --timeout 600
 
 # A fresh server on a free loopback port, then redrive-bench against it

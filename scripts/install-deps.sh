@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages Redrive needs to build and test (the browser
-# tests' chromium and Node.js included), skipping those already present.
-# Idempotent; needs root (or sudo) only when something is missing.
+# Installs the Debian 12 packages Redrive needs to build (and, with --test, to
+# run every test: the browser tests' chromium and Node.js too), skipping those
+# already present. Idempotent; needs root (or sudo) only when something is
+# missing.
 set -euo pipefail
 
 packages=(
@@ -10,12 +11,14 @@ packages=(
   libsqlite3-dev libpq-dev libssl-dev libcli11-dev libspdlog-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   postgresql-15 curl
-  chromium
 )
-# The console's browser tests run on Node.js (>= 18) with npm. A Node.js from
-# elsewhere (e.g. one that bundles npm) is kept; only a missing one is added.
-command -v node >/dev/null 2>&1 || packages+=(nodejs)
-command -v npm >/dev/null 2>&1 || packages+=(npm)
+if [[ "${1:-}" == "--test" ]]; then
+  packages+=(chromium)
+  # The console's browser tests run on Node.js (>= 18) with npm. A Node.js from
+  # elsewhere (e.g. one that bundles npm) is kept; only a missing one is added.
+  command -v node >/dev/null 2>&1 || packages+=(nodejs)
+  command -v npm >/dev/null 2>&1 || packages+=(npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
