@@ -75,11 +75,20 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::Spawn(const ChildSpec& spec)
 Status ChildProcess::Start() {
   // Close-on-exec pipes: another thread spawning at the same moment must not
   // inherit our ends, or our child's EOF would never arrive.
-  int in[2], out[2], err[2];
-  if (pipe2(in, O_CLOEXEC) != 0) return Status::Internal(std::string("pipe: ") + strerror(errno));
-  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
-    return Status::Internal(std::string("pipe: ") + strerror(errno));
+  int pipes[3][2];
+  for (int i = 0; i < 3; ++i) {
+    if (pipe2(pipes[i], O_CLOEXEC) != 0) {
+      Status failed = Status::Internal(std::string("pipe: ") + strerror(errno));
+      for (int j = 0; j < i; ++j) {  // the pipes made before this one
+        close(pipes[j][0]);
+        close(pipes[j][1]);
+      }
+      return failed;
+    }
   }
+  int* in = pipes[0];
+  int* out = pipes[1];
+  int* err = pipes[2];
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, in[0], 0);
