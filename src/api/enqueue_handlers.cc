@@ -88,16 +88,14 @@ Response EncodeBulk(const std::vector<engine::BulkItemResult>& results,
   boost::json::array succeeded;
   // Items the engine refused (e.g. an expires_at that passed meanwhile) join
   // the decoding failures: nothing is ever reported inserted that was not.
-  std::vector<std::pair<size_t, boost::json::object>> refused;
+  boost::json::array all_failed = failed;
   for (const auto& [index, r] : ordered) {
     if (!r->error.ok()) {
-      refused.emplace_back(index, FailedItem(index, r->error));
+      all_failed.push_back(FailedItem(index, r->error));
       continue;
     }
     succeeded.push_back({{"index", index}, {"job_id", r->job_id}, {"created", r->created}});
   }
-  boost::json::array all_failed = failed;
-  for (auto& [index, item] : refused) all_failed.push_back(std::move(item));
   std::sort(all_failed.begin(), all_failed.end(),
             [](const boost::json::value& a, const boost::json::value& b) {
               return a.at("index").to_number<int64_t>() < b.at("index").to_number<int64_t>();

@@ -1,6 +1,7 @@
 // Outgoing webhooks: list, create, read, update, delete, deliveries, test.
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
+#include <boost/json/value_from.hpp>
 
 #include "api/handlers.h"
 #include "api/request_decoding.h"
@@ -10,6 +11,8 @@
 
 namespace redrive::api {
 namespace {
+
+using boost::json::value_from;  // an unset std::optional becomes null
 
 Response WebhookResponse(Webhook& w) { return JsonResponse(200, wire::WebhookToJson(w)); }
 
@@ -85,13 +88,11 @@ void HandleTestWebhook(Call& call) {
   call.engine.TestWebhook(
       call.Param("id"), Answer<engine::WebhookTestResult>(call.respond, [](auto& r) {
         const AttemptResult& a = r.attempt;
-        boost::json::object out{{"success", a.success},
-                                {"delivery_id", r.delivery_id},
-                                {"duration_ms", a.duration.count()}};
-        out["status_code"] =
-            a.status_code ? boost::json::value(*a.status_code) : boost::json::value(nullptr);
-        out["error"] = a.error ? boost::json::value(*a.error) : boost::json::value(nullptr);
-        return JsonResponse(200, out);
+        return JsonResponse(200, boost::json::object{{"success", a.success},
+                                                     {"delivery_id", r.delivery_id},
+                                                     {"duration_ms", a.duration.count()},
+                                                     {"status_code", value_from(a.status_code)},
+                                                     {"error", value_from(a.error)}});
       }));
 }
 

@@ -46,8 +46,7 @@ std::string ExitReason(const ChildProcess& child) {
   return "exit code " + std::to_string(child.exit_code());
 }
 
-sdk::HandlerResult Outcome(const ChildProcess& child, const JobRunnerOptions& options,
-                           std::string* summary) {
+sdk::HandlerResult Outcome(const ChildProcess& child, std::string* summary) {
   if (child.term_signal() == 0 && child.exit_code() == 0) {
     *summary = "completed";
     return sdk::HandlerResult::Success(ResultFromStdout(child.out(), child.out_truncated()));
@@ -58,7 +57,6 @@ sdk::HandlerResult Outcome(const ChildProcess& child, const JobRunnerOptions& op
     return sdk::HandlerResult::NonRetryableFailure(error);
   }
   *summary = "failed: " + ExitReason(child);
-  (void)options;
   return sdk::HandlerResult::RetryableFailure(error);
 }
 
@@ -110,7 +108,7 @@ sdk::HandlerResult RunJob(const sdk::JobContext& job, const JobRunnerOptions& op
     summary = reason;
     result = sdk::HandlerResult::RetryableFailure(FailureMessage(reason, (*child)->err_tail()));
   } else {
-    result = Outcome(**child, options, &summary);
+    result = Outcome(**child, &summary);
   }
   if (options.verbose) {
     auto took = std::chrono::duration_cast<Micros>(SteadyClock::now() - started);

@@ -33,12 +33,6 @@ int64_t ReadIntOr(const boost::json::object& o, std::string_view key, int64_t fa
   return ReadInt(o, key).value_or(fallback);
 }
 
-std::optional<double> ReadNumber(const boost::json::object& o, std::string_view key) {
-  const auto* v = o.if_contains(key);
-  if (!v || !v->is_number()) return std::nullopt;
-  return v->to_number<double>();
-}
-
 bool ReadBoolOr(const boost::json::object& o, std::string_view key, bool fallback) {
   const auto* v = o.if_contains(key);
   return v && v->is_bool() ? v->get_bool() : fallback;

@@ -21,7 +21,6 @@ std::string ReadStringOr(const boost::json::object& o, std::string_view key,
                          std::string fallback = {});
 std::optional<int64_t> ReadInt(const boost::json::object& o, std::string_view key);
 int64_t ReadIntOr(const boost::json::object& o, std::string_view key, int64_t fallback);
-std::optional<double> ReadNumber(const boost::json::object& o, std::string_view key);
 bool ReadBoolOr(const boost::json::object& o, std::string_view key, bool fallback);
 std::optional<Instant> ReadTime(const boost::json::object& o, std::string_view key);
 // The member as a JSON object, or nullptr.
