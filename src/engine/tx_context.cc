@@ -22,12 +22,6 @@ void TxEffects::Merge(const TxEffects& o) {
   webhooks_disabled += o.webhooks_disabled;
 }
 
-bool TxEffects::empty() const {
-  return became_claimable.empty() && wake_all.empty() && !earliest_scheduled &&
-         !earliest_lease_expiry && !earliest_deadline && job_events.empty() && !wrote_deliveries &&
-         webhook_outcomes.empty() && webhooks_disabled == 0;
-}
-
 void TxContext::Track(const Job& job) {
   switch (job.status) {
     case JobStatus::kPending:

@@ -43,7 +43,6 @@ struct TxEffects {
   long long webhooks_disabled = 0;
 
   void Merge(const TxEffects& other);
-  bool empty() const;
 };
 
 struct TxContext {
