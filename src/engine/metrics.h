@@ -30,7 +30,6 @@ class EngineMetrics {
 
   // The counters and histograms (Prometheus text).
   std::string Render() const;
-  const MetricsRegistry& registry() const { return registry_; }
 
   // Running totals per queue since start of the events the throughput chart
   // shows (enqueued, completed, failed attempts, dead-lettered), summed from
