@@ -147,6 +147,16 @@ double MetricsRegistry::Value(std::string_view name, const LabelValues& labels) 
   return 0;
 }
 
+std::map<LabelValues, double> MetricsRegistry::Values(std::string_view name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::map<LabelValues, double> out;
+  for (const Family& f : families_) {
+    if (f.name != name || f.type == Type::kHistogram) continue;
+    for (const auto& [labels, s] : f.series) out.emplace(labels, s.value);
+  }
+  return out;
+}
+
 std::string MetricsRegistry::Render() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::string out;

@@ -42,6 +42,9 @@ class MetricsRegistry {
   // The current value of a counter or gauge series (0 if never touched), and
   // a histogram series' count; for tests.
   double Value(std::string_view name, const LabelValues& labels) const;
+  // Every series of a counter or gauge family and its value, by label values
+  // (empty for an unknown family).
+  std::map<LabelValues, double> Values(std::string_view name) const;
 
   // Every family with # HELP and # TYPE lines; series sorted by label values.
   // A family with no series renders only its HELP and TYPE lines.

@@ -26,6 +26,9 @@ TEST(MetricsRegistryTest, RendersCountersAndGaugesExactly) {
             "t_depth 7.5\n");
   EXPECT_EQ(r.Value("t_events_total", {"a", "y"}), 3);
   EXPECT_EQ(r.Value("t_events_total", {"nope", "y"}), 0);
+  EXPECT_EQ(r.Values("t_events_total"),
+            (std::map<LabelValues, double>{{{"a", "y"}, 3}, {{"b", "x"}, 1}}));
+  EXPECT_TRUE(r.Values("unknown_total").empty());
 }
 
 TEST(MetricsRegistryTest, EscapesLabelValuesAndHelp) {

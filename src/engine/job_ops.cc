@@ -13,7 +13,7 @@ Result<Change> ApplyToLoaded(store::WriteTx& tx, TxContext& ctx, const Job& job,
   if (change->history) change->history->id = NewUuidV7(ctx.now, ctx.random);
   REDRIVE_RETURN_IF_ERROR(tx.ApplyChange(*change));
   ctx.Track(change->after);
-  ctx.CountEvents(*change);
+  ctx.CountEvents(*change, event);
   return change;
 }
 

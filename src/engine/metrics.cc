@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <utility>
 
 namespace redrive::engine {
 
@@ -58,7 +59,6 @@ EngineMetrics::EngineMetrics() {
 void EngineMetrics::OnCommitted(const TxEffects& effects, size_t batch_size) {
   registry_.Add("redrive_commits_total", {});
   registry_.Observe("redrive_commit_batch_size", {}, static_cast<double>(batch_size));
-  AddToTotals(effects);
   for (const auto& [outcome, n] : effects.webhook_outcomes) {
     registry_.Add("redrive_webhook_deliveries_total", {outcome}, static_cast<double>(n));
   }
@@ -78,20 +78,21 @@ void EngineMetrics::OnCommitted(const TxEffects& effects, size_t batch_size) {
   }
 }
 
-void EngineMetrics::AddToTotals(const TxEffects& effects) {
-  std::lock_guard lock(totals_mu_);
-  for (const auto& [key, n] : effects.job_events) {
-    const auto& [queue, event, reason] = key;
-    if (event == "enqueued") totals_[queue].enqueued += n;
-    if (event == "completed") totals_[queue].completed += n;
-    if (event == "failed") totals_[queue].failed += n;
-    if (event == "deadlettered") totals_[queue].deadlettered += n;
-  }
-}
-
+// Read from the counters themselves, so the chart and /metrics never disagree.
 std::map<std::string, JobCounts> EngineMetrics::Totals() const {
-  std::lock_guard lock(totals_mu_);
-  return totals_;
+  static constexpr std::pair<const char*, long long JobCounts::*> kCharted[] = {
+      {"redrive_jobs_enqueued_total", &JobCounts::enqueued},
+      {"redrive_jobs_completed_total", &JobCounts::completed},
+      {"redrive_job_failures_total", &JobCounts::failed},
+      {kDeadletteredName, &JobCounts::deadlettered},  // summed over reasons
+  };
+  std::map<std::string, JobCounts> totals;
+  for (const auto& [name, field] : kCharted) {
+    for (const auto& [labels, value] : registry_.Values(name)) {
+      totals[labels[0]].*field += static_cast<long long>(value);  // labels[0]: the queue
+    }
+  }
+  return totals;
 }
 
 std::string EngineMetrics::Render() const { return registry_.Render(); }

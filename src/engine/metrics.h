@@ -8,7 +8,6 @@
 #pragma once
 
 #include <map>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -31,19 +30,14 @@ class EngineMetrics {
 
   // The counters and histograms (Prometheus text).
   std::string Render() const;
-  const MetricsRegistry& registry() const { return registry_; }
 
   // Running totals per queue since start of the events the throughput chart
-  // shows (enqueued, completed, failed attempts, dead-lettered); read by the
-  // throughput sampler.
+  // shows (enqueued, completed, failed attempts, dead-lettered), summed from
+  // the counters; read by the throughput sampler.
   std::map<std::string, JobCounts> Totals() const;
 
  private:
-  void AddToTotals(const TxEffects& effects);
-
   MetricsRegistry registry_;
-  mutable std::mutex totals_mu_;
-  std::map<std::string, JobCounts> totals_;
 };
 
 // The gauges read from the store at scrape time: jobs by queue and status,

@@ -22,12 +22,6 @@ void TxEffects::Merge(const TxEffects& o) {
   webhooks_disabled += o.webhooks_disabled;
 }
 
-bool TxEffects::empty() const {
-  return became_claimable.empty() && wake_all.empty() && !earliest_scheduled &&
-         !earliest_lease_expiry && !earliest_deadline && job_events.empty() && !wrote_deliveries &&
-         webhook_outcomes.empty() && webhooks_disabled == 0;
-}
-
 void TxContext::Track(const Job& job) {
   switch (job.status) {
     case JobStatus::kPending:
@@ -53,7 +47,7 @@ void TxContext::CountEvent(const std::string& queue, const char* event, std::str
 
 // The one place that turns state changes into metric events: the history
 // entry says what happened, before/after say to which attempt.
-void TxContext::CountEvents(const Change& change) {
+void TxContext::CountEvents(const Change& change, const Event& event) {
   if (!change.history) return;
   const std::string& type = change.history->event_type;
   const std::string& queue = change.after.queue_name;
@@ -75,7 +69,7 @@ void TxContext::CountEvents(const Change& change) {
   if (change.after.lease_expiries > change.before.lease_expiries) {
     CountEvent(queue, "lease_expired");
   }
-  if (webhooks != nullptr) WebhookEvents(change);
+  if (webhooks != nullptr) WebhookEvents(change, event);
 }
 
 void TxContext::CountEnqueued(const Job& job) {
@@ -96,7 +90,7 @@ void TxContext::WebhookJobEvent(const char* event, const Job& job, const JobEven
 
 // The webhook events of a change, from the same facts as the metrics above:
 // the history entry says what happened, before/after to which attempt.
-void TxContext::WebhookEvents(const Change& change) {
+void TxContext::WebhookEvents(const Change& change, const Event& event) {
   const std::string& type = change.history->event_type;
   const Job& job = change.after;
   if (type == "processing") {
@@ -113,9 +107,8 @@ void TxContext::WebhookEvents(const Change& change) {
     }
     WebhookJobEvent("job.deadlettered", job);
   } else if (type == "retried") {
-    // transition.cc writes the source into the entry's details.
-    const bool dlq = change.history->details_json.find("\"dlq_retry\"") != std::string::npos;
-    WebhookJobEvent("job.retried", job, {.source = dlq ? "dlq_retry" : "job_retry"});
+    // Only a Retry writes "retried"; the event says who asked for it.
+    WebhookJobEvent("job.retried", job, {.source = std::get<event::Retry>(event).source});
   } else if (type == "cancelled") {
     WebhookJobEvent("job.cancelled", job);
   }

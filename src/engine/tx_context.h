@@ -43,7 +43,6 @@ struct TxEffects {
   long long webhooks_disabled = 0;
 
   void Merge(const TxEffects& other);
-  bool empty() const;
 };
 
 struct TxContext {
@@ -64,8 +63,8 @@ struct TxContext {
   // Records the effects of a job now being in state `job`.
   void Track(const Job& job);
   // Records the metrics events of a written change (see job_events) and
-  // the webhook events it causes.
-  void CountEvents(const Change& change);
+  // the webhook events it causes; `event` is what Apply() was given.
+  void CountEvents(const Change& change, const Event& event);
   // The same for a job just inserted by enqueue.
   void CountEnqueued(const Job& job);
   // A queue was paused or resumed: "queue.paused" / "queue.resumed".
@@ -75,7 +74,7 @@ struct TxContext {
 
  private:
   void WebhookJobEvent(const char* event, const Job& job, const JobEventExtras& extras = {});
-  void WebhookEvents(const Change& change);
+  void WebhookEvents(const Change& change, const Event& event);
 };
 
 }  // namespace redrive::engine

@@ -1,7 +1,5 @@
 #include "engine/webhooks/outbox.h"
 
-#include <algorithm>
-
 #include "core/ids.h"
 #include "engine/webhooks/subscriptions.h"
 
@@ -12,20 +10,18 @@ Status WriteOutbox(store::WriteTx& tx, TxContext& ctx) {
     // One event id for every webhook it goes to: receivers dedupe on it.
     const std::string event_id = NewUuidV7(ctx.now, ctx.random);
     std::string json_body;  // built once, shared by every json-format webhook
-    for (const auto& sub : ctx.webhooks->subscribers) {
-      if (std::find(sub.events.begin(), sub.events.end(), event.name) == sub.events.end()) {
-        continue;
-      }
+    for (const Webhook& w : ctx.webhooks->webhooks) {
+      if (!WebhookWants(w, event.name)) continue;
       WebhookDelivery d;
       d.id = NewUuidV7(ctx.now, ctx.random);
-      d.webhook_id = sub.id;
+      d.webhook_id = w.id;
       d.event_id = event_id;
       d.event = event.name;
-      if (sub.format == WebhookFormat::kJson) {
+      if (w.format == WebhookFormat::kJson) {
         if (json_body.empty()) json_body = WebhookEnvelope(event_id, event, ctx.now);
         d.body = json_body;
       } else {
-        d.body = WebhookBody(sub.format, event_id, event, ctx.now);
+        d.body = WebhookBody(w.format, event_id, event, ctx.now);
       }
       d.created_at = ctx.now;
       d.next_attempt_at = ctx.now;

@@ -8,7 +8,7 @@ namespace {
 std::shared_ptr<const WebhookSubscriptions> Snapshot(const std::vector<Webhook>& all) {
   auto s = std::make_shared<WebhookSubscriptions>();
   for (const Webhook& w : all) {
-    if (w.enabled) s->subscribers.push_back({w.id, w.events, w.format});
+    if (w.enabled) s->webhooks.push_back(w);
   }
   return s;
 }
@@ -16,9 +16,8 @@ std::shared_ptr<const WebhookSubscriptions> Snapshot(const std::vector<Webhook>&
 }  // namespace
 
 bool WebhookSubscriptions::Wants(std::string_view event) const {
-  return std::any_of(subscribers.begin(), subscribers.end(), [&](const Subscriber& s) {
-    return std::find(s.events.begin(), s.events.end(), event) != s.events.end();
-  });
+  return std::any_of(webhooks.begin(), webhooks.end(),
+                     [&](const Webhook& w) { return WebhookWants(w, event); });
 }
 
 SubscriptionCache::SubscriptionCache() : current_(std::make_shared<WebhookSubscriptions>()) {}

@@ -22,14 +22,10 @@
 namespace redrive::engine {
 
 struct WebhookSubscriptions {
-  struct Subscriber {
-    std::string id;
-    std::vector<std::string> events;
-    WebhookFormat format = WebhookFormat::kJson;
-  };
-  std::vector<Subscriber> subscribers;  // enabled webhooks only
+  std::vector<Webhook> webhooks;  // enabled webhooks only
 
-  bool empty() const { return subscribers.empty(); }
+  bool empty() const { return webhooks.empty(); }
+  // Some webhook wants `event` (core's WebhookWants).
   bool Wants(std::string_view event) const;
 };
 

@@ -19,8 +19,8 @@ TEST(SubscriptionCacheTest, StartsEmptyAndKeepsOnlyEnabledWebhooks) {
   EXPECT_TRUE(cache.Get()->empty());
   cache.Set({Hook("a", {"job.failed"}), Hook("b", {"job.created"}, false)});
   auto s = cache.Get();
-  ASSERT_EQ(s->subscribers.size(), 1u);
-  EXPECT_EQ(s->subscribers[0].id, "a");
+  ASSERT_EQ(s->webhooks.size(), 1u);
+  EXPECT_EQ(s->webhooks[0].id, "a");
   EXPECT_TRUE(s->Wants("job.failed"));
   EXPECT_FALSE(s->Wants("job.created"));  // only the disabled one wants it
 }

@@ -6,8 +6,8 @@
 // If the WAL grows past a hard limit anyway (readers pinning old snapshots),
 // the writer checkpoints itself as SQLite would.
 //
-// Thread-safety: OnCommit is called on the writer's thread; the rest is
-// internal.
+// Thread-safety: the WAL hook runs on the writer's thread (inside its
+// COMMIT); the rest is internal.
 #pragma once
 
 #include <condition_variable>

@@ -46,8 +46,10 @@ void AddErrorPrefix(BuiltQuery& q, std::string_view prefix) {
   q.params.emplace_back(prefix);
 }
 
-// The filters GET /jobs/dlq and its summary share (status is 'deadletter').
-void AddDeadLetterFilters(BuiltQuery& q, const JobFilter& f) {
+// The filters GET /jobs/dlq, its summary, redrive and purge share (status is
+// 'deadletter'). `Filter` is a JobFilter or a DeadLetterSelection.
+template <typename Filter>
+void AddDeadLetterFilters(BuiltQuery& q, const Filter& f) {
   if (f.queue_name) AddText(q, " AND queue_name = ?", *f.queue_name);
   if (f.dead_reason) AddText(q, " AND dead_reason = ?", DeadReasonName(*f.dead_reason));
   if (f.tag) AddTagFilter(q, *f.tag);
@@ -129,10 +131,7 @@ BuiltQuery SelectDeadLetters(const DeadLetterSelection& sel, const std::string& 
   if (!sel.job_ids.empty()) {
     AddText(q, " AND id IN (SELECT value FROM json_each(?))", ids_json);
   }
-  if (sel.queue_name) AddText(q, " AND queue_name = ?", *sel.queue_name);
-  if (sel.dead_reason) AddText(q, " AND dead_reason = ?", DeadReasonName(*sel.dead_reason));
-  if (sel.tag) AddTagFilter(q, *sel.tag);
-  if (sel.error_prefix) AddErrorPrefix(q, *sel.error_prefix);
+  AddDeadLetterFilters(q, sel);
   if (sel.dead_before) {
     q.sql += " AND deadlettered_at < ?";
     q.params.emplace_back(ToMicros(*sel.dead_before));

@@ -14,6 +14,17 @@
 
 namespace redrive::store::sqlite {
 
+// Steps `stmt` to the end, reading a T from each row with `read(stmt)`.
+template <typename T, typename ReadFn>
+Result<std::vector<T>> CollectRows(Statement& stmt, ReadFn read) {
+  std::vector<T> out;
+  while (true) {
+    REDRIVE_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) return out;
+    out.push_back(read(stmt));
+  }
+}
+
 // Steps `stmt` to the end, reading a Job (REDRIVE_JOB_COLUMNS) from each row.
 Result<std::vector<Job>> CollectJobs(Statement& stmt);
 

@@ -15,16 +15,6 @@ constexpr char kGetWorker[] = "SELECT " REDRIVE_WORKER_COLUMNS " FROM workers WH
 constexpr char kListWorkers[] =
     "SELECT " REDRIVE_WORKER_COLUMNS " FROM workers ORDER BY registered_at, id";
 
-template <typename T, typename ReadFn>
-Result<std::vector<T>> CollectRows(Statement& stmt, ReadFn read) {
-  std::vector<T> out;
-  while (true) {
-    REDRIVE_ASSIGN_OR_RETURN(bool row, stmt.Step());
-    if (!row) return out;
-    out.push_back(read(stmt));
-  }
-}
-
 }  // namespace
 
 template <typename Base>

@@ -129,16 +129,6 @@ void BindDelivery(Statement& s, const WebhookDelivery& d) {
   }
 }
 
-template <typename T, typename ReadFn>
-Result<std::vector<T>> Collect(Statement& stmt, ReadFn read) {
-  std::vector<T> out;
-  while (true) {
-    REDRIVE_ASSIGN_OR_RETURN(bool row, stmt.Step());
-    if (!row) return out;
-    out.push_back(read(stmt));
-  }
-}
-
 Status RunExpectingOneRow(Statement& stmt, const std::string& what) {
   REDRIVE_RETURN_IF_ERROR(stmt.Run());
   if (stmt.Changes() == 0) return Status::NotFound(what + " not found");
@@ -169,7 +159,7 @@ std::vector<std::string> SplitEvents(std::string_view text) {
 
 Result<std::vector<Webhook>> ListWebhooks(Connection& conn) {
   REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kListWebhooks));
-  return Collect<Webhook>(stmt, ReadWebhook);
+  return CollectRows<Webhook>(stmt, ReadWebhook);
 }
 
 Result<Webhook> GetWebhook(Connection& conn, const std::string& id) {
@@ -187,7 +177,7 @@ Result<std::vector<WebhookDelivery>> ListDeliveries(Connection& conn, const Deli
   stmt.Bind(2, f.limit);
   stmt.Bind(3, f.offset);
   if (f.status) stmt.Bind(4, DeliveryStatusName(*f.status));
-  return Collect<WebhookDelivery>(stmt, ReadDelivery);
+  return CollectRows<WebhookDelivery>(stmt, ReadDelivery);
 }
 
 Result<WebhookDelivery> GetDelivery(Connection& conn, const std::string& id) {
@@ -244,7 +234,7 @@ Result<std::vector<WebhookDelivery>> SelectDueDeliveries(Connection& conn, Insta
   REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kSelectDue));
   stmt.Bind(1, now);
   stmt.Bind(2, limit);
-  return Collect<WebhookDelivery>(stmt, ReadDelivery);
+  return CollectRows<WebhookDelivery>(stmt, ReadDelivery);
 }
 
 Result<long long> DeleteFinishedDeliveries(Connection& conn, Instant before, int limit) {
