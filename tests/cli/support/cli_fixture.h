@@ -27,8 +27,6 @@ class CliTest : public ApiTest {
   // Starts `redrive --server … work args…` in the background.
   std::unique_ptr<cli::ChildProcess> StartWork(std::vector<std::string> args);
 
-  // A dead job in `queue` (enqueued, claimed, failed with no_retry).
-  std::string MakeDeadJob(const std::string& queue, const std::string& error = "boom");
   // Waits (polling every 50 ms, up to `timeout`) for the job's status.
   ::testing::AssertionResult WaitForStatus(const std::string& id, const std::string& status,
                                            std::chrono::milliseconds timeout = std::chrono::seconds(20));

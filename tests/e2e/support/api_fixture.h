@@ -35,6 +35,11 @@ class ApiTest : public ::testing::Test {
   // Claims up to `limit` jobs (asserting 200) and returns them.
   json::array Claim(const std::string& queue, const std::string& worker, int limit = 1,
                     int wait_ms = 0, int lease_secs = 30);
+  // A dead job: enqueued into `queue` with max_retries 0 (plus `extra`),
+  // claimed and failed with `error`: max_retries_exceeded, or non_retryable
+  // when `no_retry`. Returns its id.
+  std::string MakeDeadJob(const std::string& queue, const std::string& error = "boom",
+                          bool no_retry = false, json::object extra = {});
   json::object Job(const std::string& id);
   std::vector<std::string> HistoryTypes(const std::string& id);
 
