@@ -167,16 +167,11 @@ test('admin: every page, then repair a dead job, redrive it and see it complete'
 
 test('DLQ: retry all matching shows the dry-run count first; retry selected; purge', async (t) => {
   const {server, api, page} = await setUp(t);
-  for (let i = 0; i < 5; i++) {
-    await api.enqueue('payments', {n: i}, {max_retries: 0});
-    await api.failNext('payments', 'HTTP 503');
-  }
+  for (let i = 0; i < 5; i++) await api.deadJob('payments', {n: i}, 'HTTP 503');
   for (let i = 0; i < 2; i++) {
-    await api.enqueue('payments', {n: 10 + i});
-    await api.failNext('payments', 'invalid card', {no_retry: true});
+    await api.deadJob('payments', {n: 10 + i}, 'invalid card', {noRetry: true});
   }
-  await api.enqueue('reports', {n: 20}, {max_retries: 0});
-  await api.failNext('reports', 'boom');
+  await api.deadJob('reports', {n: 20}, 'boom');
 
   await page.goto(
     `${server.url}/#/jobs?queue=payments&status=deadletter&reason=max_retries_exceeded`);
@@ -233,13 +228,9 @@ test('DLQ: retry all matching shows the dry-run count first; retry selected; pur
 
 test('DLQ: purge with a dead-reason filter counts and deletes that reason only', async (t) => {
   const {server, api, browser, page} = await setUp(t);
-  for (let i = 0; i < 3; i++) {
-    await api.enqueue('payments', {n: i}, {max_retries: 0});
-    await api.failNext('payments', 'HTTP 503');
-  }
+  for (let i = 0; i < 3; i++) await api.deadJob('payments', {n: i}, 'HTTP 503');
   for (let i = 0; i < 2; i++) {
-    await api.enqueue('payments', {n: 10 + i});
-    await api.failNext('payments', 'invalid card', {no_retry: true});
+    await api.deadJob('payments', {n: 10 + i}, 'invalid card', {noRetry: true});
   }
 
   await page.goto(`${server.url}/#/jobs?queue=payments&status=deadletter&reason=non_retryable`);
@@ -266,16 +257,11 @@ test('DLQ: purge with a dead-reason filter counts and deletes that reason only',
 test('DLQ: why are they dead? the classes with counts; redrive and purge one class', async (t) => {
   const {server, api, browser, page} = await setUp(t);
   const timeout = 'gateway timeout (upstream 504)';
-  for (let i = 0; i < 4; i++) {
-    await api.enqueue('payments', {n: i}, {max_retries: 0});
-    await api.failNext('payments', timeout);
-  }
+  for (let i = 0; i < 4; i++) await api.deadJob('payments', {n: i}, timeout);
   for (let i = 0; i < 2; i++) {
-    await api.enqueue('payments', {n: 10 + i});
-    await api.failNext('payments', 'invalid card', {no_retry: true});
+    await api.deadJob('payments', {n: 10 + i}, 'invalid card', {noRetry: true});
   }
-  await api.enqueue('reports', {n: 20}, {max_retries: 0});
-  await api.failNext('reports', timeout);
+  await api.deadJob('reports', {n: 20}, timeout);
 
   // The panel: one line per (queue, reason, error), largest first.
   await page.goto(`${server.url}/#/jobs?status=deadletter`);
@@ -334,7 +320,7 @@ test('DLQ: why are they dead? the classes with counts; redrive and purge one cla
   // The chip's × removes the class filter.
   await page.click('[data-test=remove-error-filter]');
   await page.waitForURL((u) => !u.hash.includes('error_prefix='));
-  assert.equal(await page.locator('[data-test=filter-error]').count(), 0);
+  await page.locator('[data-test=filter-error]').waitFor({state: 'detached'});
   assert.deepEqual(browser.errors, [], 'no console errors (CSP violations, exceptions)');
 });
 
