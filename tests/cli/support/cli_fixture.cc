@@ -3,7 +3,6 @@
 #include <sys/stat.h>
 
 #include <fstream>
-#include <thread>
 
 namespace redrive::e2e {
 
@@ -35,14 +34,13 @@ std::unique_ptr<cli::ChildProcess> CliTest::StartWork(std::vector<std::string> a
 
 ::testing::AssertionResult CliTest::WaitForStatus(const std::string& id, const std::string& status,
                                                   std::chrono::milliseconds timeout) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
   std::string last;
-  while (std::chrono::steady_clock::now() < deadline) {
+  const bool reached = WaitUntil([&] {
     auto r = Get("/jobs/" + id);
     if (r.status == 200) last = std::string(r.body.at("status").as_string());
-    if (last == status) return ::testing::AssertionSuccess();
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+    return last == status;
+  }, timeout);
+  if (reached) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << "job " << id << " is " << last << ", not " << status;
 }
 

@@ -1,7 +1,6 @@
 #include "sdk/support/sdk_fixture.h"
 
 #include <atomic>
-#include <thread>
 
 namespace redrive::sdk_test {
 
@@ -44,15 +43,6 @@ std::string SdkTest::Enqueue(const std::string& queue, sdk::EnqueueRequest reque
   auto r = client_->Enqueue(request);
   EXPECT_TRUE(r.ok()) << r.status().ToString();
   return r.ok() ? r->id : "";
-}
-
-bool WaitUntil(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return condition();
 }
 
 }  // namespace redrive::sdk_test

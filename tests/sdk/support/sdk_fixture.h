@@ -1,16 +1,16 @@
 // A fixture for SDK tests: one real `redrive serve` per test suite and a
-// redrive::Client for it; helpers to wait for conditions with a deadline
+// redrive::Client for it; WaitUntil to wait for conditions with a deadline
 // (never a bare sleep).
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <functional>
 #include <memory>
 #include <string>
 
 #include "e2e/support/server_process.h"
+#include "e2e/support/wait.h"
 #include "redrive/client.h"
 
 namespace redrive::sdk_test {
@@ -31,9 +31,7 @@ class SdkTest : public ::testing::Test {
   std::unique_ptr<Client> client_;
 };
 
-// Polls `condition` every 20 ms until it holds or `timeout` passes.
-bool WaitUntil(const std::function<bool()>& condition,
-               std::chrono::milliseconds timeout = std::chrono::seconds(10));
+using e2e::WaitUntil;
 
 // Backoff that retries at once: tests of retries need no waiting.
 inline BackoffPolicy NoBackoff() {
