@@ -1,36 +1,13 @@
 #include "e2e/support/api_fixture.h"
 
-#include <atomic>
-
 #include "core/time_format.h"
 
 namespace redrive::e2e {
 
-ServerProcess* ApiTest::server_ = nullptr;
-
-void ApiTest::SetUpTestSuite() {
-  server_ = new ServerProcess();
-  ASSERT_TRUE(server_->Start());
-}
-
-void ApiTest::TearDownTestSuite() {
-  if (server_) {
-    EXPECT_EQ(server_->Stop(), 0) << server_->Stderr();
-  }
-  delete server_;
-  server_ = nullptr;
-}
-
 void ApiTest::SetUp() {
-  ASSERT_NE(server_, nullptr);
-  ASSERT_TRUE(server_->running());
+  SharedServerTest::SetUp();
+  if (HasFatalFailure()) return;
   client_ = std::make_unique<HttpClient>(server_->Client());
-}
-
-std::string ApiTest::NewQueue(const std::string& hint) {
-  static std::atomic<int> n{0};
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  return hint + "-" + std::string(info ? info->name() : "t") + "-" + std::to_string(++n);
 }
 
 JsonResponse ApiTest::Post(const std::string& path, const json::value& body) {

@@ -10,20 +10,15 @@
 #include <vector>
 
 #include "e2e/support/http_client.h"
-#include "e2e/support/server_process.h"
+#include "e2e/support/shared_server.h"
 
 namespace redrive::e2e {
 
 namespace json = boost::json;
 
-class ApiTest : public ::testing::Test {
+class ApiTest : public SharedServerTest {
  protected:
-  static void SetUpTestSuite();
-  static void TearDownTestSuite();
   void SetUp() override;
-
-  // A fresh queue name per call, so tests sharing a server never collide.
-  std::string NewQueue(const std::string& hint = "q");
 
   JsonResponse Post(const std::string& path, const json::value& body);
   JsonResponse Put(const std::string& path, const json::value& body);
@@ -43,7 +38,6 @@ class ApiTest : public ::testing::Test {
   json::object Job(const std::string& id);
   std::vector<std::string> HistoryTypes(const std::string& id);
 
-  static ServerProcess* server_;
   std::unique_ptr<HttpClient> client_;
 };
 

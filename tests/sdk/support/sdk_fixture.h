@@ -9,25 +9,20 @@
 #include <memory>
 #include <string>
 
-#include "e2e/support/server_process.h"
+#include "e2e/support/shared_server.h"
 #include "e2e/support/wait.h"
 #include "redrive/client.h"
 
 namespace redrive::sdk_test {
 
-class SdkTest : public ::testing::Test {
+class SdkTest : public e2e::SharedServerTest {
  protected:
-  static void SetUpTestSuite();
-  static void TearDownTestSuite();
   void SetUp() override;
 
-  // A fresh queue name per call, so tests sharing a server never collide.
-  std::string NewQueue(const std::string& hint = "q");
   ClientOptions Options() const;
   // Enqueues {"n": n} (plus `request` fields) and returns the id.
   std::string Enqueue(const std::string& queue, sdk::EnqueueRequest request = {});
 
-  static e2e::ServerProcess* server_;
   std::unique_ptr<Client> client_;
 };
 
