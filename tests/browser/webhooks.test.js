@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import {createServer} from 'node:http';
 import {startServer} from './support/server.js';
 import {client} from './support/client.js';
-import {launch, screenshot} from './support/browser.js';
+import {launch, screenshot, notice, assertNoStrayValues} from './support/browser.js';
 
 // A receiver on a free loopback port: records every POST, answers `status`.
 async function startReceiver() {
@@ -56,12 +56,8 @@ async function until(what, fn, ms = 30000) {
   }
 }
 
-const notice = (page, text) => page.locator('.message.notice', {hasText: text}).waitFor();
 const hookRow = (page, name) => page.locator(`table[data-test=webhooks] tr[data-name="${name}"]`);
 const deliveryRows = (page) => page.locator('table[data-test=deliveries] tbody tr[data-id]');
-async function assertNoStrayValues(page) {
-  assert.doesNotMatch(await page.locator('main').innerText(), /\b(null|undefined|NaN)\b/);
-}
 
 // Resolves once the console's poll has refreshed the page again (app.js
 // stamps #updated's title with the time of each refresh it completes).
