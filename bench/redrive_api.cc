@@ -5,6 +5,8 @@
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
+#include "wire/error_decode.h"
+
 namespace redrive::bench {
 namespace {
 
@@ -31,26 +33,6 @@ int64_t ToInt64(const json::value* v, int64_t fallback = -1) {
 std::string StringField(const json::object& o, std::string_view key) {
   const json::value* v = o.if_contains(key);
   return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
-}
-
-// Callers tell "the server said no" from "no answer" (kUnavailable) by code.
-ErrorCode CodeOfHttpStatus(int status) {
-  switch (status) {
-    case 400:
-      return ErrorCode::kBadRequest;
-    case 401:
-      return ErrorCode::kUnauthorized;
-    case 403:
-      return ErrorCode::kAccessDenied;
-    case 404:
-      return ErrorCode::kNotFound;
-    case 409:
-      return ErrorCode::kConflict;
-    case 503:
-      return ErrorCode::kUnavailable;
-    default:
-      return ErrorCode::kInternal;
-  }
 }
 
 Status Malformed(std::string_view route, std::string_view why) {
@@ -91,8 +73,10 @@ Result<json::value> RedriveApi::Call(std::string_view method, const std::string&
   std::string route = std::string(method) + " " + target;
   if (!resp.ok()) return Status::Unavailable(route + ": " + resp.status().message());
   if (resp->status < 200 || resp->status > 299) {
-    return Status(CodeOfHttpStatus(resp->status), route + ": HTTP " + std::to_string(resp->status) +
-                                                      " " + resp->body.substr(0, 300));
+    // Callers tell "the server said no" from "no answer" (kUnavailable) by code.
+    return Status(wire::ErrorCodeForHttpStatus(resp->status),
+                  route + ": HTTP " + std::to_string(resp->status) + " " +
+                      resp->body.substr(0, 300));
   }
   if (resp->body.empty()) return json::value();
   boost::system::error_code ec;

@@ -8,7 +8,7 @@
 //   #/webhooks              outgoing webhooks
 //   #/webhooks/<id>?status=&page=   one webhook and its deliveries
 import * as api from './api.js';
-import {h, clear, fill} from './dom.js';
+import {h, fill} from './dom.js';
 import {mountOverview} from './overview.js';
 import {mountJobs} from './jobs.js';
 import {mountJob} from './job.js';

@@ -39,9 +39,7 @@ export function dlqActionBar(filters, selected, refresh) {
   });
 
   retryMatching.addEventListener('click', async () => {
-    const selection = {queue_name: filters.queue || undefined,
-                       dead_reason: filters.reason || undefined, tag: filters.tag || undefined,
-                       error_prefix: filters.error_prefix || undefined};
+    const selection = selectionOf(filters);
     const counted = await busy(retryMatching, 'Dry run', () =>
       api.post('/jobs/dlq/retry', {...selection, limit: MAX_BATCH, dry_run: true}));
     if (!counted) return;
@@ -77,9 +75,7 @@ export function dlqActionBar(filters, selected, refresh) {
 
   purge.addEventListener('click', async () => {
     // The same body counts (dry run) and purges: the count shown is exact.
-    const selection = {confirm: true, queue_name: filters.queue || undefined,
-                       dead_reason: filters.reason || undefined, tag: filters.tag || undefined,
-                       error_prefix: filters.error_prefix || undefined};
+    const selection = {confirm: true, ...selectionOf(filters)};
     const counted = await busy(purge, 'Count', () =>
       api.post('/jobs/dlq/purge', {...selection, dry_run: true}));
     if (!counted) return;
@@ -108,6 +104,12 @@ export function dlqActionBar(filters, selected, refresh) {
 
   update();
   return {element, update};
+}
+
+// The request fields that select the dead jobs the filters show.
+function selectionOf(filters) {
+  return {queue_name: filters.queue || undefined, dead_reason: filters.reason || undefined,
+          tag: filters.tag || undefined, error_prefix: filters.error_prefix || undefined};
 }
 
 // What a purge with these filters deletes, every active filter named:

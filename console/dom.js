@@ -83,6 +83,16 @@ export function tagList(tags) {
   return entries.map(([k, v]) => h('span', {class: 'tag'}, `${k}=${v}`));
 }
 
+// "← Newer · Page n · Older →" under a paged table; `hrefOf(page)` is the
+// hash of another page (0-based).
+export function pager(page, hasMore, hrefOf) {
+  const link = (to, label, enabled) => enabled
+    ? h('a', {href: hrefOf(to), class: 'button'}, label)
+    : h('span', {class: 'button disabled'}, label);
+  return h('nav', {class: 'pager'}, link(page - 1, '← Newer', page > 0),
+           h('span', {class: 'muted'}, `Page ${page + 1}`), link(page + 1, 'Older →', hasMore));
+}
+
 export function truncate(text, max) {
   if (!text) return '';
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;

@@ -1,7 +1,7 @@
 // One job: its state, retry budget, error, lease, times, history timeline,
 // payload, and the actions its status allows (for an admin).
 import * as api from './api.js';
-import {h, clear, fill, time, statusBadge, tagList} from './dom.js';
+import {h, fill, time, statusBadge, tagList} from './dom.js';
 import {openDialog, showNotice, busy, showError} from './ui.js';
 import {payloadSection} from './payload_editor.js';
 

@@ -3,7 +3,7 @@
 // prefix): "Why are they dead?" above it (dlq_summary.js) and, for an admin,
 // the DLQ actions (dlq_actions.js).
 import * as api from './api.js';
-import {h, clear, fill, time, statusBadge, shortId, tagList, truncate} from './dom.js';
+import {h, fill, time, statusBadge, shortId, tagList, truncate, pager} from './dom.js';
 import {dlqActionBar} from './dlq_actions.js';
 import {dlqSummaryPanel} from './dlq_summary.js';
 
@@ -47,7 +47,8 @@ export function mountJobs(main, ctx, params) {
     if (summary) await summary.refresh();
     for (const id of [...selected]) if (!jobs.some((j) => j.id === id)) selected.delete(id);
     fill(tableBox, jobTable(jobs, isDlq && ctx.canAct, selected, actions),
-                           pager(filters, jobs.length === PAGE_SIZE));
+         pager(filters.page, jobs.length === PAGE_SIZE,
+               (page) => `#/jobs${api.query({...filters, page: page || ''})}`));
     if (actions) actions.update();
   }
   return {refresh};
@@ -132,13 +133,4 @@ function jobTable(jobs, selectable, selected, actions) {
       dead ? h('td', {}, j.dead_reason || '') : null,
       h('td', {}, tagList(j.tags)), h('td', {}, time(j.created_at)),
       dead ? h('td', {}, time(j.deadlettered_at)) : null))));
-}
-
-function pager(filters, hasMore) {
-  const link = (page, label, enabled) => enabled
-    ? h('a', {href: `#/jobs${api.query({...filters, page: page || ''})}`, class: 'button'}, label)
-    : h('span', {class: 'button disabled'}, label);
-  return h('nav', {class: 'pager'}, link(filters.page - 1, '← Newer', filters.page > 0),
-           h('span', {class: 'muted'}, `Page ${filters.page + 1}`),
-           link(filters.page + 1, 'Older →', hasMore));
 }

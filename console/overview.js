@@ -1,11 +1,10 @@
 // Overview: every queue's counts, paused state and DLQ age, and the
 // throughput chart. Refreshed by the app's poll.
 import * as api from './api.js';
-import {h, clear, fill, time} from './dom.js';
+import {h, fill, time} from './dom.js';
 import {throughputChart} from './chart.js';
 import {showError, showNotice, openDialog, busy} from './ui.js';
-
-const STATUSES = ['pending', 'scheduled', 'processing', 'completed', 'deadletter', 'cancelled'];
+import {STATUSES} from './jobs.js';
 
 export function mountOverview(main, ctx) {
   const chartBox = h('section', {class: 'card'}, h('h2', {}, 'Throughput'),

@@ -1,12 +1,11 @@
 // One queue: counts, paused state (pause/resume) and its configuration
 // (retries, backoff, timeout, retention), editable by an admin.
 import * as api from './api.js';
-import {h, clear, fill, time} from './dom.js';
+import {h, fill, time} from './dom.js';
 import {pauseButton} from './overview.js';
 import {throughputChart} from './chart.js';
 import {showNotice, busy} from './ui.js';
-
-const STATUSES = ['pending', 'scheduled', 'processing', 'completed', 'deadletter', 'cancelled'];
+import {STATUSES} from './jobs.js';
 
 // [field path, label, hint]; retention fields may be empty (= keep forever).
 const FIELDS = [

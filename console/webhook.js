@@ -2,7 +2,7 @@
 // deliveries filtered by status, paged, newest first; a delivery opens to
 // show the exact body that was POSTed.
 import * as api from './api.js';
-import {h, fill, time, statusBadge, truncate} from './dom.js';
+import {h, fill, time, statusBadge, truncate, pager} from './dom.js';
 import {webhookForm, stateBadge, disabledReason, testButton, enableButton, deleteButton,
         refreshAfter} from './webhook_form.js';
 import {showNotice} from './ui.js';
@@ -51,7 +51,8 @@ export function mountWebhook(main, ctx, id, params) {
         }}));
     }
     fill(deliveriesBox, deliveryTable(deliveries, expanded, filters),
-         pager(id, filters, deliveries.length === PAGE_SIZE));
+         pager(filters.page, deliveries.length === PAGE_SIZE, (page) =>
+           `#/webhooks/${api.enc(id)}${api.query({status: filters.status, page: page || ''})}`));
   }
   return {refresh};
 }
@@ -138,14 +139,4 @@ function prettyBody(body) {
     try { return JSON.stringify(JSON.parse(body), null, 2); } catch { return body; }
   }
   return JSON.stringify(body, null, 2);
-}
-
-function pager(id, filters, hasMore) {
-  const link = (page, label, enabled) => enabled
-    ? h('a', {href: `#/webhooks/${api.enc(id)}${api.query({status: filters.status, page: page || ''})}`,
-              class: 'button'}, label)
-    : h('span', {class: 'button disabled'}, label);
-  return h('nav', {class: 'pager'}, link(filters.page - 1, '← Newer', filters.page > 0),
-           h('span', {class: 'muted'}, `Page ${filters.page + 1}`),
-           link(filters.page + 1, 'Older →', hasMore));
 }

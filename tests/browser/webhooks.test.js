@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import {createServer} from 'node:http';
 import {startServer} from './support/server.js';
 import {client} from './support/client.js';
-import {launch, screenshot} from './support/browser.js';
+import {launch, screenshot, notice, assertNoStrayValues} from './support/browser.js';
 
 // A receiver on a free loopback port: records every POST, answers `status`.
 async function startReceiver() {
@@ -56,18 +56,15 @@ async function until(what, fn, ms = 30000) {
   }
 }
 
-const notice = (page, text) => page.locator('.message.notice', {hasText: text}).waitFor();
 const hookRow = (page, name) => page.locator(`table[data-test=webhooks] tr[data-name="${name}"]`);
 const deliveryRows = (page) => page.locator('table[data-test=deliveries] tbody tr[data-id]');
-async function assertNoStrayValues(page) {
-  assert.doesNotMatch(await page.locator('main').innerText(), /\b(null|undefined|NaN)\b/);
-}
 
-// A job that fails its only attempt: job.failed, then job.deadlettered.
-async function deadJob(api, queue, error) {
-  const id = await api.enqueue(queue, {order: 42}, {max_retries: 0});
-  await api.failNext(queue, error);
-  return id;
+// Resolves once the console's poll has refreshed the page again (app.js
+// stamps #updated's title with the time of each refresh it completes).
+async function nextRefresh(page) {
+  const last = await page.locator('#updated').getAttribute('title');
+  await page.waitForFunction((t) => document.getElementById('updated').title !== t, last,
+                             {timeout: 15000});
 }
 
 test('admin: create, test, deliveries with bodies, failures, disable/enable, delete',
@@ -128,7 +125,7 @@ test('admin: create, test, deliveries with bodies, failures, disable/enable, del
   assert.match(receiver.requests.at(-1).headers['x-redrive-signature'], /^sha256=[0-9a-f]{64}$/);
 
   // A job goes to the DLQ: its job.deadlettered event is delivered.
-  const jobId = await deadJob(api, 'payments', 'card declined');
+  const jobId = await api.deadJob('payments', {order: 42}, 'card declined');
   await until('job.deadlettered delivered', async () =>
     (await api.get(`/outgoing-webhooks/${hook.id}/deliveries?status=delivered`))
       .some((d) => d.event === 'job.deadlettered'));
@@ -149,7 +146,7 @@ test('admin: create, test, deliveries with bodies, failures, disable/enable, del
   assert.equal(shown.data.last_error, 'card declined');
   assert.match(await body.innerText(), /\n  "data": \{\n/, 'pretty-printed');
   // The open body survives the 5 s refresh.
-  await page.waitForTimeout(5500);
+  await nextRefresh(page);
   assert.equal(await body.count(), 1);
   await assertNoStrayValues(page);
   await screenshot(page, 'webhook-detail-delivered');
@@ -157,7 +154,7 @@ test('admin: create, test, deliveries with bodies, failures, disable/enable, del
   // The receiver breaks: attempts pile up, and after 20 failures in a row the
   // webhook disables itself.
   receiver.status = 500;
-  await deadJob(api, 'payments', 'card declined again');
+  await api.deadJob('payments', {order: 42}, 'card declined again');
   await until('auto-disable', async () =>
     !(await api.get(`/outgoing-webhooks/${hook.id}`)).enabled);
   await page.selectOption('[data-test=filter-delivery-status]', 'pending');
@@ -217,7 +214,7 @@ test('admin: create, test, deliveries with bodies, failures, disable/enable, del
   assert.equal(await edit.locator('input[name=url]').inputValue(), receiver.url);
   await edit.locator('input[value="job.retried"]').check();
   await edit.locator('select[name=format]').selectOption('slack');
-  await page.waitForTimeout(5500);  // a refresh meanwhile keeps what was typed
+  await nextRefresh(page);  // a refresh meanwhile keeps what was typed
   assert.ok(await edit.locator('input[value="job.retried"]').isChecked());
   await page.click('[data-test=save-webhook]');
   await notice(page, 'Webhook on-call alerts saved');

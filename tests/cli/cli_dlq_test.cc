@@ -6,11 +6,14 @@ namespace {
 
 using ::testing::HasSubstr;
 
+// The dead jobs here are non_retryable unless a test says otherwise.
+constexpr bool kNoRetry = true;
+
 class CliDlqTest : public CliTest {};
 
 TEST_F(CliDlqTest, ListShowAndFilters) {
   std::string queue = NewQueue("dlq");
-  std::string id = MakeDeadJob(queue, "smtp 550 mailbox unavailable");
+  std::string id = MakeDeadJob(queue, "smtp 550 mailbox unavailable", kNoRetry);
   auto list = Cli({"dlq", "list", "--queue", queue});
   ASSERT_EQ(list.exit_code, 0) << list.err;
   EXPECT_THAT(list.out, HasSubstr(id));
@@ -27,7 +30,8 @@ TEST_F(CliDlqTest, ListShowAndFilters) {
 
 TEST_F(CliDlqTest, RetryNeedsASelectionAndHonoursDryRunAndIds) {
   std::string queue = NewQueue("dlq");
-  std::string a = MakeDeadJob(queue), b = MakeDeadJob(queue);
+  std::string a = MakeDeadJob(queue, "boom", kNoRetry);
+  std::string b = MakeDeadJob(queue, "boom", kNoRetry);
   EXPECT_EQ(Cli({"dlq", "retry"}).exit_code, 2);
   EXPECT_EQ(Cli({"dlq", "retry", "--queue", queue, "--rate", "fast"}).exit_code, 2);
   auto dry = Cli({"dlq", "retry", "--queue", queue, "--dry-run"});
@@ -44,7 +48,7 @@ TEST_F(CliDlqTest, RetryNeedsASelectionAndHonoursDryRunAndIds) {
 
 TEST_F(CliDlqTest, PurgeNeedsYesWithoutATerminal) {
   std::string queue = NewQueue("dlq");
-  std::string id = MakeDeadJob(queue);
+  std::string id = MakeDeadJob(queue, "boom", kNoRetry);
   auto refused = Cli({"dlq", "purge", "--queue", queue});
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_THAT(refused.err, HasSubstr("--yes"));
@@ -59,16 +63,11 @@ TEST_F(CliDlqTest, PurgeNeedsYesWithoutATerminal) {
 
 TEST_F(CliDlqTest, PurgeDryRunReasonAndTag) {
   std::string queue = NewQueue("dlq");
-  std::string bad1 = MakeDeadJob(queue), bad2 = MakeDeadJob(queue);  // non_retryable
-  // One that ran out of retries, tagged differently.
-  std::string tired = Enqueue(queue, {{"max_retries", 0}, {"tags", {{"kind", "tired"}}}});
-  auto jobs = Claim(queue, "test-worker");
-  ASSERT_EQ(jobs.size(), 1u);
-  ASSERT_EQ(Post("/jobs/" + tired + "/fail", {{"worker_id", "test-worker"},
-                                              {"lease_id", jobs[0].at("lease_id")},
-                                              {"error", "timeout"}})
-                .status,
-            200);
+  std::string bad1 = MakeDeadJob(queue, "boom", kNoRetry);
+  std::string bad2 = MakeDeadJob(queue, "boom", kNoRetry);
+  // One that ran out of retries, tagged.
+  std::string tired =
+      MakeDeadJob(queue, "timeout", /*no_retry=*/false, {{"tags", {{"kind", "tired"}}}});
 
   // A dry run needs no --yes and no terminal, and deletes nothing.
   auto dry = Cli({"dlq", "purge", "--queue", queue, "--reason", "non_retryable", "--dry-run"});
@@ -97,9 +96,9 @@ TEST_F(CliDlqTest, PurgeDryRunReasonAndTag) {
 
 TEST_F(CliDlqTest, SummaryGroupsAndErrorPrefixActsOnOneClass) {
   std::string queue = NewQueue("dlq");
-  std::string t1 = MakeDeadJob(queue, "gateway timeout"),
-              t2 = MakeDeadJob(queue, "gateway timeout");
-  std::string card = MakeDeadJob(queue, "invalid card");
+  std::string t1 = MakeDeadJob(queue, "gateway timeout", kNoRetry),
+              t2 = MakeDeadJob(queue, "gateway timeout", kNoRetry);
+  std::string card = MakeDeadJob(queue, "invalid card", kNoRetry);
   auto table = Cli({"dlq", "summary", "--queue", queue});
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_THAT(table.out, HasSubstr("COUNT"));

@@ -2,7 +2,6 @@
 #include <signal.h>
 
 #include <fstream>
-#include <thread>
 
 #include "cli/support/cli_fixture.h"
 
@@ -130,6 +129,7 @@ TEST_F(CliWorkTest, LeaseLossKillsTheCommand) {
   std::string id = Enqueue(queue);
   auto work = StartWork({queue, "--lease", "5s", "--", script});
   ASSERT_TRUE(WaitForStatus(id, "processing")) << work->err_tail();
+  ASSERT_TRUE(WaitUntil([&] { return std::filesystem::exists(marker); })) << work->err_tail();
   ASSERT_EQ(Cli({"jobs", "cancel", id}).exit_code, 0);
   // Heartbeats run every lease/3 (~1.7 s): the kill follows within a few.
   auto deadline = SteadyClock::now() + seconds(15);
@@ -148,7 +148,7 @@ TEST_F(CliWorkTest, SigtermLetsTheRunningCommandFinish) {
   std::string id = Enqueue(queue);
   auto work = StartWork({queue, "--", script});
   ASSERT_TRUE(WaitForStatus(id, "processing")) << work->err_tail();
-  while (!std::filesystem::exists(marker)) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_TRUE(WaitUntil([&] { return std::filesystem::exists(marker); })) << work->err_tail();
   EXPECT_EQ(StopWork(*work), 0) << work->err_tail();
   json::object job = Job(id);
   EXPECT_EQ(job.at("status"), "completed");

@@ -83,7 +83,6 @@ TEST(CrashTest, KillNineLosesNothingAcknowledged) {
   HttpClient c = server.Client();
   // Every job the server acknowledged is there, in a valid state.
   const std::set<std::string> valid = {"pending", "scheduled", "processing", "completed"};
-  size_t checked = 0;
   for (const auto& id : acked_enqueues) {
     auto r = c.JsonRequest("GET", "/api/v1/jobs/" + id);
     ASSERT_EQ(r.status, 200) << "acknowledged job " << id << " lost";
@@ -93,9 +92,7 @@ TEST(CrashTest, KillNineLosesNothingAcknowledged) {
     if (acked_completions.count(id)) {
       EXPECT_EQ(status, "completed") << id;
     }
-    ++checked;
   }
-  EXPECT_EQ(checked, acked_enqueues.size());
   // The store agrees with itself: counts add up to the jobs that exist.
   auto stats = c.JsonRequest("GET", "/api/v1/jobs/stats?queue_name=" + q);
   ASSERT_EQ(stats.status, 200);

@@ -15,19 +15,12 @@ class DlqPurgeTest : public ApiTest {
     queue_ = NewQueue("payments");
   }
 
-  // Enqueues a job with `tags` into queue_, claims it and fails it for good:
-  // max_retries_exceeded, or non_retryable when `no_retry`.
+  // A dead job with `tags` in queue_: max_retries_exceeded, or non_retryable
+  // when `no_retry`.
   std::string Kill(bool no_retry, json::object tags = {}) {
-    json::object request{{"max_retries", 0}};
-    if (!tags.empty()) request["tags"] = std::move(tags);
-    const auto id = Enqueue(queue_, request);
-    auto jobs = Claim(queue_, "w");
-    EXPECT_EQ(jobs.size(), 1u);
-    if (jobs.empty()) return id;
-    json::object fail{{"worker_id", "w"}, {"lease_id", jobs[0].at("lease_id")}, {"error", "boom"}};
-    if (no_retry) fail["no_retry"] = true;
-    EXPECT_EQ(Post("/jobs/" + id + "/fail", fail).status, 200);
-    return id;
+    json::object extra;
+    if (!tags.empty()) extra["tags"] = std::move(tags);
+    return MakeDeadJob(queue_, "boom", no_retry, std::move(extra));
   }
 
   // A purge of queue_ with `filters` (confirm is always sent).

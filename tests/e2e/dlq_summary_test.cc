@@ -25,16 +25,9 @@ class DlqSummaryTest : public ApiTest {
     refunds_ = NewQueue("refunds");
   }
 
-  // Enqueues a job tagged with this run, claims it and fails it for good.
+  // A dead job tagged with this run.
   std::string Kill(const std::string& queue, const std::string& error, bool no_retry = false) {
-    const auto id = Enqueue(queue, {{"max_retries", 0}, {"tags", {{"run", run_}}}});
-    auto jobs = Claim(queue, "w");
-    EXPECT_EQ(jobs.size(), 1u);
-    if (jobs.empty()) return id;
-    json::object fail{{"worker_id", "w"}, {"lease_id", jobs[0].at("lease_id")}, {"error", error}};
-    if (no_retry) fail["no_retry"] = true;
-    EXPECT_EQ(Post("/jobs/" + id + "/fail", fail).status, 200);
-    return id;
+    return MakeDeadJob(queue, error, no_retry, {{"tags", {{"run", run_}}}});
   }
 
   // payments: 3 timeouts, 1 invalid card (non_retryable); refunds: 2 long timeouts.

@@ -5,9 +5,9 @@
 
 #include <boost/json.hpp>
 #include <set>
-#include <thread>
 
 #include "e2e/support/server_process.h"
+#include "e2e/support/wait.h"
 #include "e2e/support/webhook_receiver.h"
 
 namespace redrive::e2e {
@@ -72,17 +72,6 @@ class WebhooksTest : public ::testing::Test {
     JsonResponse r = Call("POST", "/jobs", extra);
     EXPECT_EQ(r.status, 201) << r.raw.body;
     return r.status == 201 ? std::string(r.body.at("id").as_string()) : "";
-  }
-
-  // Polls `pred` every 20 ms (the server works on its own threads).
-  template <typename Pred>
-  bool Eventually(Pred pred, std::chrono::milliseconds timeout = 10s) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (pred()) return true;
-      std::this_thread::sleep_for(20ms);
-    }
-    return pred();
   }
 
   std::string Metrics() { return client_->Get("/metrics").body; }
@@ -196,7 +185,7 @@ TEST_F(WebhooksTest, ADeadLetteredJobDeliversSignedEvents) {
   EXPECT_EQ(events, (std::set<std::string>{"job.created", "job.started", "job.failed",
                                            "job.deadlettered"}));
   EXPECT_EQ(event_ids.size(), 4u);
-  ASSERT_TRUE(Eventually([&] {
+  ASSERT_TRUE(WaitUntil([&] {
     json::array ds = Deliveries(hook);
     return ds.size() == 4 && std::all_of(ds.begin(), ds.end(), [](const json::value& d) {
              return d.at("status") == "delivered";
@@ -217,7 +206,7 @@ TEST_F(WebhooksTest, RetriesAfterTwo500sAndDeliversOnTheThirdAttempt) {
   EXPECT_EQ(requests[2].header("host"), "127.0.0.1:" + std::to_string(receiver_.port()));
 
   json::array ds;
-  ASSERT_TRUE(Eventually([&] {
+  ASSERT_TRUE(WaitUntil([&] {
     ds = Deliveries(hook);
     return ds.size() == 1 && ds[0].at("status") == "delivered";
   })) << json::serialize(ds);
@@ -241,7 +230,7 @@ TEST_F(WebhooksTest, PendingDeliveriesSurviveARestart) {
   const std::string hook = CreateHook({"job.created"}, receiver_.url());
   receiver_.Stop();  // the receiver is down: connections are refused
   const std::string id = Enqueue("wh-restart");
-  ASSERT_TRUE(Eventually([&] {
+  ASSERT_TRUE(WaitUntil([&] {
     json::array ds = Deliveries(hook);
     return ds.size() == 1 && ds[0].at("attempts").as_int64() >= 1;
   })) << server_.Stderr();
@@ -256,7 +245,7 @@ TEST_F(WebhooksTest, PendingDeliveriesSurviveARestart) {
   ASSERT_TRUE(back.WaitForRequests(1, 15s)) << server_.Stderr();
   json::object body = VerifiedBody(back.Requests()[0]);
   EXPECT_EQ(body.at("data").at("job_id"), json::value(id));
-  ASSERT_TRUE(Eventually([&] { return Deliveries(hook)[0].at("status") == "delivered"; }));
+  ASSERT_TRUE(WaitUntil([&] { return Deliveries(hook)[0].at("status") == "delivered"; }));
 }
 
 TEST_F(WebhooksTest, AKilledServerLosesNoEvent) {
@@ -290,7 +279,7 @@ TEST_F(WebhooksTest, TwentyStraightFailuresDisableTheWebhookUntilReEnabled) {
       Call("POST", "/jobs/bulk", json::object{{"queue_name", "wh-off"}, {"jobs", jobs}}).status,
       200);
   JsonResponse w;
-  ASSERT_TRUE(Eventually([&] {
+  ASSERT_TRUE(WaitUntil([&] {
     w = Call("GET", "/outgoing-webhooks/" + hook);
     return w.body.at("enabled") == false;
   })) << w.raw.body;

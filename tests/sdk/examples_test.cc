@@ -17,6 +17,7 @@
 namespace redrive::sdk_test {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 // Starts `binary args…` with REDRIVE_URL set and stdout+stderr to `log`.
@@ -73,13 +74,14 @@ TEST_F(ExamplesTest, ProducerThenWorkerThenSigterm) {
   const std::string out = ReadFile(dir / "worker.log");
   EXPECT_THAT(out, HasSubstr("square=16"));
   EXPECT_THAT(out, HasSubstr("stopped"));
+  // The example registered one worker for q; SIGTERM deregistered it.
   auto workers = client_->ListWorkers();
   ASSERT_TRUE(workers.ok());
+  std::vector<std::string> statuses;
   for (const auto& w : *workers) {
-    if (w.queue_name == q) {
-      EXPECT_EQ(w.status, "offline");
-    }
+    if (w.queue_name == q) statuses.push_back(w.status);
   }
+  EXPECT_THAT(statuses, ElementsAre("offline"));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Debian's chromium (never a downloaded browser) driven by playwright-core,
 // with a fresh profile per launch. Screenshots go to SCREENSHOT_DIR (set by
 // CTest to the build tree), else to a temp directory.
+import assert from 'node:assert/strict';
 import {chromium} from 'playwright-core';
 import {mkdirSync, mkdtempSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
@@ -38,4 +39,12 @@ export async function launch() {
 
 export async function screenshot(page, name) {
   await page.screenshot({path: join(screenshotDir, `${name}.png`), fullPage: true});
+}
+
+// Waits for a notice (the console's confirmation of an action) containing `text`.
+export const notice = (page, text) => page.locator('.message.notice', {hasText: text}).waitFor();
+
+// Nothing rendered as a stray "null"/"undefined"/"NaN" (a missing value appended raw).
+export async function assertNoStrayValues(page) {
+  assert.doesNotMatch(await page.locator('main').innerText(), /\b(null|undefined|NaN)\b/);
 }

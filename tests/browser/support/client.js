@@ -36,6 +36,13 @@ export function client(baseUrl, key) {
                      {worker_id: worker, lease_id: job.lease_id, error, ...extra});
       return job;
     },
+    // Enqueues a job and fails its first attempt for good: max_retries_exceeded
+    // (it had max_retries 0), or non_retryable with `noRetry`. Returns its id.
+    async deadJob(queue, payload, error, {noRetry = false, ...extra} = {}) {
+      const id = await api.enqueue(queue, payload, noRetry ? extra : {max_retries: 0, ...extra});
+      await api.failNext(queue, error, noRetry ? {no_retry: true} : {});
+      return id;
+    },
   };
   return api;
 }
@@ -55,11 +62,11 @@ export async function seedEveryStatus(api) {
   // The DLQ: payments that failed for good, with an error that looks like markup.
   ids.dead = [];
   for (let i = 0; i < 3; i++) {
-    ids.dead.push(await api.enqueue('payments', {amount: 100 + i, currency: 'EUR'},
-                                    {max_retries: 0, tags: {customer: `c${i}`}}));
-    await api.failNext('payments', `<img src=x onerror=alert(1)> card declined #${i}`);
+    ids.dead.push(await api.deadJob('payments', {amount: 100 + i, currency: 'EUR'},
+                                    `<img src=x onerror=alert(1)> card declined #${i}`,
+                                    {tags: {customer: `c${i}`}}));
   }
-  ids.nonRetryable = await api.enqueue('payments', {amount: 999, currency: 'XXX'});
-  await api.failNext('payments', 'unknown currency XXX', {no_retry: true});
+  ids.nonRetryable = await api.deadJob('payments', {amount: 999, currency: 'XXX'},
+                                       'unknown currency XXX', {noRetry: true});
   return ids;
 }

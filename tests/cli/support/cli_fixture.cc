@@ -3,7 +3,6 @@
 #include <sys/stat.h>
 
 #include <fstream>
-#include <thread>
 
 namespace redrive::e2e {
 
@@ -33,29 +32,15 @@ std::unique_ptr<cli::ChildProcess> CliTest::StartWork(std::vector<std::string> a
   return child.ok() ? std::move(*child) : nullptr;
 }
 
-std::string CliTest::MakeDeadJob(const std::string& queue, const std::string& error) {
-  std::string id = Enqueue(queue, {{"max_retries", 0}, {"tags", {{"kind", "dead"}}}});
-  auto jobs = Claim(queue, "test-worker");
-  EXPECT_EQ(jobs.size(), 1u);
-  if (jobs.empty()) return id;
-  auto r = Post("/jobs/" + id + "/fail", {{"worker_id", "test-worker"},
-                                         {"lease_id", jobs[0].at("lease_id")},
-                                         {"error", error},
-                                         {"no_retry", true}});
-  EXPECT_EQ(r.status, 200) << r.raw.body;
-  return id;
-}
-
 ::testing::AssertionResult CliTest::WaitForStatus(const std::string& id, const std::string& status,
                                                   std::chrono::milliseconds timeout) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
   std::string last;
-  while (std::chrono::steady_clock::now() < deadline) {
+  const bool reached = WaitUntil([&] {
     auto r = Get("/jobs/" + id);
     if (r.status == 200) last = std::string(r.body.at("status").as_string());
-    if (last == status) return ::testing::AssertionSuccess();
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+    return last == status;
+  }, timeout);
+  if (reached) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << "job " << id << " is " << last << ", not " << status;
 }
 

@@ -13,6 +13,7 @@
 #include "cli/child_process.h"
 #include "e2e/support/api_fixture.h"
 #include "e2e/support/temp_dir.h"
+#include "e2e/support/wait.h"
 
 namespace redrive::e2e {
 
@@ -27,9 +28,7 @@ class CliTest : public ApiTest {
   // Starts `redrive --server … work args…` in the background.
   std::unique_ptr<cli::ChildProcess> StartWork(std::vector<std::string> args);
 
-  // A dead job in `queue` (enqueued, claimed, failed with no_retry).
-  std::string MakeDeadJob(const std::string& queue, const std::string& error = "boom");
-  // Waits (polling every 50 ms, up to `timeout`) for the job's status.
+  // Waits (polling, up to `timeout`) for the job's status.
   ::testing::AssertionResult WaitForStatus(const std::string& id, const std::string& status,
                                            std::chrono::milliseconds timeout = std::chrono::seconds(20));
   // Writes an executable `sh` script into the test's temp dir; returns its path.

@@ -1,36 +1,13 @@
 #include "e2e/support/api_fixture.h"
 
-#include <atomic>
-
 #include "core/time_format.h"
 
 namespace redrive::e2e {
 
-ServerProcess* ApiTest::server_ = nullptr;
-
-void ApiTest::SetUpTestSuite() {
-  server_ = new ServerProcess();
-  ASSERT_TRUE(server_->Start());
-}
-
-void ApiTest::TearDownTestSuite() {
-  if (server_) {
-    EXPECT_EQ(server_->Stop(), 0) << server_->Stderr();
-  }
-  delete server_;
-  server_ = nullptr;
-}
-
 void ApiTest::SetUp() {
-  ASSERT_NE(server_, nullptr);
-  ASSERT_TRUE(server_->running());
+  SharedServerTest::SetUp();
+  if (HasFatalFailure()) return;
   client_ = std::make_unique<HttpClient>(server_->Client());
-}
-
-std::string ApiTest::NewQueue(const std::string& hint) {
-  static std::atomic<int> n{0};
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  return hint + "-" + std::string(info ? info->name() : "t") + "-" + std::to_string(++n);
 }
 
 JsonResponse ApiTest::Post(const std::string& path, const json::value& body) {
@@ -65,6 +42,21 @@ json::array ApiTest::Claim(const std::string& queue, const std::string& worker, 
   EXPECT_EQ(r.status, 200) << r.raw.body;
   if (r.status != 200) return {};
   return r.body.at("jobs").as_array();
+}
+
+std::string ApiTest::MakeDeadJob(const std::string& queue, const std::string& error,
+                                 bool no_retry, json::object extra) {
+  extra["max_retries"] = 0;
+  const std::string id = Enqueue(queue, std::move(extra));
+  auto jobs = Claim(queue, "test-worker");
+  EXPECT_EQ(jobs.size(), 1u);
+  if (jobs.empty()) return id;
+  json::object fail{{"worker_id", "test-worker"}, {"lease_id", jobs[0].at("lease_id")},
+                    {"error", error}};
+  if (no_retry) fail["no_retry"] = true;
+  auto r = Post("/jobs/" + id + "/fail", fail);
+  EXPECT_EQ(r.status, 200) << r.raw.body;
+  return id;
 }
 
 json::object ApiTest::Job(const std::string& id) {

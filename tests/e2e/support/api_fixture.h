@@ -10,20 +10,15 @@
 #include <vector>
 
 #include "e2e/support/http_client.h"
-#include "e2e/support/server_process.h"
+#include "e2e/support/shared_server.h"
 
 namespace redrive::e2e {
 
 namespace json = boost::json;
 
-class ApiTest : public ::testing::Test {
+class ApiTest : public SharedServerTest {
  protected:
-  static void SetUpTestSuite();
-  static void TearDownTestSuite();
   void SetUp() override;
-
-  // A fresh queue name per call, so tests sharing a server never collide.
-  std::string NewQueue(const std::string& hint = "q");
 
   JsonResponse Post(const std::string& path, const json::value& body);
   JsonResponse Put(const std::string& path, const json::value& body);
@@ -35,10 +30,14 @@ class ApiTest : public ::testing::Test {
   // Claims up to `limit` jobs (asserting 200) and returns them.
   json::array Claim(const std::string& queue, const std::string& worker, int limit = 1,
                     int wait_ms = 0, int lease_secs = 30);
+  // A dead job: enqueued into `queue` with max_retries 0 (plus `extra`),
+  // claimed and failed with `error`: max_retries_exceeded, or non_retryable
+  // when `no_retry`. Returns its id.
+  std::string MakeDeadJob(const std::string& queue, const std::string& error = "boom",
+                          bool no_retry = false, json::object extra = {});
   json::object Job(const std::string& id);
   std::vector<std::string> HistoryTypes(const std::string& id);
 
-  static ServerProcess* server_;
   std::unique_ptr<HttpClient> client_;
 };
 
