@@ -74,9 +74,9 @@ Result<json::value> RedriveApi::Call(std::string_view method, const std::string&
   if (!resp.ok()) return Status::Unavailable(route + ": " + resp.status().message());
   if (resp->status < 200 || resp->status > 299) {
     // Callers tell "the server said no" from "no answer" (kUnavailable) by code.
-    return Status(wire::ErrorCodeForHttpStatus(resp->status),
-                  route + ": HTTP " + std::to_string(resp->status) + " " +
-                      resp->body.substr(0, 300));
+    return Status(
+        wire::ErrorCodeForHttpStatus(resp->status),
+        route + ": HTTP " + std::to_string(resp->status) + " " + resp->body.substr(0, 300));
   }
   if (resp->body.empty()) return json::value();
   boost::system::error_code ec;

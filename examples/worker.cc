@@ -3,12 +3,12 @@
 // back to the queue without a retry charged).
 //
 //   REDRIVE_URL=http://127.0.0.1:7070 example_worker squares
+#include "redrive/worker.h"
+
 #include <cstdlib>
 #include <iostream>
 #include <mutex>
 #include <string>
-
-#include "redrive/worker.h"
 
 int main(int argc, char** argv) {
   redrive::ClientOptions client;
@@ -18,8 +18,8 @@ int main(int argc, char** argv) {
   redrive::WorkerOptions options{.queue = argc > 1 ? argv[1] : "squares", .concurrency = 2};
   std::mutex out;  // handlers run on several threads
   redrive::Worker worker(client, options, [&](const redrive::JobContext& job) {
-    const auto* n = job.payload().is_object() ? job.payload().as_object().if_contains("n")
-                                              : nullptr;
+    const auto* n =
+        job.payload().is_object() ? job.payload().as_object().if_contains("n") : nullptr;
     if (!n || !n->is_int64()) {
       return redrive::HandlerResult::NonRetryableFailure("payload needs an integer \"n\"");
     }

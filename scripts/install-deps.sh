@@ -13,7 +13,7 @@ packages=(
   postgresql-15 curl
 )
 if [[ "${1:-}" == "--test" ]]; then
-  packages+=(chromium)
+  packages+=(chromium clang-format)
   # The console's browser tests run on Node.js (>= 18) with npm. A Node.js from
   # elsewhere (e.g. one that bundles npm) is kept; only a missing one is added.
   command -v node >/dev/null 2>&1 || packages+=(nodejs)

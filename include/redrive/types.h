@@ -265,10 +265,10 @@ struct AckResult {
 struct ClaimRequest {
   std::string queue_name;
   std::string worker_id;
-  std::optional<int> limit;                          // 1..100, server default 1
-  std::optional<int> lease_duration_secs;            // 5..3600, server default 30
-  std::optional<std::chrono::milliseconds> wait;     // long-poll, ≤ 30 s
-  std::optional<std::vector<Ack>> acks;              // applied before claiming
+  std::optional<int> limit;                       // 1..100, server default 1
+  std::optional<int> lease_duration_secs;         // 5..3600, server default 30
+  std::optional<std::chrono::milliseconds> wait;  // long-poll, ≤ 30 s
+  std::optional<std::vector<Ack>> acks;           // applied before claiming
 };
 
 struct ClaimResult {

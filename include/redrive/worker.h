@@ -119,7 +119,8 @@ struct WorkerOptions {
 };
 
 // Fires (on a handler thread) when a job this worker failed went to the DLQ.
-using DeathCallback = std::function<void(const ClaimedJob&, const FailResult&, const std::string& error)>;
+using DeathCallback =
+    std::function<void(const ClaimedJob&, const FailResult&, const std::string& error)>;
 // Fires on errors the runtime handles itself (a failed claim, complete, heartbeat), for logging.
 using ErrorCallback = std::function<void(const Status&)>;
 
@@ -127,9 +128,9 @@ using ErrorCallback = std::function<void(const Status&)>;
 struct WorkerStats {
   long long claimed = 0;
   long long completed = 0;
-  long long failed = 0;        // fail calls accepted
-  long long dead = 0;          // of those, to the DLQ
-  long long leases_lost = 0;   // tokens cancelled by lease loss
+  long long failed = 0;           // fail calls accepted
+  long long dead = 0;             // of those, to the DLQ
+  long long leases_lost = 0;      // tokens cancelled by lease loss
   long long results_dropped = 0;  // handler outcomes not sent (lease lost, shutdown)
 };
 

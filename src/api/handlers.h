@@ -29,10 +29,10 @@ void HandleSetPriority(Call& call);  // PUT /jobs/{id}/priority
 void HandleSetPayload(Call& call);   // PUT /jobs/{id}/payload
 
 // dlq_handlers.cc
-void HandleListDlq(Call& call);   // GET /jobs/dlq
+void HandleListDlq(Call& call);     // GET /jobs/dlq
 void HandleDlqSummary(Call& call);  // GET /jobs/dlq/summary
-void HandleDlqRetry(Call& call);  // POST /jobs/dlq/retry
-void HandleDlqPurge(Call& call);  // POST /jobs/dlq/purge
+void HandleDlqRetry(Call& call);    // POST /jobs/dlq/retry
+void HandleDlqPurge(Call& call);    // POST /jobs/dlq/purge
 
 // worker_handlers.cc
 void HandleRegisterWorker(Call& call);    // POST /workers/register

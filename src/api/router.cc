@@ -10,7 +10,7 @@ bool IsParam(const std::string& segment) {
 std::vector<std::string> SplitPattern(std::string_view pattern) {
   std::vector<std::string> out;
   if (pattern == "/") return out;  // the root has no segments, like its path
-  size_t pos = 1;  // patterns start with '/'
+  size_t pos = 1;                  // patterns start with '/'
   while (pos <= pattern.size()) {
     size_t slash = pattern.find('/', pos);
     if (slash == std::string_view::npos) slash = pattern.size();

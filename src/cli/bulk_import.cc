@@ -18,8 +18,8 @@ bool IsBlank(const std::string& line) {
 
 // Reads lines into `batch` until it is full or the input ends; invalid JSON
 // lines go straight to the summary's failures.
-void FillBatch(std::istream& in, const ImportOptions& options, Batch& batch,
-               ImportSummary& summary, size_t& bytes_read) {
+void FillBatch(std::istream& in, const ImportOptions& options, Batch& batch, ImportSummary& summary,
+               size_t& bytes_read) {
   std::string line;
   while (batch.jobs.size() < options.batch_size && std::getline(in, line)) {
     bytes_read += line.size() + 1;
@@ -33,7 +33,8 @@ void FillBatch(std::istream& in, const ImportOptions& options, Batch& batch,
     }
     sdk::BulkJob job = options.job_template;
     job.payload = std::move(payload);
-    if (options.idempotency_key) job.idempotency_key = *options.idempotency_key + ":" + std::to_string(number);
+    if (options.idempotency_key)
+      job.idempotency_key = *options.idempotency_key + ":" + std::to_string(number);
     batch.jobs.push_back(std::move(job));
     batch.lines.push_back(number);
   }

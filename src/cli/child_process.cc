@@ -24,8 +24,9 @@ std::vector<std::string> ChildEnvironment(const ChildSpec& spec) {
     std::string_view entry(*e);
     bool overridden = false;
     for (const auto& [name, value] : spec.env) {
-      overridden = overridden || (entry.size() > name.size() && entry.substr(0, name.size()) == name &&
-                                  entry[name.size()] == '=');
+      overridden =
+          overridden || (entry.size() > name.size() && entry.substr(0, name.size()) == name &&
+                         entry[name.size()] == '=');
     }
     if (!overridden) env.emplace_back(entry);
   }
@@ -58,8 +59,8 @@ void InitAttributes(posix_spawnattr_t* attr) {
   posix_spawnattr_setsigmask(attr, &none);
   posix_spawnattr_setsigdefault(attr, &defaults);
   posix_spawnattr_setpgroup(attr, 0);
-  posix_spawnattr_setflags(attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                     POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setflags(attr,
+                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 }
 
 }  // namespace
@@ -138,8 +139,8 @@ void ChildProcess::CloseAll() {
 
 void ChildProcess::WriteStdin() {
   while (in_fd_ >= 0 && in_written_ < spec_.stdin_data.size()) {
-    ssize_t n = write(in_fd_, spec_.stdin_data.data() + in_written_,
-                      spec_.stdin_data.size() - in_written_);
+    ssize_t n =
+        write(in_fd_, spec_.stdin_data.data() + in_written_, spec_.stdin_data.size() - in_written_);
     if (n > 0) {
       in_written_ += static_cast<size_t>(n);
       continue;
@@ -187,9 +188,12 @@ void ChildProcess::Pump(int timeout_ms) {
   if (poll(fds, count, timeout_ms) <= 0) return;
   for (nfds_t i = 0; i < count; ++i) {
     if (fds[i].revents == 0) continue;
-    if (fds[i].fd == in_fd_) WriteStdin();
-    else if (fds[i].fd == out_fd_) ReadInto(out_fd_, true);
-    else if (fds[i].fd == err_fd_) ReadInto(err_fd_, false);
+    if (fds[i].fd == in_fd_)
+      WriteStdin();
+    else if (fds[i].fd == out_fd_)
+      ReadInto(out_fd_, true);
+    else if (fds[i].fd == err_fd_)
+      ReadInto(err_fd_, false);
   }
 }
 
@@ -209,7 +213,8 @@ bool ChildProcess::Reap(bool block) {
 
 bool ChildProcess::WaitFor(SteadyTime deadline, const std::function<bool()>& stop) {
   while (!exited_) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now());
+    auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now());
     if (left.count() <= 0 || (stop && stop())) break;
     Pump(static_cast<int>(std::min<long long>(left.count(), 50)));
     Reap(false);

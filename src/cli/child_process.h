@@ -34,7 +34,7 @@ struct ChildSpec {
   std::vector<std::string> argv;  // argv[0] is looked up in PATH
   // Added to (or replacing in) this process's environment.
   std::vector<std::pair<std::string, std::string>> env;
-  std::string stdin_data;  // written, then stdin is closed
+  std::string stdin_data;         // written, then stdin is closed
   size_t stdout_limit = 1 << 20;  // bytes kept from the start of stdout
   size_t stderr_tail = 2048;      // bytes kept from the end of stderr
 };

@@ -17,7 +17,8 @@ std::unique_ptr<ChildProcess> RunToEnd(ChildSpec spec, milliseconds limit = mill
 }
 
 TEST(ChildProcessTest, FeedsStdinAndCapturesBothOutputs) {
-  auto child = RunToEnd({.argv = {"sh", "-c", "cat; echo oops >&2; exit 3"}, .stdin_data = "{\"a\":1}"});
+  auto child =
+      RunToEnd({.argv = {"sh", "-c", "cat; echo oops >&2; exit 3"}, .stdin_data = "{\"a\":1}"});
   ASSERT_TRUE(child->exited());
   EXPECT_EQ(child->exit_code(), 3);
   EXPECT_EQ(child->out(), "{\"a\":1}");
@@ -25,7 +26,8 @@ TEST(ChildProcessTest, FeedsStdinAndCapturesBothOutputs) {
 }
 
 TEST(ChildProcessTest, PassesEnvironment) {
-  auto child = RunToEnd({.argv = {"sh", "-c", "printf %s \"$REDRIVE_JOB_ID\""}, .env = {{"REDRIVE_JOB_ID", "j1"}}});
+  auto child = RunToEnd(
+      {.argv = {"sh", "-c", "printf %s \"$REDRIVE_JOB_ID\""}, .env = {{"REDRIVE_JOB_ID", "j1"}}});
   EXPECT_EQ(child->out(), "j1");
 }
 
@@ -33,10 +35,12 @@ TEST(ChildProcessTest, PassesEnvironment) {
 // deadlock a naive write-then-read parent.
 TEST(ChildProcessTest, NoDeadlockOnLargeOutputAndInput) {
   std::string input(1 << 20, 'x');
-  auto child = RunToEnd({.argv = {"sh", "-c", "head -c 300000 /dev/zero; cat >/dev/null; head -c 300000 /dev/zero >&2"},
-                    .stdin_data = input,
-                    .stdout_limit = 1000,
-                    .stderr_tail = 100});
+  auto child =
+      RunToEnd({.argv = {"sh", "-c",
+                         "head -c 300000 /dev/zero; cat >/dev/null; head -c 300000 /dev/zero >&2"},
+                .stdin_data = input,
+                .stdout_limit = 1000,
+                .stderr_tail = 100});
   ASSERT_TRUE(child->exited());
   EXPECT_EQ(child->exit_code(), 0);
   EXPECT_EQ(child->out().size(), 1000u);
@@ -55,7 +59,8 @@ TEST(ChildProcessTest, StopPredicateAndTerminateKillTheGroup) {
   ASSERT_TRUE(spawned.ok());
   auto& child = *spawned;
   int polls = 0;
-  EXPECT_FALSE(child->WaitFor(SteadyClock::now() + milliseconds(10'000), [&] { return ++polls > 3; }));
+  EXPECT_FALSE(
+      child->WaitFor(SteadyClock::now() + milliseconds(10'000), [&] { return ++polls > 3; }));
   auto before = SteadyClock::now();
   child->Terminate(milliseconds(5'000));
   EXPECT_TRUE(child->exited());

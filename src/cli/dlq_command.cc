@@ -105,9 +105,12 @@ int RunList(CliContext& ctx, const ListFlags& f) {
   filter.offset = f.offset;
   auto jobs = ctx.client().ListDlq(filter);
   if (!jobs.ok()) return ReportError(jobs.status());
-  if (ctx.flags.json) PrintJobSummariesJson(*jobs);
-  else if (jobs->empty()) std::cout << "the DLQ is empty\n";
-  else PrintDeadJobTable(std::cout, *jobs, Now());
+  if (ctx.flags.json)
+    PrintJobSummariesJson(*jobs);
+  else if (jobs->empty())
+    std::cout << "the DLQ is empty\n";
+  else
+    PrintDeadJobTable(std::cout, *jobs, Now());
   return kExitOk;
 }
 
@@ -170,9 +173,11 @@ int RunRetry(CliContext& ctx, const RetryFlags& f) {
   auto result = ctx.client().RetryDlq(request);
   if (!result.ok()) return ReportError(result.status());
   if (ctx.flags.json) {
-    if (result->dry_run) PrintJson({{"matched_count", result->matched_count}, {"dry_run", true}});
-    else PrintJson({{"retried_count", result->retried_count},
-                    {"retried_jobs", boost::json::value_from(result->retried_jobs)}});
+    if (result->dry_run)
+      PrintJson({{"matched_count", result->matched_count}, {"dry_run", true}});
+    else
+      PrintJson({{"retried_count", result->retried_count},
+                 {"retried_jobs", boost::json::value_from(result->retried_jobs)}});
   } else if (result->dry_run) {
     std::cout << "would retry " << result->matched_count << " jobs (dry run; nothing changed)\n";
   } else {
@@ -244,8 +249,10 @@ sdk::DlqPurgeRequest PurgeRequest(const PurgeFlags& f) {
 }
 
 int PrintPurged(CliContext& ctx, int purged) {
-  if (ctx.flags.json) PrintJson({{"purged_count", purged}});
-  else std::cout << "purged " << purged << " dead jobs\n";
+  if (ctx.flags.json)
+    PrintJson({{"purged_count", purged}});
+  else
+    std::cout << "purged " << purged << " dead jobs\n";
   return kExitOk;
 }
 
@@ -256,13 +263,16 @@ int RunPurge(CliContext& ctx, const PurgeFlags& f) {
     request.dry_run = true;
     auto matched = ctx.client().PurgeDlq(request);
     if (!matched.ok()) return ReportError(matched.status());
-    if (ctx.flags.json) PrintJson({{"matched_count", *matched}, {"dry_run", true}});
-    else std::cout << "would purge " << *matched << " dead jobs (dry run; nothing deleted)\n";
+    if (ctx.flags.json)
+      PrintJson({{"matched_count", *matched}, {"dry_run", true}});
+    else
+      std::cout << "would purge " << *matched << " dead jobs (dry run; nothing deleted)\n";
     return kExitOk;
   }
   if (!f.yes) {
     if (!IsTerminal(STDIN_FILENO)) {
-      return UsageError("dlq purge deletes jobs for good: pass --yes to confirm (stdin is not a terminal)");
+      return UsageError(
+          "dlq purge deletes jobs for good: pass --yes to confirm (stdin is not a terminal)");
     }
     // Ask about the exact number: a dry run of the very same purge.
     request.dry_run = true;

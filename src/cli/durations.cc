@@ -38,10 +38,14 @@ std::optional<double> ParseRate(std::string_view text) {
   size_t slash = text.find('/');
   if (slash != std::string_view::npos) {
     std::string_view unit = text.substr(slash + 1);
-    if (unit == "s") per = 1.0;
-    else if (unit == "m") per = 60.0;
-    else if (unit == "h") per = 3600.0;
-    else return std::nullopt;
+    if (unit == "s")
+      per = 1.0;
+    else if (unit == "m")
+      per = 60.0;
+    else if (unit == "h")
+      per = 3600.0;
+    else
+      return std::nullopt;
     text = text.substr(0, slash);
   }
   // strtod, not from_chars: g++ 12's floating from_chars is fine, but strtod

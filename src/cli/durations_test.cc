@@ -28,7 +28,8 @@ TEST(ParseRateTest, PerSecondMinuteHour) {
   EXPECT_DOUBLE_EQ(*ParseRate("600/m"), 10.0);
   EXPECT_DOUBLE_EQ(*ParseRate("0.5/s"), 0.5);
   EXPECT_DOUBLE_EQ(*ParseRate("7"), 7.0);
-  for (const char* bad : {"", "/s", "0/s", "-1/s", "5/d", "fast"}) EXPECT_FALSE(ParseRate(bad)) << bad;
+  for (const char* bad : {"", "/s", "0/s", "-1/s", "5/d", "fast"})
+    EXPECT_FALSE(ParseRate(bad)) << bad;
 }
 
 TEST(FormatRelativeTest, PastAndFuture) {

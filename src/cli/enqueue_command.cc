@@ -37,7 +37,8 @@ sdk::BulkJob JobTemplate(const EnqueueFlags& f) {
   Instant now = SystemClock().Now();
   job.priority = f.priority;
   job.max_retries = f.max_retries;
-  if (!f.timeout.empty()) job.timeout_seconds = static_cast<int>(CeilSeconds(*ParseDuration(f.timeout)));
+  if (!f.timeout.empty())
+    job.timeout_seconds = static_cast<int>(CeilSeconds(*ParseDuration(f.timeout)));
   if (!f.delay.empty()) job.scheduled_at = now + *ParseDuration(f.delay);
   if (!f.at.empty()) job.scheduled_at = *ParseTime(f.at);
   if (!f.expires_in.empty()) job.expires_at = now + *ParseDuration(f.expires_in);
@@ -52,25 +53,33 @@ int RunOne(CliContext& ctx, const EnqueueFlags& f) {
   boost::json::value payload = boost::json::parse(text, ec);
   if (ec) return UsageError("the payload is not JSON: " + ec.message());
   sdk::BulkJob t = JobTemplate(f);
-  sdk::EnqueueRequest request{.queue_name = f.queue, .payload = std::move(payload),
-                              .priority = t.priority, .max_retries = t.max_retries,
-                              .timeout_seconds = t.timeout_seconds, .scheduled_at = t.scheduled_at,
-                              .expires_at = t.expires_at, .tags = t.tags,
+  sdk::EnqueueRequest request{.queue_name = f.queue,
+                              .payload = std::move(payload),
+                              .priority = t.priority,
+                              .max_retries = t.max_retries,
+                              .timeout_seconds = t.timeout_seconds,
+                              .scheduled_at = t.scheduled_at,
+                              .expires_at = t.expires_at,
+                              .tags = t.tags,
                               .idempotency_key = f.idempotency_key};
   auto result = ctx.client().Enqueue(request);
   if (!result.ok()) return ReportError(result.status());
-  if (ctx.flags.json) PrintJson({{"id", result->id}, {"created", result->created}});
-  else if (result->created) std::cout << result->id << "\n";
-  else std::cout << result->id << " (already enqueued with this idempotency key)\n";
+  if (ctx.flags.json)
+    PrintJson({{"id", result->id}, {"created", result->created}});
+  else if (result->created)
+    std::cout << result->id << "\n";
+  else
+    std::cout << result->id << " (already enqueued with this idempotency key)\n";
   return kExitOk;
 }
 
 void PrintSummary(const CliContext& ctx, const ImportSummary& s) {
   if (ctx.flags.json) {
     boost::json::array failed;
-    for (const auto& f : s.failures) failed.push_back({{"line", f.line}, {"code", f.code}, {"error", f.message}});
-    boost::json::object out{{"lines", s.lines}, {"enqueued", s.enqueued},
-                            {"existing", s.existing}, {"failed", failed}};
+    for (const auto& f : s.failures)
+      failed.push_back({{"line", f.line}, {"code", f.code}, {"error", f.message}});
+    boost::json::object out{
+        {"lines", s.lines}, {"enqueued", s.enqueued}, {"existing", s.existing}, {"failed", failed}};
     if (!s.aborted.ok()) out["aborted"] = s.aborted.ToString();
     PrintJson(out);
     return;
@@ -116,11 +125,13 @@ int RunFile(CliContext& ctx, const EnqueueFlags& f) {
 }
 
 int RunEnqueue(CliContext& ctx, const EnqueueFlags& f) {
-  if (!f.file.empty() && !f.json.empty()) return UsageError("enqueue: give a JSON payload or --file, not both");
+  if (!f.file.empty() && !f.json.empty())
+    return UsageError("enqueue: give a JSON payload or --file, not both");
   if (f.file.empty() && f.json.empty()) {
     return UsageError("enqueue: give a JSON payload, - to read it from stdin, or --file FILE");
   }
-  if (!f.delay.empty() && !f.at.empty()) return UsageError("enqueue: --delay and --at exclude each other");
+  if (!f.delay.empty() && !f.at.empty())
+    return UsageError("enqueue: --delay and --at exclude each other");
   return f.file.empty() ? RunOne(ctx, f) : RunFile(ctx, f);
 }
 
@@ -136,7 +147,8 @@ void AddEnqueueCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--max-retries", f->max_retries, "0..100 (default: the queue's)");
   cmd->add_option("--timeout", f->timeout, "Longest one attempt may run (default: the queue's)")
       ->check(CheckDuration);
-  cmd->add_option("--delay", f->delay, "Run after this long (500ms, 30s, 5m, 1h, 2d)")->check(CheckDuration);
+  cmd->add_option("--delay", f->delay, "Run after this long (500ms, 30s, 5m, 1h, 2d)")
+      ->check(CheckDuration);
   cmd->add_option("--at", f->at, "Run at this RFC 3339 time")->check(CheckTime);
   cmd->add_option("--expires-in", f->expires_in, "Dead-letter it if not started within this long")
       ->check(CheckDuration);

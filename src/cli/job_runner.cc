@@ -102,9 +102,9 @@ sdk::HandlerResult RunJob(const sdk::JobContext& job, const JobRunnerOptions& op
   sdk::HandlerResult result = sdk::HandlerResult::RetryableFailure("");
   if (!exited) {
     (*child)->Terminate(kKillGrace);
-    std::string reason = job.cancelled()
-                             ? "lease lost: command killed"
-                             : "timed out after " + FormatDuration(*options.timeout) + ": command killed";
+    std::string reason = job.cancelled() ? "lease lost: command killed"
+                                         : "timed out after " + FormatDuration(*options.timeout) +
+                                               ": command killed";
     summary = reason;
     result = sdk::HandlerResult::RetryableFailure(FailureMessage(reason, (*child)->err_tail()));
   } else {

@@ -27,9 +27,9 @@ inline constexpr size_t kStdoutResultLimit = 64 * 1024;
 inline constexpr size_t kErrorLimit = 2048;  // the server truncates longer errors
 
 struct JobRunnerOptions {
-  std::vector<std::string> command;  // argv; argv[0] looked up in PATH
+  std::vector<std::string> command;                  // argv; argv[0] looked up in PATH
   std::optional<std::chrono::milliseconds> timeout;  // per run of the command
-  bool verbose = true;  // one line per job on stderr
+  bool verbose = true;                               // one line per job on stderr
 };
 
 // The JSON result for a command's stdout (see above); null for empty output.

@@ -13,7 +13,8 @@ TEST(ResultFromStdoutTest, JsonIsTheResult) {
 }
 
 TEST(ResultFromStdoutTest, OtherTextIsWrapped) {
-  EXPECT_EQ(boost::json::serialize(ResultFromStdout("hello\n", false)), "{\"stdout\":\"hello\\n\"}");
+  EXPECT_EQ(boost::json::serialize(ResultFromStdout("hello\n", false)),
+            "{\"stdout\":\"hello\\n\"}");
   EXPECT_TRUE(ResultFromStdout("  \n", false).is_null());
   // Truncated output is never taken as JSON, even if the prefix parses.
   auto big = ResultFromStdout(std::string(100'000, '7'), true);

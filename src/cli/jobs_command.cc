@@ -68,8 +68,10 @@ void AddGet(CLI::App& jobs, CliContext& ctx) {
   ctx.OnRun(cmd, [&ctx, id] {
     auto job = ctx.client().GetJob(*id);
     if (!job.ok()) return ReportError(job.status());
-    if (ctx.flags.json) PrintJson(wire::JobToJson(*job));
-    else PrintJobDetail(std::cout, *job, Now());
+    if (ctx.flags.json)
+      PrintJson(wire::JobToJson(*job));
+    else
+      PrintJobDetail(std::cout, *job, Now());
     return kExitOk;
   });
 }
@@ -82,8 +84,10 @@ void AddHistory(CLI::App& jobs, CliContext& ctx) {
   ctx.OnRun(cmd, [&ctx, id] {
     auto history = ctx.client().History(*id);
     if (!history.ok()) return ReportError(history.status());
-    if (ctx.flags.json) PrintHistoryJson(*history);
-    else PrintHistory(std::cout, *history, Now());
+    if (ctx.flags.json)
+      PrintHistoryJson(*history);
+    else
+      PrintHistory(std::cout, *history, Now());
     return kExitOk;
   });
 }
@@ -96,8 +100,10 @@ void AddCancel(CLI::App& jobs, CliContext& ctx) {
   ctx.OnRun(cmd, [&ctx, id] {
     Status st = ctx.client().Cancel(*id);
     if (!st.ok()) return ReportError(st);
-    if (ctx.flags.json) PrintJson({{"id", *id}, {"cancelled", true}});
-    else std::cout << "cancelled " << *id << "\n";
+    if (ctx.flags.json)
+      PrintJson({{"id", *id}, {"cancelled", true}});
+    else
+      std::cout << "cancelled " << *id << "\n";
     return kExitOk;
   });
 }
@@ -111,18 +117,22 @@ int RunRetry(CliContext& ctx, const RetryFlags& f) {
   if (!f.expires_in.empty()) expires_at = Now() + *ParseDuration(f.expires_in);
   auto job = ctx.client().Retry(f.id, expires_at);
   if (!job.ok()) return ReportError(job.status());
-  if (ctx.flags.json) PrintJson(wire::JobToJson(*job));
-  else std::cout << "retried " << job->id << ": now " << JobStatusName(job->status) << "\n";
+  if (ctx.flags.json)
+    PrintJson(wire::JobToJson(*job));
+  else
+    std::cout << "retried " << job->id << ": now " << JobStatusName(job->status) << "\n";
   return kExitOk;
 }
 
 void AddRetry(CLI::App& jobs, CliContext& ctx) {
-  auto* cmd = jobs.add_subcommand("retry", "Redrive a dead or cancelled job (due now, retries reset)");
+  auto* cmd =
+      jobs.add_subcommand("retry", "Redrive a dead or cancelled job (due now, retries reset)");
   auto f = std::make_shared<RetryFlags>();
   cmd->add_option("ID", f->id, "Job id")->required();
   cmd->add_option("--expires-in", f->expires_in, "New deadline, from now (30s, 1h, 2d)")
       ->check(CheckDuration);
-  cmd->footer("Example:\n  redrive jobs retry 01a227b1-17ac-70b2-8612-af0bc51bf36f --expires-in 1h");
+  cmd->footer(
+      "Example:\n  redrive jobs retry 01a227b1-17ac-70b2-8612-af0bc51bf36f --expires-in 1h");
   ctx.OnRun(cmd, [&ctx, f] { return RunRetry(ctx, *f); });
 }
 

@@ -153,7 +153,8 @@ std::optional<std::optional<std::chrono::seconds>> Retention(const std::string& 
 sdk::QueueConfigUpdate MakeUpdate(const ConfigFlags& f, const QueueConfig& current) {
   sdk::QueueConfigUpdate update;
   update.max_retries = f.max_retries;
-  if (!f.timeout.empty()) update.default_timeout = static_cast<int>(CeilSeconds(*ParseDuration(f.timeout)));
+  if (!f.timeout.empty())
+    update.default_timeout = static_cast<int>(CeilSeconds(*ParseDuration(f.timeout)));
   // The server replaces the backoff policy whole, so unchanged members keep
   // their current values rather than falling back to the defaults.
   if (!f.backoff_base.empty() || !f.backoff_max.empty() || !f.jitter.empty()) {
@@ -172,8 +173,10 @@ sdk::QueueConfigUpdate MakeUpdate(const ConfigFlags& f, const QueueConfig& curre
 int RunConfig(CliContext& ctx, const ConfigFlags& f) {
   QueueConfig current;  // defaults, for a queue that does not exist yet
   auto existing = ctx.client().GetQueue(f.name);
-  if (existing.ok()) current = existing->config;
-  else if (existing.status().code() != ErrorCode::kNotFound) return ReportError(existing.status());
+  if (existing.ok())
+    current = existing->config;
+  else if (existing.status().code() != ErrorCode::kNotFound)
+    return ReportError(existing.status());
   return PrintConfigResult(ctx, ctx.client().ConfigureQueue(f.name, MakeUpdate(f, current)),
                            "configured");
 }
@@ -187,13 +190,17 @@ void AddConfig(CLI::App& queues, CliContext& ctx) {
       ->check(CheckDuration);
   cmd->add_option("--backoff-base", f->backoff_base, "First retry delay (1s; 0 retries at once)")
       ->check(CheckDuration);
-  cmd->add_option("--backoff-max", f->backoff_max, "Longest retry delay (1m)")->check(CheckDuration);
-  cmd->add_option("--jitter", f->jitter, "Random extra delay, up to this (500ms)")->check(CheckDuration);
-  cmd->add_option("--retain-completed", f->retain_completed, "Keep completed jobs this long, or forever")
+  cmd->add_option("--backoff-max", f->backoff_max, "Longest retry delay (1m)")
+      ->check(CheckDuration);
+  cmd->add_option("--jitter", f->jitter, "Random extra delay, up to this (500ms)")
+      ->check(CheckDuration);
+  cmd->add_option("--retain-completed", f->retain_completed,
+                  "Keep completed jobs this long, or forever")
       ->check(CheckRetention);
   cmd->add_option("--retain-dead", f->retain_dead, "Keep dead jobs this long, or forever")
       ->check(CheckRetention);
-  cmd->add_option("--retain-cancelled", f->retain_cancelled, "Keep cancelled jobs this long, or forever")
+  cmd->add_option("--retain-cancelled", f->retain_cancelled,
+                  "Keep cancelled jobs this long, or forever")
       ->check(CheckRetention);
   cmd->footer(
       "Settings apply to jobs enqueued afterwards (the policy is copied onto each job).\n"

@@ -57,8 +57,8 @@ void Details::Print(std::ostream& out) const {
 
 std::string Ellipsize(const std::string& text, size_t max) {
   std::string flat = text;
-  std::replace_if(flat.begin(), flat.end(), [](char c) { return c == '\n' || c == '\r' || c == '\t'; },
-                  ' ');
+  std::replace_if(
+      flat.begin(), flat.end(), [](char c) { return c == '\n' || c == '\r' || c == '\t'; }, ' ');
   if (DisplayWidth(flat) <= max) return flat;
   std::string out;
   size_t points = 0;

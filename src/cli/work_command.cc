@@ -61,10 +61,12 @@ int RunWork(CliContext& ctx, const WorkFlags& f) {
 }  // namespace
 
 void AddWorkCommand(CLI::App& app, CliContext& ctx) {
-  auto* cmd = app.add_subcommand("work", "Run COMMAND once per job of QUEUE: a worker for any language");
+  auto* cmd =
+      app.add_subcommand("work", "Run COMMAND once per job of QUEUE: a worker for any language");
   auto f = std::make_shared<WorkFlags>();
   cmd->add_option("QUEUE", f->queue, "Queue to work on")->required();
-  cmd->add_option("COMMAND", f->command, "Command and its arguments (after --); no shell")->required();
+  cmd->add_option("COMMAND", f->command, "Command and its arguments (after --); no shell")
+      ->required();
   cmd->add_option("-c,--concurrency", f->concurrency, "Jobs run at once")->capture_default_str();
   cmd->add_option("--lease", f->lease, "Lease per claim, renewed by heartbeats (5s..1h)")
       ->check(CheckDuration)

@@ -4,12 +4,18 @@ namespace redrive {
 
 const char* JobStatusName(JobStatus s) {
   switch (s) {
-    case JobStatus::kPending: return "pending";
-    case JobStatus::kScheduled: return "scheduled";
-    case JobStatus::kProcessing: return "processing";
-    case JobStatus::kCompleted: return "completed";
-    case JobStatus::kDeadletter: return "deadletter";
-    case JobStatus::kCancelled: return "cancelled";
+    case JobStatus::kPending:
+      return "pending";
+    case JobStatus::kScheduled:
+      return "scheduled";
+    case JobStatus::kProcessing:
+      return "processing";
+    case JobStatus::kCompleted:
+      return "completed";
+    case JobStatus::kDeadletter:
+      return "deadletter";
+    case JobStatus::kCancelled:
+      return "cancelled";
   }
   return "pending";
 }
@@ -27,11 +33,16 @@ bool IsTerminal(JobStatus s) {
 
 const char* DeadReasonName(DeadReason r) {
   switch (r) {
-    case DeadReason::kNone: return "";
-    case DeadReason::kMaxRetriesExceeded: return "max_retries_exceeded";
-    case DeadReason::kLeaseExpired: return "lease_expired";
-    case DeadReason::kNonRetryable: return "non_retryable";
-    case DeadReason::kExpired: return "expired";
+    case DeadReason::kNone:
+      return "";
+    case DeadReason::kMaxRetriesExceeded:
+      return "max_retries_exceeded";
+    case DeadReason::kLeaseExpired:
+      return "lease_expired";
+    case DeadReason::kNonRetryable:
+      return "non_retryable";
+    case DeadReason::kExpired:
+      return "expired";
   }
   return "";
 }

@@ -22,7 +22,7 @@ namespace redrive {
 //   deadletter — the DLQ: failed for good, kept whole until retried or purged.
 //   cancelled  — terminal, cancelled by an operator (can be retried).
 enum class JobStatus { kPending, kScheduled, kProcessing, kCompleted, kDeadletter, kCancelled };
-inline constexpr JobStatus kAllStatuses[] = {JobStatus::kPending,   JobStatus::kScheduled,
+inline constexpr JobStatus kAllStatuses[] = {JobStatus::kPending,    JobStatus::kScheduled,
                                              JobStatus::kProcessing, JobStatus::kCompleted,
                                              JobStatus::kDeadletter, JobStatus::kCancelled};
 
@@ -63,7 +63,7 @@ struct Job {
 
   Instant created_at{};
   Instant updated_at{};
-  Instant scheduled_at{};  // when it is (or was) due; = created_at if not delayed
+  Instant scheduled_at{};               // when it is (or was) due; = created_at if not delayed
   std::optional<Instant> started_at;    // start of the current/last attempt
   std::optional<Instant> completed_at;  // set when it reaches a terminal status
   std::optional<Instant> expires_at;    // deadline: never claimed at or after it

@@ -6,12 +6,18 @@ namespace redrive {
 
 long long& StatusCounts::of(JobStatus s) {
   switch (s) {
-    case JobStatus::kPending: return pending;
-    case JobStatus::kScheduled: return scheduled;
-    case JobStatus::kProcessing: return processing;
-    case JobStatus::kCompleted: return completed;
-    case JobStatus::kDeadletter: return deadletter;
-    case JobStatus::kCancelled: return cancelled;
+    case JobStatus::kPending:
+      return pending;
+    case JobStatus::kScheduled:
+      return scheduled;
+    case JobStatus::kProcessing:
+      return processing;
+    case JobStatus::kCompleted:
+      return completed;
+    case JobStatus::kDeadletter:
+      return deadletter;
+    case JobStatus::kCancelled:
+      return cancelled;
   }
   return pending;
 }

@@ -23,8 +23,8 @@ Micros BackoffDelay(const BackoffPolicy& policy, int n, Random& random) {
 }
 
 FailureDecision DecideFailure(const Job& job, Instant now, bool no_retry,
-                              std::optional<std::chrono::milliseconds> retry_after,
-                              bool lease_lost, Random& random) {
+                              std::optional<std::chrono::milliseconds> retry_after, bool lease_lost,
+                              Random& random) {
   FailureDecision d;
   if (no_retry) {
     d.dead_reason = DeadReason::kNonRetryable;

@@ -17,7 +17,7 @@ Micros BackoffDelay(const BackoffPolicy& policy, int n, Random& random);
 
 struct FailureDecision {
   bool will_retry = false;
-  Instant next_run{};                      // when will_retry
+  Instant next_run{};                          // when will_retry
   DeadReason dead_reason = DeadReason::kNone;  // when !will_retry
 };
 
@@ -25,7 +25,7 @@ struct FailureDecision {
 // `lease_lost` marks failures by lease expiry / timeout (dead reason
 // lease_expired instead of max_retries_exceeded).
 FailureDecision DecideFailure(const Job& job, Instant now, bool no_retry,
-                              std::optional<std::chrono::milliseconds> retry_after,
-                              bool lease_lost, Random& random);
+                              std::optional<std::chrono::milliseconds> retry_after, bool lease_lost,
+                              Random& random);
 
 }  // namespace redrive

@@ -4,19 +4,32 @@ namespace redrive {
 
 const char* ErrorCodeName(ErrorCode code) {
   switch (code) {
-    case ErrorCode::kOk: return "OK";
-    case ErrorCode::kBadRequest: return "BAD_REQUEST";
-    case ErrorCode::kValidation: return "VALIDATION_ERROR";
-    case ErrorCode::kUnauthorized: return "UNAUTHORIZED";
-    case ErrorCode::kAccessDenied: return "ACCESS_DENIED";
-    case ErrorCode::kNotFound: return "NOT_FOUND";
-    case ErrorCode::kMethodNotAllowed: return "METHOD_NOT_ALLOWED";
-    case ErrorCode::kConflict: return "CONFLICT";
-    case ErrorCode::kLeaseExpired: return "LEASE_EXPIRED";
-    case ErrorCode::kPayloadTooLarge: return "PAYLOAD_TOO_LARGE";
-    case ErrorCode::kUnsupportedMediaType: return "UNSUPPORTED_MEDIA_TYPE";
-    case ErrorCode::kInternal: return "INTERNAL_ERROR";
-    case ErrorCode::kUnavailable: return "SERVICE_UNAVAILABLE";
+    case ErrorCode::kOk:
+      return "OK";
+    case ErrorCode::kBadRequest:
+      return "BAD_REQUEST";
+    case ErrorCode::kValidation:
+      return "VALIDATION_ERROR";
+    case ErrorCode::kUnauthorized:
+      return "UNAUTHORIZED";
+    case ErrorCode::kAccessDenied:
+      return "ACCESS_DENIED";
+    case ErrorCode::kNotFound:
+      return "NOT_FOUND";
+    case ErrorCode::kMethodNotAllowed:
+      return "METHOD_NOT_ALLOWED";
+    case ErrorCode::kConflict:
+      return "CONFLICT";
+    case ErrorCode::kLeaseExpired:
+      return "LEASE_EXPIRED";
+    case ErrorCode::kPayloadTooLarge:
+      return "PAYLOAD_TOO_LARGE";
+    case ErrorCode::kUnsupportedMediaType:
+      return "UNSUPPORTED_MEDIA_TYPE";
+    case ErrorCode::kInternal:
+      return "INTERNAL_ERROR";
+    case ErrorCode::kUnavailable:
+      return "SERVICE_UNAVAILABLE";
   }
   return "INTERNAL_ERROR";
 }

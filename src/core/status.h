@@ -68,7 +68,7 @@ class Status {
 template <typename T>
 class Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}        // NOLINT: implicit by design
   Result(Status status) : v_(std::move(status)) {  // NOLINT
     assert(!std::get<Status>(v_).ok());
   }
@@ -92,10 +92,10 @@ class Result {
 };
 
 // Early-return helpers.
-#define REDRIVE_RETURN_IF_ERROR(expr)        \
-  do {                                       \
-    ::redrive::Status _st = (expr);          \
-    if (!_st.ok()) return _st;               \
+#define REDRIVE_RETURN_IF_ERROR(expr) \
+  do {                                \
+    ::redrive::Status _st = (expr);   \
+    if (!_st.ok()) return _st;        \
   } while (0)
 
 #define REDRIVE_CONCAT_INNER(a, b) a##b

@@ -37,10 +37,9 @@ bool Digits(std::string_view s, size_t pos, size_t n, int& out) {
 
 std::optional<Instant> ParseTime(std::string_view s) {
   int y, mo, d, h, mi, sec;
-  if (!Digits(s, 0, 4, y) || s.size() < 20 || s[4] != '-' || !Digits(s, 5, 2, mo) ||
-      s[7] != '-' || !Digits(s, 8, 2, d) || (s[10] != 'T' && s[10] != 't') ||
-      !Digits(s, 11, 2, h) || s[13] != ':' || !Digits(s, 14, 2, mi) || s[16] != ':' ||
-      !Digits(s, 17, 2, sec)) {
+  if (!Digits(s, 0, 4, y) || s.size() < 20 || s[4] != '-' || !Digits(s, 5, 2, mo) || s[7] != '-' ||
+      !Digits(s, 8, 2, d) || (s[10] != 'T' && s[10] != 't') || !Digits(s, 11, 2, h) ||
+      s[13] != ':' || !Digits(s, 14, 2, mi) || s[16] != ':' || !Digits(s, 17, 2, sec)) {
     return std::nullopt;
   }
   const chr::year_month_day ymd{chr::year(y), chr::month(unsigned(mo)), chr::day(unsigned(d))};

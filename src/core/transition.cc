@@ -37,7 +37,8 @@ Status CheckLease(const Job& job, const std::string& worker_id, const std::strin
     return Status::LeaseExpired(std::string("job is no longer held (status ") +
                                 JobStatusName(job.status) + ")");
   }
-  if (job.lease_id != lease_id) return Status::LeaseExpired("lease_id is not the job's current lease");
+  if (job.lease_id != lease_id)
+    return Status::LeaseExpired("lease_id is not the job's current lease");
   if (job.assigned_worker_id != worker_id) {
     return Status::LeaseExpired("the lease is held by another worker");
   }
@@ -137,7 +138,8 @@ class Applier {
     if (job_.status != JobStatus::kPending && job_.status != JobStatus::kScheduled) {
       return WrongStatus(job_, "expire");
     }
-    if (!job_.expires_at || *job_.expires_at > now_) return Status::Conflict("deadline not reached");
+    if (!job_.expires_at || *job_.expires_at > now_)
+      return Status::Conflict("deadline not reached");
     FailureDecision d;
     d.dead_reason = DeadReason::kExpired;
     ApplyFailure(d, "deadline passed before the job could run", std::nullopt, "");
@@ -264,9 +266,9 @@ class Applier {
 }  // namespace
 
 const char* EventName(const Event& e) {
-  static constexpr const char* kNames[] = {"claim",    "promote",  "heartbeat",      "complete",
-                                           "fail",     "lease_expiry", "deadline",   "cancel",
-                                           "retry",    "update_payload", "release",  "set_priority"};
+  static constexpr const char* kNames[] = {"claim", "promote",        "heartbeat", "complete",
+                                           "fail",  "lease_expiry",   "deadline",  "cancel",
+                                           "retry", "update_payload", "release",   "set_priority"};
   return kNames[e.index()];
 }
 

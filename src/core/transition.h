@@ -84,8 +84,7 @@ struct SetPriority {
 
 using Event = std::variant<event::Claim, event::Promote, event::Heartbeat, event::Complete,
                            event::Fail, event::LeaseExpiry, event::Deadline, event::Cancel,
-                           event::Retry, event::UpdatePayload, event::Release,
-                           event::SetPriority>;
+                           event::Retry, event::UpdatePayload, event::Release, event::SetPriority>;
 
 // The name of an event kind, e.g. "claim" (logs and tests).
 const char* EventName(const Event& e);
@@ -94,7 +93,8 @@ const char* EventName(const Event& e);
 struct Change {
   Job before;
   Job after;
-  std::optional<HistoryEntry> history;  // id and created_at filled by Apply (id empty: caller assigns)
+  std::optional<HistoryEntry>
+      history;  // id and created_at filled by Apply (id empty: caller assigns)
   bool payload_changed = false;
   bool result_changed = false;
   // The guard the store must check atomically when writing `after`.

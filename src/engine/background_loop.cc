@@ -1,8 +1,8 @@
 #include "engine/background_loop.h"
 
-#include "core/thread_name.h"
-
 #include <algorithm>
+
+#include "core/thread_name.h"
 
 namespace redrive::engine {
 

@@ -14,9 +14,10 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
       random(random),
       options(options),
       throughput(static_cast<size_t>(options.throughput_window / options.throughput_interval)),
-      committer(store, clock, random, options.max_batch,
-                [this](const TxEffects& e, size_t n) { metrics.OnCommitted(e, n); },
-                [this](const TxEffects& e, size_t) { OnCommitted(e); }),
+      committer(
+          store, clock, random, options.max_batch,
+          [this](const TxEffects& e, size_t n) { metrics.OnCommitted(e, n); },
+          [this](const TxEffects& e, size_t) { OnCommitted(e); }),
       readers(store, options.reader_threads),
       loop(clock, waiters, options.max_idle) {
   loop.Add(MakeScheduler(committer, store, options.sweep_batch));

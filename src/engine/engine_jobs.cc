@@ -48,9 +48,7 @@ struct Engine::Impl::ClaimState {
   bool first = true;
   std::vector<AckItemResult> ack_results;
 
-  void Finish(std::vector<Job> jobs) {
-    done(ClaimResult{std::move(jobs), std::move(ack_results)});
-  }
+  void Finish(std::vector<Job> jobs) { done(ClaimResult{std::move(jobs), std::move(ack_results)}); }
 };
 
 void Engine::Claim(ClaimParams p, Callback<ClaimResult> done) {
@@ -73,8 +71,8 @@ void Engine::Impl::ClaimAttempt(std::shared_ptr<ClaimState> state) {
             r.ack_results.push_back(std::move(item));
           }
         }
-        REDRIVE_ASSIGN_OR_RETURN(r.jobs, ops::Claim(tx, ctx, p.queue_name, p.worker_id, p.limit,
-                                                    p.lease_duration));
+        REDRIVE_ASSIGN_OR_RETURN(
+            r.jobs, ops::Claim(tx, ctx, p.queue_name, p.worker_id, p.limit, p.lease_duration));
         return r;
       },
       [this, state](Result<ClaimResult> r) {
@@ -89,11 +87,11 @@ void Engine::Impl::ClaimAttempt(std::shared_ptr<ClaimState> state) {
         if (!r->jobs.empty() || std::chrono::steady_clock::now() >= state->deadline) {
           return state->Finish(std::move(r->jobs));
         }
-        const bool parked = waiters.Add(state->params.queue_name, state->deadline,
-                                        [this, state](bool timed_out) {
-                                          if (timed_out) return state->Finish({});
-                                          ClaimAttempt(state);
-                                        });
+        const bool parked =
+            waiters.Add(state->params.queue_name, state->deadline, [this, state](bool timed_out) {
+              if (timed_out) return state->Finish({});
+              ClaimAttempt(state);
+            });
         if (!parked) return state->Finish({});
         loop.NudgeWaiters(state->deadline);
       });

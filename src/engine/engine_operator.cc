@@ -15,8 +15,7 @@ void Engine::GetJob(std::string id, Callback<Job> done) {
 }
 
 void Engine::ListJobs(store::JobFilter f, Callback<std::vector<Job>> done) {
-  impl_->Read<std::vector<Job>>([f](ReadTx& tx) { return tx.ListJobs(f, false); },
-                                std::move(done));
+  impl_->Read<std::vector<Job>>([f](ReadTx& tx) { return tx.ListJobs(f, false); }, std::move(done));
 }
 
 void Engine::JobStatuses(std::vector<std::string> ids, Callback<std::vector<Job>> done) {
@@ -39,8 +38,7 @@ void Engine::History(std::string job_id, Callback<std::vector<HistoryEntry>> don
 }
 
 void Engine::ListDeadLetters(store::JobFilter f, Callback<std::vector<Job>> done) {
-  impl_->Read<std::vector<Job>>([f](ReadTx& tx) { return tx.ListDeadLetters(f); },
-                                std::move(done));
+  impl_->Read<std::vector<Job>>([f](ReadTx& tx) { return tx.ListDeadLetters(f); }, std::move(done));
 }
 
 void Engine::SummarizeDeadLetters(store::JobFilter f, Callback<std::vector<DeadLetterGroup>> done) {
@@ -122,8 +120,8 @@ void Engine::DlqRetry(DlqRetryParams p, Callback<DlqRetryResult> done) {
           retry.source = "dlq_retry";
           if (p.rate_per_second && *p.rate_per_second > 0) {
             // Throttled redrive: the i-th job is due at now + i/r seconds.
-            retry.run_at = ctx.now + Micros(static_cast<long long>(1e6 * double(i) /
-                                                                   *p.rate_per_second));
+            retry.run_at =
+                ctx.now + Micros(static_cast<long long>(1e6 * double(i) / *p.rate_per_second));
           }
           REDRIVE_ASSIGN_OR_RETURN(Change c, ops::ApplyToLoaded(tx, ctx, dead[i], retry));
           r.retried_ids.push_back(c.after.id);

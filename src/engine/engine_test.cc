@@ -33,8 +33,8 @@ TEST_F(EngineTest, EnqueueClaimCompleteRecordsHistory) {
   EXPECT_EQ(jobs[0].lease_expires_at, clock_.Now() + seconds(30));
   EXPECT_EQ(jobs[0].attempts, 1);
 
-  Status st = CallStatus(&Engine::Complete,
-                         CompleteParams{id, "w1", *jobs[0].lease_id, std::string(R"({"ok":true})")});
+  Status st = CallStatus(&Engine::Complete, CompleteParams{id, "w1", *jobs[0].lease_id,
+                                                           std::string(R"({"ok":true})")});
   ASSERT_TRUE(st.ok()) << st.ToString();
   Job done = Get(id);
   EXPECT_EQ(done.status, JobStatus::kCompleted);
@@ -118,9 +118,11 @@ TEST_F(EngineTest, ExpiredLeaseIsReapedAndStaleHolderIsFenced) {
   // The first holder's late completion is refused; the second's succeeds.
   Status late = CallStatus(&Engine::Complete, CompleteParams{id, "w1", *first[0].lease_id, {}});
   EXPECT_EQ(late.code(), ErrorCode::kLeaseExpired);
-  auto hb = Call<Job>(&Engine::Heartbeat, HeartbeatParams{id, "w1", *first[0].lease_id, seconds(30)});
+  auto hb =
+      Call<Job>(&Engine::Heartbeat, HeartbeatParams{id, "w1", *first[0].lease_id, seconds(30)});
   EXPECT_EQ(hb.status().code(), ErrorCode::kLeaseExpired);
-  EXPECT_TRUE(CallStatus(&Engine::Complete, CompleteParams{id, "w2", *second[0].lease_id, {}}).ok());
+  EXPECT_TRUE(
+      CallStatus(&Engine::Complete, CompleteParams{id, "w2", *second[0].lease_id, {}}).ok());
 }
 
 TEST_F(EngineTest, TimeoutCapsHeartbeatsAndCountsAsLeaseLoss) {
@@ -130,7 +132,8 @@ TEST_F(EngineTest, TimeoutCapsHeartbeatsAndCountsAsLeaseLoss) {
   const std::string id = Enqueue("q", p);
   auto jobs = Claim("q", 1, 15);
   clock_.Advance(seconds(10));
-  auto hb = Call<Job>(&Engine::Heartbeat, HeartbeatParams{id, "w1", *jobs[0].lease_id, seconds(30)});
+  auto hb =
+      Call<Job>(&Engine::Heartbeat, HeartbeatParams{id, "w1", *jobs[0].lease_id, seconds(30)});
   ASSERT_TRUE(hb.ok());
   EXPECT_EQ(hb->lease_expires_at, *jobs[0].started_at + seconds(20));
   clock_.Advance(seconds(10));
@@ -250,7 +253,9 @@ TEST_F(EngineTest, LongPollTimesOutEmpty) {
 
 TEST_F(EngineTest, PausedQueueHandsOutNothingUntilResumed) {
   Enqueue("q");
-  ASSERT_TRUE(Call<QueueConfig>(&Engine::PauseQueue, std::string("q"), std::optional<std::string>("deploy")).ok());
+  ASSERT_TRUE(
+      Call<QueueConfig>(&Engine::PauseQueue, std::string("q"), std::optional<std::string>("deploy"))
+          .ok());
   EXPECT_TRUE(Claim("q").empty());
   ASSERT_TRUE(Call<QueueConfig>(&Engine::ResumeQueue, std::string("q")).ok());
   EXPECT_EQ(Claim("q").size(), 1u);

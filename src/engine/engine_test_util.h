@@ -21,8 +21,7 @@ class EngineTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = std::filesystem::temp_directory_path() /
-           ("redrive-engine-test-" + std::to_string(::getpid()) + "-" +
-            std::to_string(counter_++));
+           ("redrive-engine-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
     std::filesystem::remove_all(dir_);
     auto s = store::SqliteStore::Open((dir_ / "redrive.db").string());
     ASSERT_TRUE(s.ok()) << s.status().ToString();
@@ -47,14 +46,16 @@ class EngineTest : public ::testing::Test {
   Result<T> Call(Method method, Args&&... args) {
     auto p = std::make_shared<std::promise<Result<T>>>();
     auto f = p->get_future();
-    ((*engine_).*method)(std::forward<Args>(args)..., [p](Result<T> r) { p->set_value(std::move(r)); });
+    ((*engine_).*method)(std::forward<Args>(args)...,
+                         [p](Result<T> r) { p->set_value(std::move(r)); });
     return f.get();
   }
   template <typename Method, typename... Args>
   Status CallStatus(Method method, Args&&... args) {
     auto p = std::make_shared<std::promise<Status>>();
     auto f = p->get_future();
-    ((*engine_).*method)(std::forward<Args>(args)..., [p](Status s) { p->set_value(std::move(s)); });
+    ((*engine_).*method)(std::forward<Args>(args)...,
+                         [p](Status s) { p->set_value(std::move(s)); });
     return f.get();
   }
 

@@ -58,8 +58,7 @@ void Engine::DeregisterWorker(std::string worker_id, StatusCallback done) {
         REDRIVE_ASSIGN_OR_RETURN(auto held, tx.SelectHeldBy(id, 100000));
         if (!w && held.empty()) return Status::NotFound("worker " + id + " not found");
         for (const Job& job : held) {
-          REDRIVE_RETURN_IF_ERROR(
-              ops::ApplyToLoaded(tx, ctx, job, event::Release{id}).status());
+          REDRIVE_RETURN_IF_ERROR(ops::ApplyToLoaded(tx, ctx, job, event::Release{id}).status());
         }
         if (w) {
           w->deregistered_at = ctx.now;

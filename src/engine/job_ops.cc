@@ -62,7 +62,8 @@ Result<EnqueueResult> Enqueue(store::WriteTx& tx, TxContext& ctx, const EnqueueP
   created.event_type = "created";
   JsonObjectText details;
   details.Str("queue_name", job.queue_name);
-  if (job.status == JobStatus::kScheduled) details.Str("scheduled_at", FormatTime(job.scheduled_at));
+  if (job.status == JobStatus::kScheduled)
+    details.Str("scheduled_at", FormatTime(job.scheduled_at));
   created.details_json = details.Build();
   created.created_at = ctx.now;
 
@@ -122,17 +123,17 @@ Result<std::vector<Job>> Claim(store::WriteTx& tx, TxContext& ctx, const std::st
 }
 
 Result<AckItemResult> ApplyAck(store::WriteTx& tx, TxContext& ctx, const std::string& worker_id,
-                       const Ack& ack) {
+                               const Ack& ack) {
   AckItemResult r;
   r.job_id = ack.job_id;
   Result<Change> change = Status::Internal("unreachable");
   if (ack.error) {
-    change = ApplyToJob(tx, ctx, ack.job_id,
-                        event::Fail{worker_id, ack.lease_id, *ack.error, ack.no_retry,
-                                    ack.retry_after});
+    change =
+        ApplyToJob(tx, ctx, ack.job_id,
+                   event::Fail{worker_id, ack.lease_id, *ack.error, ack.no_retry, ack.retry_after});
   } else {
-    change = ApplyToJob(tx, ctx, ack.job_id,
-                        event::Complete{worker_id, ack.lease_id, ack.result_json});
+    change =
+        ApplyToJob(tx, ctx, ack.job_id, event::Complete{worker_id, ack.lease_id, ack.result_json});
   }
   if (!change.ok()) {
     const ErrorCode code = change.status().code();

@@ -34,6 +34,6 @@ Result<std::vector<Job>> Claim(store::WriteTx& tx, TxContext& ctx, const std::st
 // Completes (no error) or fails one job. A refusal (stale lease, wrong state,
 // unknown job) is a per-item result; only a store error fails the call.
 Result<AckItemResult> ApplyAck(store::WriteTx& tx, TxContext& ctx, const std::string& worker_id,
-                       const Ack& ack);
+                               const Ack& ack);
 
 }  // namespace redrive::engine::ops

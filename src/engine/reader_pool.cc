@@ -14,7 +14,8 @@ void ReaderPool::Start() {
   if (!threads_.empty()) return;
   accepting_ = true;
   stop_ = false;
-  for (int i = 0; i < thread_count_; ++i) threads_.emplace_back([this] {
+  for (int i = 0; i < thread_count_; ++i)
+    threads_.emplace_back([this] {
       SetThreadName("rd-reader");
       Loop();
     });

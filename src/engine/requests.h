@@ -53,7 +53,7 @@ struct Ack {
 };
 struct AckItemResult {
   std::string job_id;
-  Status status;                       // OK, LEASE_EXPIRED, CONFLICT, NOT_FOUND
+  Status status;                        // OK, LEASE_EXPIRED, CONFLICT, NOT_FOUND
   std::optional<JobStatus> new_status;  // when OK
   std::optional<bool> will_retry;       // when OK and it was a failure
 };
@@ -67,7 +67,7 @@ struct ClaimParams {
   std::vector<Ack> acks;              // applied before claiming
 };
 struct ClaimResult {
-  std::vector<Job> jobs;                // claimed (status processing, lease set)
+  std::vector<Job> jobs;                   // claimed (status processing, lease set)
   std::vector<AckItemResult> ack_results;  // one per ClaimParams::acks, same order
 };
 

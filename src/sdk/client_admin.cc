@@ -28,8 +28,7 @@ Result<QueueConfig> Client::ConfigureQueue(const std::string& name,
                                   QueueConfigUpdateToJson(update), &wire::QueueConfigFromJson);
 }
 
-Result<QueueConfig> Client::PauseQueue(const std::string& name,
-                                       std::optional<std::string> reason) {
+Result<QueueConfig> Client::PauseQueue(const std::string& name, std::optional<std::string> reason) {
   boost::json::object body;
   if (reason) body["reason"] = *reason;
   return impl_->Call<QueueConfig>("POST", PathWithId("/queues/", name, "/pause"), body,
@@ -47,8 +46,8 @@ Status Client::DeleteQueue(const std::string& name, bool delete_jobs) {
 }
 
 Result<WorkerRegistration> Client::RegisterWorker(const RegisterWorkerRequest& request) {
-  return impl_->Call<WorkerRegistration>("POST", "/workers/register",
-                                         RegisterWorkerToJson(request), &RegistrationFromJson);
+  return impl_->Call<WorkerRegistration>("POST", "/workers/register", RegisterWorkerToJson(request),
+                                         &RegistrationFromJson);
 }
 
 Result<WorkerInfo> Client::WorkerHeartbeat(const std::string& worker_id,

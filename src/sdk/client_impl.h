@@ -48,13 +48,12 @@ class Client::Impl {
 
  private:
   ClientOptions options_;
-  Status url_status_;                    // a bad server_url fails every call
+  Status url_status_;                     // a bad server_url fails every call
   std::unique_ptr<Transport> transport_;  // null when the URL is bad
 };
 
 // "/jobs/" + the id, percent-encoded: ids come from users too (CLI arguments).
-std::string PathWithId(std::string_view prefix, std::string_view id,
-                       std::string_view suffix = {});
+std::string PathWithId(std::string_view prefix, std::string_view id, std::string_view suffix = {});
 
 // Builds "?a=1&b=2" from the parameters that are set.
 class Query {

@@ -10,8 +10,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -55,8 +55,7 @@ std::string Lower(std::string_view s) {
 }
 
 int ConnectOne(const addrinfo* ai, SteadyTime deadline, std::string* error) {
-  int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
-                    ai->ai_protocol);
+  int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
   if (fd < 0) {
     *error = std::strerror(errno);
     return -1;
@@ -84,8 +83,8 @@ int ConnectOne(const addrinfo* ai, SteadyTime deadline, std::string* error) {
 
 }  // namespace
 
-Result<std::unique_ptr<HttpConnection>> HttpConnection::Connect(
-    const ServerUrl& url, std::chrono::milliseconds timeout) {
+Result<std::unique_ptr<HttpConnection>> HttpConnection::Connect(const ServerUrl& url,
+                                                                std::chrono::milliseconds timeout) {
   SteadyTime deadline = std::chrono::steady_clock::now() + timeout;
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;

@@ -8,8 +8,8 @@ namespace redrive::sdk {
 Result<ServerUrl> ParseServerUrl(std::string_view url) {
   constexpr std::string_view kScheme = "http://";
   auto bad = [&](const std::string& why) {
-    return Status::Validation("server_url", "invalid server URL \"" + std::string(url) +
-                                                "\": " + why);
+    return Status::Validation("server_url",
+                              "invalid server URL \"" + std::string(url) + "\": " + why);
   };
   if (url.substr(0, kScheme.size()) != kScheme) {
     return bad(url.substr(0, 8) == "https://" ? "https is not supported; use http://"

@@ -10,9 +10,9 @@
 namespace redrive::sdk {
 
 struct ServerUrl {
-  std::string host;      // a name, an IPv4 address, or an IPv6 address without brackets
-  uint16_t port = 7070;  // default when the URL names none: 80 would surprise Redrive users
-  std::string base_path;  // "" or "/prefix", for a server behind a path-routing proxy
+  std::string host;         // a name, an IPv4 address, or an IPv6 address without brackets
+  uint16_t port = 7070;     // default when the URL names none: 80 would surprise Redrive users
+  std::string base_path;    // "" or "/prefix", for a server behind a path-routing proxy
   std::string host_header;  // the Host header: "host:port"
 };
 

@@ -67,8 +67,8 @@ Result<HttpResponse> Transport::Attempt(const std::string& request, SteadyTime d
   // A reused connection may have been closed by the server while idle (its
   // keep-alive timeout): the request never reached a handler, so sending it
   // again on a fresh connection is safe.
-  *retryable = !response.ok() && reused && received_nothing &&
-               std::chrono::steady_clock::now() < deadline;
+  *retryable =
+      !response.ok() && reused && received_nothing && std::chrono::steady_clock::now() < deadline;
   Release(std::move(connection).value(), reusable);
   return response;
 }

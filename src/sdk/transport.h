@@ -45,8 +45,8 @@ class Transport {
   const ClientOptions options_;
   std::mutex mu_;
   std::vector<std::unique_ptr<HttpConnection>> idle_;  // guarded by mu_
-  std::set<HttpConnection*> in_use_;                    // guarded by mu_
-  uint64_t cancel_generation_ = 0;                      // guarded by mu_
+  std::set<HttpConnection*> in_use_;                   // guarded by mu_
+  uint64_t cancel_generation_ = 0;                     // guarded by mu_
 };
 
 }  // namespace redrive::sdk

@@ -138,8 +138,7 @@ Worker::Worker(WorkerOptions options, Handler handler)
     : Worker(ClientOptions{}, std::move(options), std::move(handler)) {}
 
 Worker::Worker(ClientOptions client, WorkerOptions options, Handler handler)
-    : Worker(std::make_shared<Client>(std::move(client)), std::move(options),
-             std::move(handler)) {}
+    : Worker(std::make_shared<Client>(std::move(client)), std::move(options), std::move(handler)) {}
 
 Worker::Worker(std::shared_ptr<Client> client, WorkerOptions options, Handler handler)
     : impl_(std::make_unique<Impl>(std::move(client), std::move(options), std::move(handler))) {}

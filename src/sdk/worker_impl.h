@@ -79,8 +79,8 @@ class Worker::Impl {
   mutable std::mutex mu_;
   std::condition_variable cv_;  // any change below
   bool started_ = false;
-  bool stopping_ = false;     // no more claims; queued jobs are dropped
-  bool slots_exit_ = false;   // slot threads return once the queue is empty
+  bool stopping_ = false;    // no more claims; queued jobs are dropped
+  bool slots_exit_ = false;  // slot threads return once the queue is empty
   bool heartbeat_exit_ = false;
   bool stopped_ = false;
   Status stop_status_;

@@ -45,9 +45,8 @@ void Worker::Impl::ClaimLoop() {
     int free_slots;
     {
       std::unique_lock lock(mu_);
-      cv_.wait(lock, [&] {
-        return stopping_ || static_cast<int>(held_.size()) < options_.concurrency;
-      });
+      cv_.wait(lock,
+               [&] { return stopping_ || static_cast<int>(held_.size()) < options_.concurrency; });
       if (stopping_) break;
       free_slots = options_.concurrency - static_cast<int>(held_.size());
     }
@@ -124,8 +123,10 @@ void Worker::Impl::Report(const std::shared_ptr<HeldJob>& held, const HandlerRes
   if (result.kind() == HandlerResult::Kind::kSuccess) {
     Status s = client_->Complete(job.id, worker_id, job.lease_id, result.result());
     std::lock_guard lock(mu_);
-    if (s.ok()) ++stats_.completed;
-    else ++stats_.results_dropped;
+    if (s.ok())
+      ++stats_.completed;
+    else
+      ++stats_.results_dropped;
   } else {
     FailOptions options{.no_retry = result.kind() == HandlerResult::Kind::kNonRetryableFailure,
                         .retry_after = result.retry_after()};

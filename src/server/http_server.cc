@@ -4,8 +4,6 @@
 // so Stop() can drain them.
 #include "server/http_server.h"
 
-#include "core/thread_name.h"
-
 #include <spdlog/spdlog.h>
 
 #include <array>
@@ -27,6 +25,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/thread_name.h"
 #include "server/error_body.h"
 #include "server/serve_config.h"
 

@@ -5,12 +5,11 @@
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
-
-#include <cerrno>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <future>
 #include <mutex>
 #include <string>

@@ -124,12 +124,11 @@ TEST(DecodeTest, ErrorsRoundTripAndFallBackToTheHttpStatus) {
 }
 
 TEST(DecodeTest, ParseErrorCodeInvertsErrorCodeName) {
-  for (ErrorCode c : {ErrorCode::kOk, ErrorCode::kBadRequest, ErrorCode::kValidation,
-                      ErrorCode::kUnauthorized, ErrorCode::kAccessDenied, ErrorCode::kNotFound,
-                      ErrorCode::kMethodNotAllowed, ErrorCode::kConflict,
-                      ErrorCode::kLeaseExpired, ErrorCode::kPayloadTooLarge,
-                      ErrorCode::kUnsupportedMediaType, ErrorCode::kInternal,
-                      ErrorCode::kUnavailable}) {
+  for (ErrorCode c :
+       {ErrorCode::kOk, ErrorCode::kBadRequest, ErrorCode::kValidation, ErrorCode::kUnauthorized,
+        ErrorCode::kAccessDenied, ErrorCode::kNotFound, ErrorCode::kMethodNotAllowed,
+        ErrorCode::kConflict, ErrorCode::kLeaseExpired, ErrorCode::kPayloadTooLarge,
+        ErrorCode::kUnsupportedMediaType, ErrorCode::kInternal, ErrorCode::kUnavailable}) {
     EXPECT_EQ(ParseErrorCode(ErrorCodeName(c)), c);
   }
   EXPECT_EQ(ParseErrorCode("SOMETHING_NEW"), ErrorCode::kInternal);

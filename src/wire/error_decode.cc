@@ -8,18 +8,28 @@ namespace redrive::wire {
 
 ErrorCode ErrorCodeForHttpStatus(int http_status) {
   switch (http_status) {
-    case 400: return ErrorCode::kBadRequest;
-    case 401: return ErrorCode::kUnauthorized;
-    case 403: return ErrorCode::kAccessDenied;
-    case 404: return ErrorCode::kNotFound;
-    case 405: return ErrorCode::kMethodNotAllowed;
-    case 409: return ErrorCode::kConflict;
-    case 413: return ErrorCode::kPayloadTooLarge;
-    case 415: return ErrorCode::kUnsupportedMediaType;
+    case 400:
+      return ErrorCode::kBadRequest;
+    case 401:
+      return ErrorCode::kUnauthorized;
+    case 403:
+      return ErrorCode::kAccessDenied;
+    case 404:
+      return ErrorCode::kNotFound;
+    case 405:
+      return ErrorCode::kMethodNotAllowed;
+    case 409:
+      return ErrorCode::kConflict;
+    case 413:
+      return ErrorCode::kPayloadTooLarge;
+    case 415:
+      return ErrorCode::kUnsupportedMediaType;
     case 502:
     case 503:
-    case 504: return ErrorCode::kUnavailable;
-    default: return ErrorCode::kInternal;
+    case 504:
+      return ErrorCode::kUnavailable;
+    default:
+      return ErrorCode::kInternal;
   }
 }
 

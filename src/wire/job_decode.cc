@@ -6,8 +6,7 @@
 namespace redrive::wire {
 namespace {
 
-Result<const boost::json::object*> ObjectWithId(const boost::json::value& v,
-                                                const char* what) {
+Result<const boost::json::object*> ObjectWithId(const boost::json::value& v, const char* what) {
   const auto* o = v.if_object();
   if (!o || !ReadString(*o, "id")) {
     return Status::Internal(std::string("malformed ") + what + " in the server's answer");

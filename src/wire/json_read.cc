@@ -12,8 +12,7 @@ std::optional<std::string> ReadString(const boost::json::object& o, std::string_
   return std::string(v->get_string());
 }
 
-std::string ReadStringOr(const boost::json::object& o, std::string_view key,
-                         std::string fallback) {
+std::string ReadStringOr(const boost::json::object& o, std::string_view key, std::string fallback) {
   auto s = ReadString(o, key);
   return s ? std::move(*s) : std::move(fallback);
 }

@@ -53,7 +53,8 @@ StatusCounts StatusCountsFromJson(const boost::json::object& o) {
 
 Result<WorkerInfo> WorkerFromJson(const boost::json::value& v) {
   const auto* o = v.if_object();
-  if (!o || !ReadString(*o, "id")) return Status::Internal("malformed worker in the server's answer");
+  if (!o || !ReadString(*o, "id"))
+    return Status::Internal("malformed worker in the server's answer");
   WorkerInfo w;
   w.id = ReadStringOr(*o, "id");
   w.queue_name = ReadStringOr(*o, "queue_name");

@@ -1,7 +1,7 @@
 // The client commands against a real server: output, --json and exit codes.
-#include "cli/support/cli_fixture.h"
-
 #include <fstream>
+
+#include "cli/support/cli_fixture.h"
 
 namespace redrive::e2e {
 namespace {
@@ -17,7 +17,7 @@ TEST_F(CliCommandsTest, VersionHelpAndUsageErrors) {
   auto help = RunRedrive({"dlq", "retry", "--help"});
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_THAT(help.out, HasSubstr("Examples:"));
-  EXPECT_EQ(Cli({"jobs"}).exit_code, 2);                             // no subcommand
+  EXPECT_EQ(Cli({"jobs"}).exit_code, 2);                                   // no subcommand
   EXPECT_EQ(Cli({"enqueue", "q", "{}", "--delay", "soon"}).exit_code, 2);  // bad duration
   auto bad_json = Cli({"enqueue", "q", "{nope"});
   EXPECT_EQ(bad_json.exit_code, 2);
@@ -147,7 +147,8 @@ TEST_F(CliCommandsTest, QueuesPauseResumeConfigAndWorkers) {
   EXPECT_TRUE(ParseJson(list_json.out).is_array());
   EXPECT_EQ(Cli({"queues", "pause", "no-such-queue"}).exit_code, 1);
 
-  Post("/workers/register", {{"queue_name", queue}, {"hostname", "h1"}, {"worker_id", "w-" + queue}});
+  Post("/workers/register",
+       {{"queue_name", queue}, {"hostname", "h1"}, {"worker_id", "w-" + queue}});
   auto workers = Cli({"workers", "list"});
   EXPECT_THAT(workers.out, HasSubstr("w-" + queue));
 }

@@ -8,8 +8,8 @@
 namespace redrive::e2e {
 namespace {
 
-using ::testing::HasSubstr;
 using std::chrono::seconds;
+using ::testing::HasSubstr;
 using SteadyClock = std::chrono::steady_clock;
 
 class CliWorkTest : public CliTest {
@@ -17,8 +17,9 @@ class CliWorkTest : public CliTest {
   // A queue whose failures retry at once and go dead after two runs.
   std::string FastRetryQueue() {
     std::string queue = NewQueue("work");
-    auto r = Put("/queues/" + queue + "/config",
-                 {{"max_retries", 1}, {"backoff", {{"base_ms", 0}, {"max_ms", 0}, {"jitter_ms", 0}}}});
+    auto r =
+        Put("/queues/" + queue + "/config",
+            {{"max_retries", 1}, {"backoff", {{"base_ms", 0}, {"max_ms", 0}, {"jitter_ms", 0}}}});
     EXPECT_EQ(r.status, 200) << r.raw.body;
     return queue;
   }
@@ -34,10 +35,11 @@ class CliWorkTest : public CliTest {
 
 TEST_F(CliWorkTest, SuccessWithJsonStdoutAsResultAndJobEnvironment) {
   std::string queue = NewQueue("work");
-  std::string script = WriteScript("ok.sh",
-                                   "payload=$(cat)\n"
-                                   "echo \"{\\\"in\\\":$payload,\\\"attempt\\\":$REDRIVE_ATTEMPT,"
-                                   "\\\"left\\\":$REDRIVE_RETRIES_LEFT,\\\"id\\\":\\\"$REDRIVE_JOB_ID\\\"}\"");
+  std::string script =
+      WriteScript("ok.sh",
+                  "payload=$(cat)\n"
+                  "echo \"{\\\"in\\\":$payload,\\\"attempt\\\":$REDRIVE_ATTEMPT,"
+                  "\\\"left\\\":$REDRIVE_RETRIES_LEFT,\\\"id\\\":\\\"$REDRIVE_JOB_ID\\\"}\"");
   std::string id = Enqueue(queue, {{"payload", {{"x", 1}}}, {"max_retries", 2}});
   std::string text = Enqueue(queue);
   auto work = StartWork({queue, "-c", "2", "--", script});
@@ -68,9 +70,12 @@ TEST_F(CliWorkTest, NonJsonStdoutIsWrapped) {
 TEST_F(CliWorkTest, FailuresRetryThenDeadWithStderrTailThenRedrive) {
   std::string queue = FastRetryQueue();
   std::string fixed = (dir_.path() / "fixed").string();
-  std::string script = WriteScript("flaky.sh", "cat >/dev/null\n"
-                                               "if [ -e " + fixed + " ]; then echo '{\"ok\":1}'; exit 0; fi\n"
-                                               "echo 'connection refused by upstream' >&2; exit 1");
+  std::string script = WriteScript("flaky.sh",
+                                   "cat >/dev/null\n"
+                                   "if [ -e " +
+                                       fixed +
+                                       " ]; then echo '{\"ok\":1}'; exit 0; fi\n"
+                                       "echo 'connection refused by upstream' >&2; exit 1");
   std::string id = Enqueue(queue);
   auto work = StartWork({queue, "--", script});
   ASSERT_TRUE(WaitForStatus(id, "deadletter")) << work->err_tail();
@@ -133,7 +138,8 @@ TEST_F(CliWorkTest, LeaseLossKillsTheCommand) {
   ASSERT_EQ(Cli({"jobs", "cancel", id}).exit_code, 0);
   // Heartbeats run every lease/3 (~1.7 s): the kill follows within a few.
   auto deadline = SteadyClock::now() + seconds(15);
-  while (SteadyClock::now() < deadline && work->err_tail().find("lease lost") == std::string::npos) {
+  while (SteadyClock::now() < deadline &&
+         work->err_tail().find("lease lost") == std::string::npos) {
     work->WaitFor(SteadyClock::now() + std::chrono::milliseconds(100));
   }
   EXPECT_THAT(work->err_tail(), HasSubstr("lease lost"));
@@ -144,7 +150,8 @@ TEST_F(CliWorkTest, LeaseLossKillsTheCommand) {
 TEST_F(CliWorkTest, SigtermLetsTheRunningCommandFinish) {
   std::string queue = NewQueue("work");
   std::string marker = (dir_.path() / "started").string();
-  std::string script = WriteScript("slow.sh", "touch " + marker + "; sleep 2; echo '{\"done\":true}'");
+  std::string script =
+      WriteScript("slow.sh", "touch " + marker + "; sleep 2; echo '{\"done\":true}'");
   std::string id = Enqueue(queue);
   auto work = StartWork({queue, "--", script});
   ASSERT_TRUE(WaitForStatus(id, "processing")) << work->err_tail();

@@ -46,10 +46,12 @@ TEST_F(AuthTest, MissingOrUnknownKeyIs401) {
 }
 
 TEST_F(AuthTest, WorkerCanProduceAndConsumeButNotOperate) {
-  auto enq = As("wrk-key", "POST", "/jobs", json::object{{"queue_name", "auth-w"}, {"payload", {{"secret", 1}}}});
+  auto enq = As("wrk-key", "POST", "/jobs",
+                json::object{{"queue_name", "auth-w"}, {"payload", {{"secret", 1}}}});
   ASSERT_EQ(enq.status, 201) << enq.raw.body;
   const std::string id(enq.body.at("id").as_string());
-  auto claim = As("wrk-key", "POST", "/jobs/claim", json::object{{"queue_name", "auth-w"}, {"worker_id", "w"}});
+  auto claim = As("wrk-key", "POST", "/jobs/claim",
+                  json::object{{"queue_name", "auth-w"}, {"worker_id", "w"}});
   ASSERT_EQ(claim.status, 200);
   EXPECT_EQ(As("wrk-key", "GET", "/jobs/" + id).status, 200);
   auto purge = As("wrk-key", "POST", "/jobs/dlq/purge", json::object{{"confirm", true}});
@@ -60,7 +62,8 @@ TEST_F(AuthTest, WorkerCanProduceAndConsumeButNotOperate) {
 }
 
 TEST_F(AuthTest, ViewerReadsWithoutPayloadsAndCannotWrite) {
-  auto enq = As("adm-key", "POST", "/jobs", json::object{{"queue_name", "auth-v"}, {"payload", {{"card", "4242"}}}});
+  auto enq = As("adm-key", "POST", "/jobs",
+                json::object{{"queue_name", "auth-v"}, {"payload", {{"card", "4242"}}}});
   ASSERT_EQ(enq.status, 201);
   const std::string id(enq.body.at("id").as_string());
   auto job = As("view-key", "GET", "/jobs/" + id);
@@ -72,9 +75,13 @@ TEST_F(AuthTest, ViewerReadsWithoutPayloadsAndCannotWrite) {
   EXPECT_EQ(As("view-key", "GET", "/jobs/dlq/summary").status, 200);
   EXPECT_EQ(As("adm-key", "GET", "/jobs/dlq/summary").status, 200);
   EXPECT_EQ(As("wrk-key", "GET", "/jobs/dlq/summary").status, 403);
-  auto write = As("view-key", "POST", "/jobs", json::object{{"queue_name", "auth-v"}, {"payload", 1}});
+  auto write =
+      As("view-key", "POST", "/jobs", json::object{{"queue_name", "auth-v"}, {"payload", 1}});
   EXPECT_EQ(write.status, 403);
-  EXPECT_EQ(As("view-key", "POST", "/jobs/claim", json::object{{"queue_name", "auth-v"}, {"worker_id", "w"}}).status, 403);
+  EXPECT_EQ(As("view-key", "POST", "/jobs/claim",
+               json::object{{"queue_name", "auth-v"}, {"worker_id", "w"}})
+                .status,
+            403);
   // The admin sees the payload.
   auto full = As("adm-key", "GET", "/jobs/" + id);
   EXPECT_NE(full.raw.body.find("4242"), std::string::npos);
@@ -91,7 +98,9 @@ TEST(AuthFlagsTest, ApiKeyFlagsConfigureRoles) {
   EXPECT_EQ(c.Get("/api/v1/queues").status, 200);
   EXPECT_EQ(c.JsonRequest("POST", "/api/v1/queues/x/pause", json::object{}).status, 403);
   c.set_bearer_token("flag-admin");
-  EXPECT_EQ(c.JsonRequest("PUT", "/api/v1/queues/x/config", json::object{{"max_retries", 1}}).status, 200);
+  EXPECT_EQ(
+      c.JsonRequest("PUT", "/api/v1/queues/x/config", json::object{{"max_retries", 1}}).status,
+      200);
   EXPECT_EQ(server.Stop(), 0);
 }
 

@@ -46,8 +46,10 @@ TEST_F(BadInputTest, MalformedJsonIsBadRequest) {
 TEST_F(BadInputTest, WrongTypesAndRangesNameTheField) {
   ExpectError(Post("/jobs", {{"payload", 1}}), 400, "VALIDATION_ERROR", "queue_name");
   ExpectError(Post("/jobs", {{"queue_name", "q"}}), 400, "VALIDATION_ERROR", "payload");
-  ExpectError(Post("/jobs", {{"queue_name", 5}, {"payload", 1}}), 400, "VALIDATION_ERROR", "queue_name");
-  ExpectError(Post("/jobs", {{"queue_name", ".hidden"}, {"payload", 1}}), 400, "VALIDATION_ERROR", "queue_name");
+  ExpectError(Post("/jobs", {{"queue_name", 5}, {"payload", 1}}), 400, "VALIDATION_ERROR",
+              "queue_name");
+  ExpectError(Post("/jobs", {{"queue_name", ".hidden"}, {"payload", 1}}), 400, "VALIDATION_ERROR",
+              "queue_name");
   ExpectError(Post("/jobs", {{"queue_name", "q"}, {"payload", 1}, {"priority", 101}}), 400,
               "VALIDATION_ERROR", "priority");
   ExpectError(Post("/jobs", {{"queue_name", "q"}, {"payload", 1}, {"priority", "high"}}), 400,
@@ -56,19 +58,23 @@ TEST_F(BadInputTest, WrongTypesAndRangesNameTheField) {
               "VALIDATION_ERROR", "max_retries");
   ExpectError(Post("/jobs", {{"queue_name", "q"}, {"payload", 1}, {"timeout_seconds", 0}}), 400,
               "VALIDATION_ERROR", "timeout_seconds");
-  ExpectError(Post("/jobs", {{"queue_name", "q"}, {"payload", 1}, {"scheduled_at", "tomorrow"}}), 400,
-              "VALIDATION_ERROR", "scheduled_at");
-  ExpectError(Post("/jobs", {{"queue_name", "q"}, {"payload", 1},
+  ExpectError(Post("/jobs", {{"queue_name", "q"}, {"payload", 1}, {"scheduled_at", "tomorrow"}}),
+              400, "VALIDATION_ERROR", "scheduled_at");
+  ExpectError(Post("/jobs", {{"queue_name", "q"},
+                             {"payload", 1},
                              {"backoff", {{"base_ms", 2000}, {"max_ms", 1000}, {"jitter_ms", 0}}}}),
               400, "VALIDATION_ERROR");
-  ExpectError(Post("/jobs", {{"queue_name", "q"}, {"payload", 1}, {"idempotency_key", std::string(256, 'k')}}),
-              400, "VALIDATION_ERROR", "idempotency_key");
+  ExpectError(
+      Post("/jobs",
+           {{"queue_name", "q"}, {"payload", 1}, {"idempotency_key", std::string(256, 'k')}}),
+      400, "VALIDATION_ERROR", "idempotency_key");
   ExpectError(Post("/jobs/claim", {{"queue_name", "q"}, {"worker_id", "w"}, {"limit", 101}}), 400,
               "VALIDATION_ERROR", "limit");
-  ExpectError(Post("/jobs/claim", {{"queue_name", "q"}, {"worker_id", "w"}, {"lease_duration_secs", 4}}),
-              400, "VALIDATION_ERROR", "lease_duration_secs");
-  ExpectError(Post("/jobs/claim", {{"queue_name", "q"}, {"worker_id", "w"}, {"wait_ms", 30001}}), 400,
-              "VALIDATION_ERROR", "wait_ms");
+  ExpectError(
+      Post("/jobs/claim", {{"queue_name", "q"}, {"worker_id", "w"}, {"lease_duration_secs", 4}}),
+      400, "VALIDATION_ERROR", "lease_duration_secs");
+  ExpectError(Post("/jobs/claim", {{"queue_name", "q"}, {"worker_id", "w"}, {"wait_ms", 30001}}),
+              400, "VALIDATION_ERROR", "wait_ms");
   ExpectError(Get("/jobs?status=exploded"), 400, "VALIDATION_ERROR", "status");
   ExpectError(Get("/jobs?limit=0"), 400, "VALIDATION_ERROR", "limit");
 }
@@ -121,17 +127,22 @@ TEST_F(BadInputTest, StaleOrForeignLeaseIsLeaseExpired) {
   const auto id = Enqueue(q);
   auto jobs = Claim(q, "w");
   ASSERT_EQ(jobs.size(), 1u);
-  ExpectError(Post("/jobs/" + id + "/complete", {{"worker_id", "w"}, {"lease_id", "0190a6b8-0000-7000-8000-000000000000"}}),
+  ExpectError(Post("/jobs/" + id + "/complete",
+                   {{"worker_id", "w"}, {"lease_id", "0190a6b8-0000-7000-8000-000000000000"}}),
               409, "LEASE_EXPIRED");
-  ExpectError(Post("/jobs/" + id + "/fail", {{"worker_id", "intruder"}, {"lease_id", jobs[0].at("lease_id")}, {"error", "x"}}),
-              409, "LEASE_EXPIRED");
-  ExpectError(Post("/jobs/" + id + "/complete", {{"worker_id", "w"}}), 400, "VALIDATION_ERROR", "lease_id");
+  ExpectError(
+      Post("/jobs/" + id + "/fail",
+           {{"worker_id", "intruder"}, {"lease_id", jobs[0].at("lease_id")}, {"error", "x"}}),
+      409, "LEASE_EXPIRED");
+  ExpectError(Post("/jobs/" + id + "/complete", {{"worker_id", "w"}}), 400, "VALIDATION_ERROR",
+              "lease_id");
   EXPECT_EQ(Job(id).at("status"), "processing");
 }
 
 TEST_F(BadInputTest, WrongContentTypeIs415) {
-  ExpectError(Raw("POST", "/jobs", R"({"queue_name":"q","payload":1})", {{"Content-Type", "text/plain"}}), 415,
-              "UNSUPPORTED_MEDIA_TYPE");
+  ExpectError(
+      Raw("POST", "/jobs", R"({"queue_name":"q","payload":1})", {{"Content-Type", "text/plain"}}),
+      415, "UNSUPPORTED_MEDIA_TYPE");
 }
 
 TEST_F(BadInputTest, OversizedPayloadIs413) {
@@ -140,7 +151,8 @@ TEST_F(BadInputTest, OversizedPayloadIs413) {
 }
 
 TEST_F(BadInputTest, BodyOverTheLimitIs413) {
-  const std::string body = "{\"queue_name\":\"q\",\"payload\":\"" + std::string(17 << 20, 'y') + "\"}";
+  const std::string body =
+      "{\"queue_name\":\"q\",\"payload\":\"" + std::string(17 << 20, 'y') + "\"}";
   auto r = Raw("POST", "/jobs", body);
   EXPECT_EQ(r.status, 413) << r.raw.error;
   // The server is fine afterwards.
@@ -152,7 +164,9 @@ TEST_F(BadInputTest, ErrorIsTruncatedNotRejected) {
   const auto q = NewQueue();
   const auto id = Enqueue(q, {{"max_retries", 0}});
   auto jobs = Claim(q, "w");
-  auto r = Post("/jobs/" + id + "/fail", {{"worker_id", "w"}, {"lease_id", jobs[0].at("lease_id")}, {"error", std::string(5000, 'e')}});
+  auto r = Post("/jobs/" + id + "/fail", {{"worker_id", "w"},
+                                          {"lease_id", jobs[0].at("lease_id")},
+                                          {"error", std::string(5000, 'e')}});
   ASSERT_EQ(r.status, 200) << r.raw.body;
   EXPECT_EQ(Job(id).at("last_error").as_string().size(), 2048u);
 }
@@ -164,7 +178,9 @@ TEST_F(BadInputTest, GarbageAndHalfRequestsHarmNoOne) {
   {
     auto c = client_->Connect();
     ASSERT_TRUE(c->connected());
-    c->Send("POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"queue");
+    c->Send(
+        "POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: "
+        "application/json\r\nContent-Length: 100\r\n\r\n{\"queue");
   }
   // Another one still connected, idle mid-request, while others are served.
   auto idle = client_->Connect();

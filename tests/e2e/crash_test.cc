@@ -34,16 +34,19 @@ TEST(CrashTest, KillNineLosesNothingAcknowledged) {
       for (int i = 0; !stop; ++i) {
         if (p == 0) {
           json::array jobs;
-          for (int k = 0; k < 20; ++k) jobs.push_back(json::object{{"payload", {{"p", p}, {"i", i}, {"k", k}}}});
-          auto r = c.JsonRequest("POST", "/api/v1/jobs/bulk", json::object{{"queue_name", q}, {"jobs", jobs}});
+          for (int k = 0; k < 20; ++k)
+            jobs.push_back(json::object{{"payload", {{"p", p}, {"i", i}, {"k", k}}}});
+          auto r = c.JsonRequest("POST", "/api/v1/jobs/bulk",
+                                 json::object{{"queue_name", q}, {"jobs", jobs}});
           if (r.status != 200) continue;
           std::lock_guard<std::mutex> l(mu);
           for (const auto& s : r.body.at("succeeded").as_array()) {
             acked_enqueues.insert(std::string(s.at("job_id").as_string()));
           }
         } else {
-          auto r = c.JsonRequest("POST", "/api/v1/jobs",
-                                 json::object{{"queue_name", q}, {"payload", {{"p", p}, {"i", i}}}});
+          auto r =
+              c.JsonRequest("POST", "/api/v1/jobs",
+                            json::object{{"queue_name", q}, {"payload", {{"p", p}, {"i", i}}}});
           if (r.status != 201) continue;
           std::lock_guard<std::mutex> l(mu);
           acked_enqueues.insert(std::string(r.body.at("id").as_string()));
@@ -58,13 +61,16 @@ TEST(CrashTest, KillNineLosesNothingAcknowledged) {
       c.set_timeout(milliseconds(5000));
       const std::string worker = "crash-w" + std::to_string(w);
       while (!stop) {
-        auto r = c.JsonRequest("POST", "/api/v1/jobs/claim",
-                               json::object{{"queue_name", q}, {"worker_id", worker}, {"limit", 10}, {"wait_ms", 100}});
+        auto r = c.JsonRequest(
+            "POST", "/api/v1/jobs/claim",
+            json::object{
+                {"queue_name", q}, {"worker_id", worker}, {"limit", 10}, {"wait_ms", 100}});
         if (r.status != 200) continue;
         for (const auto& j : r.body.at("jobs").as_array()) {
           const std::string id(j.at("id").as_string());
-          auto done = c.JsonRequest("POST", "/api/v1/jobs/" + id + "/complete",
-                                    json::object{{"worker_id", worker}, {"lease_id", j.at("lease_id")}});
+          auto done =
+              c.JsonRequest("POST", "/api/v1/jobs/" + id + "/complete",
+                            json::object{{"worker_id", worker}, {"lease_id", j.at("lease_id")}});
           if (done.status == 200) {
             std::lock_guard<std::mutex> l(mu);
             acked_completions.insert(id);
@@ -77,7 +83,8 @@ TEST(CrashTest, KillNineLosesNothingAcknowledged) {
   EXPECT_EQ(server.Kill(), 128 + 9);
   stop = true;
   for (auto& t : threads) t.join();
-  ASSERT_GT(acked_enqueues.size(), 100u) << "the load did not run; server log:\n" << server.Stderr();
+  ASSERT_GT(acked_enqueues.size(), 100u) << "the load did not run; server log:\n"
+                                         << server.Stderr();
 
   ASSERT_TRUE(server.Restart());
   HttpClient c = server.Client();

@@ -13,8 +13,8 @@
 namespace redrive::e2e {
 namespace {
 
-using ::testing::ElementsAre;
 using std::chrono::milliseconds;
+using ::testing::ElementsAre;
 
 std::string Str(const json::value& v) { return std::string(v.as_string()); }
 
@@ -26,7 +26,8 @@ class LifecycleTest : public ApiTest {};
 
 TEST_F(LifecycleTest, EnqueueClaimHeartbeatComplete) {
   const auto q = NewQueue();
-  const auto id = Enqueue(q, {{"payload", {{"to", "a@b.c"}}}, {"priority", 5}, {"tags", {{"tenant", "acme"}}}});
+  const auto id =
+      Enqueue(q, {{"payload", {{"to", "a@b.c"}}}, {"priority", 5}, {"tags", {{"tenant", "acme"}}}});
   auto jobs = Claim(q, "w1");
   ASSERT_EQ(jobs.size(), 1u);
   auto& job = jobs[0].as_object();
@@ -39,7 +40,8 @@ TEST_F(LifecycleTest, EnqueueClaimHeartbeatComplete) {
                  {{"worker_id", "w1"}, {"lease_id", lease}, {"lease_duration_secs", 60}});
   ASSERT_EQ(hb.status, 200) << hb.raw.body;
   EXPECT_EQ(hb.body.at("success"), true);
-  EXPECT_EQ(MillisBetween(job.at("lease_expires_at"), hb.body.at("lease_expires_at")) >= 29000, true);
+  EXPECT_EQ(MillisBetween(job.at("lease_expires_at"), hb.body.at("lease_expires_at")) >= 29000,
+            true);
 
   auto done = Post("/jobs/" + id + "/complete",
                    {{"worker_id", "w1"}, {"lease_id", lease}, {"result", {{"sent", true}}}});
@@ -57,13 +59,14 @@ TEST_F(LifecycleTest, EnqueueClaimHeartbeatComplete) {
 
 TEST_F(LifecycleTest, FailuresFollowTheBackoffScheduleThenDeadLetterAndRedrive) {
   const auto q = NewQueue();
-  const auto id = Enqueue(q, {{"max_retries", 2},
-                              {"backoff", {{"base_ms", 300}, {"max_ms", 1000}, {"jitter_ms", 0}}}});
+  const auto id = Enqueue(
+      q, {{"max_retries", 2}, {"backoff", {{"base_ms", 300}, {"max_ms", 1000}, {"jitter_ms", 0}}}});
   for (int attempt = 1; attempt <= 2; ++attempt) {
     auto jobs = Claim(q, "w1", 1, /*wait_ms=*/3000);
     ASSERT_EQ(jobs.size(), 1u) << "attempt " << attempt;
-    auto fail = Post("/jobs/" + id + "/fail",
-                     {{"worker_id", "w1"}, {"lease_id", jobs[0].at("lease_id")}, {"error", "smtp down"}});
+    auto fail =
+        Post("/jobs/" + id + "/fail",
+             {{"worker_id", "w1"}, {"lease_id", jobs[0].at("lease_id")}, {"error", "smtp down"}});
     ASSERT_EQ(fail.status, 200) << fail.raw.body;
     EXPECT_EQ(fail.body.at("will_retry"), true);
     EXPECT_EQ(fail.body.at("status"), "scheduled");
@@ -78,8 +81,9 @@ TEST_F(LifecycleTest, FailuresFollowTheBackoffScheduleThenDeadLetterAndRedrive) 
   }
   auto jobs = Claim(q, "w1", 1, 3000);
   ASSERT_EQ(jobs.size(), 1u);
-  auto fail = Post("/jobs/" + id + "/fail",
-                   {{"worker_id", "w1"}, {"lease_id", jobs[0].at("lease_id")}, {"error", "still down"}});
+  auto fail =
+      Post("/jobs/" + id + "/fail",
+           {{"worker_id", "w1"}, {"lease_id", jobs[0].at("lease_id")}, {"error", "still down"}});
   ASSERT_EQ(fail.status, 200);
   EXPECT_EQ(fail.body.at("will_retry"), false);
   EXPECT_EQ(fail.body.at("status"), "deadletter");
@@ -98,15 +102,21 @@ TEST_F(LifecycleTest, FailuresFollowTheBackoffScheduleThenDeadLetterAndRedrive) 
   EXPECT_TRUE(retried.body.at("dead_reason").is_null());
   jobs = Claim(q, "w2");
   ASSERT_EQ(jobs.size(), 1u);
-  ASSERT_EQ(Post("/jobs/" + id + "/complete", {{"worker_id", "w2"}, {"lease_id", jobs[0].at("lease_id")}}).status, 200);
-  EXPECT_THAT(HistoryTypes(id),
-              ElementsAre("created", "processing", "retry_scheduled", "processing", "retry_scheduled",
-                          "processing", "deadlettered", "retried", "processing", "completed"));
+  ASSERT_EQ(
+      Post("/jobs/" + id + "/complete", {{"worker_id", "w2"}, {"lease_id", jobs[0].at("lease_id")}})
+          .status,
+      200);
+  EXPECT_THAT(HistoryTypes(id), ElementsAre("created", "processing", "retry_scheduled",
+                                            "processing", "retry_scheduled", "processing",
+                                            "deadlettered", "retried", "processing", "completed"));
 }
 
 TEST_F(LifecycleTest, ExpiredLeaseIsRedeliveredAndTheStaleWorkerIsFenced) {
   const auto q = NewQueue();
-  ASSERT_EQ(Put("/queues/" + q + "/config", {{"backoff", {{"base_ms", 0}, {"max_ms", 0}, {"jitter_ms", 0}}}}).status, 200);
+  ASSERT_EQ(Put("/queues/" + q + "/config",
+                {{"backoff", {{"base_ms", 0}, {"max_ms", 0}, {"jitter_ms", 0}}}})
+                .status,
+            200);
   const auto id = Enqueue(q);
   auto first = Claim(q, "w1", 1, 0, /*lease_secs=*/5);
   ASSERT_EQ(first.size(), 1u);
@@ -118,25 +128,33 @@ TEST_F(LifecycleTest, ExpiredLeaseIsRedeliveredAndTheStaleWorkerIsFenced) {
   EXPECT_NE(second[0].at("lease_id"), first[0].at("lease_id"));
   EXPECT_EQ(second[0].at("retry_count"), 1);
 
-  auto late = Post("/jobs/" + id + "/complete", {{"worker_id", "w1"}, {"lease_id", first[0].at("lease_id")}});
+  auto late = Post("/jobs/" + id + "/complete",
+                   {{"worker_id", "w1"}, {"lease_id", first[0].at("lease_id")}});
   EXPECT_EQ(late.status, 409);
   EXPECT_EQ(late.body.at("code"), "LEASE_EXPIRED");
-  auto hb = Post("/jobs/" + id + "/heartbeat",
-                 {{"worker_id", "w1"}, {"lease_id", first[0].at("lease_id")}, {"lease_duration_secs", 30}});
+  auto hb = Post(
+      "/jobs/" + id + "/heartbeat",
+      {{"worker_id", "w1"}, {"lease_id", first[0].at("lease_id")}, {"lease_duration_secs", 30}});
   EXPECT_EQ(hb.body.at("code"), "LEASE_EXPIRED");
   // The current holder presenting another worker's id is refused too.
-  auto foreign = Post("/jobs/" + id + "/complete", {{"worker_id", "w1"}, {"lease_id", second[0].at("lease_id")}});
+  auto foreign = Post("/jobs/" + id + "/complete",
+                      {{"worker_id", "w1"}, {"lease_id", second[0].at("lease_id")}});
   EXPECT_EQ(foreign.body.at("code"), "LEASE_EXPIRED");
-  ASSERT_EQ(Post("/jobs/" + id + "/complete", {{"worker_id", "w2"}, {"lease_id", second[0].at("lease_id")}}).status, 200);
+  ASSERT_EQ(Post("/jobs/" + id + "/complete",
+                 {{"worker_id", "w2"}, {"lease_id", second[0].at("lease_id")}})
+                .status,
+            200);
   auto stored = Job(id);
   EXPECT_EQ(stored.at("lease_expiries"), 1);
   EXPECT_EQ(stored.at("attempts"), 2);
-  EXPECT_THAT(HistoryTypes(id), ElementsAre("created", "processing", "lease_expired", "processing", "completed"));
+  EXPECT_THAT(HistoryTypes(id),
+              ElementsAre("created", "processing", "lease_expired", "processing", "completed"));
 }
 
 TEST_F(LifecycleTest, DeadlinePassedBeforeRunSendsJobToDlq) {
   const auto q = NewQueue();
-  const auto id = Enqueue(q, {{"scheduled_at", IsoIn(milliseconds(5000))}, {"expires_at", IsoIn(milliseconds(600))}});
+  const auto id = Enqueue(
+      q, {{"scheduled_at", IsoIn(milliseconds(5000))}, {"expires_at", IsoIn(milliseconds(600))}});
   EXPECT_EQ(Job(id).at("status"), "scheduled");
   std::this_thread::sleep_for(milliseconds(1200));
   auto stored = Job(id);
@@ -144,7 +162,8 @@ TEST_F(LifecycleTest, DeadlinePassedBeforeRunSendsJobToDlq) {
   EXPECT_EQ(stored.at("dead_reason"), "expired");
   auto expired = Get("/jobs/dlq?queue_name=" + q + "&dead_reason=expired");
   ASSERT_EQ(expired.body.as_array().size(), 1u);
-  auto past = Post("/jobs", {{"queue_name", q}, {"payload", 1}, {"expires_at", IsoIn(milliseconds(-1000))}});
+  auto past = Post("/jobs",
+                   {{"queue_name", q}, {"payload", 1}, {"expires_at", IsoIn(milliseconds(-1000))}});
   EXPECT_EQ(past.status, 400);
   EXPECT_EQ(past.body.at("code"), "VALIDATION_ERROR");
 }
@@ -188,12 +207,12 @@ TEST_F(LifecycleTest, IdempotentEnqueueReturnsTheExistingJob) {
 
 TEST_F(LifecycleTest, BulkEnqueueReportsInvalidItemsAndInsertsTheRest) {
   const auto q = NewQueue();
-  auto r = Post("/jobs/bulk", {{"queue_name", q},
-                               {"jobs", json::array{json::object{{"payload", 1}},
-                                                    json::object{{"priority", 1}},
-                                                    json::object{{"payload", 3}, {"priority", 500}},
-                                                    json::object{{"payload", 4}, {"priority", 7}}}},
-                               {"default_max_retries", 1}});
+  auto r = Post("/jobs/bulk",
+                {{"queue_name", q},
+                 {"jobs", json::array{json::object{{"payload", 1}}, json::object{{"priority", 1}},
+                                      json::object{{"payload", 3}, {"priority", 500}},
+                                      json::object{{"payload", 4}, {"priority", 7}}}},
+                 {"default_max_retries", 1}});
   ASSERT_EQ(r.status, 200) << r.raw.body;
   EXPECT_EQ(r.body.at("total"), 4);
   EXPECT_EQ(r.body.at("success_count"), 2);
@@ -214,15 +233,18 @@ TEST_F(LifecycleTest, BulkEnqueueReportsInvalidItemsAndInsertsTheRest) {
 
 TEST_F(LifecycleTest, BulkItemsTheEngineRefusesAreReportedFailed) {
   const auto q = NewQueue();
-  auto r = Post("/jobs/bulk", {{"queue_name", q},
-                               {"jobs", json::array{json::object{{"payload", 1}},
-                                                    json::object{{"payload", 2}, {"expires_at", IsoIn(milliseconds(-5000))}}}}});
+  auto r = Post("/jobs/bulk",
+                {{"queue_name", q},
+                 {"jobs", json::array{json::object{{"payload", 1}},
+                                      json::object{{"payload", 2},
+                                                   {"expires_at", IsoIn(milliseconds(-5000))}}}}});
   ASSERT_EQ(r.status, 200) << r.raw.body;
   EXPECT_EQ(r.body.at("success_count"), 1);
   EXPECT_EQ(r.body.at("failure_count"), 1);
   ASSERT_EQ(r.body.at("failed").as_array().size(), 1u);
   EXPECT_EQ(r.body.at("failed").at(0).at("index"), 1);
-  for (const auto& s : r.body.at("succeeded").as_array()) EXPECT_FALSE(s.at("job_id").as_string().empty());
+  for (const auto& s : r.body.at("succeeded").as_array())
+    EXPECT_FALSE(s.at("job_id").as_string().empty());
   EXPECT_EQ(Get("/jobs/stats?queue_name=" + q).body.at("total"), 1);
 }
 
@@ -236,7 +258,6 @@ TEST_F(LifecycleTest, DeeplyNestedPayloadsComeBackAsJson) {
   EXPECT_EQ(job.at("payload"), nested);
 }
 
-
 TEST_F(LifecycleTest, DlqFiltersDryRunAndThrottledRedrive) {
   const auto q = NewQueue();
   std::vector<std::string> ids;
@@ -244,7 +265,8 @@ TEST_F(LifecycleTest, DlqFiltersDryRunAndThrottledRedrive) {
     ids.push_back(Enqueue(q, {{"max_retries", i < 3 ? 5 : 0}}));
     auto jobs = Claim(q, "w");
     ASSERT_EQ(jobs.size(), 1u);
-    json::object fail{{"worker_id", "w"}, {"lease_id", jobs[0].at("lease_id")}, {"error", "bad input"}};
+    json::object fail{
+        {"worker_id", "w"}, {"lease_id", jobs[0].at("lease_id")}, {"error", "bad input"}};
     if (i < 3) fail["no_retry"] = true;
     ASSERT_EQ(Post("/jobs/" + ids.back() + "/fail", fail).status, 200);
   }
@@ -263,8 +285,9 @@ TEST_F(LifecycleTest, DlqFiltersDryRunAndThrottledRedrive) {
   EXPECT_EQ(dry.body.at("dry_run"), true);
   EXPECT_EQ(Job(ids[0]).at("status"), "deadletter");
 
-  auto redrive = Post("/jobs/dlq/retry",
-                      {{"queue_name", q}, {"dead_reason", "non_retryable"}, {"rate_per_second", 4}});
+  auto redrive =
+      Post("/jobs/dlq/retry",
+           {{"queue_name", q}, {"dead_reason", "non_retryable"}, {"rate_per_second", 4}});
   ASSERT_EQ(redrive.status, 200) << redrive.raw.body;
   EXPECT_EQ(redrive.body.at("retried_count"), 3);
   auto j0 = Job(ids[0]), j1 = Job(ids[1]), j2 = Job(ids[2]);
@@ -280,7 +303,10 @@ TEST_F(LifecycleTest, PurgeNeedsConfirmAndDeletesDeadJobs) {
   const auto q = NewQueue();
   const auto id = Enqueue(q, {{"max_retries", 0}});
   auto jobs = Claim(q, "w");
-  ASSERT_EQ(Post("/jobs/" + id + "/fail", {{"worker_id", "w"}, {"lease_id", jobs[0].at("lease_id")}, {"error", "x"}}).status, 200);
+  ASSERT_EQ(Post("/jobs/" + id + "/fail",
+                 {{"worker_id", "w"}, {"lease_id", jobs[0].at("lease_id")}, {"error", "x"}})
+                .status,
+            200);
   auto no_confirm = Post("/jobs/dlq/purge", {{"queue_name", q}});
   EXPECT_EQ(no_confirm.status, 400);
   EXPECT_EQ(no_confirm.body.at("code"), "BAD_REQUEST");
@@ -318,7 +344,8 @@ TEST_F(LifecycleTest, CancelFencesTheHolderAndRetryNeedsADeadJob) {
   EXPECT_EQ(Post("/jobs/" + id + "/retry", json::object{}).status, 409);
   auto jobs = Claim(q, "w");
   ASSERT_EQ(Delete("/jobs/" + id).status, 204);
-  auto late = Post("/jobs/" + id + "/complete", {{"worker_id", "w"}, {"lease_id", jobs[0].at("lease_id")}});
+  auto late =
+      Post("/jobs/" + id + "/complete", {{"worker_id", "w"}, {"lease_id", jobs[0].at("lease_id")}});
   EXPECT_EQ(late.body.at("code"), "LEASE_EXPIRED");
   EXPECT_EQ(Job(id).at("status"), "cancelled");
   EXPECT_EQ(Delete("/jobs/" + id).status, 409);
@@ -329,7 +356,11 @@ TEST_F(LifecycleTest, PayloadRepairThenRetry) {
   const auto id = Enqueue(q, {{"max_retries", 0}, {"payload", {{"amount", "12,50"}}}});
   EXPECT_EQ(Put("/jobs/" + id + "/payload", {{"payload", {{"amount", 1250}}}}).status, 409);
   auto jobs = Claim(q, "w");
-  ASSERT_EQ(Post("/jobs/" + id + "/fail", {{"worker_id", "w"}, {"lease_id", jobs[0].at("lease_id")}, {"error", "bad amount"}}).status, 200);
+  ASSERT_EQ(
+      Post("/jobs/" + id + "/fail",
+           {{"worker_id", "w"}, {"lease_id", jobs[0].at("lease_id")}, {"error", "bad amount"}})
+          .status,
+      200);
   auto fixed = Put("/jobs/" + id + "/payload", {{"payload", {{"amount", 1250}}}});
   ASSERT_EQ(fixed.status, 200) << fixed.raw.body;
   ASSERT_EQ(Post("/jobs/" + id + "/retry", json::object{}).status, 200);
@@ -343,19 +374,27 @@ TEST_F(LifecycleTest, AcksRideOnClaimAndBatchAck) {
   for (int i = 0; i < 3; ++i) Enqueue(q);
   auto jobs = Claim(q, "w", 3);
   ASSERT_EQ(jobs.size(), 3u);
-  auto r = Post("/jobs/claim", {{"queue_name", q}, {"worker_id", "w"}, {"limit", 10},
-                                {"acks", json::array{
-                                    json::object{{"id", jobs[0].at("id")}, {"lease_id", jobs[0].at("lease_id")}},
-                                    json::object{{"id", jobs[1].at("id")}, {"lease_id", "not-the-lease"}}}}});
+  auto r = Post(
+      "/jobs/claim",
+      {{"queue_name", q},
+       {"worker_id", "w"},
+       {"limit", 10},
+       {"acks",
+        json::array{json::object{{"id", jobs[0].at("id")}, {"lease_id", jobs[0].at("lease_id")}},
+                    json::object{{"id", jobs[1].at("id")}, {"lease_id", "not-the-lease"}}}}});
   ASSERT_EQ(r.status, 200) << r.raw.body;
   auto& results = r.body.at("results").as_array();
   ASSERT_EQ(results.size(), 2u);
   EXPECT_EQ(results[0].at("success"), true);
   EXPECT_EQ(results[1].at("success"), false);
   EXPECT_EQ(results[1].at("code"), "LEASE_EXPIRED");
-  auto ack = Post("/jobs/ack", {{"worker_id", "w"},
-                                {"acks", json::array{json::object{{"id", jobs[1].at("id")}, {"lease_id", jobs[1].at("lease_id")}},
-                                                     json::object{{"id", jobs[2].at("id")}, {"lease_id", jobs[2].at("lease_id")}, {"error", "x"}}}}});
+  auto ack =
+      Post("/jobs/ack", {{"worker_id", "w"},
+                         {"acks", json::array{json::object{{"id", jobs[1].at("id")},
+                                                           {"lease_id", jobs[1].at("lease_id")}},
+                                              json::object{{"id", jobs[2].at("id")},
+                                                           {"lease_id", jobs[2].at("lease_id")},
+                                                           {"error", "x"}}}}});
   ASSERT_EQ(ack.status, 200) << ack.raw.body;
   EXPECT_EQ(ack.body.at("results").at(0).at("success"), true);
   EXPECT_EQ(ack.body.at("results").at(1).at("will_retry"), true);
@@ -385,7 +424,8 @@ TEST_F(LifecycleTest, QueuesShowCountsAndConfig) {
   const auto q = NewQueue();
   Enqueue(q);
   Enqueue(q, {{"scheduled_at", IsoIn(milliseconds(60000))}});
-  auto cfg = Put("/queues/" + q + "/config", {{"max_retries", 7}, {"retention", {{"completed_seconds", 3600}}}});
+  auto cfg = Put("/queues/" + q + "/config",
+                 {{"max_retries", 7}, {"retention", {{"completed_seconds", 3600}}}});
   ASSERT_EQ(cfg.status, 200) << cfg.raw.body;
   EXPECT_EQ(cfg.body.at("max_retries"), 7);
   auto queue = Get("/queues/" + q);

@@ -17,8 +17,8 @@ class ClientTest : public SdkTest {
   // Claims exactly one job of `queue` as `worker`.
   sdk::ClaimedJob ClaimOne(const std::string& queue, const std::string& worker,
                            int lease_secs = 30) {
-    auto r = client_->Claim({.queue_name = queue, .worker_id = worker,
-                             .lease_duration_secs = lease_secs});
+    auto r = client_->Claim(
+        {.queue_name = queue, .worker_id = worker, .lease_duration_secs = lease_secs});
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     EXPECT_EQ(r.ok() ? r->jobs.size() : 0u, 1u);
     return r.ok() && !r->jobs.empty() ? r->jobs[0] : sdk::ClaimedJob{};
@@ -78,10 +78,9 @@ TEST_F(ClientTest, EnqueueGetListHistoryAndStats) {
 
 TEST_F(ClientTest, BulkEnqueueReportsFailedItemsWithTheirField) {
   const auto q = NewQueue();
-  auto r = client_->EnqueueBulk({.queue_name = q,
-                                 .jobs = {{.payload = {{"i", 0}}},
-                                          {.payload = nullptr},
-                                          {.payload = 2, .priority = 500}}});
+  auto r = client_->EnqueueBulk(
+      {.queue_name = q,
+       .jobs = {{.payload = {{"i", 0}}}, {.payload = nullptr}, {.payload = 2, .priority = 500}}});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->total, 3);
   ASSERT_EQ(r->succeeded.size(), 1u);
@@ -125,7 +124,8 @@ TEST_F(ClientTest, FailRetryDlqRepairAndRedrive) {
   const auto q = NewQueue();
   const auto id = Enqueue(q, {.max_retries = 1, .backoff = NoBackoff()});
   auto first = ClaimOne(q, "w1");
-  auto r1 = client_->Fail(id, "w1", first.lease_id, "boom", {.retry_after = std::chrono::milliseconds(0)});
+  auto r1 = client_->Fail(id, "w1", first.lease_id, "boom",
+                          {.retry_after = std::chrono::milliseconds(0)});
   ASSERT_TRUE(r1.ok()) << r1.status().ToString();
   EXPECT_TRUE(r1->will_retry);
   EXPECT_EQ(r1->retry_count, 1);
@@ -258,8 +258,8 @@ TEST_F(ClientTest, ClaimWithAcksAndBatchAck) {
   ASSERT_EQ(claim->jobs.size(), 2u);
   const auto& a = claim->jobs[0];
   const auto& b = claim->jobs[1];
-  auto acked = client_->AckBatch("w1", {sdk::Ack::Complete(a.id, a.lease_id, {{"r", 1}}),
-                                        sdk::Ack::Complete(b.id, "stale")});
+  auto acked = client_->AckBatch(
+      "w1", {sdk::Ack::Complete(a.id, a.lease_id, {{"r", 1}}), sdk::Ack::Complete(b.id, "stale")});
   ASSERT_TRUE(acked.ok()) << acked.status().ToString();
   ASSERT_EQ(acked->size(), 2u);
   EXPECT_TRUE((*acked)[0].success);
@@ -267,10 +267,11 @@ TEST_F(ClientTest, ClaimWithAcksAndBatchAck) {
   EXPECT_FALSE((*acked)[1].success);
   EXPECT_EQ((*acked)[1].error.code(), ErrorCode::kLeaseExpired);
 
-  auto next = client_->Claim({.queue_name = q, .worker_id = "w1",
-                              .wait = std::chrono::milliseconds(100),
-                              .acks = std::vector<sdk::Ack>{
-                                  sdk::Ack::Fail(b.id, b.lease_id, "nope", true)}});
+  auto next = client_->Claim(
+      {.queue_name = q,
+       .worker_id = "w1",
+       .wait = std::chrono::milliseconds(100),
+       .acks = std::vector<sdk::Ack>{sdk::Ack::Fail(b.id, b.lease_id, "nope", true)}});
   ASSERT_TRUE(next.ok()) << next.status().ToString();
   EXPECT_TRUE(next->jobs.empty());
   ASSERT_EQ(next->results.size(), 1u);
@@ -280,7 +281,8 @@ TEST_F(ClientTest, ClaimWithAcksAndBatchAck) {
 TEST_F(ClientTest, QueuesConfigurePauseResumeDelete) {
   const auto q = NewQueue();
   auto config = client_->ConfigureQueue(
-      q, {.max_retries = 5, .backoff = NoBackoff(),
+      q, {.max_retries = 5,
+          .backoff = NoBackoff(),
           .retention_deadletter = std::optional<std::chrono::seconds>(std::chrono::hours(1))});
   ASSERT_TRUE(config.ok()) << config.status().ToString();
   EXPECT_EQ(config->max_retries, 5);
@@ -309,8 +311,8 @@ TEST_F(ClientTest, QueuesConfigurePauseResumeDelete) {
 
 TEST_F(ClientTest, WorkerRegistry) {
   const auto q = NewQueue();
-  auto reg = client_->RegisterWorker({.queue_name = q, .hostname = "h1", .max_concurrency = 3,
-                                      .worker_id = q + "-w"});
+  auto reg = client_->RegisterWorker(
+      {.queue_name = q, .hostname = "h1", .max_concurrency = 3, .worker_id = q + "-w"});
   ASSERT_TRUE(reg.ok()) << reg.status().ToString();
   EXPECT_EQ(reg->id, q + "-w");
   auto hb = client_->WorkerHeartbeat(reg->id, {.current_jobs = 2, .status = "draining"});
@@ -375,8 +377,8 @@ TEST(ClientTransportTest, BadUrlIsReportedOnEveryCall) {
 }
 
 TEST(ClientAuthTest, KeyProtectedServerNeedsTheKey) {
-  e2e::ServerProcess server({.extra_args = {"--api-key", "admin:s3cret", "--api-key",
-                                            "viewer:look"}});
+  e2e::ServerProcess server(
+      {.extra_args = {"--api-key", "admin:s3cret", "--api-key", "viewer:look"}});
   ASSERT_TRUE(server.Start());
   Client anonymous({.server_url = server.base_url()});
   EXPECT_EQ(anonymous.Stats().status().code(), ErrorCode::kUnauthorized);

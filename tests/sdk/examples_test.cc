@@ -1,6 +1,8 @@
 // The examples, run live: examples/producer enqueues, examples/worker
 // processes until SIGTERM and exits 0.
 #include <fcntl.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -8,9 +10,6 @@
 
 #include <fstream>
 #include <sstream>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "sdk/support/sdk_fixture.h"
 
@@ -21,8 +20,8 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 // Starts `binary args…` with REDRIVE_URL set and stdout+stderr to `log`.
-pid_t Spawn(const std::string& binary, const std::vector<std::string>& args,
-            const std::string& url, const std::filesystem::path& log) {
+pid_t Spawn(const std::string& binary, const std::vector<std::string>& args, const std::string& url,
+            const std::filesystem::path& log) {
   pid_t pid = ::fork();
   if (pid != 0) return pid;
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);

@@ -1,5 +1,7 @@
 // redrive::Worker against the real server: concurrency, retries to the DLQ,
 // non-retryable failures, lease loss mid-handler, graceful shutdown.
+#include "redrive/worker.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -7,16 +9,15 @@
 #include <mutex>
 #include <set>
 
-#include "redrive/worker.h"
 #include "sdk/support/sdk_fixture.h"
 
 namespace redrive::sdk_test {
 namespace {
 
-using ::testing::Contains;
-using ::testing::HasSubstr;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
+using ::testing::Contains;
+using ::testing::HasSubstr;
 namespace json = boost::json;
 
 class WorkerTest : public SdkTest {

@@ -19,8 +19,7 @@ namespace redrive::engine {
 
 class JobSweep final : public Service {
  public:
-  using Select =
-      std::function<Result<std::vector<Job>>(store::WriteTx&, Instant now, int limit)>;
+  using Select = std::function<Result<std::vector<Job>>(store::WriteTx&, Instant now, int limit)>;
   using NextDue = std::function<Result<std::optional<Instant>>(store::ReadTx&)>;
 
   JobSweep(std::string name, Committer& committer, store::Store& store, int batch, Select select,

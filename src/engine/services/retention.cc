@@ -19,8 +19,8 @@ ServiceRun Retention::RunOnce(Instant now) {
     for (const auto& [status, keep] : rules) {
       if (!keep) continue;
       Status st = committer_.RunAndWait([&](store::WriteTx& tx, TxContext&) -> Status {
-        REDRIVE_ASSIGN_OR_RETURN(auto ids,
-                                 tx.SelectRetentionExpired(q.queue_name, status, now - *keep, batch_));
+        REDRIVE_ASSIGN_OR_RETURN(
+            auto ids, tx.SelectRetentionExpired(q.queue_name, status, now - *keep, batch_));
         if (static_cast<int>(ids.size()) >= batch_) run.more = true;
         REDRIVE_ASSIGN_OR_RETURN(long long n, tx.DeleteJobs(ids));
         run.changed += n;

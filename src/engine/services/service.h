@@ -10,9 +10,9 @@
 namespace redrive::engine {
 
 struct ServiceRun {
-  long long changed = 0;             // jobs (or rows) the pass changed
-  bool more = false;                 // the batch was full: run again at once
-  std::optional<Instant> next_run;   // when there will be work; unset = unknown
+  long long changed = 0;            // jobs (or rows) the pass changed
+  bool more = false;                // the batch was full: run again at once
+  std::optional<Instant> next_run;  // when there will be work; unset = unknown
 };
 
 class Service {

@@ -1,8 +1,8 @@
 #include "store/sqlite/checkpointer.h"
 
-#include "core/thread_name.h"
-
 #include <sqlite3.h>
+
+#include "core/thread_name.h"
 
 namespace redrive::store::sqlite {
 

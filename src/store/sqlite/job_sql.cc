@@ -10,12 +10,13 @@ namespace {
 
 // The mutable columns, in parameter order ?1..?21.
 constexpr const char* kMutableColumns[] = {
-    "status",          "priority",        "retry_count",       "max_retries",
-    "timeout_seconds", "backoff_base_ms", "backoff_max_ms",    "backoff_jitter_ms",
-    "last_error",      "dead_reason",     "updated_at",        "scheduled_at",
-    "started_at",      "completed_at",    "expires_at",        "deadlettered_at",
-    "assigned_worker_id", "lease_id",     "lease_expires_at",  "attempts",
-    "lease_expiries"};
+    "status",           "priority",           "retry_count",
+    "max_retries",      "timeout_seconds",    "backoff_base_ms",
+    "backoff_max_ms",   "backoff_jitter_ms",  "last_error",
+    "dead_reason",      "updated_at",         "scheduled_at",
+    "started_at",       "completed_at",       "expires_at",
+    "deadlettered_at",  "assigned_worker_id", "lease_id",
+    "lease_expires_at", "attempts",           "lease_expiries"};
 constexpr uint32_t kUpdatedAtBit = 1u << 10;
 constexpr char kUpdateJobGuard[] = " WHERE id = ?22 AND status = ?23 AND lease_id IS ?24";
 

@@ -17,8 +17,8 @@ namespace redrive::store::sqlite {
 // live in job_payloads (see sqlite_schema.cc), read by key lookups.
 #define REDRIVE_JOB_COLUMNS                                                                \
   "id, queue_name, status, "                                                               \
-  "(SELECT payload FROM job_payloads WHERE job_id = jobs.id), "                             \
-  "(SELECT result FROM job_payloads WHERE job_id = jobs.id), "                              \
+  "(SELECT payload FROM job_payloads WHERE job_id = jobs.id), "                            \
+  "(SELECT result FROM job_payloads WHERE job_id = jobs.id), "                             \
   "priority, retry_count, max_retries, "                                                   \
   "timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, last_error, "      \
   "dead_reason, tags, idempotency_key, created_at, updated_at, scheduled_at, started_at, " \

@@ -37,7 +37,8 @@ TEST_F(SchemaTest, FreshDatabaseGetsEveryMigrationOnce) {
   EXPECT_EQ(*SchemaVersion(*conn_), 0);
   ASSERT_TRUE(Migrate(*conn_).ok());
   EXPECT_EQ(*SchemaVersion(*conn_), Migrations().back().version);
-  for (const char* table : {"jobs", "job_payloads", "job_tags", "job_history", "queues", "workers"}) {
+  for (const char* table :
+       {"jobs", "job_payloads", "job_tags", "job_history", "queues", "workers"}) {
     EXPECT_TRUE(TableExists(table)) << table;
   }
   EXPECT_EQ(MigrationRows(), static_cast<int64_t>(Migrations().size()));

@@ -44,9 +44,9 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path,
   REDRIVE_ASSIGN_OR_RETURN(std::unique_ptr<Connection> writer,
                            Connection::Open(path, ConnectionOptionsFor(options, true)));
   std::unique_ptr<SqliteStore> store(new SqliteStore(path, options, std::move(writer)));
-  REDRIVE_ASSIGN_OR_RETURN(store->checkpointer_,
-                           sqlite::Checkpointer::Start(path, ConnectionOptionsFor(options, true),
-                                                       *store->writer_));
+  REDRIVE_ASSIGN_OR_RETURN(
+      store->checkpointer_,
+      sqlite::Checkpointer::Start(path, ConnectionOptionsFor(options, true), *store->writer_));
   return store;
 }
 

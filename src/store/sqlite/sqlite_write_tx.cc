@@ -134,9 +134,8 @@ Status SqliteWriteTx::ApplyChange(const Change& change) {
                             job.id + " cannot change");
   }
   {
-    REDRIVE_ASSIGN_OR_RETURN(
-        Statement update,
-        conn().Prepare(sql::UpdateJobSql(ChangedColumns(change.before, job))));
+    REDRIVE_ASSIGN_OR_RETURN(Statement update,
+                             conn().Prepare(sql::UpdateJobSql(ChangedColumns(change.before, job))));
     BindJobUpdate(update, job);
     update.Bind(22, job.id);
     update.Bind(23, JobStatusName(change.guard_status));

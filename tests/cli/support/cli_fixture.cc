@@ -14,7 +14,8 @@ ExitResult CliTest::Cli(std::vector<std::string> args, std::chrono::milliseconds
 ExitResult CliTest::CliWithStdin(std::vector<std::string> args, const std::string& input) {
   std::vector<std::string> argv{REDRIVE_BINARY, "--server", server_->base_url()};
   argv.insert(argv.end(), args.begin(), args.end());
-  auto child = cli::ChildProcess::Spawn({.argv = argv, .stdin_data = input, .stderr_tail = 1 << 20});
+  auto child =
+      cli::ChildProcess::Spawn({.argv = argv, .stdin_data = input, .stderr_tail = 1 << 20});
   ExitResult result;
   if (!child.ok()) return result;
   (*child)->WaitFor(std::chrono::steady_clock::now() + std::chrono::seconds(30));
@@ -35,11 +36,13 @@ std::unique_ptr<cli::ChildProcess> CliTest::StartWork(std::vector<std::string> a
 ::testing::AssertionResult CliTest::WaitForStatus(const std::string& id, const std::string& status,
                                                   std::chrono::milliseconds timeout) {
   std::string last;
-  const bool reached = WaitUntil([&] {
-    auto r = Get("/jobs/" + id);
-    if (r.status == 200) last = std::string(r.body.at("status").as_string());
-    return last == status;
-  }, timeout);
+  const bool reached = WaitUntil(
+      [&] {
+        auto r = Get("/jobs/" + id);
+        if (r.status == 200) last = std::string(r.body.at("status").as_string());
+        return last == status;
+      },
+      timeout);
   if (reached) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << "job " << id << " is " << last << ", not " << status;
 }

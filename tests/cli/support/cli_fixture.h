@@ -29,8 +29,9 @@ class CliTest : public ApiTest {
   std::unique_ptr<cli::ChildProcess> StartWork(std::vector<std::string> args);
 
   // Waits (polling, up to `timeout`) for the job's status.
-  ::testing::AssertionResult WaitForStatus(const std::string& id, const std::string& status,
-                                           std::chrono::milliseconds timeout = std::chrono::seconds(20));
+  ::testing::AssertionResult WaitForStatus(
+      const std::string& id, const std::string& status,
+      std::chrono::milliseconds timeout = std::chrono::seconds(20));
   // Writes an executable `sh` script into the test's temp dir; returns its path.
   std::string WriteScript(const std::string& name, const std::string& body);
 

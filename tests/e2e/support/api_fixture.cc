@@ -44,15 +44,15 @@ json::array ApiTest::Claim(const std::string& queue, const std::string& worker, 
   return r.body.at("jobs").as_array();
 }
 
-std::string ApiTest::MakeDeadJob(const std::string& queue, const std::string& error,
-                                 bool no_retry, json::object extra) {
+std::string ApiTest::MakeDeadJob(const std::string& queue, const std::string& error, bool no_retry,
+                                 json::object extra) {
   extra["max_retries"] = 0;
   const std::string id = Enqueue(queue, std::move(extra));
   auto jobs = Claim(queue, "test-worker");
   EXPECT_EQ(jobs.size(), 1u);
   if (jobs.empty()) return id;
-  json::object fail{{"worker_id", "test-worker"}, {"lease_id", jobs[0].at("lease_id")},
-                    {"error", error}};
+  json::object fail{
+      {"worker_id", "test-worker"}, {"lease_id", jobs[0].at("lease_id")}, {"error", error}};
   if (no_retry) fail["no_retry"] = true;
   auto r = Post("/jobs/" + id + "/fail", fail);
   EXPECT_EQ(r.status, 200) << r.raw.body;

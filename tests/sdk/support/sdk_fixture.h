@@ -30,8 +30,7 @@ using e2e::WaitUntil;
 
 // Backoff that retries at once: tests of retries need no waiting.
 inline BackoffPolicy NoBackoff() {
-  return {std::chrono::milliseconds(0), std::chrono::milliseconds(0),
-          std::chrono::milliseconds(0)};
+  return {std::chrono::milliseconds(0), std::chrono::milliseconds(0), std::chrono::milliseconds(0)};
 }
 
 }  // namespace redrive::sdk_test
