@@ -31,23 +31,36 @@ Result<std::optional<std::string>> DecodeErrorPrefix(const wire::FieldReader& r)
   return r.String("error_prefix", 1, kMaxErrorPrefixBytes);
 }
 
-// The filters GET /jobs/dlq and GET /jobs/dlq/summary share.
-Result<store::JobFilter> DecodeDlqFilters(const QueryParams& q, int default_limit) {
-  store::JobFilter f;
+// The filter GET /jobs/dlq and GET /jobs/dlq/summary share.
+Result<engine::DeadLetterFilter> DecodeDeadLetterFilter(const QueryParams& q) {
+  engine::DeadLetterFilter f;
   REDRIVE_ASSIGN_OR_RETURN(f.queue_name, QueryQueueName(q));
   f.tag = QueryString(q, "tag");
   REDRIVE_ASSIGN_OR_RETURN(f.dead_reason, QueryDeadReason(q));
   REDRIVE_ASSIGN_OR_RETURN(f.error_prefix, QueryErrorPrefix(q));
-  REDRIVE_ASSIGN_OR_RETURN(std::optional<int64_t> limit, QueryInt(q, "limit", 1, 100));
-  f.limit = static_cast<int>(limit.value_or(default_limit));
   return f;
 }
 
-Result<store::JobFilter> DecodeDlqFilter(const QueryParams& q) {
-  REDRIVE_ASSIGN_OR_RETURN(store::JobFilter f, DecodeDlqFilters(q, 50));
+Result<int> QueryDlqLimit(const QueryParams& q, int default_limit) {
+  REDRIVE_ASSIGN_OR_RETURN(std::optional<int64_t> limit, QueryInt(q, "limit", 1, 100));
+  return static_cast<int>(limit.value_or(default_limit));
+}
+
+Result<engine::ListDeadLettersParams> DecodeListDlq(const QueryParams& q) {
+  engine::ListDeadLettersParams p;
+  REDRIVE_ASSIGN_OR_RETURN(p.filter, DecodeDeadLetterFilter(q));
+  REDRIVE_ASSIGN_OR_RETURN(p.limit, QueryDlqLimit(q, 50));
   REDRIVE_ASSIGN_OR_RETURN(std::optional<int64_t> offset, QueryInt(q, "offset", 0, INT32_MAX));
-  f.offset = static_cast<int>(offset.value_or(0));
-  return f;
+  p.offset = static_cast<int>(offset.value_or(0));
+  return p;
+}
+
+// No offset: the summary is the largest groups, not a page.
+Result<engine::SummarizeDeadLettersParams> DecodeDlqSummary(const QueryParams& q) {
+  engine::SummarizeDeadLettersParams p;
+  REDRIVE_ASSIGN_OR_RETURN(p.filter, DecodeDeadLetterFilter(q));
+  REDRIVE_ASSIGN_OR_RETURN(p.limit, QueryDlqLimit(q, kDefaultSummaryLimit));
+  return p;
 }
 
 Result<std::vector<std::string>> DecodeJobIds(const wire::FieldReader& r) {
@@ -138,9 +151,9 @@ Response EncodeDlqPurge(const engine::DlqPurgeResult& r) {
 }  // namespace
 
 void HandleListDlq(Call& call) {
-  Result<store::JobFilter> f = DecodeDlqFilter(call.query);
-  if (!f.ok()) return call.Fail(f.status());
-  call.engine.ListDeadLetters(std::move(*f),
+  Result<engine::ListDeadLettersParams> p = DecodeListDlq(call.query);
+  if (!p.ok()) return call.Fail(p.status());
+  call.engine.ListDeadLetters(std::move(*p),
                               Answer<std::vector<Job>>(call.respond, [](std::vector<Job>& jobs) {
                                 boost::json::array out;
                                 for (const Job& job : jobs) {
@@ -151,10 +164,10 @@ void HandleListDlq(Call& call) {
 }
 
 void HandleDlqSummary(Call& call) {
-  Result<store::JobFilter> f = DecodeDlqFilters(call.query, kDefaultSummaryLimit);
-  if (!f.ok()) return call.Fail(f.status());
+  Result<engine::SummarizeDeadLettersParams> p = DecodeDlqSummary(call.query);
+  if (!p.ok()) return call.Fail(p.status());
   call.engine.SummarizeDeadLetters(
-      std::move(*f),
+      std::move(*p),
       Answer<std::vector<DeadLetterGroup>>(call.respond, [](std::vector<DeadLetterGroup>& groups) {
         boost::json::array out;
         for (const DeadLetterGroup& g : groups) out.push_back(wire::DeadLetterGroupToJson(g));

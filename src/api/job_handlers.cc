@@ -18,16 +18,16 @@ namespace {
 
 constexpr size_t kMaxStatusIds = 100;
 
-Result<store::JobFilter> DecodeJobFilter(const QueryParams& q) {
-  store::JobFilter f;
-  REDRIVE_ASSIGN_OR_RETURN(f.queue_name, QueryQueueName(q));
-  REDRIVE_ASSIGN_OR_RETURN(f.status, QueryStatus(q));
-  f.tag = QueryString(q, "tag");
+Result<engine::ListJobsParams> DecodeListJobs(const QueryParams& q) {
+  engine::ListJobsParams p;
+  REDRIVE_ASSIGN_OR_RETURN(p.queue_name, QueryQueueName(q));
+  REDRIVE_ASSIGN_OR_RETURN(p.status, QueryStatus(q));
+  p.tag = QueryString(q, "tag");
   REDRIVE_ASSIGN_OR_RETURN(std::optional<int64_t> limit, QueryInt(q, "limit", 1, 100));
-  f.limit = static_cast<int>(limit.value_or(50));
+  p.limit = static_cast<int>(limit.value_or(50));
   REDRIVE_ASSIGN_OR_RETURN(std::optional<int64_t> offset, QueryInt(q, "offset", 0, INT32_MAX));
-  f.offset = static_cast<int>(offset.value_or(0));
-  return f;
+  p.offset = static_cast<int>(offset.value_or(0));
+  return p;
 }
 
 // "a,b,c" → distinct non-empty ids in request order.
@@ -74,9 +74,9 @@ auto JobEncoder(Role role) {
 }  // namespace
 
 void HandleListJobs(Call& call) {
-  Result<store::JobFilter> f = DecodeJobFilter(call.query);
-  if (!f.ok()) return call.Fail(f.status());
-  call.engine.ListJobs(std::move(*f), Answer<std::vector<Job>>(call.respond, JobsArray));
+  Result<engine::ListJobsParams> p = DecodeListJobs(call.query);
+  if (!p.ok()) return call.Fail(p.status());
+  call.engine.ListJobs(std::move(*p), Answer<std::vector<Job>>(call.respond, JobsArray));
 }
 
 void HandleGetJob(Call& call) {

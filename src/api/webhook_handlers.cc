@@ -16,8 +16,8 @@ using boost::json::value_from;  // an unset std::optional becomes null
 
 Response WebhookResponse(Webhook& w) { return JsonResponse(200, wire::WebhookToJson(w)); }
 
-Result<store::DeliveryFilter> DecodeDeliveryFilter(const Call& call) {
-  store::DeliveryFilter f;
+Result<engine::ListDeliveriesParams> DecodeListDeliveries(const Call& call) {
+  engine::ListDeliveriesParams f;
   f.webhook_id = call.Param("id");
   if (auto status = QueryString(call.query, "status")) {
     f.status = ParseDeliveryStatus(*status);
@@ -73,7 +73,7 @@ void HandleDeleteWebhook(Call& call) {
 }
 
 void HandleListDeliveries(Call& call) {
-  Result<store::DeliveryFilter> f = DecodeDeliveryFilter(call);
+  Result<engine::ListDeliveriesParams> f = DecodeListDeliveries(call);
   if (!f.ok()) return call.Fail(f.status());
   call.engine.ListDeliveries(std::move(*f), Answer<std::vector<WebhookDelivery>>(
                                                 call.respond, [](std::vector<WebhookDelivery>& ds) {

@@ -28,7 +28,13 @@
 #include "engine/throughput.h"
 #include "engine/webhooks/sender.h"
 #include "engine/webhooks/webhook_types.h"
-#include "store/store.h"
+
+// The interface names no store type but the Store it runs on: callers pass
+// the engine's own parameter types (engine/requests.h); the engine maps them
+// to the store's.
+namespace redrive::store {
+class Store;
+}  // namespace redrive::store
 
 namespace redrive::engine {
 
@@ -100,13 +106,14 @@ class Engine {
 
   // --- operator: reads
   void GetJob(std::string id, Callback<Job> done);
-  void ListJobs(store::JobFilter f, Callback<std::vector<Job>> done);
+  void ListJobs(ListJobsParams p, Callback<std::vector<Job>> done);
   void JobStatuses(std::vector<std::string> ids, Callback<std::vector<Job>> done);
   void Stats(std::optional<std::string> queue_name, Callback<StatusCounts> done);
   void History(std::string job_id, Callback<std::vector<HistoryEntry>> done);
-  void ListDeadLetters(store::JobFilter f, Callback<std::vector<Job>> done);
+  void ListDeadLetters(ListDeadLettersParams p, Callback<std::vector<Job>> done);
   // The DLQ grouped by (queue, dead reason, truncated error), largest first.
-  void SummarizeDeadLetters(store::JobFilter f, Callback<std::vector<DeadLetterGroup>> done);
+  void SummarizeDeadLetters(SummarizeDeadLettersParams p,
+                            Callback<std::vector<DeadLetterGroup>> done);
 
   // --- operator: writes
   void Cancel(std::string job_id, StatusCallback done);
@@ -133,7 +140,7 @@ class Engine {
   // Deletes the webhook and its deliveries.
   void DeleteWebhook(std::string id, StatusCallback done);
   // NOT_FOUND if the webhook is unknown.
-  void ListDeliveries(store::DeliveryFilter f, Callback<std::vector<WebhookDelivery>> done);
+  void ListDeliveries(ListDeliveriesParams p, Callback<std::vector<WebhookDelivery>> done);
   // POSTs a webhook.test event to the webhook now (enabled or not), records
   // it as a delivery and answers with the outcome (after up to the sender's
   // timeout). UNAVAILABLE when the engine has no webhook sender.

@@ -14,8 +14,34 @@ void Engine::GetJob(std::string id, Callback<Job> done) {
   impl_->Read<Job>([id = std::move(id)](ReadTx& tx) { return tx.GetJob(id); }, std::move(done));
 }
 
-void Engine::ListJobs(store::JobFilter f, Callback<std::vector<Job>> done) {
-  impl_->Read<std::vector<Job>>([f](ReadTx& tx) { return tx.ListJobs(f, false); }, std::move(done));
+namespace {
+// Each route's parameters → the store's one JobFilter; the fields a route
+// does not have stay unset (they do not filter).
+store::JobFilter FilterOf(const ListJobsParams& p) {
+  store::JobFilter f;
+  f.queue_name = p.queue_name;
+  f.status = p.status;
+  f.tag = p.tag;
+  f.limit = p.limit;
+  f.offset = p.offset;
+  return f;
+}
+
+store::JobFilter FilterOf(const DeadLetterFilter& dead, int limit, int offset) {
+  store::JobFilter f;
+  f.queue_name = dead.queue_name;
+  f.tag = dead.tag;
+  f.dead_reason = dead.dead_reason;
+  f.error_prefix = dead.error_prefix;
+  f.limit = limit;
+  f.offset = offset;
+  return f;
+}
+}  // namespace
+
+void Engine::ListJobs(ListJobsParams p, Callback<std::vector<Job>> done) {
+  impl_->Read<std::vector<Job>>([f = FilterOf(p)](ReadTx& tx) { return tx.ListJobs(f, false); },
+                                std::move(done));
 }
 
 void Engine::JobStatuses(std::vector<std::string> ids, Callback<std::vector<Job>> done) {
@@ -37,13 +63,17 @@ void Engine::History(std::string job_id, Callback<std::vector<HistoryEntry>> don
       std::move(done));
 }
 
-void Engine::ListDeadLetters(store::JobFilter f, Callback<std::vector<Job>> done) {
-  impl_->Read<std::vector<Job>>([f](ReadTx& tx) { return tx.ListDeadLetters(f); }, std::move(done));
+void Engine::ListDeadLetters(ListDeadLettersParams p, Callback<std::vector<Job>> done) {
+  impl_->Read<std::vector<Job>>(
+      [f = FilterOf(p.filter, p.limit, p.offset)](ReadTx& tx) { return tx.ListDeadLetters(f); },
+      std::move(done));
 }
 
-void Engine::SummarizeDeadLetters(store::JobFilter f, Callback<std::vector<DeadLetterGroup>> done) {
-  impl_->Read<std::vector<DeadLetterGroup>>([f](ReadTx& tx) { return tx.SummarizeDeadLetters(f); },
-                                            std::move(done));
+void Engine::SummarizeDeadLetters(SummarizeDeadLettersParams p,
+                                  Callback<std::vector<DeadLetterGroup>> done) {
+  impl_->Read<std::vector<DeadLetterGroup>>(
+      [f = FilterOf(p.filter, p.limit, 0)](ReadTx& tx) { return tx.SummarizeDeadLetters(f); },
+      std::move(done));
 }
 
 void Engine::Cancel(std::string job_id, StatusCallback done) {

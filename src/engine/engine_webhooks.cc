@@ -92,7 +92,12 @@ void Engine::DeleteWebhook(std::string id, StatusCallback done) {
       [done = std::move(done)](Result<bool> r) { done(r.status()); });
 }
 
-void Engine::ListDeliveries(store::DeliveryFilter f, Callback<std::vector<WebhookDelivery>> done) {
+void Engine::ListDeliveries(ListDeliveriesParams p, Callback<std::vector<WebhookDelivery>> done) {
+  store::DeliveryFilter f;
+  f.webhook_id = std::move(p.webhook_id);
+  f.status = p.status;
+  f.limit = p.limit;
+  f.offset = p.offset;
   impl_->Read<std::vector<WebhookDelivery>>(
       [f = std::move(f)](ReadTx& tx) -> Result<std::vector<WebhookDelivery>> {
         REDRIVE_RETURN_IF_ERROR(tx.GetWebhook(f.webhook_id).status());

@@ -70,7 +70,7 @@ class WebhookEngineTest : public testing::EngineTest {
 
   // Oldest first.
   std::vector<WebhookDelivery> Deliveries(const std::string& webhook_id) {
-    store::DeliveryFilter f;
+    ListDeliveriesParams f;
     f.webhook_id = webhook_id;
     f.limit = 100;
     auto r = Call<std::vector<WebhookDelivery>>(&Engine::ListDeliveries, f);
@@ -283,7 +283,7 @@ TEST_F(WebhookEngineTest, DeletingAWebhookDeletesItsDeliveriesAndUnsubscribes) {
   Webhook w = Create({"job.created"});
   Enqueue("emails");
   ASSERT_TRUE(CallStatus(&Engine::DeleteWebhook, std::string(w.id)).ok());
-  store::DeliveryFilter f;
+  ListDeliveriesParams f;
   f.webhook_id = w.id;
   EXPECT_EQ(Call<std::vector<WebhookDelivery>>(&Engine::ListDeliveries, f).status().code(),
             ErrorCode::kNotFound);

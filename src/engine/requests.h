@@ -10,6 +10,7 @@
 #include "core/job.h"
 #include "core/queue.h"
 #include "core/status.h"
+#include "core/webhook.h"
 
 namespace redrive::engine {
 
@@ -95,6 +96,36 @@ struct RetryParams {
   std::optional<Instant> expires_at;
 };
 
+// GET /jobs: one page of job summaries, newest created first. Unset fields do not filter.
+struct ListJobsParams {
+  std::optional<std::string> queue_name;
+  std::optional<JobStatus> status;
+  // "key=value" matches a tag exactly; "key" matches jobs having the tag.
+  std::optional<std::string> tag;
+  int limit = 50;
+  int offset = 0;
+};
+
+// Which dead-lettered jobs GET /jobs/dlq and GET /jobs/dlq/summary read.
+// Unset fields do not filter.
+struct DeadLetterFilter {
+  std::optional<std::string> queue_name;
+  std::optional<std::string> tag;  // as in ListJobsParams::tag
+  std::optional<DeadReason> dead_reason;
+  std::optional<std::string> error_prefix;  // last_error starts with it (exact)
+};
+// GET /jobs/dlq: one page of dead-lettered jobs, newest deadlettered first.
+struct ListDeadLettersParams {
+  DeadLetterFilter filter;
+  int limit = 50;
+  int offset = 0;
+};
+// GET /jobs/dlq/summary: the largest `limit` groups (no paging).
+struct SummarizeDeadLettersParams {
+  DeadLetterFilter filter;
+  int limit = 20;
+};
+
 struct DlqRetryParams {
   std::vector<std::string> job_ids;
   std::optional<std::string> queue_name;
@@ -163,6 +194,14 @@ struct WorkerHeartbeatParams {
   int current_jobs = 0;
   std::optional<std::string> status;
   std::optional<std::string> metadata_json;
+};
+
+// GET /outgoing-webhooks/{id}/deliveries: one page, newest first. Unset status does not filter.
+struct ListDeliveriesParams {
+  std::string webhook_id;
+  std::optional<DeliveryStatus> status;
+  int limit = 50;
+  int offset = 0;
 };
 
 }  // namespace redrive::engine

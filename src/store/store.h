@@ -24,7 +24,8 @@
 
 namespace redrive::store {
 
-// Filters for listing jobs. Unset fields do not filter.
+// Filters for ListJobs, ListDeadLetters and SummarizeDeadLetters (each says
+// which fields it ignores). Unset fields do not filter.
 struct JobFilter {
   std::optional<std::string> queue_name;
   std::optional<JobStatus> status;
