@@ -117,10 +117,10 @@ void AddOptions(CLI::App& app, Options& o, BenchConfig& c) {
 // be opening its store.
 Status ProbeServer(const BenchConfig& cfg) {
   constexpr int64_t kProbeForMs = 5000;
-  PhaseClients clients(cfg);
+  Client stats(ClientOptionsFor(cfg, kStatsTimeout));
   const int64_t deadline = NowNs() + kProbeForMs * 1'000'000;
   for (;;) {
-    Result<StatusCounts> c = clients.stats.Stats(cfg.queue_prefix + "-probe");
+    Result<StatusCounts> c = stats.Stats(cfg.queue_prefix + "-probe");
     const bool retry = c.status().code() == ErrorCode::kUnavailable;  // not a 401 or 404
     if (c.ok() || !retry || NowNs() > deadline) return c.status();
     SleepMs(100);

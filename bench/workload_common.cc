@@ -8,11 +8,6 @@
 #include "payload.h"
 
 namespace redrive::bench {
-namespace {
-
-constexpr std::chrono::milliseconds kStatsTimeout{5'000};
-
-}  // namespace
 
 sdk::ClientOptions ClientOptionsFor(const BenchConfig& cfg,
                                     std::chrono::milliseconds request_timeout) {

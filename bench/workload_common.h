@@ -20,10 +20,12 @@ namespace redrive::bench {
 sdk::ClientOptions ClientOptionsFor(
     const BenchConfig& cfg, std::chrono::milliseconds request_timeout = std::chrono::seconds(30));
 
+// GET /jobs/stats is polled against a deadline: a stuck poll must not hold a
+// phase much past it.
+inline constexpr std::chrono::milliseconds kStatsTimeout{5'000};
+
 // The phase's own calls, off the consumers' connections: `control` for the
-// queue config and enqueues, `stats` for GET /jobs/stats, with a short
-// timeout because it is polled against a deadline and a stuck poll must not
-// hold the phase much past it.
+// queue config and enqueues, `stats` (kStatsTimeout) for GET /jobs/stats.
 struct PhaseClients {
   explicit PhaseClients(const BenchConfig& cfg);
   Client control;
