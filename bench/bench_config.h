@@ -7,12 +7,10 @@
 #include <cstdint>
 #include <string>
 
-#include "http_client.h"
-
 namespace redrive::bench {
 
 struct BenchConfig {
-  Endpoint endpoint;
+  std::string server_url;  // as redrive::ClientOptions::server_url
   std::string api_key;
   std::string run_stamp;  // makes this run's queue names fresh, e.g. "20261129t140501"
   std::string queue_prefix = "rb";

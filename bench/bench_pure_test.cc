@@ -1,5 +1,5 @@
 // Unit tests of the bench's pure helpers: percentiles, the job ledger, payload
-// sizing and the result-line writer.
+// sizing and reading, and the result-line writer.
 #include <gtest/gtest.h>
 
 #include <boost/json/serialize.hpp>
@@ -60,6 +60,18 @@ TEST(Payload, PadsToTheTargetSize) {
   auto small = MakePayload("W1", 7, 0, 10);
   EXPECT_EQ(small.at("pad").as_string(), "");
   EXPECT_EQ(small.at("i").as_int64(), 7);
+}
+
+TEST(Payload, ReadsBackItsIndexAndStamp) {
+  BenchJob job = ReadPayload(MakePayload("W2", 42, 1'234'567, 100));
+  EXPECT_EQ(job.index, 42);
+  EXPECT_EQ(job.sent_ns, 1'234'567);
+  // Re-serialized as a double, or not the bench's at all.
+  job = ReadPayload(boost::json::object{{"i", 3.0}, {"t", 5u}});
+  EXPECT_EQ(job.index, 3);
+  EXPECT_EQ(job.sent_ns, 5);
+  EXPECT_EQ(ReadPayload(boost::json::object{{"to", "ada"}}).index, -1);
+  EXPECT_EQ(ReadPayload(boost::json::value(7)).index, -1);
 }
 
 TEST(WriteJson, PlainDoubles) {

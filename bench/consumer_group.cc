@@ -8,13 +8,13 @@ namespace {
 constexpr std::string_view kFailError = "redrive-bench: planned failure";
 // After a failed claim, pause before the next so a broken server is not spun on.
 constexpr int64_t kErrorBackoffMs = 100;
+constexpr int kLeaseSecs = 30;
 
 }  // namespace
 
-ConsumerGroup::ConsumerGroup(Endpoint endpoint, std::string api_key, ConsumerConfig config,
+ConsumerGroup::ConsumerGroup(sdk::ClientOptions client_options, ConsumerConfig config,
                              JobHandler handler)
-    : endpoint_(std::move(endpoint)),
-      api_key_(std::move(api_key)),
+    : client_options_(std::move(client_options)),
       config_(std::move(config)),
       handler_(std::move(handler)) {}
 
@@ -25,7 +25,7 @@ void ConsumerGroup::Start() {
 }
 
 void ConsumerGroup::Stop() {
-  stop_.store(true);
+  stop_.request_stop();
   for (std::thread& t : threads_) t.join();
   threads_.clear();
 }
@@ -45,13 +45,15 @@ ConsumerStats ConsumerGroup::stats() const {
 
 void ConsumerGroup::NoteError(const Status& st) {
   request_errors_.fetch_add(1);
-  KeepFirstError(st.message());
+  KeepFirstError(st.ToString());
 }
 
-void ConsumerGroup::NoteRefusals(const AckTally& tally) {
-  if (tally.refused == 0) return;
-  ack_refusals_.fetch_add(tally.refused);
-  KeepFirstError("ack refused: " + tally.first_refusal);
+void ConsumerGroup::NoteRefusals(const std::vector<sdk::AckResult>& results) {
+  for (const sdk::AckResult& r : results) {
+    if (r.success) continue;
+    ack_refusals_.fetch_add(1);
+    KeepFirstError("ack refused: " + r.id + ": " + r.error.ToString());
+  }
 }
 
 void ConsumerGroup::KeepFirstError(const std::string& message) {
@@ -59,65 +61,80 @@ void ConsumerGroup::KeepFirstError(const std::string& message) {
   if (first_error_.empty()) first_error_ = message;
 }
 
-void ConsumerGroup::AckEach(RedriveApi& api, const std::vector<ClaimedJob>& jobs,
+void ConsumerGroup::AckEach(Client& client, const std::vector<sdk::ClaimedJob>& jobs,
                             const std::vector<Outcome>& outcomes, const std::string& worker_id) {
+  static const std::string kError(kFailError);
   for (size_t i = 0; i < jobs.size(); ++i) {
-    Status st = outcomes[i] == Outcome::kComplete ? api.Complete(jobs[i], worker_id)
-                                                  : api.Fail(jobs[i], worker_id, kFailError);
+    Status st = outcomes[i] == Outcome::kComplete
+                    ? client.Complete(jobs[i].id, worker_id, jobs[i].lease_id)
+                    : client.Fail(jobs[i].id, worker_id, jobs[i].lease_id, kError).status();
     if (!st.ok()) NoteError(st);
   }
 }
 
 void ConsumerGroup::Run(int thread_index) {
-  HttpClient http(endpoint_, api_key_);
-  RedriveApi api(&http);
+  sdk::ClientOptions options = client_options_;
+  options.max_idle_connections = 1;  // one caller: one connection
+  Client client(std::move(options));
   const std::string worker_id = config_.worker_prefix + "-" + std::to_string(thread_index);
-  std::vector<Ack> acks;  // batch mode: outcomes not yet sent
-  std::vector<ClaimedJob> jobs;
+  sdk::ClaimRequest req{.queue_name = config_.queue,
+                        .worker_id = worker_id,
+                        .limit = config_.claim_limit,
+                        .lease_duration_secs = kLeaseSecs,
+                        .wait = config_.wait};
+  std::vector<sdk::Ack> acks;  // batch mode: outcomes not yet sent
   std::vector<Outcome> outcomes;
   bool acks_in_cancelled_claim = false;
-  while (!stop_.load()) {
-    jobs.clear();
-    AckTally tally;
-    ClaimRequest req{config_.queue, worker_id, config_.claim_limit, config_.wait};
-    req.acks = acks;
+  while (!stop_.stop_requested()) {
+    if (acks.empty()) {
+      req.acks.reset();
+    } else {
+      req.acks = std::move(acks);
+    }
     // Only the claim is cancellable: it is the call that may wait for seconds,
     // and completions must still reach the server after Stop() is called.
-    http.set_cancel_flag(&stop_);
-    Status st = api.Claim(req, &jobs, &tally);
-    http.set_cancel_flag(nullptr);
-    if (!st.ok()) {
-      if (stop_.load()) {  // cancelled; the acks are flushed below
+    Result<sdk::ClaimResult> claimed = client.Claim(req, stop_.get_token());
+    acks = req.acks ? std::move(*req.acks) : std::vector<sdk::Ack>();
+    if (!claimed.ok()) {
+      if (stop_.stop_requested()) {  // cancelled; the acks are flushed below
         acks_in_cancelled_claim = !acks.empty();
         break;
       }
-      NoteError(st);
+      NoteError(claimed.status());
       SleepMs(kErrorBackoffMs);
       continue;  // the same acks ride on the next claim
     }
     acks.clear();
     claims_.fetch_add(1);
-    NoteRefusals(tally);
+    NoteRefusals(claimed->results);
+    const std::vector<sdk::ClaimedJob>& jobs = claimed->jobs;
     if (jobs.empty()) empty_claims_.fetch_add(1);
     jobs_.fetch_add(static_cast<int64_t>(jobs.size()));
     outcomes.clear();
-    for (const ClaimedJob& job : jobs) {
-      Outcome o = handler_(job);
+    for (const sdk::ClaimedJob& job : jobs) {
+      Outcome o = handler_(ReadPayload(job.payload));
       outcomes.push_back(o);
-      if (config_.batch_acks) acks.push_back({job.id, job.lease_id, o == Outcome::kFail});
+      if (!config_.batch_acks) continue;
+      if (o == Outcome::kFail) {
+        acks.push_back(sdk::Ack::Fail(job.id, job.lease_id, std::string(kFailError)));
+      } else {
+        acks.push_back({.id = job.id, .lease_id = job.lease_id});  // no result: none is sent
+      }
     }
-    if (!config_.batch_acks) AckEach(api, jobs, outcomes, worker_id);
+    if (!config_.batch_acks) AckEach(client, jobs, outcomes, worker_id);
   }
   // A cancelled claim may or may not have applied the acks it carried; sending
   // them again is harmless (a finished job answers per item, not for the
   // batch), but then a refusal is expected and not counted.
   if (!acks.empty()) {
-    AckTally tally;
-    Status st = api.AckBatch(worker_id, acks, &tally);
-    if (!st.ok()) NoteError(st);
-    if (!acks_in_cancelled_claim) NoteRefusals(tally);
+    Result<std::vector<sdk::AckResult>> results = client.AckBatch(worker_id, acks);
+    if (!results.ok()) {
+      NoteError(results.status());
+    } else if (!acks_in_cancelled_claim) {
+      NoteRefusals(*results);
+    }
   }
-  connects_.fetch_add(http.connects());
+  connects_.fetch_add(client.connections_opened());
 }
 
 }  // namespace redrive::bench

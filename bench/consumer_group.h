@@ -1,5 +1,5 @@
-// C consumer threads, each with its own connection, running the worker loop
-// of one claim mode:
+// C consumer threads, each with its own redrive::Client (so its own keep-alive
+// connection), running the worker loop of one claim mode:
 //   single: claim `limit` jobs, then POST /jobs/{id}/complete or /fail per job;
 //   batch:  claim `limit` jobs carrying the previous batch's outcomes in
 //           `acks` (one round trip per batch); unsent acks are flushed with
@@ -13,19 +13,20 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "http_client.h"
-#include "redrive_api.h"
+#include "payload.h"
+#include "redrive/client.h"
 
 namespace redrive::bench {
 
 enum class Outcome { kComplete, kFail };
 
 // Runs on consumer threads, concurrently: must be thread-safe.
-using JobHandler = std::function<Outcome(const ClaimedJob&)>;
+using JobHandler = std::function<Outcome(const BenchJob&)>;
 
 struct ConsumerConfig {
   std::string queue;
@@ -49,7 +50,8 @@ struct ConsumerStats {
 
 class ConsumerGroup {
  public:
-  ConsumerGroup(Endpoint endpoint, std::string api_key, ConsumerConfig config, JobHandler handler);
+  // `client_options` is copied for each thread's Client.
+  ConsumerGroup(sdk::ClientOptions client_options, ConsumerConfig config, JobHandler handler);
   ~ConsumerGroup();  // Stop()s
   ConsumerGroup(const ConsumerGroup&) = delete;
   ConsumerGroup& operator=(const ConsumerGroup&) = delete;
@@ -63,17 +65,16 @@ class ConsumerGroup {
  private:
   void Run(int thread_index);
   // Sends this thread's completions or failures for one batch (single mode).
-  void AckEach(RedriveApi& api, const std::vector<ClaimedJob>& jobs,
+  void AckEach(Client& client, const std::vector<sdk::ClaimedJob>& jobs,
                const std::vector<Outcome>& outcomes, const std::string& worker_id);
   void NoteError(const Status& st);  // a failed request
-  void NoteRefusals(const AckTally& tally);
+  void NoteRefusals(const std::vector<sdk::AckResult>& results);
   void KeepFirstError(const std::string& message);
 
-  const Endpoint endpoint_;
-  const std::string api_key_;
+  const sdk::ClientOptions client_options_;
   const ConsumerConfig config_;
   const JobHandler handler_;
-  std::atomic<bool> stop_{false};
+  std::stop_source stop_;
   std::vector<std::thread> threads_;
 
   std::atomic<int64_t> claims_{0}, empty_claims_{0}, jobs_{0}, request_errors_{0}, ack_refusals_{0},

@@ -19,30 +19,31 @@ DeadLetterResult RunDeadLetter(const BenchConfig& cfg, const ClaimMode& mode) {
   r.jobs = cfg.dlq_jobs;
   r.max_attempts = kMaxAttempts;
   r.queue = QueueName(cfg, mode, "w3");
-  HttpClient http(cfg.endpoint, cfg.api_key);
-  RedriveApi api(&http);
-  if (Status st = api.ConfigureQueue(r.queue, kMaxRetries); !st.ok()) {
+  PhaseClients clients(cfg);
+  if (Status st = ConfigureQueue(clients.control, r.queue, kMaxRetries); !st.ok()) {
     r.error = st.message();
     return r;
   }
   JobLedger ledger(cfg.dlq_jobs);
-  ConsumerGroup consumers(cfg.endpoint, cfg.api_key, MakeConsumerConfig(cfg, mode, r.queue),
-                          [&ledger](const ClaimedJob& job) {
+  ConsumerGroup consumers(ClientOptionsFor(cfg), MakeConsumerConfig(cfg, mode, r.queue),
+                          [&ledger](const BenchJob& job) {
                             ledger.RecordAttempt(job.index);
                             return Outcome::kFail;
                           });
   consumers.Start();
   SleepMs(kWarmupMs);
-  const std::vector<boost::json::object> payloads = MakePayloads(cfg, "W3", cfg.dlq_jobs);
+  const std::vector<sdk::BulkEnqueueRequest> bulks =
+      MakeBulks(cfg, r.queue, "W3", cfg.dlq_jobs, kMaxRetries);
 
   const int64_t t0 = NowNs();
   const int64_t deadline = t0 + ToNs(cfg.dlq_timeout);
-  Status st = EnqueueInBulks(api, cfg, r.queue, payloads, kMaxRetries, deadline);
+  Status st = EnqueueInBulks(clients.control, bulks, deadline);
   r.enqueue_ms = NsToMs(NowNs() - t0);
   PollOutcome dead;
   if (st.ok()) {
     dead = PollStatsUntil(
-        api, cfg, r.queue, [&r](const QueueCounts& c) { return c.deadletter >= r.jobs; }, deadline);
+        clients.stats, cfg, r.queue, [&r](const StatusCounts& c) { return c.deadletter >= r.jobs; },
+        deadline);
   }
   SleepMs(cfg.settle.count());
   consumers.Stop();
@@ -56,9 +57,9 @@ DeadLetterResult RunDeadLetter(const BenchConfig& cfg, const ClaimMode& mode) {
   for (int64_t i = 0; i < r.jobs; ++i) {
     if (ledger.attempts(i) != kMaxAttempts) ++r.wrong_attempts;
   }
-  if (Result<QueueCounts> c = api.Stats(r.queue); c.ok()) {
+  if (Result<StatusCounts> c = clients.stats.Stats(r.queue); c.ok()) {
     r.dead = c->deadletter;
-    r.server_unfinished = c->unfinished();
+    r.server_unfinished = Unfinished(*c);
   }
   r.consumers = consumers.stats();
   if (!st.ok()) {

@@ -34,7 +34,7 @@ struct Board {
   std::string first_error;
 };
 
-Outcome Handle(Board& b, const ClaimedJob& job) {
+Outcome Handle(Board& b, const BenchJob& job) {
   const int64_t now = NowNs();
   if (job.index < 0 || job.index >= b.size) {
     b.foreign.fetch_add(1);
@@ -62,8 +62,7 @@ void AtomicMax(std::atomic<int64_t>& a, int64_t v) {
 // and show as sent < planned.
 void Produce(Board& b, const BenchConfig& cfg, const std::string& queue, int64_t start_ns,
              int64_t stop_ns) {
-  HttpClient http(cfg.endpoint, cfg.api_key);
-  RedriveApi api(&http);
+  Client client(ClientOptionsFor(cfg));
   const double ns_per_job = 1e9 / cfg.latency_rate;
   for (int64_t k; (k = b.next_slot.fetch_add(1)) < b.size && NowNs() < stop_ns;) {
     const int64_t due =
@@ -72,7 +71,11 @@ void Produce(Board& b, const BenchConfig& cfg, const std::string& queue, int64_t
     if (wait > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(wait));
     const int64_t sent_ns = NowNs();
     AtomicMax(b.max_lag_ns, sent_ns - due);
-    Status st = api.Enqueue(queue, MakePayload("W2", k, sent_ns, cfg.payload_bytes), kMaxRetries);
+    Status st = client
+                    .Enqueue({.queue_name = queue,
+                              .payload = MakePayload("W2", k, sent_ns, cfg.payload_bytes),
+                              .max_retries = kMaxRetries})
+                    .status();
     if (st.ok()) {
       b.sent.fetch_add(1);
     } else {
@@ -121,15 +124,14 @@ LatencyResult RunLatency(const BenchConfig& cfg, const ClaimMode& mode) {
   LatencyResult r;
   r.queue = QueueName(cfg, mode, "w2");
   r.planned = std::llround(cfg.latency_rate * cfg.latency_seconds);
-  HttpClient http(cfg.endpoint, cfg.api_key);
-  RedriveApi api(&http);
-  if (Status st = api.ConfigureQueue(r.queue, kMaxRetries); !st.ok()) {
+  Client control(ClientOptionsFor(cfg));
+  if (Status st = ConfigureQueue(control, r.queue, kMaxRetries); !st.ok()) {
     r.error = st.message();
     return r;
   }
   Board b(r.planned);
-  ConsumerGroup consumers(cfg.endpoint, cfg.api_key, MakeConsumerConfig(cfg, mode, r.queue),
-                          [&b](const ClaimedJob& job) { return Handle(b, job); });
+  ConsumerGroup consumers(ClientOptionsFor(cfg), MakeConsumerConfig(cfg, mode, r.queue),
+                          [&b](const BenchJob& job) { return Handle(b, job); });
   consumers.Start();
   SleepMs(kWarmupMs);
 

@@ -19,9 +19,9 @@
 #include "bench_config.h"
 #include "deadletter_workload.h"
 #include "latency_workload.h"
-#include "redrive_api.h"
 #include "report.h"
 #include "throughput_workload.h"
+#include "workload_common.h"
 
 namespace redrive::bench {
 namespace {
@@ -117,11 +117,10 @@ void AddOptions(CLI::App& app, Options& o, BenchConfig& c) {
 // be opening its store.
 Status ProbeServer(const BenchConfig& cfg) {
   constexpr int64_t kProbeForMs = 5000;
-  HttpClient http(cfg.endpoint, cfg.api_key);
-  RedriveApi api(&http);
+  Client stats(ClientOptionsFor(cfg, kStatsTimeout));
   const int64_t deadline = NowNs() + kProbeForMs * 1'000'000;
   for (;;) {
-    Result<QueueCounts> c = api.Stats(cfg.queue_prefix + "-probe");
+    Result<StatusCounts> c = stats.Stats(cfg.queue_prefix + "-probe");
     const bool retry = c.status().code() == ErrorCode::kUnavailable;  // not a 401 or 404
     if (c.ok() || !retry || NowNs() > deadline) return c.status();
     SleepMs(100);
@@ -156,17 +155,12 @@ int Main(int argc, char** argv) {
   AddOptions(app, o, cfg);
   CLI11_PARSE(app, argc, argv);
 
-  Result<Endpoint> ep = ParseEndpoint(o.server);
-  if (!ep.ok()) {
-    std::cerr << "redrive-bench: " << ep.status().message() << "\n";
-    return 2;
-  }
   if (!ValidPrefix(cfg.queue_prefix)) {
     std::cerr << "redrive-bench: --queue-prefix must be 1-40 chars of [A-Za-z0-9._-], "
                  "not starting with . or -\n";
     return 2;
   }
-  cfg.endpoint = *ep;
+  cfg.server_url = o.server;
   cfg.run_stamp = RunStamp();
   cfg.claim_wait = std::chrono::milliseconds(o.wait_ms);
   cfg.throughput_timeout = std::chrono::seconds(o.w1_timeout_s);
@@ -174,7 +168,9 @@ int Main(int argc, char** argv) {
   cfg.dlq_timeout = std::chrono::seconds(o.w3_timeout_s);
 
   if (Status st = ProbeServer(cfg); !st.ok()) {
-    std::cerr << "redrive-bench: server not usable: " << st.message() << "\n";
+    const bool bad_url = st.field() == "server_url";  // the SDK's verdict on --server
+    std::cerr << "redrive-bench: " << (bad_url ? "" : "server not usable: ") << st.message()
+              << "\n";
     return 2;
   }
 

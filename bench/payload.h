@@ -4,6 +4,7 @@
 #pragma once
 
 #include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -14,5 +15,13 @@ namespace redrive::bench {
 // fields need). `sent_ns` is a NowNs() stamp, or 0 when latency is not measured.
 boost::json::object MakePayload(std::string_view workload, int64_t index, int64_t sent_ns,
                                 size_t target_bytes);
+
+// What the bench reads back from a claimed job's payload: a job from anywhere
+// else (no numeric "i") has index -1; no numeric "t" reads as sent_ns 0.
+struct BenchJob {
+  int64_t index = -1;
+  int64_t sent_ns = 0;
+};
+BenchJob ReadPayload(const boost::json::value& payload);
 
 }  // namespace redrive::bench

@@ -3,7 +3,6 @@
 #include <atomic>
 
 #include "bench_clock.h"
-#include "redrive_api.h"
 #include "workload_common.h"
 
 namespace redrive::bench {
@@ -21,7 +20,7 @@ struct Progress {
   std::atomic<int64_t> planned_failures{0};
 };
 
-Outcome Handle(Progress& p, int fail_pct, const ClaimedJob& job) {
+Outcome Handle(Progress& p, int fail_pct, const BenchJob& job) {
   const int64_t now = NowNs();
   int64_t unset = -1;
   p.first_claim_ns.compare_exchange_strong(unset, now);
@@ -60,11 +59,11 @@ void RecordTimings(const Progress& p, int64_t t0, const PollOutcome& srv, Throug
 
 // The verdict: no timeout, no job lost, duplicated or foreign, and the
 // server's own completed count agreeing. Keeps an earlier error if set.
-void Judge(RedriveApi& api, ThroughputResult& r) {
-  if (Result<QueueCounts> c = api.Stats(r.queue); c.ok()) {
+void Judge(Client& stats, ThroughputResult& r) {
+  if (Result<StatusCounts> c = stats.Stats(r.queue); c.ok()) {
     r.server_completed = c->completed;
     r.server_deadletter = c->deadletter;
-    r.server_unfinished = c->unfinished();
+    r.server_unfinished = Unfinished(*c);
   } else if (r.error.empty()) {
     r.error = c.status().message();
   }
@@ -88,17 +87,17 @@ ThroughputResult RunThroughput(const BenchConfig& cfg, const ClaimMode& mode) {
   ThroughputResult r;
   r.jobs = cfg.jobs;
   r.queue = QueueName(cfg, mode, "w1");
-  HttpClient http(cfg.endpoint, cfg.api_key);
-  RedriveApi api(&http);
-  if (Status st = api.ConfigureQueue(r.queue, kMaxRetries); !st.ok()) {
+  PhaseClients clients(cfg);
+  if (Status st = ConfigureQueue(clients.control, r.queue, kMaxRetries); !st.ok()) {
     r.error = st.message();
     return r;
   }
-  const std::vector<boost::json::object> payloads = MakePayloads(cfg, "W1", cfg.jobs);
+  const std::vector<sdk::BulkEnqueueRequest> bulks =
+      MakeBulks(cfg, r.queue, "W1", cfg.jobs, kMaxRetries);
 
   const int64_t t0 = NowNs();
   const int64_t deadline = t0 + ToNs(cfg.throughput_timeout);
-  if (Status st = EnqueueInBulks(api, cfg, r.queue, payloads, kMaxRetries, deadline); !st.ok()) {
+  if (Status st = EnqueueInBulks(clients.control, bulks, deadline); !st.ok()) {
     r.error = st.message();
     return r;
   }
@@ -106,16 +105,15 @@ ThroughputResult RunThroughput(const BenchConfig& cfg, const ClaimMode& mode) {
   r.enqueue_rate = Rate(cfg.jobs, r.enqueue_ms);
 
   Progress p(cfg.jobs);
-  ConsumerGroup consumers(
-      cfg.endpoint, cfg.api_key, MakeConsumerConfig(cfg, mode, r.queue),
-      [&p, &cfg](const ClaimedJob& job) { return Handle(p, cfg.fail_pct, job); });
+  ConsumerGroup consumers(ClientOptionsFor(cfg), MakeConsumerConfig(cfg, mode, r.queue),
+                          [&p, &cfg](const BenchJob& job) { return Handle(p, cfg.fail_pct, job); });
   consumers.Start();
   const bool handled =
       WaitUntil([&p] { return p.distinct_done.load() == p.ledger.size(); }, deadline);
   // Done = every job ran once successfully here AND the server holds none in a
   // non-terminal state (in batch mode the last acks may still be in flight).
   PollOutcome srv = PollStatsUntil(
-      api, cfg, r.queue, [](const QueueCounts& c) { return c.unfinished() == 0; },
+      clients.stats, cfg, r.queue, [](const StatusCounts& c) { return Unfinished(c) == 0; },
       std::max(deadline, NowNs() + ToNs(std::chrono::seconds(2))));
   SleepMs(cfg.settle.count());  // late redeliveries would show up as duplicates
   consumers.Stop();
@@ -128,7 +126,7 @@ ThroughputResult RunThroughput(const BenchConfig& cfg, const ClaimMode& mode) {
                        : "timed out waiting for the server to show no unfinished job";
     if (!srv.error.empty()) r.error += " (last stats error: " + srv.error + ")";
   }
-  Judge(api, r);
+  Judge(clients.stats, r);
   return r;
 }
 

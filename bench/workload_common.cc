@@ -3,12 +3,24 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <span>
 
 #include "bench_clock.h"
 #include "payload.h"
 
 namespace redrive::bench {
+
+sdk::ClientOptions ClientOptionsFor(const BenchConfig& cfg,
+                                    std::chrono::milliseconds request_timeout) {
+  sdk::ClientOptions o;
+  o.server_url = cfg.server_url;
+  o.api_key = cfg.api_key;
+  o.request_timeout = request_timeout;
+  o.max_idle_connections = 1;  // every bench Client has one caller
+  return o;
+}
+
+PhaseClients::PhaseClients(const BenchConfig& cfg)
+    : control(ClientOptionsFor(cfg)), stats(ClientOptionsFor(cfg, kStatsTimeout)) {}
 
 std::string QueueName(const BenchConfig& cfg, const ClaimMode& mode, std::string_view phase) {
   return cfg.queue_prefix + "-" + cfg.run_stamp + "-" + mode.name + "-" + std::string(phase);
@@ -26,34 +38,57 @@ ConsumerConfig MakeConsumerConfig(const BenchConfig& cfg, const ClaimMode& mode,
   return c;
 }
 
-std::vector<boost::json::object> MakePayloads(const BenchConfig& cfg, std::string_view workload,
-                                              int64_t n) {
-  std::vector<boost::json::object> out;
-  out.reserve(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) out.push_back(MakePayload(workload, i, 0, cfg.payload_bytes));
+Status ConfigureQueue(Client& client, const std::string& queue, int max_retries) {
+  using std::chrono::milliseconds;
+  sdk::QueueConfigUpdate update;
+  update.max_retries = max_retries;
+  update.backoff = BackoffPolicy{milliseconds(0), milliseconds(0), milliseconds(0)};
+  return client.ConfigureQueue(queue, update).status();
+}
+
+std::vector<sdk::BulkEnqueueRequest> MakeBulks(const BenchConfig& cfg, const std::string& queue,
+                                               std::string_view workload, int64_t n,
+                                               int max_retries) {
+  std::vector<sdk::BulkEnqueueRequest> out;
+  for (int64_t at = 0; at < n; at += cfg.bulk_size) {
+    sdk::BulkEnqueueRequest& bulk = out.emplace_back();
+    bulk.queue_name = queue;
+    bulk.default_max_retries = max_retries;
+    const int64_t end = std::min(n, at + cfg.bulk_size);
+    bulk.jobs.reserve(static_cast<size_t>(end - at));
+    for (int64_t i = at; i < end; ++i) {
+      bulk.jobs.push_back({.payload = MakePayload(workload, i, 0, cfg.payload_bytes)});
+    }
+  }
   return out;
 }
 
-Status EnqueueInBulks(RedriveApi& api, const BenchConfig& cfg, const std::string& queue,
-                      const std::vector<boost::json::object>& payloads, int max_retries,
+Status EnqueueInBulks(Client& client, const std::vector<sdk::BulkEnqueueRequest>& bulks,
                       int64_t deadline_ns) {
-  std::span<const boost::json::object> all(payloads);
-  for (size_t at = 0; at < all.size(); at += static_cast<size_t>(cfg.bulk_size)) {
+  size_t sent = 0;
+  for (const sdk::BulkEnqueueRequest& bulk : bulks) {
     if (NowNs() > deadline_ns) {
-      return Status::Unavailable("enqueue timed out after " + std::to_string(at) + " jobs");
+      return Status::Unavailable("enqueue timed out after " + std::to_string(sent) + " jobs");
     }
-    size_t n = std::min(all.size() - at, static_cast<size_t>(cfg.bulk_size));
-    REDRIVE_RETURN_IF_ERROR(api.EnqueueBulk(queue, all.subspan(at, n), max_retries));
+    Result<sdk::BulkEnqueueResult> r = client.EnqueueBulk(bulk);
+    if (!r.ok()) return r.status();
+    if (r->succeeded.size() != bulk.jobs.size()) {
+      std::string failed = r->failed.empty() ? "?" : r->failed.front().error.ToString();
+      return Status::Unavailable("POST /jobs/bulk: " + std::to_string(r->succeeded.size()) +
+                                 " of " + std::to_string(bulk.jobs.size()) +
+                                 " accepted; first failed: " + failed.substr(0, 300));
+    }
+    sent += bulk.jobs.size();
   }
   return Status::Ok();
 }
 
-PollOutcome PollStatsUntil(RedriveApi& api, const BenchConfig& cfg, const std::string& queue,
-                           const std::function<bool(const QueueCounts&)>& met,
+PollOutcome PollStatsUntil(Client& stats, const BenchConfig& cfg, const std::string& queue,
+                           const std::function<bool(const StatusCounts&)>& met,
                            int64_t deadline_ns) {
   PollOutcome out;
   for (;;) {
-    Result<QueueCounts> counts = api.Stats(queue);
+    Result<StatusCounts> counts = stats.Stats(queue);
     out.at_ns = NowNs();
     if (counts.ok()) {
       out.counts = *counts;

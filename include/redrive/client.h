@@ -16,8 +16,10 @@
 
 #include <boost/json/value.hpp>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -90,7 +92,10 @@ class Client {
   Result<WorkerInfo> GetWorker(const std::string& worker_id);
 
   // ---- Leases
-  Result<ClaimResult> Claim(const ClaimRequest& request);
+  // Once `stop` is requested, a claim waiting in its long-poll (or about to
+  // be sent) ends at once with SERVICE_UNAVAILABLE; other calls on the
+  // Client are not affected (unlike CancelInFlight).
+  Result<ClaimResult> Claim(const ClaimRequest& request, std::stop_token stop = {});
   // The new lease expiry.
   Result<Instant> Heartbeat(const std::string& job_id, const std::string& worker_id,
                             const std::string& lease_id, int lease_duration_secs);
@@ -115,6 +120,10 @@ class Client {
   // Aborts requests in flight (they fail with SERVICE_UNAVAILABLE), e.g. to
   // end a long-poll claim at shutdown. Later requests work normally.
   void CancelInFlight();
+
+  // TCP connections this Client has opened so far: 1 per concurrent caller
+  // while keep-alive holds (a load generator reports it).
+  int64_t connections_opened() const;
 
  private:
   class Impl;

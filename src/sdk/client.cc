@@ -23,12 +23,13 @@ Client::Impl::Impl(ClientOptions options) : options_(std::move(options)) {
 
 Result<boost::json::value> Client::Impl::Json(std::string_view method, const std::string& path,
                                               const std::optional<boost::json::value>& body,
-                                              std::chrono::milliseconds extra_timeout) {
+                                              std::chrono::milliseconds extra_timeout,
+                                              std::stop_token stop) {
   if (!transport_) return url_status_;
   std::string target = path.rfind("/health", 0) == 0 ? path : "/api/v1" + path;
   std::optional<std::string> text;
   if (body) text = boost::json::serialize(*body);
-  auto response = transport_->Send(method, target, text, extra_timeout);
+  auto response = transport_->Send(method, target, text, extra_timeout, std::move(stop));
   if (!response.ok()) return response.status();
   boost::json::value parsed;
   if (!response->body.empty()) {
@@ -45,6 +46,10 @@ Result<boost::json::value> Client::Impl::Json(std::string_view method, const std
 
 void Client::Impl::CancelInFlight() {
   if (transport_) transport_->CancelInFlight();
+}
+
+int64_t Client::Impl::connections_opened() const {
+  return transport_ ? transport_->connections_opened() : 0;
 }
 
 std::string PathWithId(std::string_view prefix, std::string_view id, std::string_view suffix) {
@@ -77,6 +82,8 @@ Result<boost::json::value> Client::Call(std::string_view method, const std::stri
 }
 
 void Client::CancelInFlight() { impl_->CancelInFlight(); }
+
+int64_t Client::connections_opened() const { return impl_->connections_opened(); }
 
 Result<Health> Client::GetHealth() {
   auto v = impl_->Json("GET", "/health");

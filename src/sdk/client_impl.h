@@ -6,6 +6,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 
@@ -23,9 +24,11 @@ class Client::Impl {
 
   // `path` is under /api/v1 unless it starts with "/health". A 2xx answer
   // gives its parsed body (null when empty); any other the server's error.
+  // `extra_timeout` and `stop` as in Transport::Send.
   Result<boost::json::value> Json(std::string_view method, const std::string& path,
                                   const std::optional<boost::json::value>& body = std::nullopt,
-                                  std::chrono::milliseconds extra_timeout = {});
+                                  std::chrono::milliseconds extra_timeout = {},
+                                  std::stop_token stop = {});
 
   // Json() then `decode`.
   template <typename T>
@@ -45,6 +48,7 @@ class Client::Impl {
   }
 
   void CancelInFlight();
+  int64_t connections_opened() const;
 
  private:
   ClientOptions options_;

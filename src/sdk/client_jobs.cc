@@ -51,6 +51,13 @@ Result<StatusCounts> Client::Stats(const std::string& queue_name) {
   auto v = impl_->Json("GET", "/jobs/stats" + q.str());
   if (!v.ok()) return v.status();
   if (!v->is_object()) return Status::Internal("malformed stats in the server's answer");
+  // A missing count must not read as 0: "nothing pending" ends a drain.
+  for (JobStatus s : kAllStatuses) {
+    if (!wire::ReadInt(v->get_object(), JobStatusName(s))) {
+      return Status::Internal("stats without a numeric " + std::string(JobStatusName(s)) +
+                              " count in the server's answer");
+    }
+  }
   return wire::StatusCountsFromJson(v->get_object());
 }
 

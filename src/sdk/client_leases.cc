@@ -9,10 +9,10 @@
 
 namespace redrive::sdk {
 
-Result<ClaimResult> Client::Claim(const ClaimRequest& request) {
+Result<ClaimResult> Client::Claim(const ClaimRequest& request, std::stop_token stop) {
   // The server may hold a long-poll for `wait` before answering.
   auto v = impl_->Json("POST", "/jobs/claim", ClaimToJson(request),
-                       request.wait.value_or(std::chrono::milliseconds(0)));
+                       request.wait.value_or(std::chrono::milliseconds(0)), std::move(stop));
   if (!v.ok()) return v.status();
   return ClaimResultFromJson(*v);
 }

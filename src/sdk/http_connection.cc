@@ -9,16 +9,18 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
-#include <charconv>
-#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <string_view>
 
+#include "sdk/http_response_head.h"
+
 namespace redrive::sdk {
 namespace {
+
+// Our server's heads are a few hundred bytes; a peer sending more is not it.
+constexpr size_t kMaxHeadBytes = 64 * 1024;
 
 Status Unavailable(const std::string& what) { return Status::Unavailable(what); }
 
@@ -37,21 +39,6 @@ Status WaitFor(int fd, short events, SteadyTime deadline) {
     if (n == 0) return Unavailable("timed out");
     if (errno != EINTR) return Unavailable(std::string("poll: ") + std::strerror(errno));
   }
-}
-
-// A non-negative number in `base`, or nullopt: a malformed header must be an
-// error value, not an exception on a worker thread.
-std::optional<size_t> ParseSize(std::string_view s, int base) {
-  size_t out = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out, base);
-  if (ec != std::errc() || p == s.data()) return std::nullopt;
-  return out;
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 int ConnectOne(const addrinfo* ai, SteadyTime deadline, std::string* error) {
@@ -135,7 +122,10 @@ Status HttpConnection::ReadMore(SteadyTime deadline) {
       buffer_.append(chunk, static_cast<size_t>(n));
       return Status::Ok();
     }
-    if (n == 0) return Unavailable("connection closed by the server");
+    if (n == 0) {
+      peer_closed_ = true;
+      return Unavailable("connection closed by the server");
+    }
     if (errno == EINTR) continue;
     if (errno != EAGAIN && errno != EWOULDBLOCK) {
       return Unavailable(std::string("recv failed: ") + std::strerror(errno));
@@ -151,18 +141,23 @@ Status HttpConnection::ReadChunkedBody(size_t start, SteadyTime deadline, std::s
     while ((eol = buffer_.find("\r\n", pos)) == std::string::npos) {
       REDRIVE_RETURN_IF_ERROR(ReadMore(deadline));
     }
-    auto parsed = ParseSize(std::string_view(buffer_).substr(pos, eol - pos), 16);
-    if (!parsed) return Unavailable("malformed chunked body");
-    size_t size = *parsed;
+    std::optional<size_t> size = ParseChunkSize(std::string_view(buffer_).substr(pos, eol - pos));
+    if (!size) return Unavailable("malformed chunked body");
     pos = eol + 2;
-    if (size == 0) {  // no trailers from our server: just the final CRLF
-      while (buffer_.size() < pos + 2) REDRIVE_RETURN_IF_ERROR(ReadMore(deadline));
-      buffer_.erase(0, pos + 2);
+    if (*size == 0) {
+      // Trailers (our server sends none), then the empty line.
+      while ((eol = buffer_.find("\r\n", pos)) != pos) {
+        if (eol == std::string::npos) {
+          REDRIVE_RETURN_IF_ERROR(ReadMore(deadline));
+        } else {
+          pos = eol + 2;
+        }
+      }
       return Status::Ok();
     }
-    while (buffer_.size() < pos + size + 2) REDRIVE_RETURN_IF_ERROR(ReadMore(deadline));
-    body->append(buffer_, pos, size);
-    pos += size + 2;
+    while (buffer_.size() < pos + *size + 2) REDRIVE_RETURN_IF_ERROR(ReadMore(deadline));
+    body->append(buffer_, pos, *size);
+    pos += *size + 2;
   }
 }
 
@@ -170,61 +165,35 @@ Result<HttpResponse> HttpConnection::RoundTrip(const std::string& request, Stead
                                                bool* received_nothing) {
   *received_nothing = true;
   buffer_.clear();
+  peer_closed_ = false;
   REDRIVE_RETURN_IF_ERROR(WriteAll(request, deadline));
   size_t header_end;
   while ((header_end = buffer_.find("\r\n\r\n")) == std::string::npos) {
+    if (buffer_.size() > kMaxHeadBytes) return Unavailable("response header too large");
     REDRIVE_RETURN_IF_ERROR(ReadMore(deadline));
     *received_nothing = false;
   }
+  REDRIVE_ASSIGN_OR_RETURN(ResponseHead head,
+                           ParseResponseHead(std::string_view(buffer_).substr(0, header_end)));
   HttpResponse response;
-  std::string_view head(buffer_.data(), header_end);
-  // "HTTP/1.1 200 OK"
-  if (head.substr(0, 5) != "HTTP/" || head.size() < 12) {
-    return Unavailable("the server's answer is not HTTP");
-  }
-  response.status = std::atoi(std::string(head.substr(9, 3)).c_str());
-  std::optional<size_t> content_length;
-  bool chunked = false;
-  size_t line_start = head.find("\r\n");
-  while (line_start != std::string_view::npos && line_start < head.size()) {
-    line_start += 2;
-    size_t line_end = std::min(head.find("\r\n", line_start), head.size());
-    std::string_view line = head.substr(line_start, line_end - line_start);
-    size_t colon = line.find(':');
-    if (colon != std::string_view::npos) {
-      std::string name = Lower(line.substr(0, colon));
-      std::string_view value = line.substr(colon + 1);
-      while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
-      if (name == "content-length") {
-        content_length = ParseSize(value, 10);
-        if (!content_length) return Unavailable("malformed Content-Length");
-      }
-      if (name == "transfer-encoding" && Lower(value).find("chunked") != std::string::npos) {
-        chunked = true;
-      }
-      if (name == "connection" && Lower(value) == "close") response.keep_alive = false;
-    }
-    line_start = line_end;
-  }
-  size_t body_start = header_end + 4;
-  if (chunked) {
+  response.status = head.status;
+  response.keep_alive = head.keep_alive;
+  const size_t body_start = header_end + 4;
+  if (head.status < 200 || head.status == 204 || head.status == 304) {
+    // No body by definition (no 1xx either: we never send Expect).
+  } else if (head.chunked) {
     REDRIVE_RETURN_IF_ERROR(ReadChunkedBody(body_start, deadline, &response.body));
-  } else if (content_length) {
-    while (buffer_.size() < body_start + *content_length) {
+  } else if (head.content_length) {
+    while (buffer_.size() < body_start + *head.content_length) {
       REDRIVE_RETURN_IF_ERROR(ReadMore(deadline));
     }
-    response.body = buffer_.substr(body_start, *content_length);
-  } else if (response.status == 204 || response.status == 304) {
-    // no body
+    response.body.assign(buffer_, body_start, *head.content_length);
   } else {  // a body delimited by the end of the connection
     response.keep_alive = false;
-    for (;;) {
-      Status s = ReadMore(deadline);
-      if (!s.ok()) break;
-    }
-    response.body = buffer_.substr(body_start);
+    for (Status s; s.ok();) s = ReadMore(deadline);
+    if (!peer_closed_) return Unavailable("response body not terminated before the deadline");
+    response.body.assign(buffer_, body_start);
   }
-  buffer_.clear();
   return response;
 }
 

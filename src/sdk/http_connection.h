@@ -1,6 +1,8 @@
 // One HTTP/1.1 connection over a POSIX socket: connect with a timeout, send a
-// request, read one response before a deadline. Plain sockets rather than
-// Beast/Asio keep the SDK light to compile and link.
+// request, read one response before a deadline (Content-Length, chunked, or
+// up to the close; heads parsed by http_response_head.h). Plain sockets rather
+// than Beast/Asio keep the SDK light to compile and link. The SDK's only HTTP
+// client: the CLI and redrive-bench use it through redrive::Client.
 //
 // Thread-safety: one thread uses a connection at a time; Abort() alone may be
 // called from another thread (it wakes a blocked read).
@@ -45,12 +47,15 @@ class HttpConnection {
  private:
   explicit HttpConnection(int fd) : fd_(fd) {}
   Status WriteAll(const std::string& data, SteadyTime deadline);
-  // Appends at least one byte to buffer_; UNAVAILABLE on EOF/error/deadline.
+  // Appends at least one byte to buffer_; UNAVAILABLE on EOF (then
+  // peer_closed_), error or deadline.
   Status ReadMore(SteadyTime deadline);
+  // Appends the chunked body starting at buffer_[start] to *body.
   Status ReadChunkedBody(size_t start, SteadyTime deadline, std::string* body);
 
   int fd_;
-  std::string buffer_;  // bytes read but not yet consumed
+  std::string buffer_;        // the current response's bytes
+  bool peer_closed_ = false;  // the server closed its side during this round trip
 };
 
 }  // namespace redrive::sdk

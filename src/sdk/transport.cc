@@ -1,5 +1,7 @@
 #include "sdk/transport.h"
 
+#include <algorithm>
+
 namespace redrive::sdk {
 
 Transport::Transport(ServerUrl url, ClientOptions options)
@@ -32,7 +34,7 @@ Result<std::unique_ptr<HttpConnection>> Transport::Acquire(bool* reused) {
     if (!idle_.empty()) {
       auto c = std::move(idle_.back());
       idle_.pop_back();
-      in_use_.insert(c.get());
+      in_use_.push_back(c.get());
       *reused = true;
       return c;
     }
@@ -40,14 +42,15 @@ Result<std::unique_ptr<HttpConnection>> Transport::Acquire(bool* reused) {
   *reused = false;
   auto c = HttpConnection::Connect(url_, options_.connect_timeout);
   if (!c.ok()) return c.status();
+  connections_opened_.fetch_add(1);
   std::lock_guard lock(mu_);
-  in_use_.insert(c->get());
+  in_use_.push_back(c->get());
   return std::move(c).value();
 }
 
 void Transport::Release(std::unique_ptr<HttpConnection> connection, bool reusable) {
   std::lock_guard lock(mu_);
-  in_use_.erase(connection.get());
+  std::erase(in_use_, connection.get());
   if (reusable && static_cast<int>(idle_.size()) < options_.max_idle_connections) {
     idle_.push_back(std::move(connection));
   }
@@ -56,14 +59,23 @@ void Transport::Release(std::unique_ptr<HttpConnection> connection, bool reusabl
 }
 
 Result<HttpResponse> Transport::Attempt(const std::string& request, SteadyTime deadline,
-                                        bool* retryable) {
+                                        const std::stop_token& stop, bool* retryable) {
   *retryable = false;
+  if (stop.stop_requested()) return Status::Unavailable("cancelled");
   bool reused = false;
   auto connection = Acquire(&reused);
   if (!connection.ok()) return connection.status();
   bool received_nothing = true;
-  auto response = (*connection)->RoundTrip(request, deadline, &received_nothing);
-  bool reusable = response.ok() && response->keep_alive;
+  Result<HttpResponse> response = Status::Unavailable("cancelled");
+  {
+    // Runs at once if stop was requested meanwhile; its destructor waits for
+    // a running Abort, so the connection outlives it.
+    HttpConnection* c = connection->get();
+    std::stop_callback abort_on_stop(stop, [c] { c->Abort(); });
+    response = c->RoundTrip(request, deadline, &received_nothing);
+  }
+  // An aborted connection is shut down even if its answer came in whole.
+  bool reusable = response.ok() && response->keep_alive && !stop.stop_requested();
   // A reused connection may have been closed by the server while idle (its
   // keep-alive timeout): the request never reached a handler, so sending it
   // again on a fresh connection is safe.
@@ -75,7 +87,8 @@ Result<HttpResponse> Transport::Attempt(const std::string& request, SteadyTime d
 
 Result<HttpResponse> Transport::Send(std::string_view method, const std::string& target,
                                      const std::optional<std::string>& body,
-                                     std::chrono::milliseconds extra_timeout) {
+                                     std::chrono::milliseconds extra_timeout,
+                                     std::stop_token stop) {
   const std::string request = Serialize(method, target, body);
   const SteadyTime deadline =
       std::chrono::steady_clock::now() + options_.request_timeout + extra_timeout;
@@ -87,8 +100,8 @@ Result<HttpResponse> Transport::Send(std::string_view method, const std::string&
   Result<HttpResponse> response = Status::Unavailable("no attempt");
   for (int attempt = 0; attempt < 3; ++attempt) {
     bool retryable = false;
-    response = Attempt(request, deadline, &retryable);
-    if (response.ok() || !retryable) break;
+    response = Attempt(request, deadline, stop, &retryable);
+    if (response.ok() || !retryable || stop.stop_requested()) break;
     std::lock_guard lock(mu_);
     if (cancel_generation_ != generation) break;  // cancelled: don't resend
   }

@@ -3,6 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <future>
+#include <stop_token>
+
 #include "sdk/support/sdk_fixture.h"
 
 namespace redrive::sdk_test {
@@ -351,6 +354,35 @@ TEST_F(ClientTest, ManyThreadsShareOneClient) {
   for (auto& t : threads) t.join();
   EXPECT_EQ(ok, 80);
   EXPECT_EQ(client_->Stats(q)->pending, 80);
+}
+
+TEST_F(ClientTest, StopEndsALongPollClaimAndOnlyIt) {
+  const auto q = NewQueue();
+  std::stop_source stop;
+  const auto started = std::chrono::steady_clock::now();
+  auto parked = std::async(std::launch::async, [&] {
+    return client_->Claim({.queue_name = q, .worker_id = "w", .wait = std::chrono::seconds(25)},
+                          stop.get_token());
+  });
+  // Whether the claim is still being sent or already parked, it ends now.
+  stop.request_stop();
+  auto r = parked.get();
+  EXPECT_EQ(r.status().code(), ErrorCode::kUnavailable);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
+  // A request that stop already ended is never sent; other calls go on.
+  EXPECT_FALSE(client_->Claim({.queue_name = q, .worker_id = "w"}, stop.get_token()).ok());
+  Enqueue(q);
+  auto claimed = client_->Claim({.queue_name = q, .worker_id = "w"});
+  ASSERT_TRUE(claimed.ok()) << claimed.status().ToString();
+  EXPECT_EQ(claimed->jobs.size(), 1u);
+}
+
+TEST_F(ClientTest, OneCallerKeepsOneConnection) {
+  Client client(Options());
+  const auto q = NewQueue();
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(client.Enqueue({.queue_name = q, .payload = i}).ok());
+  ASSERT_TRUE(client.Stats(q).ok());
+  EXPECT_EQ(client.connections_opened(), 1);
 }
 
 TEST(ClientTransportTest, ServerDownIsServiceUnavailable) {

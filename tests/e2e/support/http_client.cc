@@ -178,10 +178,7 @@ HttpResponse RawConnection::ReadResponse(bool head_request) {
   } else if (length) {
     ok = ReadExactly(std::strtoull(length->c_str(), nullptr, 10), &response.body);
   } else {
-    while (Fill()) {
-    }
-    response.body = std::move(buffer_);
-    buffer_.clear();
+    response.body = ReadUntilClose();
     close_after = true;
   }
   if (!ok) return failed();

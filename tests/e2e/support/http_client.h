@@ -1,6 +1,14 @@
 // A tiny blocking HTTP/1.1 client over POSIX sockets for end-to-end tests.
-// Deliberately not Beast: test binaries stay quick to compile, and a client
-// written independently of the server cannot share its parsing bugs.
+//
+// Why its own, and not the SDK's (the one client everything else uses): these
+// tests check the server's wire output byte by byte (status lines, headers,
+// chunked framing, when the connection closes) and send it malformed,
+// oversized, half-written and pipelined requests. A reader shared with the
+// server (Beast) or with the SDK (src/sdk/http_connection.cc) would let one
+// parsing bug hide on both sides of a test, and the SDK's client, which
+// refuses or normalises what it does not expect, could neither send those
+// bytes nor show them. So this client writes requests and parses responses
+// itself, sharing no code with src/server or src/sdk: keep it that way.
 //
 // Transport failures never throw: the response has status 0 and `error` says
 // what happened, so tests can write ASSERT_EQ(r.status, 200) << r.error.

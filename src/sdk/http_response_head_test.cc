@@ -1,10 +1,8 @@
-#include "http_parse.h"
+#include "sdk/http_response_head.h"
 
 #include <gtest/gtest.h>
 
-#include "http_client.h"
-
-namespace redrive::bench {
+namespace redrive::sdk {
 namespace {
 
 TEST(ParseResponseHead, ContentLengthKeepAlive) {
@@ -51,18 +49,5 @@ TEST(ParseChunkSize, HexWithExtensions) {
   EXPECT_FALSE(ParseChunkSize("zz").has_value());
 }
 
-TEST(ParseEndpoint, HostAndPort) {
-  auto ep = ParseEndpoint("http://127.0.0.1:7070/");
-  ASSERT_TRUE(ep.ok());
-  EXPECT_EQ(ep->host, "127.0.0.1");
-  EXPECT_EQ(ep->port, 7070);
-  ep = ParseEndpoint("http://localhost");
-  ASSERT_TRUE(ep.ok());
-  EXPECT_EQ(ep->port, 80);
-  EXPECT_FALSE(ParseEndpoint("https://x:1").ok());
-  EXPECT_FALSE(ParseEndpoint("http://x:99999").ok());
-  EXPECT_FALSE(ParseEndpoint("http://x:1/api").ok());
-}
-
 }  // namespace
-}  // namespace redrive::bench
+}  // namespace redrive::sdk

@@ -1,6 +1,7 @@
-// Pure parsing of the parts of an HTTP/1.1 response that the bench client
-// needs: the status line and the few headers that decide how to read the body
-// and whether the connection stays open. No I/O, so it is unit-tested directly.
+// Pure parsing of the parts of an HTTP/1.1 response the SDK's connection
+// needs: the status line, the few headers that decide how to read the body
+// and whether the connection stays open, and chunk-size lines. No I/O, so it
+// is unit-tested directly (http_response_head_test.cc).
 #pragma once
 
 #include <cstddef>
@@ -9,7 +10,7 @@
 
 #include "core/status.h"
 
-namespace redrive::bench {
+namespace redrive::sdk {
 
 struct ResponseHead {
   int status = 0;
@@ -20,9 +21,10 @@ struct ResponseHead {
 };
 
 // `head` is the status line and header lines, without the final blank line.
+// UNAVAILABLE when it is not an HTTP/1.x response head.
 Result<ResponseHead> ParseResponseHead(std::string_view head);
 
 // The hex size at the start of a chunk-size line (extensions after ';' ignored).
 std::optional<size_t> ParseChunkSize(std::string_view line);
 
-}  // namespace redrive::bench
+}  // namespace redrive::sdk

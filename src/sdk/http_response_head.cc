@@ -1,10 +1,10 @@
-#include "http_parse.h"
+#include "sdk/http_response_head.h"
 
 #include <algorithm>
 #include <cctype>
 #include <string>
 
-namespace redrive::bench {
+namespace redrive::sdk {
 namespace {
 
 std::string_view Trim(std::string_view s) {
@@ -95,4 +95,4 @@ std::optional<size_t> ParseChunkSize(std::string_view line) {
   return v;
 }
 
-}  // namespace redrive::bench
+}  // namespace redrive::sdk
