@@ -224,10 +224,8 @@ TEST_F(EngineTest, LongPollWakesOnEnqueue) {
   p.queue_name = "q";
   p.worker_id = "w";
   p.wait = milliseconds(5000);
-  std::promise<Result<ClaimResult>> got;
-  auto f = got.get_future();
   const auto start = std::chrono::steady_clock::now();
-  engine_->Claim(p, [&](Result<ClaimResult> r) { got.set_value(std::move(r)); });
+  auto f = StartClaim(p);
   ASSERT_TRUE(WaitParked(1));
   EXPECT_EQ(f.wait_for(milliseconds(0)), std::future_status::timeout);
   const std::string id = Enqueue("q");
@@ -248,9 +246,7 @@ TEST_F(EngineTest, LongPollTimesOutEmpty) {
   p.queue_name = "q";
   p.worker_id = "w";
   p.wait = seconds(20);
-  std::promise<Result<ClaimResult>> got;
-  auto f = got.get_future();
-  engine_->Claim(p, [&](Result<ClaimResult> r) { got.set_value(std::move(r)); });
+  auto f = StartClaim(p);
   ASSERT_TRUE(WaitParked(1));
   clock_.Advance(milliseconds(19'999));
   engine_->RunServicesOnce();
@@ -271,9 +267,7 @@ TEST_F(EngineTest, TheBackgroundLoopEndsALongPollWhenTheClockPassesItsDeadline) 
   p.queue_name = "q";
   p.worker_id = "w";
   p.wait = seconds(20);
-  std::promise<Result<ClaimResult>> got;
-  auto f = got.get_future();
-  engine_->Claim(p, [&](Result<ClaimResult> r) { got.set_value(std::move(r)); });
+  auto f = StartClaim(p);
   ASSERT_TRUE(WaitParked(1));
   clock_.Advance(seconds(20));
   ASSERT_EQ(f.wait_for(seconds(5)), std::future_status::ready);
@@ -428,9 +422,7 @@ TEST_F(EngineTest, StopAnswersParkedClaimsAndRefusesNewWork) {
   p.queue_name = "q";
   p.worker_id = "w";
   p.wait = milliseconds(30000);
-  std::promise<Result<ClaimResult>> got;
-  auto f = got.get_future();
-  engine_->Claim(p, [&](Result<ClaimResult> r) { got.set_value(std::move(r)); });
+  auto f = StartClaim(p);
   ASSERT_TRUE(WaitParked(1));  // parked, not still on its first attempt
   EXPECT_EQ(f.wait_for(milliseconds(0)), std::future_status::timeout);
   engine_->Stop();

@@ -91,6 +91,14 @@ class EngineTest : public ::testing::Test {
     EXPECT_TRUE(r.ok() && r->job.status == JobStatus::kDeadletter) << r.status().ToString();
     return id;
   }
+  // Starts a claim (a long-poll when p.wait > 0); its answer comes in the
+  // future. The promise outlives a failed test (Stop answers it later).
+  std::future<Result<ClaimResult>> StartClaim(ClaimParams p) {
+    auto got = std::make_shared<std::promise<Result<ClaimResult>>>();
+    auto f = got->get_future();
+    engine_->Claim(std::move(p), [got](Result<ClaimResult> r) { got->set_value(std::move(r)); });
+    return f;
+  }
   // Polls `condition` (an engine observable set by another thread) until it
   // holds or `timeout` passes; then checks it once more.
   static bool WaitUntil(const std::function<bool()>& condition,
