@@ -85,9 +85,7 @@ Result<std::optional<DeadReason>> DecodeDeadReason(const wire::FieldReader& r) {
   if (!text) return std::optional<DeadReason>();
   std::optional<DeadReason> reason = ParseDeadReason(*text);
   if (!reason) {
-    return Status::Validation("dead_reason",
-                              "dead_reason must be one of max_retries_exceeded, "
-                              "lease_expired, non_retryable, expired");
+    return Status::Validation("dead_reason", "dead_reason must be one of " + DeadReasonNames());
   }
   return reason;
 }

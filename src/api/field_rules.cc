@@ -110,18 +110,9 @@ Result<std::optional<std::string>> IdempotencyKey(const wire::FieldReader& r) {
   return r.String("idempotency_key", 1, kMaxIdempotencyKeyLength);
 }
 
-std::string TruncateError(std::string error) {
-  if (error.size() <= kMaxErrorLength) return error;
-  size_t end = kMaxErrorLength;
-  // Back up over UTF-8 continuation bytes (10xxxxxx) so no character is split.
-  while (end > 0 && (static_cast<unsigned char>(error[end]) & 0xC0) == 0x80) --end;
-  error.resize(end);
-  return error;
-}
-
 Result<std::string> ErrorMessage(const wire::FieldReader& r) {
-  REDRIVE_ASSIGN_OR_RETURN(std::string error, r.RequiredString("error", 0, SIZE_MAX));
-  return TruncateError(std::move(error));
+  // Any length: Apply truncates the error it stores (core/transition.h).
+  return r.RequiredString("error", 0, SIZE_MAX);
 }
 
 Result<std::optional<std::chrono::milliseconds>> RetryAfter(const wire::FieldReader& r) {

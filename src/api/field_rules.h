@@ -41,10 +41,10 @@ Result<Tags> TagsField(const wire::FieldReader& r);
 
 Result<std::optional<std::string>> IdempotencyKey(const wire::FieldReader& r);
 
-// A failure's error message, required; longer than kMaxErrorLength bytes is
-// truncated (at a UTF-8 character boundary), not rejected.
+// A failure's error message, required, of any length: longer than
+// kMaxErrorLength bytes is not rejected; Apply stores it truncated (at a
+// UTF-8 character boundary).
 Result<std::string> ErrorMessage(const wire::FieldReader& r);
-std::string TruncateError(std::string error);
 
 // retry_after_ms, 0..86,400,000.
 Result<std::optional<std::chrono::milliseconds>> RetryAfter(const wire::FieldReader& r);

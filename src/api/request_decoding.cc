@@ -103,9 +103,7 @@ Result<std::optional<JobStatus>> QueryStatus(const QueryParams& query) {
   if (!text) return std::optional<JobStatus>();
   std::optional<JobStatus> status = ParseJobStatus(*text);
   if (!status) {
-    return Status::Validation("status",
-                              "status must be one of pending, scheduled, processing, "
-                              "completed, deadletter, cancelled");
+    return Status::Validation("status", "status must be one of " + JobStatusNames());
   }
   return status;
 }
@@ -115,9 +113,7 @@ Result<std::optional<DeadReason>> QueryDeadReason(const QueryParams& query) {
   if (!text) return std::optional<DeadReason>();
   std::optional<DeadReason> reason = ParseDeadReason(*text);
   if (!reason) {
-    return Status::Validation("dead_reason",
-                              "dead_reason must be one of max_retries_exceeded, "
-                              "lease_expired, non_retryable, expired");
+    return Status::Validation("dead_reason", "dead_reason must be one of " + DeadReasonNames());
   }
   return reason;
 }

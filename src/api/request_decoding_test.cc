@@ -186,13 +186,5 @@ TEST(DecodeAcksTest, CompletionsFailuresAndErrors) {
   EXPECT_EQ(DecodeAcks(wire::FieldReader(both), ServerLimits{}).status().field(), "acks[0].result");
 }
 
-TEST(TruncateErrorTest, KeepsShortAndCutsLongAtCharacterBoundary) {
-  EXPECT_EQ(TruncateError("short"), "short");
-  std::string long_ascii(3000, 'x');
-  EXPECT_EQ(TruncateError(long_ascii).size(), 2048u);
-  std::string utf8 = std::string(2047, 'x') + "\xc3\xa9";  // é straddles the limit
-  EXPECT_EQ(TruncateError(utf8).size(), 2047u);
-}
-
 }  // namespace
 }  // namespace redrive::api

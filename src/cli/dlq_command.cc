@@ -24,9 +24,7 @@ Instant Now() { return SystemClock().Now(); }
 
 std::string CheckReason(const std::string& text) {
   return ParseDeadReason(text) ? ""
-                               : "'" + text +
-                                     "' is not a dead reason (max_retries_exceeded, "
-                                     "lease_expired, non_retryable, expired)";
+                               : "'" + text + "' is not a dead reason (" + DeadReasonNames() + ")";
 }
 
 std::optional<std::string> NonEmpty(const std::string& text) {

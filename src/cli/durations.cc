@@ -1,37 +1,13 @@
 #include "cli/durations.h"
 
-#include <charconv>
 #include <cmath>
 #include <cstdlib>
-#include <limits>
 
 #include "core/time_format.h"
 
 namespace redrive::cli {
-namespace {
 
 using std::chrono::milliseconds;
-
-std::optional<long long> UnitMillis(std::string_view unit) {
-  if (unit.empty() || unit == "s") return 1000;
-  if (unit == "ms") return 1;
-  if (unit == "m") return 60'000;
-  if (unit == "h") return 3'600'000;
-  if (unit == "d") return 86'400'000;
-  return std::nullopt;
-}
-
-}  // namespace
-
-std::optional<milliseconds> ParseDuration(std::string_view text) {
-  long long count = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), count);
-  if (ec != std::errc() || end == text.data() || count < 0) return std::nullopt;
-  auto unit = UnitMillis(text.substr(static_cast<size_t>(end - text.data())));
-  if (!unit) return std::nullopt;
-  if (count > std::numeric_limits<long long>::max() / *unit) return std::nullopt;
-  return milliseconds(count * *unit);
-}
 
 std::optional<double> ParseRate(std::string_view text) {
   double per = 1.0;
@@ -70,7 +46,7 @@ long long CeilSeconds(milliseconds d) { return (d.count() + 999) / 1000; }
 
 std::string CheckDuration(const std::string& text) {
   if (ParseDuration(text)) return "";
-  return "'" + text + "' is not a duration (examples: 500ms, 30s, 5m, 1h, 2d)";
+  return "'" + text + "' is not a duration (examples: " + std::string(kDurationExamples) + ")";
 }
 
 std::string CheckRate(const std::string& text) {

@@ -1,5 +1,6 @@
 // Human durations, rates and relative times on the command line: "500ms",
-// "30s", "5m", "1h", "2d"; "50/s", "600/m"; "2m ago", "in 5s".
+// "30s", "5m", "1h", "2d" (core/duration.h, the grammar `serve` flags take
+// too); "50/s", "600/m"; "2m ago", "in 5s".
 #pragma once
 
 #include <chrono>
@@ -8,13 +9,9 @@
 #include <string_view>
 
 #include "core/clock.h"
+#include "core/duration.h"
 
 namespace redrive::cli {
-
-// A non-negative integer with one unit suffix (ms, s, m, h, d); a bare
-// number means seconds. nullopt for anything else (negative, overflow,
-// unknown unit, fractions).
-std::optional<std::chrono::milliseconds> ParseDuration(std::string_view text);
 
 // "N/s", "N/m", "N/h" or a bare "N" (per second), N > 0 and possibly
 // fractional ("0.5/s"). Returns jobs per second.

@@ -8,27 +8,12 @@
 #include <mutex>
 
 #include "core/time_format.h"
+#include "core/utf8.h"
 
 namespace redrive::cli {
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
-
-// Cuts `text` to at most `max` bytes without splitting a UTF-8 character:
-// the server refuses JSON strings that are not UTF-8.
-std::string Utf8Prefix(const std::string& text, size_t max) {
-  if (text.size() <= max) return text;
-  size_t end = max;
-  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
-  return text.substr(0, end);
-}
-
-std::string Utf8Suffix(const std::string& text, size_t max) {
-  if (text.size() <= max) return text;
-  size_t start = text.size() - max;
-  while (start < text.size() && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) ++start;
-  return text.substr(start);
-}
 
 void Log(const sdk::JobContext& job, const std::string& what) {
   static std::mutex mu;  // lines from concurrent slots must not interleave

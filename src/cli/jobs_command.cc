@@ -15,10 +15,7 @@ namespace {
 Instant Now() { return SystemClock().Now(); }
 
 std::string CheckStatus(const std::string& text) {
-  return ParseJobStatus(text) ? ""
-                              : "'" + text +
-                                    "' is not a status (pending, scheduled, processing, "
-                                    "completed, deadletter, cancelled)";
+  return ParseJobStatus(text) ? "" : "'" + text + "' is not a status (" + JobStatusNames() + ")";
 }
 
 struct ListFlags {

@@ -26,17 +26,4 @@ std::string NewUuidV7(Instant now, Random& random) {
   return out;
 }
 
-bool IsUuid(std::string_view s) {
-  if (s.size() != 36) return false;
-  for (size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (i == 8 || i == 13 || i == 18 || i == 23) {
-      if (c != '-') return false;
-    } else if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 }  // namespace redrive

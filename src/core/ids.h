@@ -12,7 +12,4 @@ namespace redrive {
 // RFC 9562 UUIDv7: 48-bit Unix milliseconds, then random bits.
 std::string NewUuidV7(Instant now, Random& random);
 
-// True for a canonical lower- or upper-case 8-4-4-4-12 hex UUID.
-bool IsUuid(std::string_view s);
-
 }  // namespace redrive

@@ -7,6 +7,8 @@
 #include <set>
 #include <string>
 
+#include "core/ids_test_util.h"
+
 namespace redrive {
 namespace {
 

@@ -48,11 +48,24 @@ const char* DeadReasonName(DeadReason r) {
 }
 
 std::optional<DeadReason> ParseDeadReason(std::string_view s) {
-  for (DeadReason r : {DeadReason::kMaxRetriesExceeded, DeadReason::kLeaseExpired,
-                       DeadReason::kNonRetryable, DeadReason::kExpired}) {
+  for (DeadReason r : kAllDeadReasons) {
     if (s == DeadReasonName(r)) return r;
   }
   return std::nullopt;
+}
+
+std::string JobStatusNames() {
+  std::string out;
+  for (JobStatus s : kAllStatuses) out += (out.empty() ? "" : ", ") + std::string(JobStatusName(s));
+  return out;
+}
+
+std::string DeadReasonNames() {
+  std::string out;
+  for (DeadReason r : kAllDeadReasons) {
+    out += (out.empty() ? "" : ", ") + std::string(DeadReasonName(r));
+  }
+  return out;
 }
 
 }  // namespace redrive

@@ -28,12 +28,20 @@ inline constexpr JobStatus kAllStatuses[] = {JobStatus::kPending,    JobStatus::
 
 const char* JobStatusName(JobStatus s);  // "pending", ...
 std::optional<JobStatus> ParseJobStatus(std::string_view s);
+// Every status name in kAllStatuses order, comma-separated (error messages).
+std::string JobStatusNames();
 bool IsTerminal(JobStatus s);  // completed, deadletter, cancelled
 
 // Why a job is in the DLQ.
 enum class DeadReason { kNone, kMaxRetriesExceeded, kLeaseExpired, kNonRetryable, kExpired };
+// Every reason a dead job can have (all but kNone).
+inline constexpr DeadReason kAllDeadReasons[] = {DeadReason::kMaxRetriesExceeded,
+                                                 DeadReason::kLeaseExpired,
+                                                 DeadReason::kNonRetryable, DeadReason::kExpired};
 const char* DeadReasonName(DeadReason r);  // "" for kNone, "max_retries_exceeded", ...
 std::optional<DeadReason> ParseDeadReason(std::string_view s);  // not for ""
+// Every name in kAllDeadReasons order, comma-separated (error messages).
+std::string DeadReasonNames();
 
 // delay(n) = min(base · 2^(n−1), max) + uniform(0, jitter), n ≥ 1.
 struct BackoffPolicy {

@@ -43,6 +43,13 @@ TEST(DeadReasonTest, NamesRoundTrip) {
   EXPECT_EQ(ParseDeadReason("timeout"), std::nullopt);
 }
 
+// The lists error messages quote, built from the enums.
+TEST(NameListTest, EveryStatusAndEveryDeadReasonInOrder) {
+  EXPECT_EQ(JobStatusNames(), "pending, scheduled, processing, completed, deadletter, cancelled");
+  EXPECT_EQ(DeadReasonNames(), "max_retries_exceeded, lease_expired, non_retryable, expired");
+  for (DeadReason r : kAllDeadReasons) EXPECT_NE(r, DeadReason::kNone);
+}
+
 TEST(JobTest, DefaultsFollowTheContract) {
   const Job j;
   EXPECT_EQ(j.status, JobStatus::kPending);

@@ -136,17 +136,6 @@ void MetricsRegistry::Observe(std::string_view histogram, const LabelValues& lab
   s.count += 1;
 }
 
-double MetricsRegistry::Value(std::string_view name, const LabelValues& labels) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  for (const Family& f : families_) {
-    if (f.name != name) continue;
-    auto it = f.series.find(labels);
-    if (it == f.series.end()) return 0;
-    return f.type == Type::kHistogram ? static_cast<double>(it->second.count) : it->second.value;
-  }
-  return 0;
-}
-
 std::map<LabelValues, double> MetricsRegistry::Values(std::string_view name) const {
   std::lock_guard<std::mutex> lock(mu_);
   std::map<LabelValues, double> out;

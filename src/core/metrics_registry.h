@@ -39,9 +39,6 @@ class MetricsRegistry {
   void Set(std::string_view gauge, const LabelValues& labels, double value);
   void Observe(std::string_view histogram, const LabelValues& labels, double value);
 
-  // The current value of a counter or gauge series (0 if never touched), and
-  // a histogram series' count; for tests.
-  double Value(std::string_view name, const LabelValues& labels) const;
   // Every series of a counter or gauge family and its value, by label values
   // (empty for an unknown family).
   std::map<LabelValues, double> Values(std::string_view name) const;

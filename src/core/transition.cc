@@ -6,21 +6,13 @@
 #include "core/json_text.h"
 #include "core/retry_policy.h"
 #include "core/time_format.h"
+#include "core/utf8.h"
 
 namespace redrive {
 
 namespace {
 
 using std::chrono::seconds;
-
-// Cuts `s` to at most `max` bytes without splitting a UTF-8 sequence.
-std::string TruncateUtf8(std::string s, size_t max) {
-  if (s.size() <= max) return s;
-  size_t cut = max;
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-  s.resize(cut);
-  return s;
-}
 
 Status WrongStatus(const Job& job, const char* what) {
   return Status::Conflict(std::string("cannot ") + what + " a job in status " +
@@ -115,7 +107,7 @@ class Applier {
 
   Result<Change> operator()(const event::Fail& e) {
     REDRIVE_RETURN_IF_ERROR(CheckLease(job_, e.worker_id, e.lease_id, now_));
-    std::string error = TruncateUtf8(e.error, kMaxErrorLength);
+    std::string error = Utf8Prefix(e.error, kMaxErrorLength);
     const auto d = DecideFailure(job_, now_, e.no_retry, e.retry_after, false, random_);
     ApplyFailure(d, error, e.worker_id, "retry_scheduled");
     return std::move(change_);

@@ -1,21 +1,13 @@
 #include "core/webhook.h"
 
 #include <algorithm>
-#include <array>
+#include <iterator>
 
 namespace redrive {
-namespace {
-
-constexpr std::array<std::string_view, 9> kEventNames = {
-    "job.created", "job.started",   "job.completed", "job.failed",   "job.deadlettered",
-    "job.retried", "job.cancelled", "queue.paused",  "queue.resumed"};
-
-}  // namespace
-
-std::span<const std::string_view> WebhookEventNames() { return kEventNames; }
 
 bool IsWebhookEvent(std::string_view name) {
-  return std::find(kEventNames.begin(), kEventNames.end(), name) != kEventNames.end();
+  return std::find(std::begin(kWebhookEventNames), std::end(kWebhookEventNames), name) !=
+         std::end(kWebhookEventNames);
 }
 
 const char* WebhookFormatName(WebhookFormat f) {

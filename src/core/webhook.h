@@ -6,7 +6,6 @@
 
 #include <chrono>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,7 +15,9 @@
 namespace redrive {
 
 // The events a webhook may subscribe to (the contract's list).
-std::span<const std::string_view> WebhookEventNames();
+inline constexpr std::string_view kWebhookEventNames[] = {
+    "job.created", "job.started",   "job.completed", "job.failed",   "job.deadlettered",
+    "job.retried", "job.cancelled", "queue.paused",  "queue.resumed"};
 bool IsWebhookEvent(std::string_view name);
 // Sent only by POST /outgoing-webhooks/{id}/test, whatever the subscription.
 inline constexpr std::string_view kWebhookTestEvent = "webhook.test";

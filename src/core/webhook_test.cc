@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
+
 #include "core/webhook_event.h"
 
 namespace redrive {
@@ -20,7 +22,7 @@ Webhook Hook(std::vector<std::string> events, bool enabled = true) {
 }
 
 TEST(WebhookEventsTest, TheContractsNineEventsAreKnownAndNothingElse) {
-  EXPECT_EQ(WebhookEventNames().size(), 9u);
+  EXPECT_EQ(std::size(kWebhookEventNames), 9u);
   for (auto name : {"job.created", "job.started", "job.completed", "job.failed", "job.deadlettered",
                     "job.retried", "job.cancelled", "queue.paused", "queue.resumed"}) {
     EXPECT_TRUE(IsWebhookEvent(name)) << name;

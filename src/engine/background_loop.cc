@@ -46,7 +46,7 @@ void BackgroundLoop::Nudge(Instant t) {
   cv_.notify_all();
 }
 
-void BackgroundLoop::NudgeWaiters(SteadyClock::time_point t) {
+void BackgroundLoop::NudgeWaiters(Instant t) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (waiter_due_ && *waiter_due_ <= t) return;
@@ -63,6 +63,7 @@ long long BackgroundLoop::RunAllOnce(Instant now) {
     changed += r.changed;
     e.next_run = r.more ? now : r.next_run.value_or(now + max_idle_);
   }
+  waiters_.ExpireDue(now);
   return changed;
 }
 
@@ -87,21 +88,22 @@ void BackgroundLoop::Loop() {
         if (!next || e.next_run < *next) next = e.next_run;
       }
     }
-    const auto waiter_next = waiters_.ExpireDue(SteadyClock::now());
+    const std::optional<Instant> waiter_next = waiters_.ExpireDue(clock_.Now());
 
     lock.lock();
     if (stop_) break;
     // Sleep until the earliest of: a service's next run, a waiter's deadline,
     // max_idle — or until a nudge/new waiter says something is due sooner.
-    // Engine-clock instants become wall durations here.
-    auto wake = SteadyClock::now() + max_idle_;
-    if (next) {
-      auto in = std::chrono::duration_cast<SteadyClock::duration>(*next - clock_.Now());
-      wake = std::min(wake, SteadyClock::now() + std::max(in, SteadyClock::duration::zero()));
-    }
-    if (waiter_next) wake = std::min(wake, *waiter_next);
+    // The engine-clock distance to that instant becomes the wall-time sleep.
+    const Instant now = clock_.Now();
+    Instant due = now + max_idle_;
+    if (next) due = std::min(due, *next);
+    if (waiter_next) due = std::min(due, *waiter_next);
+    const auto wake =
+        SteadyClock::now() + std::max(std::chrono::duration_cast<SteadyClock::duration>(due - now),
+                                      SteadyClock::duration::zero());
     cv_.wait_until(lock, wake, [&] {
-      return stop_ || (waiter_due_ && *waiter_due_ < wake) ||
+      return stop_ || (waiter_due_ && *waiter_due_ < due) ||
              (nudged_ && (!next || *nudged_ < *next));
     });
   }

@@ -3,6 +3,11 @@
 // than max_idle), and is woken early by Nudge() when a commit wrote an
 // earlier due time — so a lease is reaped within milliseconds of expiring and
 // a retry is promoted when its backoff ends, without a polling period.
+//
+// All due times are engine-clock instants; only the sleep itself is wall
+// time (the distance to the next due time, measured on the clock). With a
+// manual clock the loop wakes every max_idle and sees the time tests set;
+// RunAllOnce(now) does the same pass at once.
 #pragma once
 
 #include <condition_variable>
@@ -29,10 +34,12 @@ class BackgroundLoop {
 
   // Something is due at `t` (engine clock): wake up then at the latest.
   void Nudge(Instant t);
-  // A long-poll deadline was added: re-plan the sleep.
-  void NudgeWaiters(std::chrono::steady_clock::time_point t);
+  // A long-poll deadline (engine clock) was added: re-plan the sleep. Unlike
+  // Nudge it does not make the services run early.
+  void NudgeWaiters(Instant t);
 
-  // Runs every service once at `now`, on the calling thread (tests).
+  // Runs every service once at `now` and expires the long-polls due at
+  // `now`, on the calling thread (tests). Returns the jobs the services changed.
   long long RunAllOnce(Instant now);
 
  private:
@@ -50,8 +57,8 @@ class BackgroundLoop {
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
-  std::optional<Instant> nudged_;  // earliest due time reported since the last pass
-  std::optional<std::chrono::steady_clock::time_point> waiter_due_;
+  std::optional<Instant> nudged_;      // earliest due time reported since the last pass
+  std::optional<Instant> waiter_due_;  // earliest long-poll deadline added since
   std::thread thread_;
   std::mutex run_mu_;  // serializes passes (loop vs RunAllOnce)
 };

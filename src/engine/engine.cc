@@ -75,11 +75,7 @@ void Engine::Stop() {
   impl_->readers.Stop();
 }
 
-Engine::CommitStats Engine::commit_stats() const {
-  return {impl_->committer.commits(), impl_->committer.ops_committed()};
-}
-
-const EngineMetrics& Engine::metrics() const { return impl_->metrics; }
+size_t Engine::parked_claims() const { return impl_->waiters.size(); }
 
 void Engine::ScrapeMetrics(Callback<std::string> done) {
   // The gauges come from one read snapshot, so they are consistent with each
@@ -87,7 +83,8 @@ void Engine::ScrapeMetrics(Callback<std::string> done) {
   impl_->Read<std::string>(
       [this](store::ReadTx& tx) -> Result<std::string> {
         REDRIVE_ASSIGN_OR_RETURN(auto queues, ListQueueViews(tx));
-        return RenderQueueGauges(queues, impl_->clock.Now()) + impl_->metrics.Render();
+        return RenderQueueGauges(queues, impl_->clock.Now()) +
+               RenderLongPollGauge(impl_->waiters.CountByQueue()) + impl_->metrics.Render();
       },
       std::move(done));
 }

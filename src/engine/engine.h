@@ -64,9 +64,8 @@ struct EngineOptions {
 };
 
 class Committer;
-class EngineMetrics;
 class Waiters;
-class ReaderPool;
+class ReadThreadPool;
 class BackgroundLoop;
 
 class Engine {
@@ -154,19 +153,14 @@ class Engine {
   std::vector<ThroughputPoint> Throughput(const std::optional<std::string>& queue_name) const;
   std::chrono::seconds throughput_interval() const;
 
-  // Group-commit counters: transactions committed and requests they carried.
-  struct CommitStats {
-    long long commits = 0;
-    long long ops = 0;
-  };
-  CommitStats commit_stats() const;
-
   // Prometheus text of the engine's metrics: the store gauges (jobs by queue
   // and status, DLQ size and oldest age; read on a reader thread at call
-  // time) followed by the job and group-commit counters (engine/metrics.h).
+  // time), the parked long-poll claims, then the job and group-commit
+  // counters (engine/metrics.h).
   void ScrapeMetrics(Callback<std::string> done);
-  // The in-memory counters alone (for tests).
-  const EngineMetrics& metrics() const;
+  // Long-poll claims parked now, waiting for a job or for their wait to end
+  // (the redrive_claims_waiting gauge).
+  size_t parked_claims() const;
 
   // For tests: run every background service once at clock.Now(), synchronously.
   // Returns the number of jobs they changed.

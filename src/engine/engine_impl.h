@@ -8,7 +8,7 @@
 #include "engine/committer.h"
 #include "engine/engine.h"
 #include "engine/metrics.h"
-#include "engine/reader_pool.h"
+#include "engine/read_thread_pool.h"
 #include "engine/waiters.h"
 #include "engine/webhooks/dispatcher.h"
 #include "engine/webhooks/subscriptions.h"
@@ -78,7 +78,7 @@ class Engine::Impl {
   ThroughputHistory throughput;
   Waiters waiters;
   Committer committer;
-  ReaderPool readers;
+  ReadThreadPool readers;
   BackgroundLoop loop;
   // Outgoing webhooks: what the committer fans events out to, and the
   // dispatcher (null without a webhook sender).

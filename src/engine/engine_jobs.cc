@@ -44,7 +44,7 @@ void Engine::EnqueueBulk(BulkEnqueueParams p, Callback<std::vector<BulkItemResul
 struct Engine::Impl::ClaimState {
   ClaimParams params;
   Callback<ClaimResult> done;
-  std::chrono::steady_clock::time_point deadline;
+  Instant deadline;  // engine clock: when the long-poll answers empty
   bool first = true;
   std::vector<AckItemResult> ack_results;
 
@@ -53,7 +53,7 @@ struct Engine::Impl::ClaimState {
 
 void Engine::Claim(ClaimParams p, Callback<ClaimResult> done) {
   auto state = std::make_shared<Impl::ClaimState>();
-  state->deadline = std::chrono::steady_clock::now() + p.wait;
+  state->deadline = impl_->clock.Now() + p.wait;
   state->params = std::move(p);
   state->done = std::move(done);
   impl_->ClaimAttempt(std::move(state));
@@ -84,7 +84,7 @@ void Engine::Impl::ClaimAttempt(std::shared_ptr<ClaimState> state) {
           return state->Finish({});
         }
         if (first) state->ack_results = std::move(r->ack_results);
-        if (!r->jobs.empty() || std::chrono::steady_clock::now() >= state->deadline) {
+        if (!r->jobs.empty() || clock.Now() >= state->deadline) {
           return state->Finish(std::move(r->jobs));
         }
         const bool parked =

@@ -224,11 +224,9 @@ TEST_F(EngineTest, LongPollWakesOnEnqueue) {
   p.queue_name = "q";
   p.worker_id = "w";
   p.wait = milliseconds(5000);
-  std::promise<Result<ClaimResult>> got;
-  auto f = got.get_future();
   const auto start = std::chrono::steady_clock::now();
-  engine_->Claim(p, [&](Result<ClaimResult> r) { got.set_value(std::move(r)); });
-  std::this_thread::sleep_for(milliseconds(100));
+  auto f = StartClaim(p);
+  ASSERT_TRUE(WaitParked(1));
   EXPECT_EQ(f.wait_for(milliseconds(0)), std::future_status::timeout);
   const std::string id = Enqueue("q");
   auto r = f.get();
@@ -237,18 +235,45 @@ TEST_F(EngineTest, LongPollWakesOnEnqueue) {
   ASSERT_EQ(r->jobs.size(), 1u);
   EXPECT_EQ(r->jobs[0].id, id);
   EXPECT_LT(waited, milliseconds(2000));
+  EXPECT_EQ(engine_->parked_claims(), 0u);
 }
 
+// The wait runs on the engine's clock: it ends when the (manual) clock
+// reaches the deadline, not a moment before. (20 s: far longer than the test
+// waits in real time, so a wall-clock deadline would fail it.)
 TEST_F(EngineTest, LongPollTimesOutEmpty) {
   ClaimParams p;
   p.queue_name = "q";
   p.worker_id = "w";
-  p.wait = milliseconds(200);
-  const auto start = std::chrono::steady_clock::now();
-  auto r = Call<ClaimResult>(&Engine::Claim, p);
+  p.wait = seconds(20);
+  auto f = StartClaim(p);
+  ASSERT_TRUE(WaitParked(1));
+  clock_.Advance(milliseconds(19'999));
+  engine_->RunServicesOnce();
+  EXPECT_EQ(f.wait_for(milliseconds(0)), std::future_status::timeout);
+  EXPECT_EQ(engine_->parked_claims(), 1u);
+  clock_.Advance(milliseconds(1));
+  engine_->RunServicesOnce();
+  ASSERT_EQ(f.wait_for(seconds(5)), std::future_status::ready);
+  auto r = f.get();
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->jobs.empty());
-  EXPECT_GE(std::chrono::steady_clock::now() - start, milliseconds(200));
+  EXPECT_EQ(engine_->parked_claims(), 0u);
+}
+
+// No RunServicesOnce: the background loop itself sees the manual clock move.
+TEST_F(EngineTest, TheBackgroundLoopEndsALongPollWhenTheClockPassesItsDeadline) {
+  ClaimParams p;
+  p.queue_name = "q";
+  p.worker_id = "w";
+  p.wait = seconds(20);
+  auto f = StartClaim(p);
+  ASSERT_TRUE(WaitParked(1));
+  clock_.Advance(seconds(20));
+  ASSERT_EQ(f.wait_for(seconds(5)), std::future_status::ready);
+  auto r = f.get();
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->jobs.empty());
 }
 
 TEST_F(EngineTest, PausedQueueHandsOutNothingUntilResumed) {
@@ -347,7 +372,13 @@ TEST_F(EngineTest, RetentionDeletesOldCompletedJobs) {
 
 TEST_F(EngineTest, ConcurrentRequestsShareCommits) {
   constexpr int kN = 400;
-  const auto before = engine_->commit_stats();
+  // Commits and the requests they carried, from the group-commit metrics.
+  auto commit_counts = [this] {
+    const std::string text = Scrape();
+    return std::pair<double, double>(Sample(text, "redrive_commits_total"),
+                                     Sample(text, "redrive_commit_batch_size_sum"));
+  };
+  const auto [commits_before, ops_before] = commit_counts();
   std::vector<std::future<Result<EnqueueResult>>> futures;
   std::vector<std::shared_ptr<std::promise<Result<EnqueueResult>>>> promises;
   for (int i = 0; i < kN; ++i) {
@@ -359,10 +390,10 @@ TEST_F(EngineTest, ConcurrentRequestsShareCommits) {
     engine_->Enqueue(e, [p](Result<EnqueueResult> r) { p->set_value(std::move(r)); });
   }
   for (auto& f : futures) ASSERT_TRUE(f.get().ok());
-  const auto after = engine_->commit_stats();
-  EXPECT_GE(after.ops - before.ops, kN);  // background sweeps may add a few
+  const auto [commits_after, ops_after] = commit_counts();
+  EXPECT_GE(ops_after - ops_before, kN);  // background sweeps may add a few
   // Requests that arrive together share a transaction (and its fsync).
-  EXPECT_LT(after.commits - before.commits, kN / 2);
+  EXPECT_LT(commits_after - commits_before, kN / 2);
   auto stats = Call<StatusCounts>(&Engine::Stats, std::optional<std::string>("q"));
   EXPECT_EQ(stats->pending, kN);
 }
@@ -391,13 +422,13 @@ TEST_F(EngineTest, StopAnswersParkedClaimsAndRefusesNewWork) {
   p.queue_name = "q";
   p.worker_id = "w";
   p.wait = milliseconds(30000);
-  std::promise<Result<ClaimResult>> got;
-  auto f = got.get_future();
-  engine_->Claim(p, [&](Result<ClaimResult> r) { got.set_value(std::move(r)); });
-  std::this_thread::sleep_for(milliseconds(50));
+  auto f = StartClaim(p);
+  ASSERT_TRUE(WaitParked(1));  // parked, not still on its first attempt
+  EXPECT_EQ(f.wait_for(milliseconds(0)), std::future_status::timeout);
   engine_->Stop();
   ASSERT_EQ(f.wait_for(seconds(2)), std::future_status::ready);
   EXPECT_TRUE(f.get().ok());
+  EXPECT_EQ(engine_->parked_claims(), 0u);
   EnqueueParams e;
   e.queue_name = "q";
   e.payload_json = "{}";

@@ -1,14 +1,16 @@
 // Test fixture for the engine: a real SqliteStore in a temp dir, a manual
 // clock and fixed randomness; helpers that turn the engine's callbacks into
-// plain return values.
+// plain return values, and waits for engine observables (never a sleep).
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "core/clock.h"
 #include "core/random.h"
@@ -89,6 +91,44 @@ class EngineTest : public ::testing::Test {
     EXPECT_TRUE(r.ok() && r->job.status == JobStatus::kDeadletter) << r.status().ToString();
     return id;
   }
+  // Starts a claim (a long-poll when p.wait > 0); its answer comes in the
+  // future. The promise outlives a failed test (Stop answers it later).
+  std::future<Result<ClaimResult>> StartClaim(ClaimParams p) {
+    auto got = std::make_shared<std::promise<Result<ClaimResult>>>();
+    auto f = got->get_future();
+    engine_->Claim(std::move(p), [got](Result<ClaimResult> r) { got->set_value(std::move(r)); });
+    return f;
+  }
+  // Polls `condition` (an engine observable set by another thread) until it
+  // holds or `timeout` passes; then checks it once more.
+  static bool WaitUntil(const std::function<bool()>& condition,
+                        std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (condition()) return true;
+      std::this_thread::yield();
+    }
+    return condition();
+  }
+  // Waits until `n` long-poll claims are parked in the engine.
+  bool WaitParked(size_t n) {
+    return WaitUntil([&] { return engine_->parked_claims() == n; });
+  }
+
+  // GET /metrics as the engine renders it.
+  std::string Scrape() {
+    auto r = Call<std::string>(&Engine::ScrapeMetrics);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : "";
+  }
+  // The value of one sample line ("name{labels} value") of `text`; 0 if
+  // absent (a series nothing has touched yet).
+  static double Sample(const std::string& text, const std::string& series) {
+    const size_t at = text.find("\n" + series + " ");
+    if (at == std::string::npos) return 0;
+    return std::stod(text.substr(at + series.size() + 2));
+  }
+
   Job Get(const std::string& id) {
     auto r = Call<Job>(&Engine::GetJob, std::string(id));
     EXPECT_TRUE(r.ok()) << r.status().ToString();

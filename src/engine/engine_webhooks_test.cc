@@ -215,7 +215,7 @@ TEST_F(WebhookEngineTest, FailedAttemptsRetryOnTheExactScheduleThenDeliver) {
   EXPECT_EQ(GetHook(w.id).consecutive_failures, 0);
   EXPECT_EQ(engine_->RunWebhooksOnce(), 0);
 
-  const std::string text = engine_->metrics().Render();
+  const std::string text = Scrape();
   EXPECT_THAT(text, HasSubstr("redrive_webhook_deliveries_total{outcome=\"delivered\"} 1"));
   EXPECT_THAT(text, HasSubstr("redrive_webhook_deliveries_total{outcome=\"failed\"} 2"));
 }
@@ -230,7 +230,7 @@ TEST_F(WebhookEngineTest, TwentyStraightFailuresDisableTheWebhookAndStopNewDeliv
   EXPECT_EQ(after.consecutive_failures, 20);
   ASSERT_TRUE(after.disabled_reason);
   EXPECT_THAT(*after.disabled_reason, HasSubstr("20 consecutive failed deliveries"));
-  EXPECT_THAT(engine_->metrics().Render(), HasSubstr("redrive_webhooks_disabled_total 1"));
+  EXPECT_THAT(Scrape(), HasSubstr("redrive_webhooks_disabled_total 1"));
 
   // Disabled: nothing is sent and new events are not queued for it.
   clock_.Advance(seconds(3600));
@@ -266,8 +266,7 @@ TEST_F(WebhookEngineTest, GivesUpAfterMaxAttempts) {
   EXPECT_EQ(d.status, DeliveryStatus::kFailed);
   clock_.Advance(seconds(3600));
   EXPECT_EQ(engine_->RunWebhooksOnce(), 0);
-  EXPECT_THAT(engine_->metrics().Render(),
-              HasSubstr("redrive_webhook_deliveries_total{outcome=\"gave_up\"} 1"));
+  EXPECT_THAT(Scrape(), HasSubstr("redrive_webhook_deliveries_total{outcome=\"gave_up\"} 1"));
 }
 
 TEST_F(WebhookEngineTest, SlackWebhooksGetATextMessage) {

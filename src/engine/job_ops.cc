@@ -1,8 +1,7 @@
 #include "engine/job_ops.h"
 
 #include "core/ids.h"
-#include "core/json_text.h"
-#include "core/time_format.h"
+#include "core/new_job.h"
 
 namespace redrive::engine::ops {
 
@@ -41,31 +40,9 @@ Result<EnqueueResult> Enqueue(store::WriteTx& tx, TxContext& ctx, const EnqueueP
   const QueueConfig& queue = cached->second;
   if (!queue.enabled) return Status::Conflict("queue " + p.queue_name + " is disabled");
 
-  Job job;
-  job.id = NewUuidV7(ctx.now, ctx.random);
-  job.queue_name = p.queue_name;
-  job.payload = p.payload_json;
-  job.priority = p.priority.value_or(0);
-  job.max_retries = p.max_retries.value_or(queue.max_retries);
-  job.timeout_seconds = p.timeout_seconds.value_or(queue.default_timeout);
-  job.backoff = p.backoff.value_or(queue.backoff);
-  job.tags = p.tags;
-  job.idempotency_key = p.idempotency_key;
-  job.created_at = job.updated_at = ctx.now;
-  job.scheduled_at = p.scheduled_at.value_or(ctx.now);
-  job.status = job.scheduled_at > ctx.now ? JobStatus::kScheduled : JobStatus::kPending;
-  job.expires_at = p.expires_at;
-
-  HistoryEntry created;
+  auto [job, created] = MakeNewJob(p, queue, ctx.now, ctx.random);
+  // The entry's id is drawn here, as for the entries Apply writes (ApplyToLoaded).
   created.id = NewUuidV7(ctx.now, ctx.random);
-  created.job_id = job.id;
-  created.event_type = "created";
-  JsonObjectText details;
-  details.Str("queue_name", job.queue_name);
-  if (job.status == JobStatus::kScheduled)
-    details.Str("scheduled_at", FormatTime(job.scheduled_at));
-  created.details_json = details.Build();
-  created.created_at = ctx.now;
 
   REDRIVE_ASSIGN_OR_RETURN(store::InsertOutcome out, tx.InsertJob(job, created));
   if (out.created) {

@@ -120,4 +120,15 @@ std::string RenderQueueGauges(const std::vector<QueueView>& queues, Instant now)
   return gauges.Render();
 }
 
+std::string RenderLongPollGauge(const std::map<std::string, size_t>& parked_by_queue) {
+  MetricsRegistry gauges;
+  gauges.AddGauge("redrive_claims_waiting",
+                  "Long-poll claims parked, waiting for a job or for their wait to end.",
+                  {"queue"});
+  for (const auto& [queue, n] : parked_by_queue) {
+    gauges.Set("redrive_claims_waiting", {queue}, static_cast<double>(n));
+  }
+  return gauges.Render();
+}
+
 }  // namespace redrive::engine

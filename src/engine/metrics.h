@@ -44,4 +44,8 @@ class EngineMetrics {
 // DLQ size and age of the oldest dead job by queue (Prometheus text).
 std::string RenderQueueGauges(const std::vector<QueueView>& queues, Instant now);
 
+// The long-poll gauge: claims parked in the engine now, by queue (Prometheus
+// text; a queue with none has no series).
+std::string RenderLongPollGauge(const std::map<std::string, size_t>& parked_by_queue);
+
 }  // namespace redrive::engine

@@ -8,25 +8,15 @@
 #include <vector>
 
 #include "core/job.h"
+#include "core/new_job.h"
 #include "core/queue.h"
 #include "core/status.h"
 #include "core/webhook.h"
 
 namespace redrive::engine {
 
-// POST /jobs. Unset fields take the queue's defaults.
-struct EnqueueParams {
-  std::string queue_name;
-  std::string payload_json;
-  std::optional<int> priority;
-  std::optional<int> max_retries;
-  std::optional<int> timeout_seconds;
-  std::optional<Instant> scheduled_at;
-  std::optional<Instant> expires_at;
-  Tags tags;
-  std::optional<std::string> idempotency_key;
-  std::optional<BackoffPolicy> backoff;
-};
+// POST /jobs. Unset fields take the queue's defaults (core/new_job.h).
+using EnqueueParams = NewJobParams;
 struct EnqueueResult {
   std::string id;
   bool created = true;

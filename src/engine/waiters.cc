@@ -2,7 +2,7 @@
 
 namespace redrive::engine {
 
-bool Waiters::Add(const std::string& queue, SteadyTime deadline, Resume resume) {
+bool Waiters::Add(const std::string& queue, Instant deadline, Resume resume) {
   std::lock_guard<std::mutex> lock(mu_);
   if (closed_) return false;
   by_queue_[queue].push_back({deadline, std::move(resume)});
@@ -28,9 +28,9 @@ void Waiters::Wake(const std::string& queue, long long n) {
 
 void Waiters::WakeAll(const std::string& queue) { Wake(queue, static_cast<long long>(1) << 62); }
 
-std::optional<Waiters::SteadyTime> Waiters::ExpireDue(SteadyTime now) {
+std::optional<Instant> Waiters::ExpireDue(Instant now) {
   std::vector<Resume> expired;
-  std::optional<SteadyTime> earliest;
+  std::optional<Instant> earliest;
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto it = by_queue_.begin(); it != by_queue_.end();) {
@@ -68,6 +68,13 @@ size_t Waiters::size() const {
   size_t n = 0;
   for (const auto& [q, list] : by_queue_) n += list.size();
   return n;
+}
+
+std::map<std::string, size_t> Waiters::CountByQueue() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::map<std::string, size_t> out;
+  for (const auto& [q, list] : by_queue_) out[q] = list.size();
+  return out;
 }
 
 }  // namespace redrive::engine

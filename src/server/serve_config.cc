@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "core/duration.h"
+
 namespace redrive::server {
 namespace {
 
@@ -129,25 +131,15 @@ Result<std::vector<api::ApiKey>> ParseApiKeyList(std::string_view text) {
 
 Result<std::chrono::seconds> ParseDurationSeconds(std::string_view text) {
   auto bad = [&] {
-    return Status::Validation(
-        "duration", "expected a positive duration like 60, 60s, 5m or 1h, got " + Quoted(text));
+    return Status::Validation("duration",
+                              "expected a positive duration in whole seconds like 60, 60s, 5m, 1h "
+                              "or 1d, got " +
+                                  Quoted(text));
   };
-  long long value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || value <= 0) return bad();
-  std::string_view unit(end, text.data() + text.size() - end);
-  long long scale = 0;
-  if (unit.empty() || unit == "s") {
-    scale = 1;
-  } else if (unit == "m") {
-    scale = 60;
-  } else if (unit == "h") {
-    scale = 3600;
-  } else {
-    return bad();
-  }
-  if (value > 365LL * 24 * 3600 / scale) return bad();  // a year is plenty
-  return std::chrono::seconds(value * scale);
+  const std::optional<std::chrono::milliseconds> d = ParseDuration(text);
+  if (!d || *d <= std::chrono::milliseconds::zero() || d->count() % 1000 != 0) return bad();
+  if (*d > std::chrono::hours(365 * 24)) return bad();  // a year is plenty
+  return std::chrono::duration_cast<std::chrono::seconds>(*d);
 }
 
 bool IsValidLogLevel(std::string_view level) {

@@ -47,7 +47,8 @@ Result<api::ApiKey> ParseApiKey(std::string_view text);
 // Comma-separated "ROLE:KEY" items (REDRIVE_API_KEYS); empty items skipped.
 Result<std::vector<api::ApiKey>> ParseApiKeyList(std::string_view text);
 
-// "90" (seconds), "90s", "5m", "2h". Must be positive.
+// A duration in the one grammar (core/duration.h: "90", "90s", "5m", "2h",
+// "1d", "60000ms"), positive, in whole seconds, at most a year.
 Result<std::chrono::seconds> ParseDurationSeconds(std::string_view text);
 
 // spdlog's level names: trace, debug, info, warn, error, critical, off.

@@ -98,7 +98,10 @@ TEST(ParseDurationSecondsTest, Units) {
   EXPECT_EQ(*ParseDurationSeconds("90s"), std::chrono::seconds(90));
   EXPECT_EQ(*ParseDurationSeconds("5m"), std::chrono::seconds(300));
   EXPECT_EQ(*ParseDurationSeconds("2h"), std::chrono::seconds(7200));
-  for (const char* bad : {"", "0", "-5", "5d", "m", "1.5h", "99999999h"}) {
+  // The CLI's forms too (one grammar): days, and milliseconds in whole seconds.
+  EXPECT_EQ(*ParseDurationSeconds("5d"), std::chrono::seconds(432'000));
+  EXPECT_EQ(*ParseDurationSeconds("60000ms"), std::chrono::seconds(60));
+  for (const char* bad : {"", "0", "-5", "5w", "m", "1.5h", "99999999h", "1500ms", "0ms", "366d"}) {
     EXPECT_FALSE(ParseDurationSeconds(bad).ok()) << bad;
   }
 }

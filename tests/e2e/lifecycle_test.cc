@@ -9,11 +9,14 @@
 
 #include "core/time_format.h"
 #include "e2e/support/api_fixture.h"
+#include "e2e/support/long_polls.h"
+#include "e2e/support/wait.h"
 
 namespace redrive::e2e {
 namespace {
 
 using std::chrono::milliseconds;
+using std::chrono::seconds;
 using ::testing::ElementsAre;
 
 std::string Str(const json::value& v) { return std::string(v.as_string()); }
@@ -120,10 +123,9 @@ TEST_F(LifecycleTest, ExpiredLeaseIsRedeliveredAndTheStaleWorkerIsFenced) {
   const auto id = Enqueue(q);
   auto first = Claim(q, "w1", 1, 0, /*lease_secs=*/5);
   ASSERT_EQ(first.size(), 1u);
-  // The lease runs out after 5 s; a long-poll claim gets the job back as
-  // soon as the reaper sees it.
-  std::this_thread::sleep_for(milliseconds(4500));
-  auto second = Claim(q, "w2", 1, /*wait_ms=*/3000);
+  // The lease runs out after 5 s; a long-poll claim parked before then gets
+  // the job back as soon as the reaper sees it.
+  auto second = Claim(q, "w2", 1, /*wait_ms=*/8000);
   ASSERT_EQ(second.size(), 1u);
   EXPECT_NE(second[0].at("lease_id"), first[0].at("lease_id"));
   EXPECT_EQ(second[0].at("retry_count"), 1);
@@ -156,7 +158,7 @@ TEST_F(LifecycleTest, DeadlinePassedBeforeRunSendsJobToDlq) {
   const auto id = Enqueue(
       q, {{"scheduled_at", IsoIn(milliseconds(5000))}, {"expires_at", IsoIn(milliseconds(600))}});
   EXPECT_EQ(Job(id).at("status"), "scheduled");
-  std::this_thread::sleep_for(milliseconds(1200));
+  EXPECT_TRUE(WaitUntil([&] { return Job(id).at("status") == "deadletter"; }, seconds(5)));
   auto stored = Job(id);
   EXPECT_EQ(stored.at("status"), "deadletter");
   EXPECT_EQ(stored.at("dead_reason"), "expired");
@@ -175,7 +177,8 @@ TEST_F(LifecycleTest, LongPollWakesWithinMillisecondsOfAnEnqueue) {
     return c.JsonRequest("POST", "/api/v1/jobs/claim",
                          json::object{{"queue_name", q}, {"worker_id", "w"}, {"wait_ms", 10000}});
   });
-  std::this_thread::sleep_for(milliseconds(300));
+  HttpClient observer = server_->Client();
+  ASSERT_TRUE(WaitForParkedClaim(observer, q));
   ASSERT_EQ(waiter.wait_for(milliseconds(0)), std::future_status::timeout);
   const auto t0 = std::chrono::steady_clock::now();
   const auto id = Enqueue(q);
@@ -331,7 +334,8 @@ TEST_F(LifecycleTest, PausedQueueHandsOutNothingAndResumeWakesWaiters) {
     return c.JsonRequest("POST", "/api/v1/jobs/claim",
                          json::object{{"queue_name", q}, {"worker_id", "w"}, {"wait_ms", 10000}});
   });
-  std::this_thread::sleep_for(milliseconds(200));
+  HttpClient observer = server_->Client();
+  ASSERT_TRUE(WaitForParkedClaim(observer, q));
   ASSERT_EQ(Post("/queues/" + q + "/resume", json::object{}).status, 200);
   auto r = waiter.get();
   ASSERT_EQ(r.body.at("jobs").as_array().size(), 1u);

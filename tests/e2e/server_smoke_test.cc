@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "e2e/support/http_client.h"
+#include "e2e/support/long_polls.h"
 #include "e2e/support/server_process.h"
 #include "e2e/support/temp_dir.h"
 
@@ -35,8 +36,9 @@ TEST(ServerSmokeTest, SigtermAnswersLongPollsAndExitsPromptly) {
     claim = client.JsonRequest("POST", "/api/v1/jobs/claim",
                                {{"queue_name", "q"}, {"worker_id", "w"}, {"wait_ms", 20000}});
   });
-  // Give the claim time to reach the server (no hook tells us it has).
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Stop only once the claim is parked in the server, not still on its way.
+  HttpClient observer = server.Client();
+  ASSERT_TRUE(WaitForParkedClaim(observer, "q")) << server.Stderr();
   auto start = std::chrono::steady_clock::now();
   EXPECT_EQ(server.Stop(), 0) << server.Stderr();
   worker.join();

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <set>
 
+#include "e2e/support/long_polls.h"
 #include "sdk/support/sdk_fixture.h"
 
 namespace redrive::sdk_test {
@@ -179,7 +180,12 @@ TEST_F(WorkerTest, HeartbeatAnsweringLeaseExpiredCancelsTheToken) {
   ASSERT_TRUE(worker.Start().ok());
   ASSERT_TRUE(WaitUntil([&] { return started.load(); }));
   ASSERT_TRUE(WaitUntil([&] { return worker.stats().claimed == 1; }));
-  std::this_thread::sleep_for(milliseconds(700));  // at least one good heartbeat first
+  // At least one good heartbeat first: it moved the lease past the claim's.
+  ASSERT_TRUE(WaitUntil([&] {
+    auto job = client_->GetJob(id);
+    return job.ok() && job->started_at && job->lease_expires_at &&
+           *job->lease_expires_at > *job->started_at + options.lease;
+  }));
   ASSERT_TRUE(client_->Cancel(id).ok());
   EXPECT_TRUE(WaitUntil([&] { return cancelled.load(); }, seconds(3)));
   EXPECT_TRUE(WaitUntil([&] { return worker.running_jobs() == 0; }));
@@ -236,7 +242,8 @@ TEST_F(WorkerTest, StopEndsAnIdleLongPollPromptly) {
   options.claim_wait = seconds(20);
   Worker worker(Options(), options, [](const JobContext&) { return HandlerResult::Success(); });
   ASSERT_TRUE(worker.Start().ok());
-  std::this_thread::sleep_for(milliseconds(200));  // let the claim start waiting
+  e2e::HttpClient observer = server_->Client();
+  ASSERT_TRUE(e2e::WaitForParkedClaim(observer, options.queue));  // the claim is waiting
   const auto before = std::chrono::steady_clock::now();
   EXPECT_TRUE(worker.Stop().ok());
   EXPECT_LT(std::chrono::steady_clock::now() - before, seconds(2));

@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "core/ids.h"
+#include "core/ids_test_util.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace redrive::store::testing {

@@ -2,7 +2,7 @@
 
 namespace redrive::store::sqlite {
 
-Result<std::unique_ptr<SqliteReadTx>> SqliteReadTx::Begin(ReaderPool& pool) {
+Result<std::unique_ptr<SqliteReadTx>> SqliteReadTx::Begin(ReadConnectionPool& pool) {
   REDRIVE_ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, pool.Acquire());
   REDRIVE_RETURN_IF_ERROR(conn->Exec("BEGIN"));
   return std::unique_ptr<SqliteReadTx>(new SqliteReadTx(std::move(conn), pool));

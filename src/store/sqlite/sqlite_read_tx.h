@@ -10,22 +10,22 @@
 #include <memory>
 
 #include "store/sqlite/connection.h"
-#include "store/sqlite/reader_pool.h"
+#include "store/sqlite/read_connection_pool.h"
 #include "store/sqlite/sqlite_reads.h"
 
 namespace redrive::store::sqlite {
 
 class SqliteReadTx final : public SqliteReads<ReadTx> {
  public:
-  static Result<std::unique_ptr<SqliteReadTx>> Begin(ReaderPool& pool);
+  static Result<std::unique_ptr<SqliteReadTx>> Begin(ReadConnectionPool& pool);
   ~SqliteReadTx() override;
 
  private:
-  SqliteReadTx(std::unique_ptr<Connection> conn, ReaderPool& pool)
+  SqliteReadTx(std::unique_ptr<Connection> conn, ReadConnectionPool& pool)
       : SqliteReads(*conn), owned_(std::move(conn)), pool_(pool) {}
 
   std::unique_ptr<Connection> owned_;
-  ReaderPool& pool_;
+  ReadConnectionPool& pool_;
 };
 
 }  // namespace redrive::store::sqlite

@@ -22,7 +22,7 @@
 #include "core/status.h"
 #include "store/sqlite/checkpointer.h"
 #include "store/sqlite/connection.h"
-#include "store/sqlite/reader_pool.h"
+#include "store/sqlite/read_connection_pool.h"
 #include "store/store.h"
 
 // Public: the app names these. The helpers live in redrive::store::sqlite.
@@ -61,7 +61,7 @@ class SqliteStore final : public Store {
   const SqliteOptions options_;
   std::mutex writer_mu_;                        // held by the live WriteTx, if any
   std::unique_ptr<sqlite::Connection> writer_;  // guarded by writer_mu_
-  sqlite::ReaderPool readers_;
+  sqlite::ReadConnectionPool readers_;
   SystemRandom random_;  // ids of history entries the engine left unnamed
   // Declared last so it stops (and unhooks the writer) first.
   std::unique_ptr<sqlite::Checkpointer> checkpointer_;

@@ -16,7 +16,7 @@
 
 namespace redrive::engine {
 
-class ReaderPool {
+class ReadThreadPool {
  public:
   // Runs with a fresh read snapshot; if none can be had, `on_error` instead.
   struct Task {
@@ -24,8 +24,8 @@ class ReaderPool {
     std::function<void(Status)> on_error;
   };
 
-  ReaderPool(store::Store& store, int threads);
-  ~ReaderPool();  // Stop()s
+  ReadThreadPool(store::Store& store, int threads);
+  ~ReadThreadPool();  // Stop()s
 
   void Start();
   // Runs what is queued, then joins. Later posts fail with SERVICE_UNAVAILABLE.

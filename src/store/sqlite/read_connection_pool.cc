@@ -1,4 +1,4 @@
-#include "store/sqlite/reader_pool.h"
+#include "store/sqlite/read_connection_pool.h"
 
 #include <utility>
 
@@ -12,10 +12,10 @@ ConnectionOptions ReaderOptions(ConnectionOptions options) {
 
 }  // namespace
 
-ReaderPool::ReaderPool(std::string path, ConnectionOptions options, size_t max_idle)
+ReadConnectionPool::ReadConnectionPool(std::string path, ConnectionOptions options, size_t max_idle)
     : path_(std::move(path)), options_(ReaderOptions(options)), max_idle_(max_idle) {}
 
-Result<std::unique_ptr<Connection>> ReaderPool::Acquire() {
+Result<std::unique_ptr<Connection>> ReadConnectionPool::Acquire() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!idle_.empty()) {
@@ -28,7 +28,7 @@ Result<std::unique_ptr<Connection>> ReaderPool::Acquire() {
   return Connection::Open(path_, options_);
 }
 
-void ReaderPool::Release(std::unique_ptr<Connection> conn) {
+void ReadConnectionPool::Release(std::unique_ptr<Connection> conn) {
   if (conn == nullptr || conn->InTransaction()) return;  // closed, not reused
   std::lock_guard<std::mutex> lock(mu_);
   if (idle_.size() < max_idle_) idle_.push_back(std::move(conn));

@@ -1,4 +1,4 @@
-// ReaderPool: the read-only connections behind SqliteStore::BeginRead. With
+// ReadConnectionPool: the read-only connections behind SqliteStore::BeginRead. With
 // WAL, readers never block the writer nor each other, so each concurrent
 // read gets its own connection: an idle one if any, else a new one.
 //
@@ -15,10 +15,10 @@
 
 namespace redrive::store::sqlite {
 
-class ReaderPool {
+class ReadConnectionPool {
  public:
   // Keeps at most `max_idle` idle connections; more are closed on Release.
-  ReaderPool(std::string path, ConnectionOptions options, size_t max_idle);
+  ReadConnectionPool(std::string path, ConnectionOptions options, size_t max_idle);
 
   Result<std::unique_ptr<Connection>> Acquire();
   // Takes back a connection, which must be outside any transaction.

@@ -1,15 +1,15 @@
-#include "engine/reader_pool.h"
+#include "engine/read_thread_pool.h"
 
 #include "core/thread_name.h"
 
 namespace redrive::engine {
 
-ReaderPool::ReaderPool(store::Store& store, int threads)
+ReadThreadPool::ReadThreadPool(store::Store& store, int threads)
     : store_(store), thread_count_(threads < 1 ? 1 : threads) {}
 
-ReaderPool::~ReaderPool() { Stop(); }
+ReadThreadPool::~ReadThreadPool() { Stop(); }
 
-void ReaderPool::Start() {
+void ReadThreadPool::Start() {
   std::lock_guard<std::mutex> lock(mu_);
   if (!threads_.empty()) return;
   accepting_ = true;
@@ -21,7 +21,7 @@ void ReaderPool::Start() {
     });
 }
 
-void ReaderPool::Stop() {
+void ReadThreadPool::Stop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     accepting_ = false;
@@ -32,7 +32,7 @@ void ReaderPool::Stop() {
   threads_.clear();
 }
 
-void ReaderPool::Post(Task task) {
+void ReadThreadPool::Post(Task task) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (accepting_) {
@@ -44,7 +44,7 @@ void ReaderPool::Post(Task task) {
   task.on_error(Status::Unavailable("the server is shutting down"));
 }
 
-void ReaderPool::Loop() {
+void ReadThreadPool::Loop() {
   for (;;) {
     Task task;
     {

@@ -1,3 +1,0 @@
-#!/bin/sh
-echo "bad amount" >&2
-exit 1

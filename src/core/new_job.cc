@@ -1,0 +1,39 @@
+#include "core/new_job.h"
+
+#include "core/ids.h"
+#include "core/json_text.h"
+#include "core/time_format.h"
+
+namespace redrive {
+
+NewJob MakeNewJob(const NewJobParams& p, const QueueConfig& queue, Instant now, Random& random) {
+  NewJob out;
+  Job& job = out.job;
+  job.id = NewUuidV7(now, random);
+  job.queue_name = p.queue_name;
+  job.payload = p.payload_json;
+  job.priority = p.priority.value_or(0);
+  job.max_retries = p.max_retries.value_or(queue.max_retries);
+  job.timeout_seconds = p.timeout_seconds.value_or(queue.default_timeout);
+  job.backoff = p.backoff.value_or(queue.backoff);
+  job.tags = p.tags;
+  job.idempotency_key = p.idempotency_key;
+  job.created_at = job.updated_at = now;
+  job.scheduled_at = p.scheduled_at.value_or(now);
+  job.status = job.scheduled_at > now ? JobStatus::kScheduled : JobStatus::kPending;
+  job.expires_at = p.expires_at;
+
+  HistoryEntry& created = out.created;
+  created.job_id = job.id;
+  created.event_type = "created";
+  JsonObjectText details;
+  details.Str("queue_name", job.queue_name);
+  if (job.status == JobStatus::kScheduled) {
+    details.Str("scheduled_at", FormatTime(job.scheduled_at));
+  }
+  created.details_json = details.Build();
+  created.created_at = now;
+  return out;
+}
+
+}  // namespace redrive

@@ -1,0 +1,48 @@
+// A new job as enqueue creates it: the producer's request, completed with
+// the queue's defaults, in its first status, with its "created" history
+// entry. Pure: the caller passes `now` and the randomness for the job id.
+//
+// This is not an event of Apply (transition.h): Apply changes a job that
+// exists; here there is no "before" to guard, and whether the job is
+// written at all depends on the store (an idempotency key already taken,
+// a queue that is disabled), which the engine checks first.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/clock.h"
+#include "core/job.h"
+#include "core/queue.h"
+#include "core/random.h"
+
+namespace redrive {
+
+// What a producer asks for (POST /jobs). Unset fields take the queue's defaults.
+struct NewJobParams {
+  std::string queue_name;
+  std::string payload_json;
+  std::optional<int> priority;
+  std::optional<int> max_retries;
+  std::optional<int> timeout_seconds;
+  std::optional<Instant> scheduled_at;
+  std::optional<Instant> expires_at;
+  Tags tags;
+  std::optional<std::string> idempotency_key;
+  std::optional<BackoffPolicy> backoff;
+};
+
+struct NewJob {
+  Job job;
+  // event_type "created", details {"queue_name"[, "scheduled_at"]}. Its id is
+  // left empty: whoever persists the entry assigns it.
+  HistoryEntry created;
+};
+
+// The job `p` describes in `queue` at `now`: pending, or scheduled when
+// scheduled_at is after `now`; its id a UUIDv7 drawn from `random`.
+// REQUIRES: p.queue_name == queue.queue_name; p is valid (api/ checks ranges;
+// the engine checks that expires_at is after `now` and the queue is enabled).
+NewJob MakeNewJob(const NewJobParams& p, const QueueConfig& queue, Instant now, Random& random);
+
+}  // namespace redrive
