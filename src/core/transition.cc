@@ -62,8 +62,6 @@ class Applier {
   Applier(const Job& job, Instant now, Random& random) : job_(job), now_(now), random_(random) {
     change_.before = job;
     change_.after = job;
-    change_.guard_status = job.status;
-    change_.guard_lease_id = job.lease_id;
     change_.after.updated_at = now;
   }
 

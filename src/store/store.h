@@ -137,8 +137,9 @@ class WriteTx : public ReadTx {
   // id with created = false.
   virtual Result<InsertOutcome> InsertJob(const Job& job, const HistoryEntry& created) = 0;
 
-  // Writes change.after if the stored row still matches the guard (id,
-  // guard_status, guard_lease_id), plus change.history if present. The
+  // Writes change.after if the stored row still matches the guard (its id,
+  // change.before.status and change.before.lease_id), plus change.history if
+  // present. The
   // payload/result columns are written only when the change says they
   // changed. CONFLICT if the guard no longer holds (nothing written).
   virtual Status ApplyChange(const Change& change) = 0;

@@ -167,8 +167,6 @@ Change ClaimChange(const Job& job, const std::string& worker, const std::string&
   c.before = job;
   c.after = AsProcessing(job, worker, lease, now + std::chrono::seconds(30));
   c.after.updated_at = now;
-  c.guard_status = JobStatus::kPending;
-  c.guard_lease_id = std::nullopt;
   c.history =
       HistoryEntry{"", job.id, "processing", worker, R"({"lease_id":")" + lease + "\"}", now};
   return c;
@@ -186,8 +184,6 @@ Change CompleteChange(const Job& held, Instant now) {
   c.after.updated_at = now;
   c.after.result = R"({"sent":true})";
   c.result_changed = true;
-  c.guard_status = JobStatus::kProcessing;
-  c.guard_lease_id = held.lease_id;
   c.history = HistoryEntry{"", held.id, "completed", held.assigned_worker_id, "{}", now};
   return c;
 }
@@ -259,7 +255,6 @@ TEST_P(StoreConformanceTest, ApplyChangeWritesPayloadAndResultOnlyWhenFlagged) {
   repair.after = dead;
   repair.after.payload = R"({"fixed":true})";
   repair.payload_changed = true;
-  repair.guard_status = JobStatus::kDeadletter;
   Write([&](WriteTx& tx) { ASSERT_TRUE(tx.ApplyChange(repair).ok()); });
   EXPECT_EQ(Get(dead.id).payload, R"({"fixed":true})");
 }
@@ -271,7 +266,6 @@ TEST_P(StoreConformanceTest, ApplyChangeWithoutHistoryWritesNone) {
   promote.before = job;
   promote.after = job;
   promote.after.status = JobStatus::kPending;
-  promote.guard_status = JobStatus::kScheduled;
   Write([&](WriteTx& tx) { ASSERT_TRUE(tx.ApplyChange(promote).ok()); });
   EXPECT_EQ(Get(job.id).status, JobStatus::kPending);
   EXPECT_EQ(BeginRead()->GetHistory(job.id)->size(), 1u);

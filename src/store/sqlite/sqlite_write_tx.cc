@@ -137,14 +137,15 @@ Status SqliteWriteTx::ApplyChange(const Change& change) {
     REDRIVE_ASSIGN_OR_RETURN(Statement update,
                              conn().Prepare(sql::UpdateJobSql(ChangedColumns(change.before, job))));
     BindJobUpdate(update, job);
+    // The guard: the row is still as `before` was read.
     update.Bind(22, job.id);
-    update.Bind(23, JobStatusName(change.guard_status));
-    update.Bind(24, change.guard_lease_id);
+    update.Bind(23, JobStatusName(change.before.status));
+    update.Bind(24, change.before.lease_id);
     REDRIVE_RETURN_IF_ERROR(update.Run());
     if (update.Changes() == 0) {
       return Status::Conflict("job " + job.id + " is no longer " +
-                              JobStatusName(change.guard_status) +
-                              (change.guard_lease_id ? " under that lease" : ""));
+                              JobStatusName(change.before.status) +
+                              (change.before.lease_id ? " under that lease" : ""));
     }
   }
   if (change.payload_changed) {
