@@ -105,7 +105,6 @@ class Applier {
     j.status = JobStatus::kCompleted;
     j.completed_at = now_;
     j.result = e.result_json;
-    change_.result_changed = true;
     ClearLease(j);
     History("completed", e.worker_id, "{}");
     return std::move(change_);
@@ -191,7 +190,6 @@ class Applier {
   Result<Change> operator()(const event::UpdatePayload& e) {
     if (job_.status != JobStatus::kDeadletter) return WrongStatus(job_, "update the payload of");
     change_.after.payload = e.payload_json;
-    change_.payload_changed = true;
     History("payload_updated", std::nullopt, "{}");
     return std::move(change_);
   }

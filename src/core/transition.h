@@ -91,14 +91,12 @@ const char* EventName(const Event& e);
 
 // What applying an event does. A store writes `after` only while the stored
 // job still has before.status and before.lease_id (the guard, checked
-// atomically).
+// atomically), and writes only the fields that differ between the two.
 struct Change {
   Job before;
   Job after;
   std::optional<HistoryEntry>
       history;  // id and created_at filled by Apply (id empty: caller assigns)
-  bool payload_changed = false;
-  bool result_changed = false;
 };
 
 inline constexpr size_t kMaxErrorLength = 2048;
