@@ -54,8 +54,6 @@ class Applier {
   Applier(const Job& job, Instant now, Random& random) : job_(job), now_(now), random_(random) {
     change_.before = job;
     change_.after = job;
-    change_.guard_status = job.status;
-    change_.guard_lease_id = job.lease_id;
     change_.after.updated_at = now;
   }
 
@@ -99,7 +97,6 @@ class Applier {
     j.status = JobStatus::kCompleted;
     j.completed_at = now_;
     j.result = e.result_json;
-    change_.result_changed = true;
     ClearLease(j);
     History("completed", e.worker_id, "{}");
     return std::move(change_);
@@ -185,7 +182,6 @@ class Applier {
   Result<Change> operator()(const event::UpdatePayload& e) {
     if (job_.status != JobStatus::kDeadletter) return WrongStatus(job_, "update the payload of");
     change_.after.payload = e.payload_json;
-    change_.payload_changed = true;
     History("payload_updated", std::nullopt, "{}");
     return std::move(change_);
   }

@@ -1,7 +1,7 @@
 // The job state machine, in one place: a pure function from (job, event, now,
 // randomness) to a Change, or a refusal. Stores apply a Change with a guarded
-// write (WHERE id = ? AND status = guard.status AND lease_id IS guard.lease_id)
-// and write its history entry in the same transaction.
+// write (WHERE id = ? AND status = before.status AND lease_id IS
+// before.lease_id) and write its history entry in the same transaction.
 //
 // Transitions (anything else is refused with CONFLICT or LEASE_EXPIRED):
 //   pending    --Claim-->        processing
@@ -89,17 +89,14 @@ using Event = std::variant<event::Claim, event::Promote, event::Heartbeat, event
 // The name of an event kind, e.g. "claim" (logs and tests).
 const char* EventName(const Event& e);
 
-// What applying an event does.
+// What applying an event does. A store writes `after` only while the stored
+// job still has before.status and before.lease_id (the guard, checked
+// atomically), and writes only the fields that differ between the two.
 struct Change {
   Job before;
   Job after;
   std::optional<HistoryEntry>
       history;  // id and created_at filled by Apply (id empty: caller assigns)
-  bool payload_changed = false;
-  bool result_changed = false;
-  // The guard the store must check atomically when writing `after`.
-  JobStatus guard_status;
-  std::optional<std::string> guard_lease_id;
 };
 
 inline constexpr size_t kMaxErrorLength = 2048;

@@ -174,7 +174,6 @@ Change ApplyOk(const Job& job, const Event& e, Instant now = kT0, uint64_t draw 
                   << " refused: " << r.status().ToString();
     Change c;
     c.before = c.after = job;
-    c.guard_status = job.status;
     return c;
   }
   return std::move(r).value();
@@ -407,13 +406,13 @@ TEST_P(TransitionTableTest, AppliesOrRefusesExactly) {
   want.mutate(expected);
   expected.updated_at = kT0;
   EXPECT_EQ(c.after, expected);
-  EXPECT_EQ(c.guard_status, status);
-  EXPECT_EQ(c.guard_lease_id, job.lease_id);
+  EXPECT_EQ(c.before.status, status);
+  EXPECT_EQ(c.before.lease_id, job.lease_id);
   if (status == JobStatus::kProcessing) {
-    EXPECT_EQ(c.guard_lease_id, "lease-1");
+    EXPECT_EQ(c.before.lease_id, "lease-1");
   }
-  EXPECT_EQ(c.payload_changed, want.payload_changed);
-  EXPECT_EQ(c.result_changed, want.result_changed);
+  EXPECT_EQ(c.after.payload != c.before.payload, want.payload_changed);
+  EXPECT_EQ(c.after.result != c.before.result, want.result_changed);
   if (!want.history) {
     EXPECT_FALSE(c.history.has_value()) << ::testing::PrintToString(*c.history);
     return;
@@ -456,8 +455,8 @@ TEST(ClaimTest, LeaseIsNowPlusDurationWhenWithinTimeout) {
   EXPECT_EQ(c.after.retry_count, 1);  // a claim charges no retry
   EXPECT_EQ(c.after.assigned_worker_id, "w9");
   EXPECT_EQ(c.after.lease_id, "L");
-  EXPECT_EQ(c.guard_status, JobStatus::kPending);
-  EXPECT_EQ(c.guard_lease_id, std::nullopt);
+  EXPECT_EQ(c.before.status, JobStatus::kPending);
+  EXPECT_EQ(c.before.lease_id, std::nullopt);
 }
 
 TEST(ClaimTest, LeaseIsCappedAtTheAttemptTimeout) {
@@ -510,7 +509,7 @@ TEST(HeartbeatTest, ExtendsFromNowByTheGivenDuration) {
   EXPECT_EQ(c.after.lease_id, "lease-1");
   EXPECT_EQ(c.after.started_at, j.started_at);
   EXPECT_FALSE(c.history.has_value());
-  EXPECT_EQ(c.guard_lease_id, "lease-1");
+  EXPECT_EQ(c.before.lease_id, "lease-1");
 }
 
 TEST(HeartbeatTest, CappedAtStartedAtPlusTimeout) {
@@ -569,7 +568,6 @@ TEST(CompleteTest, StoresResultAndClearsLease) {
       ApplyOk(JobIn(JobStatus::kProcessing), event::Complete{"w1", "lease-1", std::nullopt});
   EXPECT_EQ(c.after.status, JobStatus::kCompleted);
   EXPECT_EQ(c.after.result, std::nullopt);
-  EXPECT_TRUE(c.result_changed);
   EXPECT_EQ(c.after.completed_at, kT0);
   EXPECT_EQ(c.after.lease_id, std::nullopt);
   EXPECT_EQ(c.after.assigned_worker_id, std::nullopt);
@@ -802,8 +800,8 @@ TEST(LeaseExpiryTest, CountsAsAFailureWithBackoff) {
   EXPECT_EQ(c.after.lease_id, std::nullopt);
   EXPECT_EQ(c.history->event_type, "lease_expired");
   EXPECT_EQ(c.history->worker_id, "w1");
-  EXPECT_EQ(c.guard_status, JobStatus::kProcessing);
-  EXPECT_EQ(c.guard_lease_id, "lease-1");
+  EXPECT_EQ(c.before.status, JobStatus::kProcessing);
+  EXPECT_EQ(c.before.lease_id, "lease-1");
 }
 
 TEST(LeaseExpiryTest, AtTheLastRetryDeadLettersWithReasonLeaseExpired) {
@@ -895,8 +893,8 @@ TEST(CancelTest, ProcessingJobLosesItsLease) {
   EXPECT_EQ(c.after.lease_expires_at, std::nullopt);
   EXPECT_EQ(c.after.completed_at, kT0);
   EXPECT_EQ(c.after.retry_count, 1);  // not a failure
-  EXPECT_EQ(c.guard_status, JobStatus::kProcessing);
-  EXPECT_EQ(c.guard_lease_id, "lease-1");
+  EXPECT_EQ(c.before.status, JobStatus::kProcessing);
+  EXPECT_EQ(c.before.lease_id, "lease-1");
 }
 
 // ---------------------------------------------------------------------------
@@ -995,8 +993,8 @@ TEST(RetryTest, ARedrivenJobGetsAFullSetOfRetries) {
 TEST(UpdatePayloadTest, OnlyInTheDlq) {
   const Change c = ApplyOk(DeadJob(), event::UpdatePayload{"[1,2]"});
   EXPECT_EQ(c.after.payload, "[1,2]");
-  EXPECT_TRUE(c.payload_changed);
-  EXPECT_FALSE(c.result_changed);
+  EXPECT_NE(c.after.payload, c.before.payload);
+  EXPECT_EQ(c.after.result, c.before.result);
   EXPECT_EQ(c.after.status, JobStatus::kDeadletter);
   for (JobStatus s : {JobStatus::kPending, JobStatus::kScheduled, JobStatus::kProcessing,
                       JobStatus::kCompleted, JobStatus::kCancelled}) {
@@ -1017,7 +1015,7 @@ TEST(ReleaseTest, OnlyTheHolderAndNoRetryCharged) {
   EXPECT_EQ(c.after.lease_id, std::nullopt);
   EXPECT_EQ(c.after.assigned_worker_id, std::nullopt);
   EXPECT_EQ(c.after.lease_expires_at, std::nullopt);
-  EXPECT_EQ(c.guard_lease_id, "lease-1");
+  EXPECT_EQ(c.before.lease_id, "lease-1");
   // Claimable again at once.
   EXPECT_TRUE(ApplyAt(c.after, event::Claim{"w2", "lease-2", 30s}).ok());
 }

@@ -138,10 +138,13 @@ class WriteTx : public ReadTx {
   // id with created = false.
   virtual Result<InsertOutcome> InsertJob(const Job& job, const HistoryEntry& created) = 0;
 
-  // Writes change.after if the stored row still matches the guard (id,
-  // guard_status, guard_lease_id), plus change.history if present. The
-  // payload/result columns are written only when the change says they
-  // changed. CONFLICT if the guard no longer holds (nothing written).
+  // Writes change.after if the stored row still matches the guard (its id,
+  // change.before.status and change.before.lease_id), plus change.history if
+  // present. Only the fields that differ between before and after are
+  // written (payload and result are never rewritten unchanged). CONFLICT if
+  // the guard no longer holds (nothing written); INTERNAL if the change
+  // touches a field no transition may change (id, queue_name, tags,
+  // idempotency_key, created_at).
   virtual Status ApplyChange(const Change& change) = 0;
 
   // Claim candidates: pending jobs of `queue_name` not past expires_at, highest

@@ -1,6 +1,6 @@
 #include "store/sqlite/job_sql.h"
 
-#include <array>
+#include <bit>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -8,17 +8,66 @@
 namespace redrive::store::sqlite::sql {
 namespace {
 
-// The mutable columns, in parameter order ?1..?21.
-constexpr const char* kMutableColumns[] = {
-    "status",           "priority",           "retry_count",
-    "max_retries",      "timeout_seconds",    "backoff_base_ms",
-    "backoff_max_ms",   "backoff_jitter_ms",  "last_error",
-    "dead_reason",      "updated_at",         "scheduled_at",
-    "started_at",       "completed_at",       "expires_at",
-    "deadlettered_at",  "assigned_worker_id", "lease_id",
-    "lease_expires_at", "attempts",           "lease_expiries"};
-constexpr uint32_t kUpdatedAtBit = 1u << 10;
-constexpr char kUpdateJobGuard[] = " WHERE id = ?22 AND status = ?23 AND lease_id IS ?24";
+constexpr JobColumnSet kUpdatedAt = ColumnBit(JobColumnIndex("updated_at"));
+static_assert((kUpdatedAt & kUpdatedColumns) != 0, "updated_at is an updated column");
+
+// "?n" for the place of each column of `bound` in table order: how
+// BindColumns numbers them.
+std::string Param(JobColumnSet bound, int column) {
+  const JobColumnSet before = bound & (ColumnBit(column) - 1);
+  return "?" + std::to_string(std::popcount(before) + 1);
+}
+
+// "INSERT INTO <table> (<columns>) VALUES (?1, ...)" for `columns` (as
+// BindColumns binds them), then `extra_name` as the last parameter if set.
+std::string BuildInsert(const char* table, JobColumnSet columns, const char* extra_name) {
+  std::string names;
+  std::string params;
+  for (int i = 0; i < kJobColumnCount; ++i) {
+    if (!(columns & ColumnBit(i))) continue;
+    if (!names.empty()) {
+      names += ", ";
+      params += ", ";
+    }
+    names += kJobColumns[i].name;
+    params += Param(columns, i);
+  }
+  if (extra_name != nullptr) {
+    names += std::string(", ") + extra_name;
+    params += ", ?" + std::to_string(std::popcount(columns) + 1);
+  }
+  return std::string("INSERT INTO ") + table + " (" + names + ") VALUES (" + params + ")";
+}
+
+// "UPDATE <table> SET <column> = ?n, ... <where>" assigning the columns of
+// `assigned`, numbered by their place in `bound`.
+std::string BuildUpdate(const char* table, JobColumnSet assigned, JobColumnSet bound,
+                        std::string_view where) {
+  std::string sql = std::string("UPDATE ") + table + " SET ";
+  bool first = true;
+  for (int i = 0; i < kJobColumnCount; ++i) {
+    if (!(assigned & ColumnBit(i))) continue;
+    if (!first) sql += ", ";
+    first = false;
+    sql += kJobColumns[i].name;
+    sql += " = " + Param(bound, i);
+  }
+  sql += where;
+  return sql;
+}
+
+// The text for `key`, built by `build` the first time. A handful of keys
+// occur in practice (one per kind of transition); each text stays valid for
+// the life of the process. Keys of the jobs and job_payloads updates never
+// collide: their columns are disjoint.
+std::string_view CachedText(JobColumnSet key, std::string (*build)(JobColumnSet)) {
+  static std::mutex mu;
+  static std::unordered_map<JobColumnSet, std::string> texts;
+  std::lock_guard<std::mutex> lock(mu);
+  auto [it, inserted] = texts.try_emplace(key);
+  if (inserted) it->second = build(key);
+  return it->second;
+}
 
 // Appends "AND <tag condition>" for "key=value" (exact) or "key" (presence).
 void AddTagFilter(BuiltQuery& q, std::string_view tag) {
@@ -65,28 +114,32 @@ void AddLimitOffset(BuiltQuery& q, int limit, int offset) {
 
 }  // namespace
 
-std::string_view UpdateJobSql(uint32_t changed) {
-  const uint32_t key = (changed | kUpdatedAtBit) & kAllMutableColumns;
-  // A handful of masks occur in practice (one per kind of transition); each
-  // text is built once and stays valid for the life of the process.
-  static std::mutex mu;
-  static std::unordered_map<uint32_t, std::string> texts;
-  std::lock_guard<std::mutex> lock(mu);
-  auto [it, inserted] = texts.try_emplace(key);
-  if (inserted) {
-    std::string& sql = it->second;
-    sql = "UPDATE jobs SET ";
-    bool first = true;
-    for (int i = 0; i < 21; ++i) {
-      if (!(key & (1u << i))) continue;
-      if (!first) sql += ", ";
-      first = false;
-      sql += kMutableColumns[i];
-      sql += " = ?" + std::to_string(i + 1);
-    }
-    sql += kUpdateJobGuard;
-  }
-  return it->second;
+std::string_view InsertJobSql() {
+  static const std::string* const text =
+      new std::string(BuildInsert("jobs", kJobsTableColumns, nullptr));
+  return *text;
+}
+
+std::string_view InsertPayloadsSql() {
+  static const std::string* const text =
+      new std::string(BuildInsert("job_payloads", kPayloadsColumns, "job_id"));
+  return *text;
+}
+
+std::string_view UpdateJobSql(JobColumnSet changed) {
+  return CachedText((changed | kUpdatedAt) & kUpdatedColumns, [](JobColumnSet assigned) {
+    return BuildUpdate("jobs", assigned, kUpdatedColumns,
+                       " WHERE id = ?" + std::to_string(kGuardIdParam) + " AND status = ?" +
+                           std::to_string(kGuardStatusParam) + " AND lease_id IS ?" +
+                           std::to_string(kGuardLeaseIdParam));
+  });
+}
+
+std::string_view UpdatePayloadsSql(JobColumnSet changed) {
+  return CachedText(changed & kPayloadsColumns, [](JobColumnSet assigned) {
+    return BuildUpdate("job_payloads", assigned, kPayloadsColumns,
+                       " WHERE job_id = ?" + std::to_string(kPayloadsJobIdParam));
+  });
 }
 
 BuiltQuery ListJobs(const JobFilter& f, bool with_payload) {

@@ -5,12 +5,14 @@
 // fits; "?1 IS NULL OR col = ?1" would defeat index selection).
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
 
+#include "store/sqlite/job_columns.h"
 #include "store/sqlite/row_mapping.h"
 #include "store/store.h"
 
@@ -20,25 +22,16 @@ inline constexpr char kGetJob[] = "SELECT " REDRIVE_JOB_COLUMNS " FROM jobs WHER
 // ?1 = a JSON array of ids.
 inline constexpr char kGetJobs[] =
     "SELECT " REDRIVE_JOB_COLUMNS " FROM jobs WHERE id IN (SELECT value FROM json_each(?1))";
-// Parameters as bound by BindJob; ?4 (payload) and ?5 (result) are not
-// columns of jobs but of job_payloads (kInsertPayload).
-inline constexpr char kInsertJob[] =
-    "INSERT INTO jobs (id, queue_name, status, priority, retry_count, max_retries, "
-    "timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, last_error, "
-    "dead_reason, tags, idempotency_key, created_at, updated_at, scheduled_at, started_at, "
-    "completed_at, expires_at, deadlettered_at, assigned_worker_id, lease_id, "
-    "lease_expires_at, attempts, lease_expiries"
-    ") VALUES (?1, ?2, ?3, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-    "?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)";
-inline constexpr char kInsertPayload[] =
-    "INSERT INTO job_payloads (job_id, payload, result) VALUES (?1, ?2, ?3)";
-inline constexpr char kUpdatePayload[] = "UPDATE job_payloads SET payload = ?2 WHERE job_id = ?1";
-inline constexpr char kUpdateResult[] = "UPDATE job_payloads SET result = ?2 WHERE job_id = ?1";
+// Inserts a job's row: ?1..?n the columns of jobs (kJobsTableColumns), as
+// bound by BindColumns. Built from kJobColumns once.
+std::string_view InsertJobSql();
+// Inserts its job_payloads row: ?1..?n the kPayloadsColumns, then the job id.
+std::string_view InsertPayloadsSql();
+inline constexpr int kPayloadsJobIdParam = std::popcount(kPayloadsColumns) + 1;
+
 inline constexpr char kFindIdempotencyKey[] = "SELECT id FROM jobs WHERE idempotency_key = ?1";
 inline constexpr char kInsertTag[] =
     "INSERT INTO job_tags (job_id, key, value) VALUES (?1, ?2, ?3)";
-inline constexpr char kDeleteTags[] = "DELETE FROM job_tags WHERE job_id = ?1";
-inline constexpr char kUpdateTagsJson[] = "UPDATE jobs SET tags = ?2 WHERE id = ?1";
 // History and tags go with the job (ON DELETE CASCADE).
 inline constexpr char kDeleteJob[] = "DELETE FROM jobs WHERE id = ?1";
 inline constexpr char kDeleteQueueJobs[] = "DELETE FROM jobs WHERE queue_name = ?1";
@@ -50,20 +43,25 @@ inline constexpr char kGetHistory[] = "SELECT " REDRIVE_HISTORY_COLUMNS
                                       " FROM job_history WHERE job_id = ?1"
                                       " ORDER BY created_at, rowid";
 
-// The guarded write of a Change. Immutable columns (id, queue_name,
-// created_at, idempotency_key) are never written; tags only when changed.
-// Payload and result are in job_payloads and written only when a change
-// says so (kUpdatePayload, kUpdateResult), so a transition never rewrites a
-// large payload. Parameters: ?1..?21 the mutable columns (BindJobUpdate),
-// ?22 id, ?23 guard status, ?24 guard lease id.
+// The guarded write of a Change. Parameters: ?1..?n the updated columns
+// (kUpdatedColumns, as bound by BindColumns), then the guard: the job id
+// (kGuardIdParam), the status it must still have and the lease it must still
+// be under (IS: NULL matches no lease). Fixed columns are never written.
 //
-// `changed` has bit i−1 set for each mutable column ?i (1..21) whose value
-// changed; only those are SET. SQLite maintains every index that covers an
-// assigned column even when the value is the same, and the jobs table has
-// many indexes, so assigning only what changed is most of an update's cost.
-// updated_at (?11) is always assigned. The text for each mask is built once.
-std::string_view UpdateJobSql(uint32_t changed);
-inline constexpr uint32_t kAllMutableColumns = (1u << 21) - 1;
+// Only the columns in `changed` are SET. SQLite maintains every index that
+// covers an assigned column even when the value is the same, and the jobs
+// table has many indexes, so assigning only what changed is most of an
+// update's cost. updated_at is always assigned. The text for each set of
+// columns is built once.
+std::string_view UpdateJobSql(JobColumnSet changed);
+inline constexpr int kGuardIdParam = std::popcount(kUpdatedColumns) + 1;
+inline constexpr int kGuardStatusParam = kGuardIdParam + 1;
+inline constexpr int kGuardLeaseIdParam = kGuardIdParam + 2;
+
+// Writes the payload columns in `changed` (at least one) to job_payloads, so
+// a transition never rewrites a large payload it did not change. Parameters
+// as for InsertPayloadsSql: ?1..?n the kPayloadsColumns, then the job id.
+std::string_view UpdatePayloadsSql(JobColumnSet changed);
 
 // ?1 queue, ?2 now, ?3 limit.
 inline constexpr char kSelectClaimable[] = "SELECT " REDRIVE_JOB_COLUMNS

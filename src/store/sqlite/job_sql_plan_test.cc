@@ -148,7 +148,8 @@ TEST_F(JobSqlPlanTest, PointLookupsUseKeys) {
   EXPECT_THAT(Plan(sql::kFindIdempotencyKey), HasSubstr("jobs_idempotency"));
   EXPECT_THAT(Plan(sql::kGetHistory), HasSubstr("job_history_job"));
   EXPECT_THAT(Plan(sql::kGetHistory), Not(HasSubstr("TEMP B-TREE")));
-  EXPECT_THAT(Plan(sql::UpdateJobSql(sql::kAllMutableColumns)), HasSubstr("(id=?)"));
+  EXPECT_THAT(Plan(sql::UpdateJobSql(kUpdatedColumns)), HasSubstr("(id=?)"));
+  EXPECT_THAT(Plan(sql::UpdatePayloadsSql(kPayloadsColumns)), HasSubstr("(job_id=?)"));
 }
 
 }  // namespace

@@ -2,8 +2,9 @@
 
 #include <chrono>
 #include <string>
+#include <string_view>
 
-#include "store/sqlite/tags_json.h"
+#include "store/sqlite/job_columns.h"
 
 namespace redrive::store::sqlite {
 namespace {
@@ -21,6 +22,49 @@ void BindOptSeconds(Statement& stmt, int index, const std::optional<std::chrono:
   }
 }
 
+// The select lists of row_mapping.h follow kJobColumns: a column of jobs
+// by name; a column of job_payloads by a key lookup, or in a summary an
+// empty value ('' or NULL).
+consteval bool SelectItemMatches(std::string_view item, const JobColumn& column, bool summary) {
+  const std::string_view name = column.name;
+  if (column.kind != JobColumnKind::kPayloads) return item == name;
+  if (summary) return item == "''" || item == "NULL";
+  constexpr std::string_view kPrefix = "(SELECT ";
+  constexpr std::string_view kSuffix = " FROM job_payloads WHERE job_id = jobs.id)";
+  return item.size() == kPrefix.size() + name.size() + kSuffix.size() &&
+         item.starts_with(kPrefix) && item.ends_with(kSuffix) &&
+         item.substr(kPrefix.size(), name.size()) == name;
+}
+
+consteval bool SelectListMatches(std::string_view list, bool summary) {
+  int column = 0;
+  int depth = 0;
+  size_t start = 0;
+  for (size_t pos = 0; pos <= list.size(); ++pos) {
+    if (pos < list.size()) {
+      if (list[pos] == '(') ++depth;
+      if (list[pos] == ')') --depth;
+      if (list[pos] != ',' || depth != 0) continue;
+    }
+    std::string_view item = list.substr(start, pos - start);
+    while (item.starts_with(' ')) item.remove_prefix(1);
+    while (item.ends_with(' ')) item.remove_suffix(1);
+    if (column == kJobColumnCount || !SelectItemMatches(item, kJobColumns[column], summary)) {
+      return false;
+    }
+    ++column;
+    start = pos + 1;
+  }
+  return column == kJobColumnCount;
+}
+
+static_assert(SelectListMatches(REDRIVE_JOB_COLUMNS, false),
+              "REDRIVE_JOB_COLUMNS must list kJobColumns in order");
+static_assert(SelectListMatches(REDRIVE_JOB_SUMMARY_COLUMNS, true),
+              "REDRIVE_JOB_SUMMARY_COLUMNS must list kJobColumns in order");
+// ReadJob names the job in its errors, so it reads the id first.
+static_assert(JobColumnIndex("id") == 0);
+
 Status Corrupt(std::string_view job_id, std::string_view what) {
   return Status::Internal("job " + std::string(job_id) + ": stored " + std::string(what) +
                           " is not valid");
@@ -29,92 +73,11 @@ Status Corrupt(std::string_view job_id, std::string_view what) {
 }  // namespace
 
 Result<Job> ReadJob(const Statement& stmt, int first) {
-  int c = first;
   Job job;
-  job.id = stmt.String(c++);
-  job.queue_name = stmt.String(c++);
-  std::optional<JobStatus> status = ParseJobStatus(stmt.Text(c++));
-  if (!status) return Corrupt(job.id, "status");
-  job.status = *status;
-  job.payload = stmt.String(c++);
-  job.result = stmt.OptString(c++);
-  job.priority = stmt.Int(c++);
-  job.retry_count = stmt.Int(c++);
-  job.max_retries = stmt.Int(c++);
-  job.timeout_seconds = stmt.Int(c++);
-  job.backoff.base = std::chrono::milliseconds(stmt.Int64(c++));
-  job.backoff.max = std::chrono::milliseconds(stmt.Int64(c++));
-  job.backoff.jitter = std::chrono::milliseconds(stmt.Int64(c++));
-  job.last_error = stmt.OptString(c++);
-  if (!stmt.IsNull(c)) {
-    std::optional<DeadReason> reason = ParseDeadReason(stmt.Text(c));
-    if (!reason) return Corrupt(job.id, "dead_reason");
-    job.dead_reason = *reason;
+  for (int i = 0; i < kJobColumnCount; ++i) {
+    if (!kJobColumns[i].read(stmt, first + i, job)) return Corrupt(job.id, kJobColumns[i].name);
   }
-  ++c;
-  std::optional<Tags> tags = DecodeTagsJson(stmt.Text(c++));
-  if (!tags) return Corrupt(job.id, "tags");
-  job.tags = std::move(*tags);
-  job.idempotency_key = stmt.OptString(c++);
-  job.created_at = stmt.Time(c++);
-  job.updated_at = stmt.Time(c++);
-  job.scheduled_at = stmt.Time(c++);
-  job.started_at = stmt.OptTime(c++);
-  job.completed_at = stmt.OptTime(c++);
-  job.expires_at = stmt.OptTime(c++);
-  job.deadlettered_at = stmt.OptTime(c++);
-  job.assigned_worker_id = stmt.OptString(c++);
-  job.lease_id = stmt.OptString(c++);
-  job.lease_expires_at = stmt.OptTime(c++);
-  job.attempts = stmt.Int(c++);
-  job.lease_expiries = stmt.Int(c++);
   return job;
-}
-
-int BindJobSettings(Statement& stmt, const Job& job, int i) {
-  stmt.Bind(i++, job.priority);
-  stmt.Bind(i++, job.retry_count);
-  stmt.Bind(i++, job.max_retries);
-  stmt.Bind(i++, job.timeout_seconds);
-  stmt.Bind(i++, static_cast<int64_t>(job.backoff.base.count()));
-  stmt.Bind(i++, static_cast<int64_t>(job.backoff.max.count()));
-  stmt.Bind(i++, static_cast<int64_t>(job.backoff.jitter.count()));
-  stmt.Bind(i++, job.last_error);
-  if (job.dead_reason == DeadReason::kNone) {
-    stmt.BindNull(i++);
-  } else {
-    stmt.Bind(i++, DeadReasonName(job.dead_reason));
-  }
-  return i;
-}
-
-int BindJobTimesAndLease(Statement& stmt, const Job& job, int i) {
-  stmt.Bind(i++, job.updated_at);
-  stmt.Bind(i++, job.scheduled_at);
-  stmt.Bind(i++, job.started_at);
-  stmt.Bind(i++, job.completed_at);
-  stmt.Bind(i++, job.expires_at);
-  stmt.Bind(i++, job.deadlettered_at);
-  stmt.Bind(i++, job.assigned_worker_id);
-  stmt.Bind(i++, job.lease_id);
-  stmt.Bind(i++, job.lease_expires_at);
-  stmt.Bind(i++, job.attempts);
-  stmt.Bind(i++, job.lease_expiries);
-  return i;
-}
-
-void BindJob(Statement& stmt, const Job& job, const std::string& tags_json) {
-  int i = 1;
-  stmt.Bind(i++, job.id);
-  stmt.Bind(i++, job.queue_name);
-  stmt.Bind(i++, JobStatusName(job.status));
-  stmt.Bind(i++, job.payload);
-  stmt.Bind(i++, job.result);
-  i = BindJobSettings(stmt, job, i);
-  stmt.Bind(i++, tags_json);
-  stmt.Bind(i++, job.idempotency_key);
-  stmt.Bind(i++, job.created_at);
-  BindJobTimesAndLease(stmt, job, i);
 }
 
 HistoryEntry ReadHistory(const Statement& stmt) {

@@ -1,6 +1,7 @@
 // How a Job, a HistoryEntry, a QueueConfig and a WorkerInfo map to rows:
 // the column lists and the code that binds and reads them, kept side by side
-// so the order of columns is written down exactly once per table.
+// so the order of columns is written down exactly once per table (for jobs,
+// the column table of job_columns.h, which the select lists here follow).
 #pragma once
 
 #include "core/job.h"
@@ -13,8 +14,9 @@ namespace redrive::store::sqlite {
 // Column lists are macros so that queries are single string literals,
 // concatenated at compile time (see job_sql.h), with no start-up code.
 
-// Every field of a job, in the order ReadJob reads them. Payload and result
-// live in job_payloads (see sqlite_schema.cc), read by key lookups.
+// Every field of a job, in the order of kJobColumns (job_columns.h), which
+// reads them; the compiler checks the two agree (row_mapping.cc). Payload and
+// result live in job_payloads (see sqlite_schema.cc), read by key lookups.
 #define REDRIVE_JOB_COLUMNS                                                                \
   "id, queue_name, status, "                                                               \
   "(SELECT payload FROM job_payloads WHERE job_id = jobs.id), "                            \
@@ -32,23 +34,10 @@ namespace redrive::store::sqlite {
   "dead_reason, tags, idempotency_key, created_at, updated_at, scheduled_at, started_at, " \
   "completed_at, expires_at, deadlettered_at, assigned_worker_id, lease_id, "              \
   "lease_expires_at, attempts, lease_expiries"
-inline constexpr int kJobColumnCount = 28;
 
 // Reads a job from the current row, whose columns start at `first` in
 // REDRIVE_JOB_COLUMNS order. INTERNAL if a stored value cannot be decoded.
 Result<Job> ReadJob(const Statement& stmt, int first = 0);
-
-// Binds every field of `job` to parameters ?1..?28 in REDRIVE_JOB_COLUMNS
-// order (?4 payload and ?5 result go to job_payloads: sql::kInsertJob skips
-// them, sql::kInsertPayload takes them). `tags_json` is job.tags encoded
-// (bound without a copy, so the caller keeps it alive).
-void BindJob(Statement& stmt, const Job& job, const std::string& tags_json);
-// The two runs of mutable columns, shared by BindJob and the guarded update;
-// each binds from parameter `i` on and returns the next free index.
-// priority .. dead_reason (9 parameters):
-int BindJobSettings(Statement& stmt, const Job& job, int i);
-// updated_at .. lease_expiries (11 parameters):
-int BindJobTimesAndLease(Statement& stmt, const Job& job, int i);
 
 #define REDRIVE_HISTORY_COLUMNS "id, job_id, event_type, worker_id, details, created_at"
 HistoryEntry ReadHistory(const Statement& stmt);

@@ -159,7 +159,6 @@ TEST_F(SqliteStoreTest, GuardedWriteCannotBreakTheLeaseInvariant) {
   bad.before = job;
   bad.after = job;
   bad.after.status = JobStatus::kProcessing;  // forgot the lease
-  bad.guard_status = JobStatus::kPending;
   auto tx = store->BeginWrite();
   EXPECT_EQ((*tx)->ApplyChange(bad).code(), ErrorCode::kInternal);
   Change moved = bad;

@@ -2,53 +2,22 @@
 // the queue/worker writes are in sqlite_write_selects.cc.
 #include "store/sqlite/sqlite_write_tx.h"
 
+#include <string>
+
 #include "core/ids.h"
+#include "store/sqlite/job_columns.h"
 #include "store/sqlite/job_sql.h"
-#include "store/sqlite/row_mapping.h"
-#include "store/sqlite/tags_json.h"
 
 namespace redrive::store::sqlite {
 namespace {
 
-// Binds the mutable columns ?1..?21 of sql::UpdateJobSql.
-void BindJobUpdate(Statement& stmt, const Job& job) {
-  stmt.Bind(1, JobStatusName(job.status));
-  BindJobTimesAndLease(stmt, job, BindJobSettings(stmt, job, 2));
-}
-
-// The columns ApplyChange never writes; a change to them is a caller bug.
-bool SameImmutableFields(const Job& a, const Job& b) {
-  return a.id == b.id && a.queue_name == b.queue_name && a.created_at == b.created_at &&
-         a.idempotency_key == b.idempotency_key;
-}
-
-// Bit i−1 set for each mutable column ?i of sql::UpdateJobSql that differs.
-uint32_t ChangedColumns(const Job& a, const Job& b) {
-  const bool diffs[] = {a.status != b.status,
-                        a.priority != b.priority,
-                        a.retry_count != b.retry_count,
-                        a.max_retries != b.max_retries,
-                        a.timeout_seconds != b.timeout_seconds,
-                        a.backoff.base != b.backoff.base,
-                        a.backoff.max != b.backoff.max,
-                        a.backoff.jitter != b.backoff.jitter,
-                        a.last_error != b.last_error,
-                        a.dead_reason != b.dead_reason,
-                        a.updated_at != b.updated_at,
-                        a.scheduled_at != b.scheduled_at,
-                        a.started_at != b.started_at,
-                        a.completed_at != b.completed_at,
-                        a.expires_at != b.expires_at,
-                        a.deadlettered_at != b.deadlettered_at,
-                        a.assigned_worker_id != b.assigned_worker_id,
-                        a.lease_id != b.lease_id,
-                        a.lease_expires_at != b.lease_expires_at,
-                        a.attempts != b.attempts,
-                        a.lease_expiries != b.lease_expiries};
-  static_assert(sizeof(diffs) == 21);
-  uint32_t mask = 0;
-  for (int i = 0; i < 21; ++i) mask |= diffs[i] ? (1u << i) : 0;
-  return mask;
+// The first fixed column in `changed`, which ApplyChange refuses to write:
+// a change to it is a caller bug (no transition changes them).
+const char* FirstFixedColumn(JobColumnSet changed) {
+  for (int i = 0; i < kJobColumnCount; ++i) {
+    if (changed & kFixedColumns & ColumnBit(i)) return kJobColumns[i].name;
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -109,17 +78,15 @@ Result<InsertOutcome> SqliteWriteTx::InsertJob(const Job& job, const HistoryEntr
     REDRIVE_ASSIGN_OR_RETURN(auto existing, FindIdempotencyKey(*job.idempotency_key));
     if (existing) return InsertOutcome{*existing, false};
   }
-  std::string tags_json = EncodeTagsJson(job.tags);
   {
-    REDRIVE_ASSIGN_OR_RETURN(Statement insert, conn().Prepare(sql::kInsertJob));
-    BindJob(insert, job, tags_json);
+    REDRIVE_ASSIGN_OR_RETURN(Statement insert, conn().Prepare(sql::InsertJobSql()));
+    BindColumns(insert, job, kJobsTableColumns);
     REDRIVE_RETURN_IF_ERROR(insert.Run());
   }
   {
-    REDRIVE_ASSIGN_OR_RETURN(Statement insert, conn().Prepare(sql::kInsertPayload));
-    insert.Bind(1, job.id);
-    insert.Bind(2, job.payload);
-    insert.Bind(3, job.result);
+    REDRIVE_ASSIGN_OR_RETURN(Statement insert, conn().Prepare(sql::InsertPayloadsSql()));
+    BindColumns(insert, job, kPayloadsColumns);
+    insert.Bind(sql::kPayloadsJobIdParam, job.id);
     REDRIVE_RETURN_IF_ERROR(insert.Run());
   }
   REDRIVE_RETURN_IF_ERROR(InsertTags(job.id, job.tags));
@@ -128,38 +95,32 @@ Result<InsertOutcome> SqliteWriteTx::InsertJob(const Job& job, const HistoryEntr
 }
 
 Status SqliteWriteTx::ApplyChange(const Change& change) {
+  const Job& before = change.before;
   const Job& job = change.after;
-  if (!SameImmutableFields(change.before, job)) {
-    return Status::Internal("ApplyChange: id, queue_name, created_at and idempotency_key of job " +
-                            job.id + " cannot change");
+  const JobColumnSet changed = ChangedColumns(before, job);
+  if (const char* fixed = FirstFixedColumn(changed)) {
+    return Status::Internal(std::string("ApplyChange: ") + fixed + " of job " + job.id +
+                            " cannot change");
   }
   {
-    REDRIVE_ASSIGN_OR_RETURN(Statement update,
-                             conn().Prepare(sql::UpdateJobSql(ChangedColumns(change.before, job))));
-    BindJobUpdate(update, job);
-    update.Bind(22, job.id);
-    update.Bind(23, JobStatusName(change.guard_status));
-    update.Bind(24, change.guard_lease_id);
+    REDRIVE_ASSIGN_OR_RETURN(Statement update, conn().Prepare(sql::UpdateJobSql(changed)));
+    BindColumns(update, job, kUpdatedColumns);
+    // The guard: the row is still as `before` was read.
+    update.Bind(sql::kGuardIdParam, job.id);
+    update.Bind(sql::kGuardStatusParam, JobStatusName(before.status));
+    update.Bind(sql::kGuardLeaseIdParam, before.lease_id);
     REDRIVE_RETURN_IF_ERROR(update.Run());
     if (update.Changes() == 0) {
-      return Status::Conflict("job " + job.id + " is no longer " +
-                              JobStatusName(change.guard_status) +
-                              (change.guard_lease_id ? " under that lease" : ""));
+      return Status::Conflict("job " + job.id + " is no longer " + JobStatusName(before.status) +
+                              (before.lease_id ? " under that lease" : ""));
     }
   }
-  if (change.payload_changed) {
-    REDRIVE_ASSIGN_OR_RETURN(Statement update, conn().Prepare(sql::kUpdatePayload));
-    update.Bind(1, job.id);
-    update.Bind(2, job.payload);
+  if (changed & kPayloadsColumns) {
+    REDRIVE_ASSIGN_OR_RETURN(Statement update, conn().Prepare(sql::UpdatePayloadsSql(changed)));
+    BindColumns(update, job, kPayloadsColumns);
+    update.Bind(sql::kPayloadsJobIdParam, job.id);
     REDRIVE_RETURN_IF_ERROR(update.Run());
   }
-  if (change.result_changed) {
-    REDRIVE_ASSIGN_OR_RETURN(Statement update, conn().Prepare(sql::kUpdateResult));
-    update.Bind(1, job.id);
-    update.Bind(2, job.result);
-    REDRIVE_RETURN_IF_ERROR(update.Run());
-  }
-  if (change.before.tags != job.tags) REDRIVE_RETURN_IF_ERROR(ReplaceTags(job));
   if (change.history) REDRIVE_RETURN_IF_ERROR(InsertHistory(*change.history, job.id));
   return Status::Ok();
 }
@@ -186,24 +147,6 @@ Status SqliteWriteTx::InsertTags(const std::string& job_id, const Tags& tags) {
     REDRIVE_RETURN_IF_ERROR(stmt.Run());
   }
   return Status::Ok();
-}
-
-// Tags do not change in any transition today; this keeps the jobs.tags JSON
-// and the job_tags rows in step should one ever do so.
-Status SqliteWriteTx::ReplaceTags(const Job& job) {
-  {
-    REDRIVE_ASSIGN_OR_RETURN(Statement del, conn().Prepare(sql::kDeleteTags));
-    del.Bind(1, job.id);
-    REDRIVE_RETURN_IF_ERROR(del.Run());
-  }
-  std::string tags_json = EncodeTagsJson(job.tags);
-  {
-    REDRIVE_ASSIGN_OR_RETURN(Statement update, conn().Prepare(sql::kUpdateTagsJson));
-    update.Bind(1, job.id);
-    update.Bind(2, tags_json);
-    REDRIVE_RETURN_IF_ERROR(update.Run());
-  }
-  return InsertTags(job.id, job.tags);
 }
 
 }  // namespace redrive::store::sqlite

@@ -79,7 +79,6 @@ class SqliteWriteTx final : public SqliteReads<WriteTx> {
   // Writes `h` for job `job_id` (authoritative over h.job_id).
   Status InsertHistory(const HistoryEntry& h, const std::string& job_id);
   Status InsertTags(const std::string& job_id, const Tags& tags);
-  Status ReplaceTags(const Job& job);
 
   std::unique_lock<std::mutex> lock_;
   Random& random_;

@@ -40,6 +40,12 @@ void Statement::Bind(int index, std::string_view text) {
       index);
 }
 
+void Statement::BindCopy(int index, std::string_view text) {
+  NoteBindError(
+      sqlite3_bind_text64(stmt_, index, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8),
+      index);
+}
+
 void Statement::Bind(int index, int64_t value) {
   NoteBindError(sqlite3_bind_int64(stmt_, index, value), index);
 }

@@ -41,6 +41,8 @@ class Statement {
   void Bind(int index, int64_t value);
   void Bind(int index, int value) { Bind(index, static_cast<int64_t>(value)); }
   void Bind(int index, Instant t) { Bind(index, ToMicros(t)); }
+  // Text SQLite copies: for values computed just to be bound (e.g. encoded).
+  void BindCopy(int index, std::string_view text);
   void BindNull(int index);
   template <typename T>
   void Bind(int index, const std::optional<T>& value) {
