@@ -3,6 +3,9 @@
 // write (WHERE id = ? AND status = guard.status AND lease_id IS guard.lease_id)
 // and write its history entry in the same transaction.
 //
+// Every accepted change names its Outcome (core/outcome.h): what it means for
+// the history, the metrics and the webhooks is read from that one table.
+//
 // Transitions (anything else is refused with CONFLICT or LEASE_EXPIRED):
 //   pending    --Claim-->        processing
 //   scheduled  --Promote-->      pending          (when scheduled_at <= now)
@@ -16,8 +19,9 @@
 //   deadletter|cancelled --Retry--> pending
 //   deadletter --UpdatePayload--> deadletter
 //   pending|scheduled|processing|deadletter --SetPriority--> same status
-// Promote, Heartbeat and SetPriority write no history entry: they change no
-// outcome (the entry that scheduled a job already says when it will run).
+// Promote, Heartbeat and SetPriority write no history entry (their outcomes
+// have no history type): they end no attempt and change no lifecycle step
+// (the entry that scheduled a job already says when it will run).
 #pragma once
 
 #include <chrono>
@@ -27,6 +31,7 @@
 
 #include "core/clock.h"
 #include "core/job.h"
+#include "core/outcome.h"
 #include "core/random.h"
 #include "core/status.h"
 
@@ -93,8 +98,11 @@ const char* EventName(const Event& e);
 struct Change {
   Job before;
   Job after;
-  std::optional<HistoryEntry>
-      history;  // id and created_at filled by Apply (id empty: caller assigns)
+  // What the change did; set by Apply.
+  Outcome outcome{};
+  // Present iff Describe(outcome).history_type is. id and created_at filled
+  // by Apply (id empty: caller assigns).
+  std::optional<HistoryEntry> history;
   bool payload_changed = false;
   bool result_changed = false;
   // The guard the store must check atomically when writing `after`.

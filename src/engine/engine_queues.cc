@@ -78,7 +78,7 @@ void Engine::PauseQueue(std::string name, std::optional<std::string> reason,
                                                            TxContext& ctx) -> Result<QueueConfig> {
         REDRIVE_ASSIGN_OR_RETURN(auto c, tx.GetQueue(name));
         if (!c) return QueueNotFound(name);
-        if (!c->paused) ctx.QueueEvent("queue.paused", name, reason);
+        if (!c->paused) ctx.QueueEvent(QueueOutcome::kPaused, name, reason);
         c->paused = true;
         c->paused_reason = reason;
         c->updated_at = ctx.now;
@@ -93,7 +93,7 @@ void Engine::ResumeQueue(std::string name, Callback<QueueConfig> done) {
       [name = std::move(name)](WriteTx& tx, TxContext& ctx) -> Result<QueueConfig> {
         REDRIVE_ASSIGN_OR_RETURN(auto c, tx.GetQueue(name));
         if (!c) return QueueNotFound(name);
-        if (c->paused) ctx.QueueEvent("queue.resumed", name, std::nullopt);
+        if (c->paused) ctx.QueueEvent(QueueOutcome::kResumed, name, std::nullopt);
         c->paused = false;
         c->paused_reason.reset();
         c->updated_at = ctx.now;

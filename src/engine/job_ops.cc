@@ -13,7 +13,7 @@ Result<Change> ApplyToLoaded(store::WriteTx& tx, TxContext& ctx, const Job& job,
   if (change->history) change->history->id = NewUuidV7(ctx.now, ctx.random);
   REDRIVE_RETURN_IF_ERROR(tx.ApplyChange(*change));
   ctx.Track(change->after);
-  ctx.CountEvents(*change, event);
+  ctx.CountEvents(change->outcome, change->after, &event);
   return change;
 }
 
@@ -59,7 +59,7 @@ Result<EnqueueResult> Enqueue(store::WriteTx& tx, TxContext& ctx, const EnqueueP
   HistoryEntry created;
   created.id = NewUuidV7(ctx.now, ctx.random);
   created.job_id = job.id;
-  created.event_type = "created";
+  created.event_type = Describe(Outcome::kCreated).history_type;
   JsonObjectText details;
   details.Str("queue_name", job.queue_name);
   if (job.status == JobStatus::kScheduled)
@@ -70,7 +70,7 @@ Result<EnqueueResult> Enqueue(store::WriteTx& tx, TxContext& ctx, const EnqueueP
   REDRIVE_ASSIGN_OR_RETURN(store::InsertOutcome out, tx.InsertJob(job, created));
   if (out.created) {
     ctx.Track(job);
-    ctx.CountEnqueued(job);
+    ctx.CountEvents(Outcome::kCreated, job, nullptr);
   }
   return EnqueueResult{out.id, out.created};
 }

@@ -11,6 +11,7 @@
 
 #include "core/clock.h"
 #include "core/job.h"
+#include "core/outcome.h"
 #include "core/queue.h"
 #include "core/random.h"
 #include "core/transition.h"
@@ -30,9 +31,9 @@ struct TxEffects {
   std::optional<Instant> earliest_lease_expiry;
   std::optional<Instant> earliest_deadline;
   // What the batch did to jobs, for the metrics counters (engine/metrics.h):
-  // (queue, event, dead reason or "") → count. Events: enqueued, claimed,
-  // completed, failed (an attempt that failed or lost its lease),
-  // retry_scheduled, lease_expired, deadlettered, redriven. Recorded inside
+  // (queue, event, dead reason or "") → count. The events each outcome counts
+  // are in core's outcome table (enqueued, claimed, completed, failed,
+  // retry_scheduled, lease_expired, deadlettered, redriven). Recorded inside
   // the transaction, counted only once the commit succeeded.
   std::map<std::tuple<std::string, std::string, std::string>, long long> job_events;
   // The batch wrote webhook deliveries due now (wake the dispatcher).
@@ -62,19 +63,13 @@ struct TxContext {
 
   // Records the effects of a job now being in state `job`.
   void Track(const Job& job);
-  // Records the metrics events of a written change (see job_events) and
-  // the webhook events it causes; `event` is what Apply() was given.
-  void CountEvents(const Change& change, const Event& event);
-  // The same for a job just inserted by enqueue.
-  void CountEnqueued(const Job& job);
-  // A queue was paused or resumed: "queue.paused" / "queue.resumed".
-  void QueueEvent(const char* event, const std::string& queue,
+  // Records the metric events (see job_events) and the webhook events of a
+  // write with `outcome` leaving the job as `job`, as core's outcome table
+  // says; `event` is what Apply() was given (null for an enqueue).
+  void CountEvents(Outcome outcome, const Job& job, const Event* event);
+  // A queue was paused or resumed.
+  void QueueEvent(QueueOutcome outcome, const std::string& queue,
                   const std::optional<std::string>& reason);
-  void CountEvent(const std::string& queue, const char* event, std::string reason = "");
-
- private:
-  void WebhookJobEvent(const char* event, const Job& job, const JobEventExtras& extras = {});
-  void WebhookEvents(const Change& change, const Event& event);
 };
 
 }  // namespace redrive::engine
