@@ -13,7 +13,7 @@ Result<Change> ApplyToLoaded(store::WriteTx& tx, TxContext& ctx, const Job& job,
   if (change->history) change->history->id = NewUuidV7(ctx.now, ctx.random);
   REDRIVE_RETURN_IF_ERROR(tx.ApplyChange(*change));
   ctx.Track(change->after);
-  ctx.CountEvents(change->outcome, change->after, &event);
+  REDRIVE_RETURN_IF_ERROR(ctx.Wrote(tx, JobWrite{change->outcome, change->after, &event}));
   return change;
 }
 
@@ -70,7 +70,7 @@ Result<EnqueueResult> Enqueue(store::WriteTx& tx, TxContext& ctx, const EnqueueP
   REDRIVE_ASSIGN_OR_RETURN(store::InsertOutcome out, tx.InsertJob(job, created));
   if (out.created) {
     ctx.Track(job);
-    ctx.CountEvents(Outcome::kCreated, job, nullptr);
+    REDRIVE_RETURN_IF_ERROR(ctx.Wrote(tx, JobWrite{Outcome::kCreated, job, nullptr}));
   }
   return EnqueueResult{out.id, out.created};
 }

@@ -1,7 +1,5 @@
 #include "engine/tx_context.h"
 
-#include "engine/webhooks/subscriptions.h"
-
 namespace redrive::engine {
 
 namespace {
@@ -41,34 +39,14 @@ void TxContext::Track(const Job& job) {
   }
 }
 
-// The one place that turns writes into metric and webhook events: the
-// outcome table says which.
-void TxContext::CountEvents(Outcome outcome, const Job& job, const Event* event) {
-  const OutcomeInfo& info = Describe(outcome);
-  for (const CountedEvent& c : info.counts) {
-    if (c.event == nullptr) break;
-    const char* reason = c.by_dead_reason ? DeadReasonName(job.dead_reason) : "";
-    effects.job_events[{job.queue_name, c.event, reason}] += 1;
-  }
-  if (webhooks == nullptr) return;
-  for (const EmittedWebhook& emit : info.webhooks) {
-    if (emit.event == nullptr) break;
-    if (!webhooks->Wants(emit.event)) continue;
-    JobEventExtras extras{.will_retry = emit.will_retry};
-    if (emit.retry_source) {
-      // Only a Retry event has a retry-source outcome; it says who asked.
-      extras.source = std::get<event::Retry>(*event).source;
-    }
-    webhook_events.push_back(JobWebhookEvent(emit.event, job, extras));
-  }
+Status TxContext::Wrote(store::WriteTx& tx, const JobWrite& write) {
+  for (WriteHook* hook : hooks) REDRIVE_RETURN_IF_ERROR(hook->OnJob(tx, *this, write));
+  return Status::Ok();
 }
 
-void TxContext::QueueEvent(QueueOutcome outcome, const std::string& queue,
-                           const std::optional<std::string>& reason) {
-  const std::string_view name = QueueWebhookEventName(outcome);
-  if (webhooks != nullptr && webhooks->Wants(name)) {
-    webhook_events.push_back(QueueWebhookEvent(name, queue, reason));
-  }
+Status TxContext::Wrote(store::WriteTx& tx, const QueueWrite& write) {
+  for (WriteHook* hook : hooks) REDRIVE_RETURN_IF_ERROR(hook->OnQueue(tx, *this, write));
+  return Status::Ok();
 }
 
 }  // namespace redrive::engine
