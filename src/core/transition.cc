@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "core/ids.h"
 #include "core/json_text.h"
 #include "core/retry_policy.h"
 #include "core/time_format.h"
@@ -230,13 +231,8 @@ class Applier {
   // Records `outcome` and its history entry.
   void History(Outcome outcome, std::optional<std::string> worker, std::string details) {
     change_.outcome = outcome;
-    HistoryEntry h;
-    h.job_id = job_.id;
-    h.event_type = Describe(outcome).history_type;
-    h.worker_id = std::move(worker);
-    h.details_json = std::move(details);
-    h.created_at = now_;
-    change_.history = std::move(h);
+    change_.history =
+        NewHistoryEntry(job_.id, outcome, std::move(worker), std::move(details), now_, random_);
   }
 
   // A failed attempt: retry later (`retried`) or dead-letter (`dead`).
@@ -286,6 +282,28 @@ const char* EventName(const Event& e) {
 
 Result<Change> Apply(const Job& job, const Event& event, Instant now, Random& random) {
   return std::visit(Applier(job, now, random), event);
+}
+
+HistoryEntry NewHistoryEntry(const std::string& job_id, Outcome outcome,
+                             std::optional<std::string> worker_id, std::string details_json,
+                             Instant now, Random& random) {
+  HistoryEntry h;
+  h.id = NewUuidV7(now, random);
+  h.job_id = job_id;
+  h.event_type = Describe(outcome).history_type;
+  h.worker_id = std::move(worker_id);
+  h.details_json = std::move(details_json);
+  h.created_at = now;
+  return h;
+}
+
+HistoryEntry CreatedHistory(const Job& job, Instant now, Random& random) {
+  JsonObjectText details;
+  details.Str("queue_name", job.queue_name);
+  if (job.status == JobStatus::kScheduled) {
+    details.Str("scheduled_at", FormatTime(job.scheduled_at));
+  }
+  return NewHistoryEntry(job.id, Outcome::kCreated, std::nullopt, details.Build(), now, random);
 }
 
 }  // namespace redrive

@@ -100,8 +100,8 @@ struct Change {
   Job after;
   // What the change did; set by Apply.
   Outcome outcome{};
-  // Present iff Describe(outcome).history_type is. id and created_at filled
-  // by Apply (id empty: caller assigns).
+  // Present iff Describe(outcome).history_type is; complete (id included),
+  // built by NewHistoryEntry.
   std::optional<HistoryEntry> history;
   bool payload_changed = false;
   bool result_changed = false;
@@ -118,5 +118,18 @@ inline constexpr size_t kMaxErrorLength = 2048;
 // (lease_expires_at <= now), or a job no longer processing (e.g. cancelled or
 // reaped) — a second complete of a completed job is CONFLICT.
 Result<Change> Apply(const Job& job, const Event& event, Instant now, Random& random);
+
+// The history entry recording `outcome` for job `job_id`, with a fresh UUIDv7
+// id and created_at = now. The one place history ids are assigned: Apply
+// builds every change's entry with it, enqueue its "created" entry (through
+// CreatedHistory); stores write entries as given.
+// REQUIRES: Describe(outcome).history_type is not null.
+HistoryEntry NewHistoryEntry(const std::string& job_id, Outcome outcome,
+                             std::optional<std::string> worker_id, std::string details_json,
+                             Instant now, Random& random);
+
+// The "created" entry of `job`, just built by enqueue (Outcome::kCreated):
+// details {queue_name, scheduled_at if it is not due yet}.
+HistoryEntry CreatedHistory(const Job& job, Instant now, Random& random);
 
 }  // namespace redrive

@@ -13,6 +13,7 @@
 #include <tuple>
 #include <utility>
 
+#include "core/ids.h"
 #include "core/time_format.h"
 
 namespace redrive {
@@ -426,7 +427,7 @@ TEST_P(TransitionTableTest, AppliesOrRefusesExactly) {
     return;
   }
   ASSERT_TRUE(c.history.has_value());
-  EXPECT_EQ(c.history->id, "");  // assigned by the store
+  EXPECT_TRUE(IsUuid(c.history->id)) << c.history->id;  // assigned by Apply
   EXPECT_EQ(c.history->job_id, job.id);
   EXPECT_EQ(c.history->event_type, want.history->event_type);
   EXPECT_EQ(c.history->worker_id, want.history->worker_id);
@@ -441,6 +442,23 @@ INSTANTIATE_TEST_SUITE_P(AllPairs, TransitionTableTest,
                            return std::string(JobStatusName(std::get<0>(info.param))) + "_" +
                                   EventName(EventOfKind(std::get<1>(info.param)));
                          });
+
+TEST(HistoryEntryTest, CreatedHistoryNamesTheQueueAndWhenAScheduledJobIsDue) {
+  FixedRandom random(7);
+  Job job = BaseJob();
+  job.status = JobStatus::kPending;
+  const HistoryEntry pending = CreatedHistory(job, kT0, random);
+  EXPECT_TRUE(IsUuid(pending.id)) << pending.id;
+  EXPECT_EQ(pending.job_id, job.id);
+  EXPECT_EQ(pending.event_type, "created");
+  EXPECT_EQ(pending.worker_id, std::nullopt);
+  EXPECT_EQ(pending.details_json, R"({"queue_name":"emails"})");
+  EXPECT_EQ(pending.created_at, kT0);
+  job.status = JobStatus::kScheduled;
+  job.scheduled_at = kT0 + 90s;
+  EXPECT_EQ(CreatedHistory(job, kT0, random).details_json,
+            R"({"queue_name":"emails","scheduled_at":"2026-11-29T12:01:30.000Z"})");
+}
 
 // The outcome of every accepted (status, event kind) pair of the table.
 TEST(TransitionTableTest, NamesTheOutcomeOfEveryAcceptedPair) {

@@ -1,8 +1,6 @@
 #include "engine/job_ops.h"
 
 #include "core/ids.h"
-#include "core/json_text.h"
-#include "core/time_format.h"
 
 namespace redrive::engine::ops {
 
@@ -10,7 +8,6 @@ Result<Change> ApplyToLoaded(store::WriteTx& tx, TxContext& ctx, const Job& job,
                              const Event& event) {
   auto change = Apply(job, event, ctx.now, ctx.random);
   if (!change.ok()) return change;
-  if (change->history) change->history->id = NewUuidV7(ctx.now, ctx.random);
   REDRIVE_RETURN_IF_ERROR(tx.ApplyChange(*change));
   ctx.Track(change->after);
   REDRIVE_RETURN_IF_ERROR(ctx.Wrote(tx, JobWrite{change->outcome, change->after, &event}));
@@ -56,18 +53,8 @@ Result<EnqueueResult> Enqueue(store::WriteTx& tx, TxContext& ctx, const EnqueueP
   job.status = job.scheduled_at > ctx.now ? JobStatus::kScheduled : JobStatus::kPending;
   job.expires_at = p.expires_at;
 
-  HistoryEntry created;
-  created.id = NewUuidV7(ctx.now, ctx.random);
-  created.job_id = job.id;
-  created.event_type = Describe(Outcome::kCreated).history_type;
-  JsonObjectText details;
-  details.Str("queue_name", job.queue_name);
-  if (job.status == JobStatus::kScheduled)
-    details.Str("scheduled_at", FormatTime(job.scheduled_at));
-  created.details_json = details.Build();
-  created.created_at = ctx.now;
-
-  REDRIVE_ASSIGN_OR_RETURN(store::InsertOutcome out, tx.InsertJob(job, created));
+  REDRIVE_ASSIGN_OR_RETURN(store::InsertOutcome out,
+                           tx.InsertJob(job, CreatedHistory(job, ctx.now, ctx.random)));
   if (out.created) {
     ctx.Track(job);
     REDRIVE_RETURN_IF_ERROR(ctx.Wrote(tx, JobWrite{Outcome::kCreated, job, nullptr}));

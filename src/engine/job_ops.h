@@ -1,7 +1,7 @@
 // The bodies of the engine's write operations: each runs inside a group-commit
 // transaction (see committer.h), decides every state change with core's
 // Apply(), writes it with the store's guarded ApplyChange (which also writes
-// the history entry), and tells the write hooks what it wrote (TxContext::Wrote).
+// the history entry Apply built), and tells the write hooks what it wrote (TxContext::Wrote).
 // Free functions over (WriteTx, TxContext) so the engine, the services and
 // tests share one implementation.
 #pragma once
