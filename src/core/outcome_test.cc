@@ -99,8 +99,8 @@ TEST(OutcomeTableTest, CountsAreTheEngineJobEvents) {
   EXPECT_EQ(used, known);
 }
 
-// The rules CountEvents and WebhookEvents used to re-derive from history
-// strings and statuses, now stated by the table.
+// The rules the metric counting and the webhook events rely on, stated by
+// the table rather than re-derived from history strings and statuses.
 TEST(OutcomeTableTest, FailedAttemptsCountAndEmitAFailure) {
   for (Outcome o : {Outcome::kFailedRetryScheduled, Outcome::kLeaseLostRetryScheduled}) {
     EXPECT_TRUE(Counts(o, "failed")) << Describe(o).name;
