@@ -26,7 +26,6 @@ wire:           core
 api:            core wire engine
 server:         core api
 outbound_http:  core engine
-webhooks:       core engine
 app:            *
 redrive:        core
 sdk:            core wire redrive
@@ -35,7 +34,6 @@ bench:          core wire redrive sdk
 examples:       redrive
 tests:          *
 '
-# (webhooks: the HTTP sender's folder until it is renamed outbound_http.)
 # Unit tests beside the code (*_test.cc and their helpers *_test_util.h,
 # *_for_test.h) follow the `tests` row; no other file may include them.
 

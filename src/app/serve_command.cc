@@ -14,10 +14,10 @@
 #include "core/clock.h"
 #include "core/random.h"
 #include "engine/engine.h"
+#include "outbound_http/http_sender.h"
 #include "server/http_server.h"
 #include "server/signals.h"
 #include "store/sqlite/sqlite_store.h"
-#include "webhooks/http_sender.h"
 
 namespace redrive::app {
 namespace {
@@ -49,10 +49,10 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
   SystemRandom random;
   engine::EngineOptions engine_options;
   engine_options.retention_interval = config.retention_interval;
-  webhooks::HttpSenderOptions sender_options;
+  outbound_http::HttpSenderOptions sender_options;
   sender_options.timeout = config.webhook_timeout;
   sender_options.user_agent = std::string("Redrive-Webhooks/") + REDRIVE_VERSION;
-  engine_options.webhook_sender = std::make_shared<webhooks::HttpSender>(sender_options);
+  engine_options.webhook_sender = std::make_shared<outbound_http::HttpSender>(sender_options);
   engine_options.webhooks.concurrency = config.webhook_concurrency;
   engine_options.webhooks.policy.base = config.webhook_retry_base;
   // A reserved delivery outlives its POST by a margin; only a node that died

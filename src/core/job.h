@@ -92,7 +92,7 @@ struct Job {
 // event_type is one of: created, processing, completed, retry_scheduled,
 // lease_expired, deadlettered, retried, cancelled, payload_updated, released.
 struct HistoryEntry {
-  std::string id;  // UUIDv7; assigned by whoever persists it
+  std::string id;  // UUIDv7; assigned by core's NewHistoryEntry (transition.h)
   std::string job_id;
   std::string event_type;
   std::optional<std::string> worker_id;

@@ -1,8 +1,7 @@
 #include "core/new_job.h"
 
 #include "core/ids.h"
-#include "core/json_text.h"
-#include "core/time_format.h"
+#include "core/transition.h"
 
 namespace redrive {
 
@@ -23,16 +22,7 @@ NewJob MakeNewJob(const NewJobParams& p, const QueueConfig& queue, Instant now, 
   job.status = job.scheduled_at > now ? JobStatus::kScheduled : JobStatus::kPending;
   job.expires_at = p.expires_at;
 
-  HistoryEntry& created = out.created;
-  created.job_id = job.id;
-  created.event_type = "created";
-  JsonObjectText details;
-  details.Str("queue_name", job.queue_name);
-  if (job.status == JobStatus::kScheduled) {
-    details.Str("scheduled_at", FormatTime(job.scheduled_at));
-  }
-  created.details_json = details.Build();
-  created.created_at = now;
+  out.created = CreatedHistory(job, now, random);
   return out;
 }
 

@@ -1,6 +1,6 @@
 // A new job as enqueue creates it: the producer's request, completed with
 // the queue's defaults, in its first status, with its "created" history
-// entry. Pure: the caller passes `now` and the randomness for the job id.
+// entry. Pure: the caller passes `now` and the randomness for the ids.
 //
 // This is not an event of Apply (transition.h): Apply changes a job that
 // exists; here there is no "before" to guard, and whether the job is
@@ -34,13 +34,15 @@ struct NewJobParams {
 
 struct NewJob {
   Job job;
-  // event_type "created", details {"queue_name"[, "scheduled_at"]}. Its id is
-  // left empty: whoever persists the entry assigns it.
+  // event_type "created", details {"queue_name"[, "scheduled_at"]}, built by
+  // CreatedHistory (transition.h), which like every history entry gets its id
+  // from NewHistoryEntry.
   HistoryEntry created;
 };
 
 // The job `p` describes in `queue` at `now`: pending, or scheduled when
-// scheduled_at is after `now`; its id a UUIDv7 drawn from `random`.
+// scheduled_at is after `now`; its id, then its entry's, UUIDv7s drawn from
+// `random`.
 // REQUIRES: p.queue_name == queue.queue_name; p is valid (api/ checks ranges;
 // the engine checks that expires_at is after `now` and the queue is enabled).
 NewJob MakeNewJob(const NewJobParams& p, const QueueConfig& queue, Instant now, Random& random);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/ids.h"
+#include "core/ids_test_util.h"
 #include "core/time_format.h"
 
 namespace redrive {
@@ -75,7 +76,8 @@ TEST(MakeNewJobTest, ANewJobIsPendingAtNowWithACreatedEntry) {
   EXPECT_EQ(n.job.scheduled_at, kNow);
   EXPECT_EQ(n.job.retry_count, 0);
   EXPECT_EQ(n.job.attempts, 0);
-  EXPECT_EQ(n.created.id, "");  // assigned by whoever persists it
+  EXPECT_TRUE(IsUuid(n.created.id)) << n.created.id;
+  EXPECT_NE(n.created.id, n.job.id);
   EXPECT_EQ(n.created.job_id, n.job.id);
   EXPECT_EQ(n.created.event_type, "created");
   EXPECT_EQ(n.created.worker_id, std::nullopt);

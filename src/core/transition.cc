@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "core/ids.h"
 #include "core/json_text.h"
 #include "core/retry_policy.h"
 #include "core/time_format.h"
@@ -69,7 +70,7 @@ class Applier {
     j.assigned_worker_id = e.worker_id;
     j.lease_id = e.lease_id;
     j.lease_expires_at = std::min(now_ + e.lease_duration, AttemptCap(j));
-    History("processing", e.worker_id,
+    History(Outcome::kClaimed, e.worker_id,
             JsonObjectText().Str("lease_id", e.lease_id).Int("attempt", j.attempts).Build());
     return std::move(change_);
   }
@@ -80,6 +81,7 @@ class Applier {
     // Not a history event: the entry that scheduled it already says when it
     // would run.
     change_.after.status = JobStatus::kPending;
+    change_.outcome = Outcome::kPromoted;
     return std::move(change_);
   }
 
@@ -88,6 +90,7 @@ class Applier {
     Job& j = change_.after;
     // A heartbeat cannot extend the attempt past its timeout.
     j.lease_expires_at = std::min(now_ + e.lease_duration, AttemptCap(j));
+    change_.outcome = Outcome::kLeaseExtended;
     return std::move(change_);
   }
 
@@ -98,7 +101,7 @@ class Applier {
     j.completed_at = now_;
     j.result = e.result_json;
     ClearLease(j);
-    History("completed", e.worker_id, "{}");
+    History(Outcome::kCompleted, e.worker_id, "{}");
     return std::move(change_);
   }
 
@@ -106,7 +109,8 @@ class Applier {
     REDRIVE_RETURN_IF_ERROR(CheckLease(job_, e.worker_id, e.lease_id, now_));
     std::string error = Utf8Prefix(e.error, kMaxErrorLength);
     const auto d = DecideFailure(job_, now_, e.no_retry, e.retry_after, false, random_);
-    ApplyFailure(d, error, e.worker_id, "retry_scheduled");
+    ApplyFailure(d, error, e.worker_id, Outcome::kFailedRetryScheduled,
+                 Outcome::kFailedDeadlettered);
     return std::move(change_);
   }
 
@@ -119,7 +123,8 @@ class Applier {
                   : "lease expired";
     change_.after.lease_expiries += 1;
     const auto d = DecideFailure(job_, now_, false, std::nullopt, true, random_);
-    ApplyFailure(d, error, job_.assigned_worker_id, "lease_expired");
+    ApplyFailure(d, error, job_.assigned_worker_id, Outcome::kLeaseLostRetryScheduled,
+                 Outcome::kLeaseLostDeadlettered);
     return std::move(change_);
   }
 
@@ -131,7 +136,9 @@ class Applier {
       return Status::Conflict("deadline not reached");
     FailureDecision d;
     d.dead_reason = DeadReason::kExpired;
-    ApplyFailure(d, "deadline passed before the job could run", std::nullopt, "");
+    // Never retried (d.will_retry is false): the retry outcome is not used.
+    ApplyFailure(d, "deadline passed before the job could run", std::nullopt,
+                 Outcome::kDeadlineDeadlettered, Outcome::kDeadlineDeadlettered);
     return std::move(change_);
   }
 
@@ -141,7 +148,7 @@ class Applier {
     j.status = JobStatus::kCancelled;
     j.completed_at = now_;
     ClearLease(j);
-    History("cancelled", std::nullopt, "{}");
+    History(Outcome::kCancelled, std::nullopt, "{}");
     return std::move(change_);
   }
 
@@ -175,14 +182,17 @@ class Applier {
       details.Raw("expires_at_cleared", "true");
     }
     if (due > now_) details.Str("run_at", FormatTime(due));
-    History("retried", std::nullopt, details.Build());
+    // Only a redrive out of the DLQ counts as one (metrics); both are "retried".
+    const Outcome outcome =
+        job_.status == JobStatus::kDeadletter ? Outcome::kRedriven : Outcome::kRetriedFromCancelled;
+    History(outcome, std::nullopt, details.Build());
     return std::move(change_);
   }
 
   Result<Change> operator()(const event::UpdatePayload& e) {
     if (job_.status != JobStatus::kDeadletter) return WrongStatus(job_, "update the payload of");
     change_.after.payload = e.payload_json;
-    History("payload_updated", std::nullopt, "{}");
+    History(Outcome::kPayloadUpdated, std::nullopt, "{}");
     return std::move(change_);
   }
 
@@ -192,7 +202,7 @@ class Applier {
     Job& j = change_.after;
     j.status = JobStatus::kPending;
     ClearLease(j);
-    History("released", e.worker_id, "{}");
+    History(Outcome::kReleased, e.worker_id, "{}");
     return std::move(change_);
   }
 
@@ -201,23 +211,21 @@ class Applier {
       return WrongStatus(job_, "change the priority of");
     }
     change_.after.priority = e.priority;
+    change_.outcome = Outcome::kPriorityChanged;
     return std::move(change_);
   }
 
  private:
-  void History(const char* type, std::optional<std::string> worker, std::string details) {
-    HistoryEntry h;
-    h.job_id = job_.id;
-    h.event_type = type;
-    h.worker_id = std::move(worker);
-    h.details_json = std::move(details);
-    h.created_at = now_;
-    change_.history = std::move(h);
+  // Records `outcome` and its history entry.
+  void History(Outcome outcome, std::optional<std::string> worker, std::string details) {
+    change_.outcome = outcome;
+    change_.history =
+        NewHistoryEntry(job_.id, outcome, std::move(worker), std::move(details), now_, random_);
   }
 
-  // A failed attempt: retry later (history `retry_type`) or dead-letter.
+  // A failed attempt: retry later (`retried`) or dead-letter (`dead`).
   void ApplyFailure(const FailureDecision& d, const std::string& error,
-                    std::optional<std::string> worker, const char* retry_type) {
+                    std::optional<std::string> worker, Outcome retried, Outcome dead) {
     Job& j = change_.after;
     ClearLease(j);
     j.last_error = error;
@@ -225,7 +233,7 @@ class Applier {
       j.retry_count += 1;
       j.scheduled_at = d.next_run;
       j.status = d.next_run <= now_ ? JobStatus::kPending : JobStatus::kScheduled;
-      History(retry_type, std::move(worker),
+      History(retried, std::move(worker),
               JsonObjectText()
                   .Str("error", error)
                   .Int("retry_count", j.retry_count)
@@ -237,7 +245,7 @@ class Applier {
     j.dead_reason = d.dead_reason;
     j.deadlettered_at = now_;
     j.completed_at = now_;
-    History("deadlettered", std::move(worker),
+    History(dead, std::move(worker),
             JsonObjectText()
                 .Str("error", error)
                 .Str("reason", DeadReasonName(d.dead_reason))
@@ -262,6 +270,28 @@ const char* EventName(const Event& e) {
 
 Result<Change> Apply(const Job& job, const Event& event, Instant now, Random& random) {
   return std::visit(Applier(job, now, random), event);
+}
+
+HistoryEntry NewHistoryEntry(const std::string& job_id, Outcome outcome,
+                             std::optional<std::string> worker_id, std::string details_json,
+                             Instant now, Random& random) {
+  HistoryEntry h;
+  h.id = NewUuidV7(now, random);
+  h.job_id = job_id;
+  h.event_type = Describe(outcome).history_type;
+  h.worker_id = std::move(worker_id);
+  h.details_json = std::move(details_json);
+  h.created_at = now;
+  return h;
+}
+
+HistoryEntry CreatedHistory(const Job& job, Instant now, Random& random) {
+  JsonObjectText details;
+  details.Str("queue_name", job.queue_name);
+  if (job.status == JobStatus::kScheduled) {
+    details.Str("scheduled_at", FormatTime(job.scheduled_at));
+  }
+  return NewHistoryEntry(job.id, Outcome::kCreated, std::nullopt, details.Build(), now, random);
 }
 
 }  // namespace redrive

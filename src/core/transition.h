@@ -3,6 +3,9 @@
 // write (WHERE id = ? AND status = before.status AND lease_id IS
 // before.lease_id) and write its history entry in the same transaction.
 //
+// Every accepted change names its Outcome (core/outcome.h): what it means for
+// the history, the metrics and the webhooks is read from that one table.
+//
 // Transitions (anything else is refused with CONFLICT or LEASE_EXPIRED):
 //   pending    --Claim-->        processing
 //   scheduled  --Promote-->      pending          (when scheduled_at <= now)
@@ -16,8 +19,9 @@
 //   deadletter|cancelled --Retry--> pending
 //   deadletter --UpdatePayload--> deadletter
 //   pending|scheduled|processing|deadletter --SetPriority--> same status
-// Promote, Heartbeat and SetPriority write no history entry: they change no
-// outcome (the entry that scheduled a job already says when it will run).
+// Promote, Heartbeat and SetPriority write no history entry (their outcomes
+// have no history type): they end no attempt and change no lifecycle step
+// (the entry that scheduled a job already says when it will run).
 #pragma once
 
 #include <chrono>
@@ -27,6 +31,7 @@
 
 #include "core/clock.h"
 #include "core/job.h"
+#include "core/outcome.h"
 #include "core/random.h"
 #include "core/status.h"
 
@@ -95,8 +100,11 @@ const char* EventName(const Event& e);
 struct Change {
   Job before;
   Job after;
-  std::optional<HistoryEntry>
-      history;  // id and created_at filled by Apply (id empty: caller assigns)
+  // What the change did; set by Apply.
+  Outcome outcome{};
+  // Present iff Describe(outcome).history_type is; complete (id included),
+  // built by NewHistoryEntry.
+  std::optional<HistoryEntry> history;
 };
 
 inline constexpr size_t kMaxErrorLength = 2048;
@@ -107,5 +115,18 @@ inline constexpr size_t kMaxErrorLength = 2048;
 // (lease_expires_at <= now), or a job no longer processing (e.g. cancelled or
 // reaped) — a second complete of a completed job is CONFLICT.
 Result<Change> Apply(const Job& job, const Event& event, Instant now, Random& random);
+
+// The history entry recording `outcome` for job `job_id`, with a fresh UUIDv7
+// id and created_at = now. The one place history ids are assigned: Apply
+// builds every change's entry with it, enqueue its "created" entry (through
+// CreatedHistory); stores write entries as given.
+// REQUIRES: Describe(outcome).history_type is not null.
+HistoryEntry NewHistoryEntry(const std::string& job_id, Outcome outcome,
+                             std::optional<std::string> worker_id, std::string details_json,
+                             Instant now, Random& random);
+
+// The "created" entry of `job`, just built by enqueue (Outcome::kCreated):
+// details {queue_name, scheduled_at if it is not due yet}.
+HistoryEntry CreatedHistory(const Job& job, Instant now, Random& random);
 
 }  // namespace redrive

@@ -13,6 +13,8 @@
 #include <tuple>
 #include <utility>
 
+#include "core/ids.h"
+#include "core/ids_test_util.h"
 #include "core/time_format.h"
 
 namespace redrive {
@@ -21,6 +23,7 @@ namespace redrive {
 void PrintTo(JobStatus s, std::ostream* os) { *os << JobStatusName(s); }
 void PrintTo(DeadReason r, std::ostream* os) { *os << "DeadReason(" << DeadReasonName(r) << ")"; }
 void PrintTo(ErrorCode c, std::ostream* os) { *os << ErrorCodeName(c); }
+void PrintTo(Outcome o, std::ostream* os) { *os << "Outcome(" << Describe(o).name << ")"; }
 
 namespace {
 
@@ -413,12 +416,18 @@ TEST_P(TransitionTableTest, AppliesOrRefusesExactly) {
   }
   EXPECT_EQ(c.after.payload != c.before.payload, want.payload_changed);
   EXPECT_EQ(c.after.result != c.before.result, want.result_changed);
+  // The history entry is the one the outcome table names for the outcome.
+  const char* history_type = Describe(c.outcome).history_type;
+  EXPECT_EQ(c.history.has_value(), history_type != nullptr) << Describe(c.outcome).name;
+  if (c.history && history_type) {
+    EXPECT_EQ(c.history->event_type, history_type);
+  }
   if (!want.history) {
     EXPECT_FALSE(c.history.has_value()) << ::testing::PrintToString(*c.history);
     return;
   }
   ASSERT_TRUE(c.history.has_value());
-  EXPECT_EQ(c.history->id, "");  // assigned by the store
+  EXPECT_TRUE(IsUuid(c.history->id)) << c.history->id;  // assigned by Apply
   EXPECT_EQ(c.history->job_id, job.id);
   EXPECT_EQ(c.history->event_type, want.history->event_type);
   EXPECT_EQ(c.history->worker_id, want.history->worker_id);
@@ -433,6 +442,63 @@ INSTANTIATE_TEST_SUITE_P(AllPairs, TransitionTableTest,
                            return std::string(JobStatusName(std::get<0>(info.param))) + "_" +
                                   EventName(EventOfKind(std::get<1>(info.param)));
                          });
+
+TEST(HistoryEntryTest, CreatedHistoryNamesTheQueueAndWhenAScheduledJobIsDue) {
+  FixedRandom random(7);
+  Job job = BaseJob();
+  job.status = JobStatus::kPending;
+  const HistoryEntry pending = CreatedHistory(job, kT0, random);
+  EXPECT_TRUE(IsUuid(pending.id)) << pending.id;
+  EXPECT_EQ(pending.job_id, job.id);
+  EXPECT_EQ(pending.event_type, "created");
+  EXPECT_EQ(pending.worker_id, std::nullopt);
+  EXPECT_EQ(pending.details_json, R"({"queue_name":"emails"})");
+  EXPECT_EQ(pending.created_at, kT0);
+  job.status = JobStatus::kScheduled;
+  job.scheduled_at = kT0 + 90s;
+  EXPECT_EQ(CreatedHistory(job, kT0, random).details_json,
+            R"({"queue_name":"emails","scheduled_at":"2026-11-29T12:01:30.000Z"})");
+}
+
+// The outcome of every accepted (status, event kind) pair of the table.
+TEST(TransitionTableTest, NamesTheOutcomeOfEveryAcceptedPair) {
+  using S = JobStatus;
+  using O = Outcome;
+  const std::map<Key, Outcome> want = {
+      {{S::kPending, 0}, O::kClaimed},
+      {{S::kScheduled, 1}, O::kPromoted},
+      {{S::kProcessing, 2}, O::kLeaseExtended},
+      {{S::kProcessing, 3}, O::kCompleted},
+      {{S::kProcessing, 4}, O::kFailedRetryScheduled},
+      {{S::kProcessing, 5}, O::kLeaseLostRetryScheduled},
+      {{S::kPending, 6}, O::kDeadlineDeadlettered},
+      {{S::kScheduled, 6}, O::kDeadlineDeadlettered},
+      {{S::kPending, 7}, O::kCancelled},
+      {{S::kScheduled, 7}, O::kCancelled},
+      {{S::kProcessing, 7}, O::kCancelled},
+      {{S::kDeadletter, 8}, O::kRedriven},
+      {{S::kCancelled, 8}, O::kRetriedFromCancelled},
+      {{S::kDeadletter, 9}, O::kPayloadUpdated},
+      {{S::kProcessing, 10}, O::kReleased},
+      {{S::kPending, 11}, O::kPriorityChanged},
+      {{S::kScheduled, 11}, O::kPriorityChanged},
+      {{S::kProcessing, 11}, O::kPriorityChanged},
+      {{S::kDeadletter, 11}, O::kPriorityChanged},
+  };
+  size_t accepted = 0;
+  for (const auto& [key, expectation] : Table()) {
+    if (expectation.code != ErrorCode::kOk) continue;
+    ++accepted;
+    const auto it = want.find(key);
+    ASSERT_NE(it, want.end()) << JobStatusName(key.first) << " "
+                              << EventName(EventOfKind(key.second));
+    Job job = JobIn(key.first);
+    if (expectation.setup) expectation.setup(job);
+    EXPECT_EQ(ApplyOk(job, EventOfKind(key.second)).outcome, it->second)
+        << JobStatusName(key.first) << " " << EventName(EventOfKind(key.second));
+  }
+  EXPECT_EQ(accepted, want.size());
+}
 
 TEST(EventNameTest, NamesEveryKind) {
   const char* const kWant[] = {"claim", "promote",        "heartbeat", "complete",
@@ -666,6 +732,7 @@ TEST(FailTest, AtMaxRetriesGoesToTheDlq) {
   EXPECT_EQ(c.after.deadlettered_at, kT0);
   EXPECT_EQ(c.after.completed_at, kT0);
   EXPECT_EQ(c.after.lease_id, std::nullopt);
+  EXPECT_EQ(c.outcome, Outcome::kFailedDeadlettered);
   EXPECT_EQ(c.history->event_type, "deadlettered");
   EXPECT_EQ(c.history->worker_id, "w1");
   EXPECT_EQ(c.history->details_json,
@@ -813,6 +880,7 @@ TEST(LeaseExpiryTest, AtTheLastRetryDeadLettersWithReasonLeaseExpired) {
   EXPECT_EQ(c.after.dead_reason, DeadReason::kLeaseExpired);
   EXPECT_EQ(c.after.lease_expiries, 3);
   EXPECT_EQ(c.after.deadlettered_at, kT0);
+  EXPECT_EQ(c.outcome, Outcome::kLeaseLostDeadlettered);
   EXPECT_EQ(c.history->event_type, "deadlettered");
   EXPECT_EQ(c.history->details_json,
             R"({"error":"lease expired","reason":"lease_expired","total_retries":3})");

@@ -5,7 +5,6 @@
 #include <future>
 
 #include "core/thread_name.h"
-#include "engine/webhooks/outbox.h"
 
 namespace redrive::engine {
 
@@ -91,11 +90,7 @@ void Committer::Loop() {
 
 void Committer::RunBatch(std::deque<WriteOp>& batch) {
   TxContext ctx{clock_.Now(), random_, {}, {}};
-  // One snapshot per batch; left null when no webhook is enabled.
-  std::shared_ptr<const WebhookSubscriptions> webhooks;
-  if (subscriptions_ != nullptr) webhooks = subscriptions_->Get();
-  const WebhookSubscriptions* subscribed =
-      webhooks && !webhooks->empty() ? webhooks.get() : nullptr;
+  for (WriteHook* hook : hooks_) hook->BeginBatch();
   std::vector<Status> results(batch.size());
   Status commit_status;
   auto tx = store_.BeginWrite();
@@ -104,17 +99,15 @@ void Committer::RunBatch(std::deque<WriteOp>& batch) {
   } else {
     store::WriteTx& w = **tx;
     for (size_t i = 0; i < batch.size(); ++i) {
-      TxContext op_ctx{ctx.now, random_, {}, {}};
-      op_ctx.webhooks = subscribed;
+      TxContext op_ctx{ctx.now, random_, {}, {}, hooks_};
       Status sp = w.Savepoint();
       if (!sp.ok()) {
         results[i] = sp;
         continue;
       }
+      // What the hooks write goes in the request's own savepoint: it commits,
+      // or rolls back, with the change that caused it.
       results[i] = batch[i].run(w, op_ctx);
-      // The outbox rows go in the request's own savepoint: they commit, or
-      // roll back, with the change that caused them.
-      if (results[i].ok() && !op_ctx.webhook_events.empty()) results[i] = WriteOutbox(w, op_ctx);
       Status end = results[i].ok() ? w.ReleaseSavepoint() : w.RollbackToSavepoint();
       if (!end.ok()) {
         // The transaction is in an unknown state: fail the whole batch.

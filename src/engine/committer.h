@@ -3,6 +3,10 @@
 // answers each request. Each request runs in its own savepoint, so a request
 // that fails is undone alone and the others still commit.
 //
+// Effects plug in at two points: write hooks (write_hook.h) see each write
+// of a request inside its savepoint (metric events, the webhook outbox), and
+// the effects sinks get the merged effects of the committed batch.
+//
 // Thread-safety: Submit() may be called from any thread. Ops run on the
 // committer thread; `after` callbacks run there too, after the commit.
 #pragma once
@@ -12,12 +16,13 @@
 #include <functional>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "core/clock.h"
 #include "core/random.h"
 #include "core/status.h"
 #include "engine/tx_context.h"
-#include "engine/webhooks/subscriptions.h"
+#include "engine/write_hook.h"
 #include "store/store.h"
 
 namespace redrive::engine {
@@ -45,9 +50,9 @@ class Committer {
             EffectsSink recorded, EffectsSink answered);
   ~Committer();  // Stop()s
 
-  // Webhook subscriptions consulted by every batch (see tx_context.h);
-  // without them no webhook event is recorded. Call before Start().
-  void set_webhook_subscriptions(const SubscriptionCache* cache) { subscriptions_ = cache; }
+  // Adds a hook called for every write of every request, in the order
+  // added. `hook` must outlive the committer. Call before Start().
+  void AddHook(WriteHook* hook) { hooks_.push_back(hook); }
 
   void Start();
   // Refuses new ops (SERVICE_UNAVAILABLE), runs and commits what is queued, joins.
@@ -75,7 +80,7 @@ class Committer {
   const size_t max_batch_;
   EffectsSink recorded_;
   EffectsSink answered_;
-  const SubscriptionCache* subscriptions_ = nullptr;
+  std::vector<WriteHook*> hooks_;
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

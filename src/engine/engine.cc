@@ -28,7 +28,8 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
   loop.Add(std::make_unique<ThroughputSampler>(metrics, throughput, options.throughput_interval));
   loop.Add(std::make_unique<DeliveryRetention>(
       committer, options.sweep_batch, options.webhooks.retention, options.retention_interval));
-  committer.set_webhook_subscriptions(&subscriptions);
+  committer.AddHook(&job_event_counter);
+  committer.AddHook(&outbox);
   if (options.webhook_sender) {
     dispatcher = std::make_unique<WebhookDispatcher>(
         committer, store, clock, *options.webhook_sender, subscriptions, options.webhooks);

@@ -11,6 +11,7 @@
 #include "engine/read_thread_pool.h"
 #include "engine/waiters.h"
 #include "engine/webhooks/dispatcher.h"
+#include "engine/webhooks/outbox.h"
 #include "engine/webhooks/subscriptions.h"
 
 namespace redrive::engine {
@@ -77,12 +78,16 @@ class Engine::Impl {
   EngineMetrics metrics;
   ThroughputHistory throughput;
   Waiters waiters;
+  // The committer's write hooks (before it: it calls them until it stops):
+  // the job counters, and the webhook outbox with the subscriptions it
+  // consults.
+  JobEventCounter job_event_counter;
+  SubscriptionCache subscriptions;
+  WebhookOutbox outbox{subscriptions};
   Committer committer;
   ReadThreadPool readers;
   BackgroundLoop loop;
-  // Outgoing webhooks: what the committer fans events out to, and the
-  // dispatcher (null without a webhook sender).
-  SubscriptionCache subscriptions;
+  // Delivers what the outbox wrote (null without a webhook sender).
   std::unique_ptr<WebhookDispatcher> dispatcher;
   bool started = false;
 };

@@ -78,11 +78,14 @@ void Engine::PauseQueue(std::string name, std::optional<std::string> reason,
                                                            TxContext& ctx) -> Result<QueueConfig> {
         REDRIVE_ASSIGN_OR_RETURN(auto c, tx.GetQueue(name));
         if (!c) return QueueNotFound(name);
-        if (!c->paused) ctx.QueueEvent("queue.paused", name, reason);
+        const bool was_paused = c->paused;
         c->paused = true;
         c->paused_reason = reason;
         c->updated_at = ctx.now;
         REDRIVE_RETURN_IF_ERROR(tx.PutQueue(*c));
+        if (!was_paused) {
+          REDRIVE_RETURN_IF_ERROR(ctx.Wrote(tx, QueueWrite{QueueOutcome::kPaused, name, reason}));
+        }
         return std::move(*c);
       },
       std::move(done));
@@ -93,11 +96,15 @@ void Engine::ResumeQueue(std::string name, Callback<QueueConfig> done) {
       [name = std::move(name)](WriteTx& tx, TxContext& ctx) -> Result<QueueConfig> {
         REDRIVE_ASSIGN_OR_RETURN(auto c, tx.GetQueue(name));
         if (!c) return QueueNotFound(name);
-        if (c->paused) ctx.QueueEvent("queue.resumed", name, std::nullopt);
+        const bool was_paused = c->paused;
         c->paused = false;
         c->paused_reason.reset();
         c->updated_at = ctx.now;
         REDRIVE_RETURN_IF_ERROR(tx.PutQueue(*c));
+        if (was_paused) {
+          REDRIVE_RETURN_IF_ERROR(
+              ctx.Wrote(tx, QueueWrite{QueueOutcome::kResumed, name, std::nullopt}));
+        }
         ctx.effects.wake_all[name] = true;  // parked claims may now get jobs
         return std::move(*c);
       },

@@ -12,6 +12,7 @@
 #include "engine/engine_test_util.h"
 #include "engine/job_ops.h"
 #include "engine/metrics.h"
+#include "engine/webhooks/outbox.h"
 #include "engine/webhooks/subscriptions.h"
 
 namespace redrive::engine {
@@ -157,7 +158,8 @@ TEST_F(WebhookEngineTest, ARolledBackRequestWritesNoDelivery) {
   SubscriptionCache cache;
   cache.Set({w});
   Committer committer(*store_, clock_, random_, 16, nullptr, nullptr);
-  committer.set_webhook_subscriptions(&cache);
+  WebhookOutbox outbox(cache);
+  committer.AddHook(&outbox);
   committer.Start();
   Status st = committer.RunAndWait([](store::WriteTx& tx, TxContext& ctx) -> Status {
     EnqueueParams p;

@@ -9,10 +9,9 @@ Result<Change> ApplyToLoaded(store::WriteTx& tx, TxContext& ctx, const Job& job,
                              const Event& event) {
   auto change = Apply(job, event, ctx.now, ctx.random);
   if (!change.ok()) return change;
-  if (change->history) change->history->id = NewUuidV7(ctx.now, ctx.random);
   REDRIVE_RETURN_IF_ERROR(tx.ApplyChange(*change));
   ctx.Track(change->after);
-  ctx.CountEvents(*change, event);
+  REDRIVE_RETURN_IF_ERROR(ctx.Wrote(tx, JobWrite{change->outcome, change->after, &event}));
   return change;
 }
 
@@ -41,13 +40,10 @@ Result<EnqueueResult> Enqueue(store::WriteTx& tx, TxContext& ctx, const EnqueueP
   if (!queue.enabled) return Status::Conflict("queue " + p.queue_name + " is disabled");
 
   auto [job, created] = MakeNewJob(p, queue, ctx.now, ctx.random);
-  // The entry's id is drawn here, as for the entries Apply writes (ApplyToLoaded).
-  created.id = NewUuidV7(ctx.now, ctx.random);
-
   REDRIVE_ASSIGN_OR_RETURN(store::InsertOutcome out, tx.InsertJob(job, created));
   if (out.created) {
     ctx.Track(job);
-    ctx.CountEnqueued(job);
+    REDRIVE_RETURN_IF_ERROR(ctx.Wrote(tx, JobWrite{Outcome::kCreated, job, nullptr}));
   }
   return EnqueueResult{out.id, out.created};
 }

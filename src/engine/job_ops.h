@@ -1,8 +1,9 @@
 // The bodies of the engine's write operations: each runs inside a group-commit
 // transaction (see committer.h), decides every state change with core's
-// Apply(), and writes it with the store's guarded ApplyChange (which also
-// writes the history entry). Free functions over (WriteTx, TxContext) so the
-// engine, the services and tests share one implementation.
+// Apply(), writes it with the store's guarded ApplyChange (which also writes
+// the history entry Apply built), and tells the write hooks what it wrote (TxContext::Wrote).
+// Free functions over (WriteTx, TxContext) so the engine, the services and
+// tests share one implementation.
 #pragma once
 
 #include <string>

@@ -78,6 +78,15 @@ void EngineMetrics::OnCommitted(const TxEffects& effects, size_t batch_size) {
   }
 }
 
+Status JobEventCounter::OnJob(store::WriteTx&, TxContext& ctx, const JobWrite& write) {
+  for (const CountedEvent& c : Describe(write.outcome).counts) {
+    if (c.event == nullptr) break;
+    const char* reason = c.by_dead_reason ? DeadReasonName(write.job.dead_reason) : "";
+    ctx.effects.job_events[{write.job.queue_name, c.event, reason}] += 1;
+  }
+  return Status::Ok();
+}
+
 // Read from the counters themselves, so the chart and /metrics never disagree.
 std::map<std::string, JobCounts> EngineMetrics::Totals() const {
   static constexpr std::pair<const char*, long long JobCounts::*> kCharted[] = {

@@ -16,6 +16,7 @@
 #include "engine/requests.h"
 #include "engine/throughput.h"
 #include "engine/tx_context.h"
+#include "engine/write_hook.h"
 
 namespace redrive::engine {
 
@@ -38,6 +39,15 @@ class EngineMetrics {
 
  private:
   MetricsRegistry registry_;
+};
+
+// The write hook that feeds the job counters: records the metric events of
+// each write's outcome (core's outcome table) in ctx.effects.job_events,
+// which OnCommitted adds up once the batch is committed.
+class JobEventCounter final : public WriteHook {
+ public:
+  Status OnJob(store::WriteTx& tx, TxContext& ctx, const JobWrite& write) override;
+  Status OnQueue(store::WriteTx&, TxContext&, const QueueWrite&) override { return Status::Ok(); }
 };
 
 // The gauges read from the store at scrape time: jobs by queue and status,

@@ -1,24 +1,25 @@
 // What one group-commit transaction needs besides the store: the batch's
-// `now`, randomness, and a record of what the batch made due, so that after
-// the commit the engine can wake long-poll waiters and background services.
+// `now`, randomness, the hooks that see each write (write_hook.h), and a
+// record of the batch's effects (what it made due, what it counted) that the
+// committer hands to its after-commit sinks: waking long-poll waiters and
+// background services, moving the metrics counters.
 #pragma once
 
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <tuple>
-#include <vector>
 
 #include "core/clock.h"
 #include "core/job.h"
 #include "core/queue.h"
 #include "core/random.h"
-#include "core/transition.h"
-#include "core/webhook_event.h"
+#include "core/status.h"
+#include "engine/write_hook.h"
+#include "store/store.h"
 
 namespace redrive::engine {
-
-struct WebhookSubscriptions;
 
 struct TxEffects {
   // Queues that gained claimable (pending) jobs, and how many.
@@ -30,10 +31,11 @@ struct TxEffects {
   std::optional<Instant> earliest_lease_expiry;
   std::optional<Instant> earliest_deadline;
   // What the batch did to jobs, for the metrics counters (engine/metrics.h):
-  // (queue, event, dead reason or "") → count. Events: enqueued, claimed,
-  // completed, failed (an attempt that failed or lost its lease),
-  // retry_scheduled, lease_expired, deadlettered, redriven. Recorded inside
-  // the transaction, counted only once the commit succeeded.
+  // (queue, event, dead reason or "") → count. The events each outcome counts
+  // are in core's outcome table (enqueued, claimed, completed, failed,
+  // retry_scheduled, lease_expired, deadlettered, redriven); JobEventCounter
+  // records them inside the transaction, and they are counted only once the
+  // commit succeeded.
   std::map<std::tuple<std::string, std::string, std::string>, long long> job_events;
   // The batch wrote webhook deliveries due now (wake the dispatcher).
   bool wrote_deliveries = false;
@@ -52,29 +54,15 @@ struct TxContext {
   // Queue configs already read by this operation (a bulk enqueue reads its
   // queue once, not once per job).
   std::map<std::string, QueueConfig> queues;
-  // The webhook subscriptions of this batch; null when no webhook is
-  // enabled (the common case: then no event costs more than this test).
-  const WebhookSubscriptions* webhooks = nullptr;
-  // Events of this request that some webhook wants. The committer writes
-  // their delivery rows (the outbox) before releasing the request's
-  // savepoint, so a request that fails or rolls back leaves none.
-  std::vector<WebhookEvent> webhook_events;
+  // The committer's hooks, called for every job and queue write.
+  std::span<WriteHook* const> hooks;
 
   // Records the effects of a job now being in state `job`.
   void Track(const Job& job);
-  // Records the metrics events of a written change (see job_events) and
-  // the webhook events it causes; `event` is what Apply() was given.
-  void CountEvents(const Change& change, const Event& event);
-  // The same for a job just inserted by enqueue.
-  void CountEnqueued(const Job& job);
-  // A queue was paused or resumed: "queue.paused" / "queue.resumed".
-  void QueueEvent(const char* event, const std::string& queue,
-                  const std::optional<std::string>& reason);
-  void CountEvent(const std::string& queue, const char* event, std::string reason = "");
-
- private:
-  void WebhookJobEvent(const char* event, const Job& job, const JobEventExtras& extras = {});
-  void WebhookEvents(const Change& change, const Event& event);
+  // Tells every hook that this request wrote `write` (see write_hook.h);
+  // the first error fails the request.
+  Status Wrote(store::WriteTx& tx, const JobWrite& write);
+  Status Wrote(store::WriteTx& tx, const QueueWrite& write);
 };
 
 }  // namespace redrive::engine

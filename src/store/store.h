@@ -136,6 +136,9 @@ class WriteTx : public ReadTx {
   // Inserts a new job and its "created" history entry. If job.idempotency_key
   // is already used by an existing job, inserts nothing and returns that job's
   // id with created = false.
+  // History entries, here and in ApplyChange, are written as given: their ids
+  // are assigned by core (NewHistoryEntry, core/transition.h), never by a
+  // store. REQUIRES: created.id is set (INTERNAL otherwise).
   virtual Result<InsertOutcome> InsertJob(const Job& job, const HistoryEntry& created) = 0;
 
   // Writes change.after if the stored row still matches the guard (its id,

@@ -41,7 +41,10 @@ Job AsDead(Job job, DeadReason reason, Instant dead_at);
 Job AsCompleted(Job job, Instant done_at);
 Job AsCancelled(Job job, Instant at);
 
-// The "created" history entry of `job`, with an empty id (the store names it).
+// A UUIDv7 history id made from `seed` (the same seed, the same id). Stores
+// write history ids as given: core assigns them, never a store.
+std::string HistoryId(const std::string& seed);
+// The "created" history entry of `job`, with the id HistoryId(job.id + "/created").
 HistoryEntry CreatedEntry(const Job& job);
 
 // The ids of `jobs`, in order.

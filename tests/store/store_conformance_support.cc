@@ -1,5 +1,7 @@
 #include <sstream>
 
+#include "core/ids.h"
+#include "core/random.h"
 #include "core/time_format.h"
 #include "store_conformance.h"
 
@@ -68,8 +70,14 @@ Job AsCancelled(Job job, Instant at) {
   return job;
 }
 
+std::string HistoryId(const std::string& seed) {
+  FixedRandom random(std::hash<std::string>{}(seed));
+  return NewUuidV7(T(0), random);
+}
+
 HistoryEntry CreatedEntry(const Job& job) {
   HistoryEntry h;
+  h.id = HistoryId(job.id + "/created");
   h.job_id = job.id;
   h.event_type = "created";
   h.details_json = R"({"queue_name":")" + job.queue_name + "\"}";

@@ -99,7 +99,7 @@ TEST_P(StoreConformanceTest, GetUnknownJobIsNotFound) {
   EXPECT_EQ(job.status().code(), ErrorCode::kNotFound);
 }
 
-TEST_P(StoreConformanceTest, InsertWritesCreatedHistoryWithGeneratedId) {
+TEST_P(StoreConformanceTest, InsertWritesCreatedHistoryWithItsId) {
   Job job = MakeJob("job-1");
   Insert({job});
   auto tx = BeginRead();
@@ -108,6 +108,7 @@ TEST_P(StoreConformanceTest, InsertWritesCreatedHistoryWithGeneratedId) {
   ASSERT_EQ(history->size(), 1u);
   const HistoryEntry& h = (*history)[0];
   EXPECT_TRUE(IsUuid(h.id)) << h.id;
+  EXPECT_EQ(h.id, CreatedEntry(job).id);  // as given: core assigns history ids
   EXPECT_EQ(h.job_id, job.id);
   EXPECT_EQ(h.event_type, "created");
   EXPECT_EQ(h.worker_id, std::nullopt);
@@ -168,8 +169,8 @@ Change ClaimChange(const Job& job, const std::string& worker, const std::string&
   c.before = job;
   c.after = AsProcessing(job, worker, lease, now + std::chrono::seconds(30));
   c.after.updated_at = now;
-  c.history =
-      HistoryEntry{"", job.id, "processing", worker, R"({"lease_id":")" + lease + "\"}", now};
+  c.history = HistoryEntry{HistoryId(job.id + "/processing/" + lease), job.id, "processing", worker,
+                           R"({"lease_id":")" + lease + "\"}",         now};
   return c;
 }
 
@@ -184,7 +185,8 @@ Change CompleteChange(const Job& held, Instant now) {
   c.after.completed_at = now;
   c.after.updated_at = now;
   c.after.result = R"({"sent":true})";
-  c.history = HistoryEntry{"", held.id, "completed", held.assigned_worker_id, "{}", now};
+  c.history = HistoryEntry{HistoryId(held.id + "/completed"), held.id, "completed",
+                           held.assigned_worker_id,           "{}",    now};
   return c;
 }
 
@@ -259,6 +261,32 @@ TEST_P(StoreConformanceTest, ApplyChangeWritesPayloadAndResultOnlyWhenChanged) {
   repair.after.payload = R"({"fixed":true})";
   Write([&](WriteTx& tx) { ASSERT_TRUE(tx.ApplyChange(repair).ok()); });
   EXPECT_EQ(Get(dead.id).payload, R"({"fixed":true})");
+}
+
+// History ids are core's to assign: a store writes them as given and has no
+// fallback, so an entry without one is a bug it refuses (nothing written).
+TEST_P(StoreConformanceTest, HistoryEntriesWithoutAnIdAreRefused) {
+  Job job = MakeJob("job-1");
+  HistoryEntry unnamed = CreatedEntry(job);
+  unnamed.id.clear();
+  {
+    auto tx = BeginWrite();
+    ASSERT_NE(tx, nullptr);
+    auto out = tx->InsertJob(job, unnamed);
+    ASSERT_FALSE(out.ok());
+    EXPECT_EQ(out.status().code(), ErrorCode::kInternal) << out.status().ToString();
+  }  // rolled back
+  Insert({job});
+  Change claim = ClaimChange(job, "w1", "lease-a", T(1));
+  claim.history->id.clear();
+  {
+    auto tx = BeginWrite();
+    ASSERT_NE(tx, nullptr);
+    Status st = tx->ApplyChange(claim);
+    EXPECT_EQ(st.code(), ErrorCode::kInternal) << st.ToString();
+  }  // rolled back
+  EXPECT_EQ(Get(job.id).status, JobStatus::kPending);
+  EXPECT_EQ(BeginRead()->GetHistory(job.id)->size(), 1u);
 }
 
 TEST_P(StoreConformanceTest, ApplyChangeWithoutHistoryWritesNone) {

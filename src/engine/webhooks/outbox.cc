@@ -1,35 +1,61 @@
 #include "engine/webhooks/outbox.h"
 
+#include <variant>
+
 #include "core/ids.h"
-#include "engine/webhooks/subscriptions.h"
+#include "core/outcome.h"
 
 namespace redrive::engine {
 
-Status WriteOutbox(store::WriteTx& tx, TxContext& ctx) {
-  for (const WebhookEvent& event : ctx.webhook_events) {
-    // One event id for every webhook it goes to: receivers dedupe on it.
-    const std::string event_id = NewUuidV7(ctx.now, ctx.random);
-    std::string json_body;  // built once, shared by every json-format webhook
-    for (const Webhook& w : ctx.webhooks->webhooks) {
-      if (!WebhookWants(w, event.name)) continue;
-      WebhookDelivery d;
-      d.id = NewUuidV7(ctx.now, ctx.random);
-      d.webhook_id = w.id;
-      d.event_id = event_id;
-      d.event = event.name;
-      if (w.format == WebhookFormat::kJson) {
-        if (json_body.empty()) json_body = WebhookEnvelope(event_id, event, ctx.now);
-        d.body = json_body;
-      } else {
-        d.body = WebhookBody(w.format, event_id, event, ctx.now);
-      }
-      d.created_at = ctx.now;
-      d.next_attempt_at = ctx.now;
-      REDRIVE_RETURN_IF_ERROR(tx.InsertDelivery(d));
-      ctx.effects.wrote_deliveries = true;
+void WebhookOutbox::BeginBatch() {
+  batch_ = subscriptions_.Get();
+  if (batch_->empty()) batch_.reset();
+}
+
+Status WebhookOutbox::OnJob(store::WriteTx& tx, TxContext& ctx, const JobWrite& write) {
+  if (batch_ == nullptr) return Status::Ok();
+  for (const EmittedWebhook& emit : Describe(write.outcome).webhooks) {
+    if (emit.event == nullptr) break;
+    if (!batch_->Wants(emit.event)) continue;
+    JobEventExtras extras{.will_retry = emit.will_retry};
+    if (emit.retry_source) {
+      // Only a Retry event has a retry-source outcome; it says who asked.
+      extras.source = std::get<event::Retry>(*write.event).source;
     }
+    REDRIVE_RETURN_IF_ERROR(Write(tx, ctx, JobWebhookEvent(emit.event, write.job, extras)));
   }
-  ctx.webhook_events.clear();
+  return Status::Ok();
+}
+
+Status WebhookOutbox::OnQueue(store::WriteTx& tx, TxContext& ctx, const QueueWrite& write) {
+  if (batch_ == nullptr) return Status::Ok();
+  const std::string_view name = QueueWebhookEventName(write.outcome);
+  if (!batch_->Wants(name)) return Status::Ok();
+  return Write(tx, ctx, QueueWebhookEvent(name, write.queue_name, write.reason));
+}
+
+Status WebhookOutbox::Write(store::WriteTx& tx, TxContext& ctx, const WebhookEvent& event) {
+  // One event id for every webhook it goes to: receivers dedupe on it.
+  const std::string event_id = NewUuidV7(ctx.now, ctx.random);
+  std::string json_body;  // built once, shared by every json-format webhook
+  for (const Webhook& w : batch_->webhooks) {
+    if (!WebhookWants(w, event.name)) continue;
+    WebhookDelivery d;
+    d.id = NewUuidV7(ctx.now, ctx.random);
+    d.webhook_id = w.id;
+    d.event_id = event_id;
+    d.event = event.name;
+    if (w.format == WebhookFormat::kJson) {
+      if (json_body.empty()) json_body = WebhookEnvelope(event_id, event, ctx.now);
+      d.body = json_body;
+    } else {
+      d.body = WebhookBody(w.format, event_id, event, ctx.now);
+    }
+    d.created_at = ctx.now;
+    d.next_attempt_at = ctx.now;
+    REDRIVE_RETURN_IF_ERROR(tx.InsertDelivery(d));
+    ctx.effects.wrote_deliveries = true;
+  }
   return Status::Ok();
 }
 

@@ -1,17 +1,42 @@
-// The durable outbox: turns the webhook events a request caused into
+// The durable outbox: the write hook that turns what a request wrote into
 // webhook_deliveries rows, inside that request's savepoint of the group
 // commit. The state change and its deliveries commit (or roll back) together,
 // so a crash between the change and the POST loses nothing.
+//
+// Which webhook events a write emits is core's outcome table; which webhooks
+// get them is one SubscriptionCache snapshot per batch. With no enabled
+// webhook the snapshot is left unset and a write costs one pointer test.
+//
+// Thread-safety: a write hook, called on the committer thread only.
 #pragma once
 
+#include <memory>
+
+#include "core/webhook_event.h"
 #include "engine/tx_context.h"
+#include "engine/webhooks/subscriptions.h"
+#include "engine/write_hook.h"
 #include "store/store.h"
 
 namespace redrive::engine {
 
-// Writes one pending delivery, due now, per (event of ctx.webhook_events,
-// subscribed enabled webhook of ctx.webhooks) and clears the events.
-// REQUIRES: ctx.webhooks is non-null when events are present.
-Status WriteOutbox(store::WriteTx& tx, TxContext& ctx);
+class WebhookOutbox final : public WriteHook {
+ public:
+  // `subscriptions` must outlive this.
+  explicit WebhookOutbox(const SubscriptionCache& subscriptions) : subscriptions_(subscriptions) {}
+
+  void BeginBatch() override;
+  // Writes one pending delivery, due now, per (emitted event, enabled
+  // webhook subscribed to it).
+  Status OnJob(store::WriteTx& tx, TxContext& ctx, const JobWrite& write) override;
+  Status OnQueue(store::WriteTx& tx, TxContext& ctx, const QueueWrite& write) override;
+
+ private:
+  Status Write(store::WriteTx& tx, TxContext& ctx, const WebhookEvent& event);
+
+  const SubscriptionCache& subscriptions_;
+  // This batch's snapshot; null when no webhook is enabled.
+  std::shared_ptr<const WebhookSubscriptions> batch_;
+};
 
 }  // namespace redrive::engine

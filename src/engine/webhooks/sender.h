@@ -1,6 +1,6 @@
 // The one I/O seam of webhook delivery: POST a body to a URL and say what
 // happened. The HTTP implementation (Beast, TLS, signing) lives in
-// src/webhooks/ and is wired by the app; engine tests use a fake.
+// src/outbound_http/ and is wired by the app; engine tests use a fake.
 #pragma once
 
 #include <string>

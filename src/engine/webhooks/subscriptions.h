@@ -1,7 +1,8 @@
 // Which enabled webhooks want which events, as an immutable snapshot the
-// committer consults for every event. With no enabled webhook the snapshot
-// is empty and an event costs one pointer test (TxContext::webhooks is left
-// null), so the job hot path pays nothing for the feature.
+// outbox (outbox.h) takes once per batch and consults for every write. With no
+// enabled webhook the snapshot is empty and a write costs one pointer test
+// (the outbox keeps no snapshot), so the job hot path pays nothing for the
+// feature.
 //
 // The snapshot is replaced after every webhook create/update/delete commit
 // (on the committer thread, before the next batch runs, so the next batch

@@ -72,7 +72,7 @@ Result<std::unique_ptr<ReadTx>> SqliteStore::BeginRead() {
 Result<std::unique_ptr<WriteTx>> SqliteStore::BeginWrite() {
   std::unique_lock<std::mutex> lock(writer_mu_);
   REDRIVE_ASSIGN_OR_RETURN(std::unique_ptr<SqliteWriteTx> tx,
-                           SqliteWriteTx::Begin(*writer_, std::move(lock), random_));
+                           SqliteWriteTx::Begin(*writer_, std::move(lock)));
   return std::unique_ptr<WriteTx>(std::move(tx));
 }
 

@@ -18,7 +18,6 @@
 #include <mutex>
 #include <string>
 
-#include "core/random.h"
 #include "core/status.h"
 #include "store/sqlite/checkpointer.h"
 #include "store/sqlite/connection.h"
@@ -62,7 +61,6 @@ class SqliteStore final : public Store {
   std::mutex writer_mu_;                        // held by the live WriteTx, if any
   std::unique_ptr<sqlite::Connection> writer_;  // guarded by writer_mu_
   sqlite::ReadConnectionPool readers_;
-  SystemRandom random_;  // ids of history entries the engine left unnamed
   // Declared last so it stops (and unhooks the writer) first.
   std::unique_ptr<sqlite::Checkpointer> checkpointer_;
 };

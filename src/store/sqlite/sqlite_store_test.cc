@@ -30,7 +30,7 @@ Job PendingJob(const std::string& id) {
 }
 
 HistoryEntry Created(const Job& job) {
-  return HistoryEntry{"", job.id, "created", std::nullopt, "{}", job.created_at};
+  return HistoryEntry{"created-" + job.id, job.id, "created", std::nullopt, "{}", job.created_at};
 }
 
 class SqliteStoreTest : public ::testing::Test {

@@ -4,7 +4,6 @@
 
 #include <string>
 
-#include "core/ids.h"
 #include "store/sqlite/job_columns.h"
 #include "store/sqlite/job_sql.h"
 
@@ -23,12 +22,11 @@ const char* FirstFixedColumn(JobColumnSet changed) {
 }  // namespace
 
 Result<std::unique_ptr<SqliteWriteTx>> SqliteWriteTx::Begin(Connection& conn,
-                                                            std::unique_lock<std::mutex> lock,
-                                                            Random& random) {
+                                                            std::unique_lock<std::mutex> lock) {
   // IMMEDIATE takes the write lock now, so a transaction never fails
   // half-way with SQLITE_BUSY when it upgrades from reading to writing.
   REDRIVE_RETURN_IF_ERROR(conn.Exec("BEGIN IMMEDIATE"));
-  return std::unique_ptr<SqliteWriteTx>(new SqliteWriteTx(conn, std::move(lock), random));
+  return std::unique_ptr<SqliteWriteTx>(new SqliteWriteTx(conn, std::move(lock)));
 }
 
 SqliteWriteTx::~SqliteWriteTx() {
@@ -126,10 +124,12 @@ Status SqliteWriteTx::ApplyChange(const Change& change) {
 }
 
 Status SqliteWriteTx::InsertHistory(const HistoryEntry& h, const std::string& job_id) {
-  std::string generated_id;
-  if (h.id.empty()) generated_id = NewUuidV7(h.created_at, random_);
+  if (h.id.empty()) {
+    return Status::Internal("history entry \"" + h.event_type + "\" of job " + job_id +
+                            " has no id (core's NewHistoryEntry assigns it)");
+  }
   REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(sql::kInsertHistory));
-  stmt.Bind(1, h.id.empty() ? generated_id : h.id);
+  stmt.Bind(1, h.id);
   stmt.Bind(2, job_id);
   stmt.Bind(3, h.event_type);
   stmt.Bind(4, h.worker_id);

@@ -18,7 +18,6 @@
 #include <string>
 #include <vector>
 
-#include "core/random.h"
 #include "store/sqlite/connection.h"
 #include "store/sqlite/sqlite_reads.h"
 #include "store/store.h"
@@ -29,10 +28,8 @@ class SqliteWriteTx final : public SqliteReads<WriteTx> {
  public:
   // Starts the transaction on `conn` (BEGIN IMMEDIATE); `lock` holds the
   // writer mutex and is released when the transaction is destroyed.
-  // `random` makes ids for history entries that come without one.
   static Result<std::unique_ptr<SqliteWriteTx>> Begin(Connection& conn,
-                                                      std::unique_lock<std::mutex> lock,
-                                                      Random& random);
+                                                      std::unique_lock<std::mutex> lock);
   ~SqliteWriteTx() override;  // rolls back unless committed
 
   Status Savepoint() override;
@@ -71,17 +68,17 @@ class SqliteWriteTx final : public SqliteReads<WriteTx> {
   Result<long long> DeleteFinishedDeliveries(Instant before, int limit) override;
 
  private:
-  SqliteWriteTx(Connection& conn, std::unique_lock<std::mutex> lock, Random& random)
-      : SqliteReads(conn), lock_(std::move(lock)), random_(random) {}
+  SqliteWriteTx(Connection& conn, std::unique_lock<std::mutex> lock)
+      : SqliteReads(conn), lock_(std::move(lock)) {}
 
   // OK while the transaction SQLite holds is still ours to use.
   Status CheckOpen() const;
-  // Writes `h` for job `job_id` (authoritative over h.job_id).
+  // Writes `h` for job `job_id` (authoritative over h.job_id); INTERNAL if
+  // `h` has no id (ids are core's to assign).
   Status InsertHistory(const HistoryEntry& h, const std::string& job_id);
   Status InsertTags(const std::string& job_id, const Tags& tags);
 
   std::unique_lock<std::mutex> lock_;
-  Random& random_;
   bool committed_ = false;
 };
 

@@ -1,11 +1,11 @@
-#include "webhooks/hmac.h"
+#include "outbound_http/hmac.h"
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
 #include <stdexcept>
 
-namespace redrive::webhooks {
+namespace redrive::outbound_http {
 
 std::string HmacSha256Hex(std::string_view key, std::string_view message) {
   unsigned char mac[EVP_MAX_MD_SIZE];
@@ -35,4 +35,4 @@ std::string SignatureHeader(std::string_view secret, int64_t unix_seconds, std::
   return "sha256=" + HmacSha256Hex(secret, message);
 }
 
-}  // namespace redrive::webhooks
+}  // namespace redrive::outbound_http

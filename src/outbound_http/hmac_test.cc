@@ -1,8 +1,8 @@
-#include "webhooks/hmac.h"
+#include "outbound_http/hmac.h"
 
 #include <gtest/gtest.h>
 
-namespace redrive::webhooks {
+namespace redrive::outbound_http {
 namespace {
 
 // RFC 4231, test case 2: key "Jefe".
@@ -23,4 +23,4 @@ TEST(SignatureHeaderTest, SignsTimestampDotBody) {
 }
 
 }  // namespace
-}  // namespace redrive::webhooks
+}  // namespace redrive::outbound_http

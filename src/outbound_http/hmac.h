@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace redrive::webhooks {
+namespace redrive::outbound_http {
 
 // Lower-case hex of HMAC-SHA256(key, message).
 std::string HmacSha256Hex(std::string_view key, std::string_view message);
@@ -15,4 +15,4 @@ std::string HmacSha256Hex(std::string_view key, std::string_view message);
 // replayed with another timestamp.
 std::string SignatureHeader(std::string_view secret, int64_t unix_seconds, std::string_view body);
 
-}  // namespace redrive::webhooks
+}  // namespace redrive::outbound_http

@@ -12,7 +12,7 @@
 
 #include "engine/webhooks/sender.h"
 
-namespace redrive::webhooks {
+namespace redrive::outbound_http {
 
 struct HttpSenderOptions {
   std::chrono::milliseconds timeout{10'000};
@@ -31,4 +31,4 @@ class HttpSender final : public engine::WebhookSender {
   std::unique_ptr<Tls> tls_;  // the shared TLS context (trust store loaded once)
 };
 
-}  // namespace redrive::webhooks
+}  // namespace redrive::outbound_http

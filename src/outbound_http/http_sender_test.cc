@@ -1,6 +1,6 @@
 // HttpSender against a one-shot socket server on loopback: what it sends
 // (headers, signature) and how it classifies answers, errors and timeouts.
-#include "webhooks/http_sender.h"
+#include "outbound_http/http_sender.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -11,9 +11,9 @@
 #include <string>
 #include <thread>
 
-#include "webhooks/hmac.h"
+#include "outbound_http/hmac.h"
 
-namespace redrive::webhooks {
+namespace redrive::outbound_http {
 namespace {
 
 using namespace std::chrono_literals;
@@ -126,4 +126,4 @@ TEST(HttpSenderTest, RefusedConnectionsAndBadUrlsAreFailures) {
 }
 
 }  // namespace
-}  // namespace redrive::webhooks
+}  // namespace redrive::outbound_http

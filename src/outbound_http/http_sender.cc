@@ -1,4 +1,4 @@
-#include "webhooks/http_sender.h"
+#include "outbound_http/http_sender.h"
 
 #include <openssl/err.h>
 
@@ -15,9 +15,9 @@
 #include <exception>
 #include <optional>
 
-#include "webhooks/hmac.h"
+#include "outbound_http/hmac.h"
 
-namespace redrive::webhooks {
+namespace redrive::outbound_http {
 namespace {
 
 namespace net = boost::asio;
@@ -178,4 +178,4 @@ AttemptResult HttpSender::Send(const engine::OutgoingPost& post, Instant now) {
   return finish(result);
 }
 
-}  // namespace redrive::webhooks
+}  // namespace redrive::outbound_http

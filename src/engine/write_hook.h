@@ -1,0 +1,54 @@
+// What a request's writes cause besides the rows themselves — metric events
+// counted, webhook deliveries put in the outbox, and whatever comes next
+// (realtime events, an audit log) — as hooks the committer calls inside each
+// request's savepoint. The committer knows only this interface; what an
+// outcome means for each hook is read from core's outcome table.
+//
+// Thread-safety: hooks are called on the committer thread only.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/job.h"
+#include "core/outcome.h"
+#include "core/status.h"
+#include "core/transition.h"
+#include "store/store.h"
+
+namespace redrive::engine {
+
+struct TxContext;
+
+// A job the current request just wrote: a change Apply() decided, or a job
+// enqueue inserted (outcome kCreated).
+struct JobWrite {
+  Outcome outcome;
+  const Job& job;      // as written
+  const Event* event;  // what Apply() was given; null for an insert
+};
+
+// A queue the current request just paused or resumed.
+struct QueueWrite {
+  QueueOutcome outcome;
+  const std::string& queue_name;
+  const std::optional<std::string>& reason;  // why it was paused
+};
+
+class WriteHook {
+ public:
+  virtual ~WriteHook() = default;
+
+  // Once per group commit, before its first request runs (e.g. to take one
+  // snapshot of configuration for the whole batch).
+  virtual void BeginBatch() {}
+
+  // Called as each write of a request is made, inside the request's
+  // savepoint: rows written to `tx` commit or roll back with the request, and
+  // so does what is recorded in ctx.effects. An error fails the request.
+  // Called for every write, so the common case must stay one test.
+  virtual Status OnJob(store::WriteTx& tx, TxContext& ctx, const JobWrite& write) = 0;
+  virtual Status OnQueue(store::WriteTx& tx, TxContext& ctx, const QueueWrite& write) = 0;
+};
+
+}  // namespace redrive::engine
