@@ -16,7 +16,6 @@
 #include <string>
 #include <vector>
 
-#include "core/random.h"
 #include "store/sqlite/connection.h"
 #include "store/sqlite/sqlite_schema.h"
 #include "store/sqlite/sqlite_write_tx.h"
@@ -150,7 +149,6 @@ class JobColumnsTest : public ::testing::Test {
   TempDirForTest dir_;
   std::unique_ptr<Connection> conn_;
   std::mutex writer_;
-  FixedRandom random_{7};
 };
 
 TEST_F(JobColumnsTest, NameEveryColumnOfTheSchemaInOrder) {
@@ -183,7 +181,7 @@ TEST_F(JobColumnsTest, EachColumnIsDiffedWrittenAndReadOnItsOwn) {
     changes.at(name)(after);
     EXPECT_EQ(ChangedColumns(before, after), ColumnBit(i));
 
-    auto tx = SqliteWriteTx::Begin(*conn_, std::unique_lock(writer_), random_);
+    auto tx = SqliteWriteTx::Begin(*conn_, std::unique_lock(writer_));
     ASSERT_TRUE(tx.ok()) << tx.status().ToString();
     HistoryEntry created{"h-" + name, before.id, "created", std::nullopt, "{}", before.created_at};
     ASSERT_TRUE((*tx)->InsertJob(before, created).ok());
