@@ -19,10 +19,7 @@ Result<std::optional<std::vector<std::string>>> Events(const wire::FieldReader& 
   std::vector<std::string> events;
   for (const boost::json::value& v : *array) {
     if (!v.is_string() || !IsWebhookEvent(v.get_string())) {
-      return Status::Validation(
-          "events",
-          "events must be names among job.created, job.started, job.completed, job.failed, "
-          "job.deadlettered, job.retried, job.cancelled, queue.paused, queue.resumed");
+      return Status::Validation("events", "events must be names among " + WebhookEventNames());
     }
     std::string name(v.get_string());
     if (std::find(events.begin(), events.end(), name) == events.end()) events.push_back(name);

@@ -10,6 +10,15 @@ bool IsWebhookEvent(std::string_view name) {
          std::end(kWebhookEventNames);
 }
 
+std::string WebhookEventNames() {
+  std::string out;
+  for (std::string_view name : kWebhookEventNames) {
+    if (!out.empty()) out += ", ";
+    out += name;
+  }
+  return out;
+}
+
 const char* WebhookFormatName(WebhookFormat f) {
   return f == WebhookFormat::kSlack ? "slack" : "json";
 }

@@ -19,6 +19,8 @@ inline constexpr std::string_view kWebhookEventNames[] = {
     "job.created", "job.started",   "job.completed", "job.failed",   "job.deadlettered",
     "job.retried", "job.cancelled", "queue.paused",  "queue.resumed"};
 bool IsWebhookEvent(std::string_view name);
+// kWebhookEventNames joined with ", " (error messages).
+std::string WebhookEventNames();
 // Sent only by POST /outgoing-webhooks/{id}/test, whatever the subscription.
 inline constexpr std::string_view kWebhookTestEvent = "webhook.test";
 

@@ -32,6 +32,13 @@ TEST(WebhookEventsTest, TheContractsNineEventsAreKnownAndNothingElse) {
   EXPECT_FALSE(IsWebhookEvent(""));
 }
 
+// The list error messages name (POST /outgoing-webhooks with an unknown event).
+TEST(WebhookEventsTest, NamesListsEveryEventInOrder) {
+  EXPECT_EQ(WebhookEventNames(),
+            "job.created, job.started, job.completed, job.failed, job.deadlettered, "
+            "job.retried, job.cancelled, queue.paused, queue.resumed");
+}
+
 TEST(WebhookWantsTest, OnlySubscribedEventsOfEnabledWebhooks) {
   EXPECT_TRUE(WebhookWants(Hook({"job.failed", "job.created"}), "job.failed"));
   EXPECT_FALSE(WebhookWants(Hook({"job.failed"}), "job.completed"));
