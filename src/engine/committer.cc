@@ -59,16 +59,6 @@ Status Committer::RunAndWait(std::function<Status(store::WriteTx&, TxContext&)> 
   return result.get();
 }
 
-long long Committer::commits() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return commits_;
-}
-
-long long Committer::ops_committed() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return ops_committed_;
-}
-
 void Committer::Loop() {
   std::deque<WriteOp> batch;
   for (;;) {
@@ -122,11 +112,6 @@ void Committer::RunBatch(std::deque<WriteOp>& batch) {
   if (!commit_status.ok()) {
     spdlog::error("group commit of {} requests failed: {}", batch.size(), commit_status.ToString());
     commit_status = Status::Unavailable("store error: " + commit_status.message());
-  }
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    commits_ += 1;
-    ops_committed_ += static_cast<long long>(batch.size());
   }
   if (commit_status.ok() && recorded_) recorded_(ctx.effects, batch.size());
   // Only now, with the data durable, does any request learn its outcome.

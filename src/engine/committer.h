@@ -65,11 +65,6 @@ class Committer {
   // background services and tests; never call it from an I/O thread).
   Status RunAndWait(std::function<Status(store::WriteTx&, TxContext&)> run);
 
-  // Sizes of the last batches, for metrics and tests: how many commits so far
-  // and how many ops they carried.
-  long long commits() const;
-  long long ops_committed() const;
-
  private:
   void Loop();
   void RunBatch(std::deque<WriteOp>& batch);
@@ -82,13 +77,11 @@ class Committer {
   EffectsSink answered_;
   std::vector<WriteHook*> hooks_;
 
-  mutable std::mutex mu_;
+  std::mutex mu_;
   std::condition_variable cv_;
   std::deque<WriteOp> queue_;
   bool accepting_ = false;
   bool stop_ = false;
-  long long commits_ = 0;
-  long long ops_committed_ = 0;
   std::thread thread_;
 };
 
