@@ -88,7 +88,7 @@ class Client {
   Result<WorkerInfo> WorkerHeartbeat(const std::string& worker_id,
                                      const WorkerHeartbeatRequest& request);
   Status DeregisterWorker(const std::string& worker_id);
-  Result<std::vector<WorkerInfo>> ListWorkers();
+  Result<std::vector<WorkerInfo>> ListWorkers();  // every worker, paging GET /workers
   Result<WorkerInfo> GetWorker(const std::string& worker_id);
 
   // ---- Leases

@@ -91,17 +91,35 @@ Result<std::optional<BackoffPolicy>> Backoff(const wire::FieldReader& r) {
   return std::optional<BackoffPolicy>(policy);
 }
 
-Result<Tags> TagsField(const wire::FieldReader& r) {
+Result<Tags> TagsField(const wire::FieldReader& r, const ServerLimits& limits) {
   REDRIVE_ASSIGN_OR_RETURN(const boost::json::object* object, r.Object("tags"));
   Tags tags;
   if (object == nullptr) return tags;
+  const std::string field = r.Path("tags");
+  if (object->size() > limits.max_tags) {
+    return Status::Validation(field,
+                              field + ": at most " + std::to_string(limits.max_tags) + " tags");
+  }
   for (const auto& [key, value] : *object) {
-    std::string path = r.Path("tags") + "." + std::string(key);
+    // A key too long is named by its object, not echoed: it may be huge.
+    if (key.size() > limits.max_tag_key_bytes) {
+      return Status::Validation(field, field + ": tag keys must be at most " +
+                                           std::to_string(limits.max_tag_key_bytes) + " bytes");
+    }
+    std::string path = field + "." + std::string(key);
     if (key.empty() || key.find('=') != boost::json::string_view::npos) {
       return Status::Validation(path, "tag keys must be non-empty and must not contain '='");
     }
     if (!value.is_string()) return Status::Validation(path, path + " must be a string");
+    if (value.get_string().size() > limits.max_tag_value_bytes) {
+      return Status::Validation(
+          path, path + " must be at most " + std::to_string(limits.max_tag_value_bytes) + " bytes");
+    }
     tags.emplace(std::string(key), std::string(value.get_string()));
+  }
+  if (wire::SerializeJson(boost::json::value(*object)).size() > limits.max_tags_bytes) {
+    return Status::Validation(field, field + " must serialize to at most " +
+                                         std::to_string(limits.max_tags_bytes) + " bytes");
   }
   return tags;
 }

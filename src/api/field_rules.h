@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "core/job.h"
+#include "core/limits.h"
 #include "core/status.h"
 #include "wire/field_reader.h"
 
@@ -36,8 +37,10 @@ Result<std::optional<int>> LeaseSeconds(const wire::FieldReader& r);
 Result<std::optional<BackoffPolicy>> Backoff(const wire::FieldReader& r);
 
 // {"key": "value", ...}: values must be strings; keys non-empty and free of
-// '=' (the tag filter's "key=value" syntax would be ambiguous).
-Result<Tags> TagsField(const wire::FieldReader& r);
+// '=' (the tag filter's "key=value" syntax would be ambiguous); count, key
+// and value length and serialized size within `limits` (the count and total
+// name "tags", a key too long names "tags", a value too long "tags.KEY").
+Result<Tags> TagsField(const wire::FieldReader& r, const ServerLimits& limits);
 
 Result<std::optional<std::string>> IdempotencyKey(const wire::FieldReader& r);
 

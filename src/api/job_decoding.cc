@@ -48,7 +48,7 @@ Result<engine::EnqueueParams> DecodeJobFields(const wire::FieldReader& r,
   REDRIVE_RETURN_IF_ERROR(DecodeSettings(r, defaults, p));
   REDRIVE_ASSIGN_OR_RETURN(p.scheduled_at, r.Time("scheduled_at"));
   REDRIVE_ASSIGN_OR_RETURN(p.expires_at, r.Time("expires_at"));
-  REDRIVE_ASSIGN_OR_RETURN(p.tags, TagsField(r));
+  REDRIVE_ASSIGN_OR_RETURN(p.tags, TagsField(r, limits));
   REDRIVE_ASSIGN_OR_RETURN(p.idempotency_key, IdempotencyKey(r));
   return p;
 }

@@ -4,6 +4,7 @@
 
 #include "api/field_rules.h"
 #include "api/handlers.h"
+#include "api/request_decoding.h"
 #include "api/responses.h"
 #include "core/limits.h"
 #include "wire/worker_json.h"
@@ -26,7 +27,7 @@ Result<engine::RegisterWorkerParams> DecodeRegister(const boost::json::object& b
                            r.Int("max_concurrency", 1, kMaxConcurrency));
   p.max_concurrency = static_cast<int>(concurrency.value_or(1));
   REDRIVE_ASSIGN_OR_RETURN(std::optional<std::string> metadata,
-                           ObjectText(r, "metadata", limits.max_payload_bytes));
+                           ObjectText(r, "metadata", limits.max_worker_metadata_bytes));
   p.metadata_json = metadata.value_or("{}");
   REDRIVE_ASSIGN_OR_RETURN(p.version, r.String("version", 0, kMaxNameBytes));
   REDRIVE_ASSIGN_OR_RETURN(p.worker_id, r.String("worker_id", 1, kMaxNameBytes));
@@ -41,7 +42,21 @@ Result<engine::WorkerHeartbeatParams> DecodeWorkerHeartbeat(const boost::json::o
                            r.Int("current_jobs", 0, kMaxConcurrency));
   p.current_jobs = static_cast<int>(current.value_or(0));
   REDRIVE_ASSIGN_OR_RETURN(p.status, r.String("status", 1, kMaxStatusBytes));
-  REDRIVE_ASSIGN_OR_RETURN(p.metadata_json, ObjectText(r, "metadata", limits.max_payload_bytes));
+  REDRIVE_ASSIGN_OR_RETURN(p.metadata_json,
+                           ObjectText(r, "metadata", limits.max_worker_metadata_bytes));
+  return p;
+}
+
+// limit 1..1000 (default 100), offset >= 0: a page stays bounded while
+// clients that never page (Spooled's SDK) still see every worker of a
+// typical fleet.
+Result<engine::ListWorkersParams> DecodeListWorkers(const QueryParams& q) {
+  engine::ListWorkersParams p;
+  REDRIVE_ASSIGN_OR_RETURN(std::optional<int64_t> limit,
+                           QueryInt(q, "limit", 1, kMaxListWorkersLimit));
+  p.limit = static_cast<int>(limit.value_or(kDefaultListWorkersLimit));
+  REDRIVE_ASSIGN_OR_RETURN(std::optional<int64_t> offset, QueryInt(q, "offset", 0, INT32_MAX));
+  p.offset = static_cast<int>(offset.value_or(0));
   return p;
 }
 
@@ -80,8 +95,10 @@ void HandleDeregisterWorker(Call& call) {
 }
 
 void HandleListWorkers(Call& call) {
+  Result<engine::ListWorkersParams> p = DecodeListWorkers(call.query);
+  if (!p.ok()) return call.Fail(p.status());
   call.engine.ListWorkers(
-      Answer<std::vector<WorkerInfo>>(call.respond, [](std::vector<WorkerInfo>& workers) {
+      *p, Answer<std::vector<WorkerInfo>>(call.respond, [](std::vector<WorkerInfo>& workers) {
         boost::json::array out;
         for (const WorkerInfo& w : workers) out.push_back(wire::WorkerToJson(w));
         return JsonResponse(200, out);

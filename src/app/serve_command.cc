@@ -49,6 +49,7 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
   SystemRandom random;
   engine::EngineOptions engine_options;
   engine_options.retention_interval = config.retention_interval;
+  engine_options.prune_workers_after = config.prune_workers_after;
   outbound_http::HttpSenderOptions sender_options;
   sender_options.timeout = config.webhook_timeout;
   sender_options.user_agent = std::string("Redrive-Webhooks/") + REDRIVE_VERSION;

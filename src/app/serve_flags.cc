@@ -31,10 +31,37 @@ void AddServeFlags(CLI::App& serve, server::ServeFlags& flags) {
       .add_option("--max-payload-bytes", flags.max_payload_bytes, "Largest serialized job payload")
       ->envname("REDRIVE_MAX_PAYLOAD_BYTES")
       ->capture_default_str();
+  serve.add_option("--max-tags", flags.max_tags, "Most tags on one job")
+      ->envname("REDRIVE_MAX_TAGS")
+      ->capture_default_str();
+  serve.add_option("--max-tag-key-bytes", flags.max_tag_key_bytes, "Longest tag key (UTF-8 bytes)")
+      ->envname("REDRIVE_MAX_TAG_KEY_BYTES")
+      ->capture_default_str();
+  serve
+      .add_option("--max-tag-value-bytes", flags.max_tag_value_bytes,
+                  "Longest tag value (UTF-8 bytes)")
+      ->envname("REDRIVE_MAX_TAG_VALUE_BYTES")
+      ->capture_default_str();
+  serve
+      .add_option("--max-tags-bytes", flags.max_tags_bytes,
+                  "Largest serialized tags object of one job")
+      ->envname("REDRIVE_MAX_TAGS_BYTES")
+      ->capture_default_str();
+  serve
+      .add_option("--max-worker-metadata-bytes", flags.max_worker_metadata_bytes,
+                  "Largest serialized worker metadata (register and heartbeat)")
+      ->envname("REDRIVE_MAX_WORKER_METADATA_BYTES")
+      ->capture_default_str();
   serve
       .add_option("--retention-interval", flags.retention_interval,
                   "How often finished jobs past their retention are deleted (60, 60s, 5m, 1h)")
       ->envname("REDRIVE_RETENTION_INTERVAL")
+      ->capture_default_str();
+  serve
+      .add_option("--prune-workers-after", flags.prune_workers_after,
+                  "Delete workers whose last heartbeat is older than this (7d, 12h); 0 never. "
+                  "Workers holding a lease are kept")
+      ->envname("REDRIVE_PRUNE_WORKERS_AFTER")
       ->capture_default_str();
   serve.add_option("--io-threads", flags.io_threads, "Threads serving HTTP connections")
       ->envname("REDRIVE_IO_THREADS")

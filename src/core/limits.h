@@ -1,5 +1,6 @@
 // The contract's limits on inputs, and validators for them. Configurable limits
-// (payload and body size) live in ServerLimits; the rest are fixed.
+// (payload, body, tag and worker metadata sizes) live in ServerLimits; the
+// rest are fixed.
 #pragma once
 
 #include <cstddef>
@@ -18,6 +19,7 @@ inline constexpr long long kMaxJitterMs = 60'000;
 inline constexpr size_t kMaxQueueNameLength = 100;
 inline constexpr size_t kMaxIdempotencyKeyLength = 255;
 inline constexpr int kMaxClaimLimit = 100;
+inline constexpr int kDefaultListWorkersLimit = 100, kMaxListWorkersLimit = 1000;
 inline constexpr int kMaxWaitMs = 30'000;
 inline constexpr size_t kMaxBulkJobs = 1000;
 inline constexpr size_t kMaxAcks = 1000;
@@ -29,6 +31,16 @@ inline constexpr size_t kMaxJsonDepth = 128;
 struct ServerLimits {
   size_t max_payload_bytes = 1 << 20;  // serialized payload
   size_t max_body_bytes = 16 << 20;    // HTTP request body
+  // A job's tags are copied into every listing, claim and webhook body, so
+  // they are bounded well below a payload: count, key and value length (UTF-8
+  // bytes) and the serialized object ({"k":"v",...}).
+  size_t max_tags = 32;
+  size_t max_tag_key_bytes = 64;
+  size_t max_tag_value_bytes = 256;
+  size_t max_tags_bytes = 4096;
+  // A worker's serialized metadata (register and heartbeat); every
+  // GET /workers page carries it.
+  size_t max_worker_metadata_bytes = 16 << 10;
 };
 
 // 1–100 chars of [A-Za-z0-9._-], not starting with '.' or '-'.

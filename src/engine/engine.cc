@@ -5,6 +5,7 @@
 #include "engine/services/job_sweep.h"
 #include "engine/services/retention.h"
 #include "engine/services/throughput_sampler.h"
+#include "engine/services/worker_pruning.h"
 
 namespace redrive::engine {
 
@@ -25,6 +26,10 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
   loop.Add(MakeDeadlineSweep(committer, store, options.sweep_batch));
   loop.Add(std::make_unique<Retention>(committer, store, options.sweep_batch,
                                        options.retention_interval));
+  if (options.prune_workers_after > std::chrono::seconds::zero()) {
+    loop.Add(std::make_unique<WorkerPruning>(
+        committer, options.sweep_batch, options.prune_workers_after, options.retention_interval));
+  }
   loop.Add(std::make_unique<ThroughputSampler>(metrics, throughput, options.throughput_interval));
   loop.Add(std::make_unique<DeliveryRetention>(
       committer, options.sweep_batch, options.webhooks.retention, options.retention_interval));

@@ -48,6 +48,10 @@ struct EngineOptions {
   size_t max_batch = 2048;
   // How often retention runs (it is cheap when there is nothing to delete).
   std::chrono::seconds retention_interval{60};
+  // Workers whose last heartbeat is older than this are deleted from the
+  // registry (checked every retention_interval); those holding a lease stay.
+  // Zero: never.
+  std::chrono::seconds prune_workers_after{7 * 24 * 3600};
   // Upper bound on the background loop's sleep (safety net; services say
   // when they next need to run).
   std::chrono::milliseconds max_idle{1000};
@@ -101,7 +105,7 @@ class Engine {
   // Releases the worker's processing jobs to pending without charging a retry.
   void DeregisterWorker(std::string worker_id, StatusCallback done);
   void GetWorker(std::string worker_id, Callback<WorkerInfo> done);
-  void ListWorkers(Callback<std::vector<WorkerInfo>> done);
+  void ListWorkers(ListWorkersParams p, Callback<std::vector<WorkerInfo>> done);
 
   // --- operator: reads
   void GetJob(std::string id, Callback<Job> done);

@@ -203,7 +203,7 @@ TEST_F(EngineTest, SilentWorkersAreShownOffline) {
   EXPECT_EQ(Call<WorkerInfo>(&Engine::GetWorker, std::string(w->id))->status, "healthy");
   clock_.Advance(seconds(30));
   EXPECT_EQ(Call<WorkerInfo>(&Engine::GetWorker, std::string(w->id))->status, "offline");
-  auto all = Call<std::vector<WorkerInfo>>(&Engine::ListWorkers);
+  auto all = Call<std::vector<WorkerInfo>>(&Engine::ListWorkers, ListWorkersParams{});
   ASSERT_EQ(all->size(), 1u);
   EXPECT_EQ((*all)[0].status, "offline");
 }

@@ -84,10 +84,10 @@ void Engine::GetWorker(std::string worker_id, Callback<WorkerInfo> done) {
       std::move(done));
 }
 
-void Engine::ListWorkers(Callback<std::vector<WorkerInfo>> done) {
+void Engine::ListWorkers(ListWorkersParams p, Callback<std::vector<WorkerInfo>> done) {
   impl_->Read<std::vector<WorkerInfo>>(
-      [&clock = impl_->clock](ReadTx& tx) -> Result<std::vector<WorkerInfo>> {
-        REDRIVE_ASSIGN_OR_RETURN(auto workers, tx.ListWorkers());
+      [&clock = impl_->clock, p](ReadTx& tx) -> Result<std::vector<WorkerInfo>> {
+        REDRIVE_ASSIGN_OR_RETURN(auto workers, tx.ListWorkers(p.limit, p.offset));
         const Instant now = clock.Now();
         for (WorkerInfo& w : workers) w.status = EffectiveWorkerStatus(w, now);
         return workers;

@@ -87,6 +87,12 @@ struct RetryParams {
 };
 
 // GET /jobs: one page of job summaries, newest created first. Unset fields do not filter.
+// GET /workers: one page, oldest registration first.
+struct ListWorkersParams {
+  int limit = 100;
+  int offset = 0;
+};
+
 struct ListJobsParams {
   std::optional<std::string> queue_name;
   std::optional<JobStatus> status;

@@ -61,7 +61,18 @@ Status Client::DeregisterWorker(const std::string& worker_id) {
 }
 
 Result<std::vector<WorkerInfo>> Client::ListWorkers() {
-  return impl_->CallList<WorkerInfo>("/workers", &wire::WorkerFromJson);
+  // GET /workers answers one page; read pages until a short one.
+  constexpr int kPage = 1000;
+  std::vector<WorkerInfo> all;
+  for (int offset = 0;; offset += kPage) {
+    Query q;
+    q.Add("limit", std::optional<int>(kPage)).Add("offset", std::optional<int>(offset));
+    auto page = impl_->CallList<WorkerInfo>("/workers" + q.str(), &wire::WorkerFromJson);
+    if (!page.ok()) return page.status();
+    all.insert(all.end(), std::make_move_iterator(page->begin()),
+               std::make_move_iterator(page->end()));
+    if (page->size() < static_cast<size_t>(kPage)) return all;
+  }
 }
 
 Result<WorkerInfo> Client::GetWorker(const std::string& worker_id) {

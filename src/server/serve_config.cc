@@ -1,5 +1,6 @@
 #include "server/serve_config.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include "core/duration.h"
@@ -149,6 +150,28 @@ bool IsValidLogLevel(std::string_view level) {
   return false;
 }
 
+namespace {
+
+// Each bound positive and no larger than a request body could carry.
+Status CheckTagAndMetadataLimits(const ServeFlags& flags) {
+  const std::pair<uint64_t, const char*> limits[] = {
+      {flags.max_tags, "max_tags"},
+      {flags.max_tag_key_bytes, "max_tag_key_bytes"},
+      {flags.max_tag_value_bytes, "max_tag_value_bytes"},
+      {flags.max_tags_bytes, "max_tags_bytes"},
+      {flags.max_worker_metadata_bytes, "max_worker_metadata_bytes"}};
+  for (const auto& [value, field] : limits) {
+    if (value == 0 || value > flags.max_body_bytes) {
+      std::string flag = "--" + std::string(field);
+      std::replace(flag.begin(), flag.end(), '_', '-');
+      return Status::Validation(field, flag + " must be positive and at most --max-body-bytes");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<ServeConfig> MakeServeConfig(const ServeFlags& flags) {
   ServeConfig config;
   REDRIVE_ASSIGN_OR_RETURN(config.listen, ParseListen(flags.listen));
@@ -174,12 +197,29 @@ Result<ServeConfig> MakeServeConfig(const ServeFlags& flags) {
   }
   config.limits.max_body_bytes = flags.max_body_bytes;
   config.limits.max_payload_bytes = flags.max_payload_bytes;
+  REDRIVE_RETURN_IF_ERROR(CheckTagAndMetadataLimits(flags));
+  config.limits.max_tags = flags.max_tags;
+  config.limits.max_tag_key_bytes = flags.max_tag_key_bytes;
+  config.limits.max_tag_value_bytes = flags.max_tag_value_bytes;
+  config.limits.max_tags_bytes = flags.max_tags_bytes;
+  config.limits.max_worker_metadata_bytes = flags.max_worker_metadata_bytes;
   auto interval = ParseDurationSeconds(flags.retention_interval);
   if (!interval.ok()) {
     return Status::Validation("retention_interval",
                               "--retention-interval: " + interval.status().message());
   }
   config.retention_interval = *interval;
+  if (flags.prune_workers_after == "0") {
+    config.prune_workers_after = std::chrono::seconds::zero();
+  } else {
+    auto prune = ParseDurationSeconds(flags.prune_workers_after);
+    if (!prune.ok()) {
+      return Status::Validation(
+          "prune_workers_after",
+          "--prune-workers-after: " + prune.status().message() + " (or 0 for never)");
+    }
+    config.prune_workers_after = *prune;
+  }
   if (flags.io_threads < 1 || flags.io_threads > 64) {
     return Status::Validation("io_threads", "--io-threads must be between 1 and 64");
   }

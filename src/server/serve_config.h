@@ -62,7 +62,13 @@ struct ServeFlags {
   bool insecure_no_auth = false;
   uint64_t max_body_bytes = ServerLimits{}.max_body_bytes;
   uint64_t max_payload_bytes = ServerLimits{}.max_payload_bytes;
+  uint64_t max_tags = ServerLimits{}.max_tags;
+  uint64_t max_tag_key_bytes = ServerLimits{}.max_tag_key_bytes;
+  uint64_t max_tag_value_bytes = ServerLimits{}.max_tag_value_bytes;
+  uint64_t max_tags_bytes = ServerLimits{}.max_tags_bytes;
+  uint64_t max_worker_metadata_bytes = ServerLimits{}.max_worker_metadata_bytes;
   std::string retention_interval = "60s";
+  std::string prune_workers_after = "7d";  // "0": never
   int io_threads = 1;
   std::string log_level = "info";
   int webhook_concurrency = 4;
@@ -78,6 +84,8 @@ struct ServeConfig {
   bool insecure_no_auth = false;
   ServerLimits limits;
   std::chrono::seconds retention_interval{60};
+  // Workers silent this long are deleted from the registry; zero: never.
+  std::chrono::seconds prune_workers_after{7 * 24 * 3600};
   int io_threads = 1;
   std::string log_level = "info";
   // Outgoing webhooks: deliveries sent at once, the timeout of one POST, and

@@ -116,11 +116,25 @@ TEST(MakeServeConfigTest, DefaultsAreValid) {
   EXPECT_TRUE(c->api_keys.empty());
   EXPECT_EQ(c->limits.max_body_bytes, 16u << 20);
   EXPECT_EQ(c->limits.max_payload_bytes, 1u << 20);
+  EXPECT_EQ(c->limits.max_tags, 32u);
+  EXPECT_EQ(c->limits.max_tag_key_bytes, 64u);
+  EXPECT_EQ(c->limits.max_tag_value_bytes, 256u);
+  EXPECT_EQ(c->limits.max_tags_bytes, 4096u);
+  EXPECT_EQ(c->limits.max_worker_metadata_bytes, 16u << 10);
   EXPECT_EQ(c->retention_interval, std::chrono::seconds(60));
+  EXPECT_EQ(c->prune_workers_after, std::chrono::hours(7 * 24));
   EXPECT_EQ(c->io_threads, 1);
   EXPECT_EQ(c->webhook_concurrency, 4);
   EXPECT_EQ(c->webhook_timeout, std::chrono::seconds(10));
   EXPECT_EQ(c->webhook_retry_base, std::chrono::milliseconds(5000));
+}
+
+TEST(MakeServeConfigTest, PruneWorkersAfterTakesADurationOrZero) {
+  ServeFlags f;
+  f.prune_workers_after = "12h";
+  EXPECT_EQ(MakeServeConfig(f)->prune_workers_after, std::chrono::hours(12));
+  f.prune_workers_after = "0";
+  EXPECT_EQ(MakeServeConfig(f)->prune_workers_after, std::chrono::seconds::zero());
 }
 
 TEST(MakeServeConfigTest, CollectsKeysFromRepeatsAndLists) {
@@ -156,7 +170,14 @@ TEST(MakeServeConfigTest, RejectsBadTunables) {
   EXPECT_TRUE(fails([](ServeFlags& f) { f.max_body_bytes = 0; }));
   EXPECT_TRUE(fails([](ServeFlags& f) { f.max_payload_bytes = 0; }));
   EXPECT_TRUE(fails([](ServeFlags& f) { f.max_payload_bytes = f.max_body_bytes + 1; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.max_tags = 0; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.max_tag_key_bytes = 0; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.max_tag_value_bytes = 0; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.max_tags_bytes = f.max_body_bytes + 1; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.max_worker_metadata_bytes = 0; }));
   EXPECT_TRUE(fails([](ServeFlags& f) { f.retention_interval = "soon"; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.prune_workers_after = "never"; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.prune_workers_after = "-1"; }));
   EXPECT_TRUE(fails([](ServeFlags& f) { f.io_threads = 0; }));
   EXPECT_TRUE(fails([](ServeFlags& f) { f.log_level = "verbose"; }));
   EXPECT_TRUE(fails([](ServeFlags& f) { f.store = "redis://x"; }));

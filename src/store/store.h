@@ -97,7 +97,8 @@ class ReadTx {
   virtual Result<std::vector<QueueConfig>> ListQueues() = 0;
 
   virtual Result<std::optional<WorkerInfo>> GetWorker(const std::string& id) = 0;
-  virtual Result<std::vector<WorkerInfo>> ListWorkers() = 0;
+  // One page of workers, oldest registration first (ties by id).
+  virtual Result<std::vector<WorkerInfo>> ListWorkers(int limit, int offset) = 0;
 
   // When the earliest scheduled job is due, if any (the scheduler's next wake).
   virtual Result<std::optional<Instant>> NextScheduledAt() = 0;
@@ -184,6 +185,9 @@ class WriteTx : public ReadTx {
 
   // Inserts or replaces a worker entry.
   virtual Status PutWorker(const WorkerInfo& worker) = 0;
+  // Deletes at most `limit` workers whose last heartbeat is before `before`
+  // and that hold no processing job, oldest heartbeat first. Returns how many.
+  virtual Result<long long> DeleteOfflineWorkers(Instant before, int limit) = 0;
 
   // Outgoing webhooks and their durable outbox (webhook_deliveries).
   virtual Status InsertWebhook(const Webhook& webhook) = 0;

@@ -104,6 +104,55 @@ WorkerInfo MakeWorker(const std::string& id, Instant registered) {
   return w;
 }
 
+TEST_P(StoreConformanceTest, WorkersListPages) {
+  // Registered at T(3), T(1), T(2), T(1): pages follow (registered_at, id).
+  Write([&](WriteTx& tx) {
+    ASSERT_TRUE(tx.PutWorker(MakeWorker("c", T(3))).ok());
+    ASSERT_TRUE(tx.PutWorker(MakeWorker("b", T(1))).ok());
+    ASSERT_TRUE(tx.PutWorker(MakeWorker("d", T(2))).ok());
+    ASSERT_TRUE(tx.PutWorker(MakeWorker("a", T(1))).ok());
+  });
+  auto ids = [&](int limit, int offset) {
+    std::vector<std::string> out;
+    auto page = BeginRead()->ListWorkers(limit, offset);
+    EXPECT_TRUE(page.ok());
+    for (const WorkerInfo& w : *page) out.push_back(w.id);
+    return out;
+  };
+  EXPECT_THAT(ids(2, 0), ElementsAre("a", "b"));
+  EXPECT_THAT(ids(2, 2), ElementsAre("d", "c"));
+  EXPECT_THAT(ids(10, 3), ElementsAre("c"));
+  EXPECT_THAT(ids(10, 4), ElementsAre());
+}
+
+TEST_P(StoreConformanceTest, DeleteOfflineWorkersKeepsRecentAndLeaseHolders) {
+  // MakeWorker's last heartbeat is 5 s after registration.
+  Write([&](WriteTx& tx) {
+    ASSERT_TRUE(tx.PutWorker(MakeWorker("oldest", T(-5))).ok());  // heartbeat T(0)
+    ASSERT_TRUE(tx.PutWorker(MakeWorker("old", T(0))).ok());      // T(5)
+    ASSERT_TRUE(tx.PutWorker(MakeWorker("holder", T(-5))).ok());  // T(0), holds a lease
+    ASSERT_TRUE(tx.PutWorker(MakeWorker("edge", T(95))).ok());    // T(100): not before
+  });
+  Insert({AsProcessing(MakeJob("j1"), "holder", "l1", T(500))});
+  auto remaining = [&] {
+    std::vector<std::string> out;
+    auto all = BeginRead()->ListWorkers(100, 0);
+    EXPECT_TRUE(all.ok());
+    for (const WorkerInfo& w : *all) out.push_back(w.id);
+    return out;
+  };
+  long long deleted = -1;
+  Write([&](WriteTx& tx) { deleted = *tx.DeleteOfflineWorkers(T(100), 1); });
+  EXPECT_EQ(deleted, 1);  // the oldest heartbeat first
+  EXPECT_THAT(remaining(), ElementsAre("holder", "old", "edge"));
+  Write([&](WriteTx& tx) { deleted = *tx.DeleteOfflineWorkers(T(100), 10); });
+  EXPECT_EQ(deleted, 1);
+  EXPECT_THAT(remaining(), ElementsAre("holder", "edge"));
+  Write([&](WriteTx& tx) { deleted = *tx.DeleteOfflineWorkers(T(101), 10); });
+  EXPECT_EQ(deleted, 1);
+  EXPECT_THAT(remaining(), ElementsAre("holder"));
+}
+
 TEST_P(StoreConformanceTest, WorkersPutGetList) {
   WorkerInfo w1 = MakeWorker("w1", T(2));
   WorkerInfo w2 = MakeWorker("w2", T(1));
@@ -116,7 +165,7 @@ TEST_P(StoreConformanceTest, WorkersPutGetList) {
   auto tx = BeginRead();
   EXPECT_EQ(*tx->GetWorker("w1"), w1);
   EXPECT_EQ(*tx->GetWorker("nobody"), std::nullopt);
-  auto all = tx->ListWorkers();
+  auto all = tx->ListWorkers(100, 0);
   ASSERT_TRUE(all.ok());
   EXPECT_THAT(*all, ElementsAre(w2, w1));  // oldest registration first
   tx.reset();

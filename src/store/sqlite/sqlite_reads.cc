@@ -13,7 +13,7 @@ constexpr char kGetQueue[] = "SELECT " REDRIVE_QUEUE_COLUMNS " FROM queues WHERE
 constexpr char kListQueues[] = "SELECT " REDRIVE_QUEUE_COLUMNS " FROM queues ORDER BY queue_name";
 constexpr char kGetWorker[] = "SELECT " REDRIVE_WORKER_COLUMNS " FROM workers WHERE id = ?1";
 constexpr char kListWorkers[] =
-    "SELECT " REDRIVE_WORKER_COLUMNS " FROM workers ORDER BY registered_at, id";
+    "SELECT " REDRIVE_WORKER_COLUMNS " FROM workers ORDER BY registered_at, id LIMIT ?1 OFFSET ?2";
 
 }  // namespace
 
@@ -131,8 +131,10 @@ Result<std::optional<WorkerInfo>> SqliteReads<Base>::GetWorker(const std::string
 }
 
 template <typename Base>
-Result<std::vector<WorkerInfo>> SqliteReads<Base>::ListWorkers() {
+Result<std::vector<WorkerInfo>> SqliteReads<Base>::ListWorkers(int limit, int offset) {
   REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn_.Prepare(kListWorkers));
+  stmt.Bind(1, static_cast<int64_t>(limit));
+  stmt.Bind(2, static_cast<int64_t>(offset));
   return CollectRows<WorkerInfo>(stmt, ReadWorker);
 }
 

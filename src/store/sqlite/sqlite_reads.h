@@ -28,7 +28,7 @@ class SqliteReads : public Base {
   Result<std::optional<QueueConfig>> GetQueue(const std::string& name) override;
   Result<std::vector<QueueConfig>> ListQueues() override;
   Result<std::optional<WorkerInfo>> GetWorker(const std::string& id) override;
-  Result<std::vector<WorkerInfo>> ListWorkers() override;
+  Result<std::vector<WorkerInfo>> ListWorkers(int limit, int offset) override;
   Result<std::optional<Instant>> NextScheduledAt() override;
   Result<std::optional<Instant>> NextLeaseExpiry() override;
   Result<std::optional<Instant>> NextDeadline() override;

@@ -15,6 +15,13 @@ constexpr char kPutQueue[] = "INSERT OR REPLACE INTO queues (" REDRIVE_QUEUE_COL
 constexpr char kDeleteQueue[] = "DELETE FROM queues WHERE queue_name = ?1";
 constexpr char kPutWorker[] = "INSERT OR REPLACE INTO workers (" REDRIVE_WORKER_COLUMNS
                               ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
+// A worker holding a lease keeps its row whatever its heartbeat says: the
+// job's assigned_worker_id still names it.
+constexpr char kDeleteOfflineWorkers[] =
+    "DELETE FROM workers WHERE id IN (SELECT w.id FROM workers w WHERE w.last_heartbeat_at < ?1"
+    " AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.status = 'processing'"
+    " AND j.assigned_worker_id = w.id)"
+    " ORDER BY w.last_heartbeat_at, w.id LIMIT ?2)";
 
 // Runs `query` with ?1 = now (or a text key) and ?2 = limit.
 template <typename Key>
@@ -130,6 +137,14 @@ Status SqliteWriteTx::PutWorker(const WorkerInfo& worker) {
   REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(kPutWorker));
   BindWorker(stmt, worker);
   return stmt.Run();
+}
+
+Result<long long> SqliteWriteTx::DeleteOfflineWorkers(Instant before, int limit) {
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(kDeleteOfflineWorkers));
+  stmt.Bind(1, before);
+  stmt.Bind(2, limit);
+  REDRIVE_RETURN_IF_ERROR(stmt.Run());
+  return stmt.Changes();
 }
 
 }  // namespace redrive::store::sqlite

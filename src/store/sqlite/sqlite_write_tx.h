@@ -58,6 +58,7 @@ class SqliteWriteTx final : public SqliteReads<WriteTx> {
   Status PutQueue(const QueueConfig& config) override;
   Status DeleteQueue(const std::string& name, bool delete_jobs) override;
   Status PutWorker(const WorkerInfo& worker) override;
+  Result<long long> DeleteOfflineWorkers(Instant before, int limit) override;
 
   Status InsertWebhook(const Webhook& webhook) override;
   Status UpdateWebhook(const Webhook& webhook) override;
