@@ -8,7 +8,12 @@
 namespace redrive::server {
 namespace {
 
-std::string Quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+// Appended, not "'" + ...: GCC 12 at -O3 reports a false -Wrestrict there.
+std::string Quoted(std::string_view s) {
+  std::string quoted = "'";
+  quoted.append(s).append("'");
+  return quoted;
+}
 
 bool ParsePort(std::string_view text, uint16_t* port) {
   unsigned value = 0;
