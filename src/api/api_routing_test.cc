@@ -16,8 +16,16 @@ TEST_F(ApiTest, WrongMethodIs405WithAllow) {
   EXPECT_EQ(r.Code(), "METHOD_NOT_ALLOWED");
   ASSERT_EQ(r.raw.headers.size(), 1u);
   EXPECT_EQ(r.raw.headers[0].first, "Allow");
-  EXPECT_EQ(r.raw.headers[0].second, "GET, DELETE");
+  EXPECT_EQ(r.raw.headers[0].second, "GET, HEAD, DELETE");
   EXPECT_EQ(Get("/api/v1/jobs/claim").status, 405);
+}
+
+TEST_F(ApiTest, HeadIsAnsweredLikeGet) {
+  Reply r = Do("HEAD", "/health");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r["status"], "ok");  // the server, not the Api, drops the body
+  Reconfigure({.keys = {{Role::kAdmin, "adm"}}});
+  EXPECT_EQ(Do("HEAD", "/api/v1/jobs").status, 401);  // authenticated like GET
 }
 
 TEST_F(ApiTest, HealthRoutes) {
