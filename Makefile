@@ -23,10 +23,18 @@ deps:
 test-deps:
 	@scripts/install-deps.sh --test
 
-$(BUILD_DIR)/CMakeCache.txt: | deps
-	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# Warnings are errors here, the developer's and CI's entry point (`make run`
+# and `make test` share BUILD_DIR, so both build with it); a plain `cmake`
+# leaves them warnings. `make WERROR=OFF ...` turns it off.
+WERROR ?= ON
 
+$(BUILD_DIR)/CMakeCache.txt: | deps
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DREDRIVE_WERROR=$(WERROR)
+
+# Reconfigures a build folder made before the option, or with the other value.
 configure: $(BUILD_DIR)/CMakeCache.txt
+	@grep -qx 'REDRIVE_WERROR:BOOL=$(WERROR)' $(BUILD_DIR)/CMakeCache.txt || \
+	  cmake -S . -B $(BUILD_DIR) -DREDRIVE_WERROR=$(WERROR)
 
 build: deps configure
 	cmake --build $(BUILD_DIR) -j$(JOBS)

@@ -1,5 +1,6 @@
 // Operator routes through Api::Handle: listing, DLQ, queues, workers.
 #include "api/api_test_util.h"
+#include "core/time_format.h"
 
 namespace redrive::api::testing {
 namespace {
@@ -123,6 +124,26 @@ TEST_F(ApiOperatorTest, DlqListRetryAndDryRun) {
   EXPECT_EQ(retried["retried_count"], 1);
   EXPECT_EQ(Str(retried["retried_jobs"].as_array()[0]), id);
   EXPECT_EQ(Get("/api/v1/jobs/" + id)["status"], "pending");
+}
+
+// A throttled redrive's slowest rate still schedules every job within the
+// limit of a few months, never past the year 9999 the time format can carry.
+TEST_F(ApiOperatorTest, DlqRetryRateIsBounded) {
+  std::string first = DeadJob();
+  std::string second = DeadJob();
+  for (std::string rate : {"1e-9", "0.00009", "0", "-1", "1000001"}) {
+    Reply r =
+        Post("/api/v1/jobs/dlq/retry", R"({"queue_name":"q","rate_per_second":)" + rate + "}");
+    EXPECT_EQ(r.status, 400) << rate;
+    EXPECT_EQ(r.Field(), "rate_per_second") << rate;
+  }
+  EXPECT_EQ(Get("/api/v1/jobs/" + first)["status"], "deadletter");
+  Reply slowest = Post("/api/v1/jobs/dlq/retry", R"({"queue_name":"q","rate_per_second":0.0001})");
+  ASSERT_EQ(slowest.status, 200) << slowest.raw.body;
+  EXPECT_EQ(slowest["retried_count"], 2);
+  // Job 1 (from 0) is due 1 / 0.0001 s = 10,000 s later.
+  Reply later = Get("/api/v1/jobs/" + Str(slowest["retried_jobs"].as_array()[1]));
+  EXPECT_EQ(Str(later["scheduled_at"]), FormatTime(clock_.Now() + std::chrono::seconds(10'000)));
 }
 
 TEST_F(ApiOperatorTest, DlqSummaryGroupsAndErrorPrefixNarrows) {

@@ -16,8 +16,16 @@ TEST_F(ApiTest, WrongMethodIs405WithAllow) {
   EXPECT_EQ(r.Code(), "METHOD_NOT_ALLOWED");
   ASSERT_EQ(r.raw.headers.size(), 1u);
   EXPECT_EQ(r.raw.headers[0].first, "Allow");
-  EXPECT_EQ(r.raw.headers[0].second, "GET, DELETE");
+  EXPECT_EQ(r.raw.headers[0].second, "GET, HEAD, DELETE");
   EXPECT_EQ(Get("/api/v1/jobs/claim").status, 405);
+}
+
+TEST_F(ApiTest, HeadIsAnsweredLikeGet) {
+  Reply r = Do("HEAD", "/health");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r["status"], "ok");  // the server, not the Api, drops the body
+  Reconfigure({.keys = {{Role::kAdmin, "adm"}}});
+  EXPECT_EQ(Do("HEAD", "/api/v1/jobs").status, 401);  // authenticated like GET
 }
 
 TEST_F(ApiTest, HealthRoutes) {
@@ -112,6 +120,25 @@ TEST_F(ApiTest, SizeLimits) {
                     R"({"queue_name":"q","payload":{},"pad":")" + std::string(300, 'x') + R"("})");
   EXPECT_EQ(body.status, 413);
   EXPECT_EQ(Post("/api/v1/jobs", R"({"queue_name":"q","payload":{}})").status, 201);
+}
+
+// Path parameters are percent-decoded, and error messages may echo them: the
+// body must stay valid UTF-8 JSON whatever bytes the client sent.
+TEST_F(ApiTest, ErrorBodiesAreValidUtf8) {
+  for (std::string target : {"/api/v1/jobs/%FF", "/api/v1/jobs/a%C3", "/api/v1/queues/%ED%A0%80x",
+                             "/api/v1/jobs/%F4%90%80%80/cancel"}) {
+    Request request;
+    request.method = target.ends_with("/cancel") ? "POST" : "GET";
+    request.target = target;
+    auto promise = std::make_shared<std::promise<Response>>();
+    api_->Handle(std::move(request), [promise](Response r) { promise->set_value(std::move(r)); });
+    Response response = promise->get_future().get();
+    EXPECT_GE(response.status, 400) << target;
+    EXPECT_LT(response.status, 500) << target;
+    boost::system::error_code ec;
+    boost::json::value json = boost::json::parse(response.body, ec);  // validates UTF-8
+    EXPECT_FALSE(ec) << target << ": " << ec.message();
+  }
 }
 
 }  // namespace

@@ -14,7 +14,9 @@ namespace {
 
 constexpr int kMaxDlqRetryLimit = 1000;
 constexpr int kMaxPurgeLimit = 10000;
-constexpr double kMaxRatePerSecond = 1e6;
+// A throttled redrive of the largest batch (1000 jobs) at the slowest rate
+// ends within 10^7 s (about 116 days): far from the end of the time format.
+constexpr double kMinRatePerSecond = 1e-4, kMaxRatePerSecond = 1e6;
 constexpr size_t kMaxErrorPrefixBytes = 2048;
 constexpr int kDefaultSummaryLimit = 20;
 
@@ -102,7 +104,8 @@ Result<engine::DlqRetryParams> DecodeDlqRetry(const boost::json::object& body) {
   p.limit = static_cast<int>(limit.value_or(100));
   REDRIVE_ASSIGN_OR_RETURN(std::optional<bool> dry_run, r.Bool("dry_run"));
   p.dry_run = dry_run.value_or(false);
-  REDRIVE_ASSIGN_OR_RETURN(p.rate_per_second, r.Number("rate_per_second", 1e-9, kMaxRatePerSecond));
+  REDRIVE_ASSIGN_OR_RETURN(p.rate_per_second,
+                           r.Number("rate_per_second", kMinRatePerSecond, kMaxRatePerSecond));
   return p;
 }
 

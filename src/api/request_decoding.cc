@@ -5,6 +5,8 @@
 #include <cctype>
 #include <charconv>
 
+#include "wire/json_text.h"
+
 namespace redrive::api {
 namespace {
 
@@ -62,6 +64,11 @@ Result<boost::json::object> DecodeJsonBody(const Request& request, const ServerL
   boost::json::value value = boost::json::parse(request.body, ec, {}, options);
   if (ec) return Status::BadRequest("malformed JSON: " + ec.message());
   if (!value.is_object()) return Status::BadRequest("request body must be a JSON object");
+  // Every route's body passes here, so payloads, results, tags, metadata,
+  // bulk items and acks are all covered by this one check.
+  if (std::optional<std::string> path = wire::FindNonFiniteNumber(value)) {
+    return Status::Validation(*path, *path + " is a number out of range (it must fit a double)");
+  }
   return std::move(value.get_object());
 }
 

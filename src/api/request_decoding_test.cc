@@ -58,6 +58,22 @@ TEST(DecodeJsonBodyTest, Rules) {
             ErrorCode::kPayloadTooLarge);
 }
 
+// Boost.JSON reads a number beyond a double's range as infinity, which would
+// be stored and read back as the string "Infinity": such bodies are refused.
+TEST(DecodeJsonBodyTest, NonFiniteNumbersAreRefusedNamingTheField) {
+  ServerLimits limits;
+  auto top = DecodeJsonBody(Post(R"({"priority":1e400})"), limits);
+  EXPECT_EQ(top.status().code(), ErrorCode::kValidation);
+  EXPECT_EQ(top.status().field(), "priority");
+  auto nested = DecodeJsonBody(Post(R"({"jobs":[{"payload":{"a":[1,-1e999]}}]})"), limits);
+  EXPECT_EQ(nested.status().code(), ErrorCode::kValidation);
+  EXPECT_EQ(nested.status().field(), "jobs[0].payload.a[1]");
+  EXPECT_NE(nested.status().message().find("jobs[0].payload.a[1]"), std::string::npos);
+  // Large finite numbers and exponents stay accepted.
+  EXPECT_TRUE(
+      DecodeJsonBody(Post(R"({"a":1e308,"b":-1.5e-400,"c":[18446744073709551615]})"), limits).ok());
+}
+
 TEST(DecodeJsonBodyTest, DeepPayloadsParse) {
   std::string deep = R"({"payload":)" + std::string(100, '[') + std::string(100, ']') + "}";
   EXPECT_TRUE(DecodeJsonBody(Post(deep), ServerLimits{}).ok());

@@ -53,9 +53,11 @@ RouteMatch Router::Match(std::string_view method, const std::vector<std::string>
   }
   RouteMatch match;
   if (best == nullptr) return match;
+  // HEAD is GET without the body (RFC 9110 9.3.2); the server drops the body.
+  const std::string_view wanted = method == "HEAD" ? "GET" : method;
   for (const Compiled& c : routes_) {
     if (c.segments != *best) continue;
-    if (c.route.method == method) {
+    if (c.route.method == wanted) {
       match.kind = RouteMatch::Kind::kFound;
       match.route = &c.route;
       for (size_t i = 0; i < segments.size(); ++i) {
@@ -67,6 +69,7 @@ RouteMatch Router::Match(std::string_view method, const std::vector<std::string>
     }
     if (!match.allow.empty()) match.allow += ", ";
     match.allow += c.route.method;
+    if (c.route.method == "GET") match.allow += ", HEAD";
   }
   match.kind = RouteMatch::Kind::kMethodNotAllowed;
   return match;

@@ -62,13 +62,26 @@ TEST_F(RouterTest, UnknownPathIsNotFound) {
 TEST_F(RouterTest, WrongMethodListsAllowedOnes) {
   RouteMatch m = Match("PATCH", "/api/v1/jobs/x");
   EXPECT_EQ(m.kind, RouteMatch::Kind::kMethodNotAllowed);
-  EXPECT_EQ(m.allow, "GET, DELETE");
+  EXPECT_EQ(m.allow, "GET, HEAD, DELETE");
   // /jobs/claim is a literal route: GET on it is 405, not "job claim".
   m = Match("GET", "/api/v1/jobs/claim");
   EXPECT_EQ(m.kind, RouteMatch::Kind::kMethodNotAllowed);
   EXPECT_EQ(m.allow, "POST");
   m = Match("DELETE", "/api/v1/jobs");
-  EXPECT_EQ(m.allow, "POST, GET");
+  EXPECT_EQ(m.allow, "POST, GET, HEAD");
+}
+
+TEST_F(RouterTest, HeadMatchesEveryGetRoute) {
+  for (auto [path, handler] :
+       {std::pair{"/health", &HandleHealth}, std::pair{"/api/v1/jobs/x", &HandleGetJob},
+        std::pair{"/api/v1/jobs", &HandleListJobs}}) {
+    RouteMatch m = Match("HEAD", path);
+    ASSERT_EQ(m.kind, RouteMatch::Kind::kFound) << path;
+    EXPECT_EQ(m.route->handler, handler) << path;
+  }
+  RouteMatch m = Match("HEAD", "/api/v1/jobs/claim");  // a POST-only route
+  EXPECT_EQ(m.kind, RouteMatch::Kind::kMethodNotAllowed);
+  EXPECT_EQ(m.allow, "POST");
 }
 
 TEST_F(RouterTest, TrailingSlashIsIgnored) {

@@ -17,7 +17,9 @@ void AddServeFlags(CLI::App& serve, server::ServeFlags& flags) {
       ->capture_default_str();
   serve
       .add_option("--api-key", flags.api_keys,
-                  "ROLE:KEY with ROLE admin, worker or viewer; repeatable. Env: comma-separated")
+                  "ROLE:KEY with ROLE admin, worker or viewer; repeatable. Keys need 16+ "
+                  "characters off loopback. Prefer the env twin (comma-separated): a flag is "
+                  "visible to every local user in the process list")
       ->envname("REDRIVE_API_KEYS")
       ->allow_extra_args(false);
   serve

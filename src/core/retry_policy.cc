@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/time_format.h"
+
 namespace redrive {
 
 Micros BackoffDelay(const BackoffPolicy& policy, int n, Random& random) {
@@ -36,7 +38,7 @@ FailureDecision DecideFailure(const Job& job, Instant now, bool no_retry,
   }
   const Micros delay =
       retry_after ? Micros(*retry_after) : BackoffDelay(job.backoff, job.retry_count + 1, random);
-  const Instant next = now + delay;
+  const Instant next = AddClamped(now, delay);
   // A retry that could only run at or after the deadline would never run.
   if (job.expires_at && next >= *job.expires_at) {
     d.dead_reason = DeadReason::kExpired;

@@ -7,6 +7,11 @@ namespace redrive {
 
 namespace chr = std::chrono;
 
+Instant AddClamped(Instant t, Micros d) {
+  if (d > kMaxInstant - t) return kMaxInstant;
+  return t + d;
+}
+
 std::string FormatTime(Instant t) {
   const auto ms = chr::floor<chr::milliseconds>(t);
   const auto days = chr::floor<chr::days>(ms);

@@ -9,6 +9,16 @@
 
 namespace redrive {
 
+// The latest instant the contract's format can write and ParseTime read back:
+// 9999-12-31T23:59:59.999999Z. Every instant computed from client-supplied
+// numbers (a throttled redrive's run_at, a retry's delay, a lease) saturates
+// here rather than leaving the four-digit year (or overflowing int64).
+inline constexpr Instant kMaxInstant{Micros(253'402'300'799'999'999)};
+
+// min(t + d, kMaxInstant), without overflow. REQUIRES: d >= 0 and
+// t <= kMaxInstant.
+Instant AddClamped(Instant t, Micros d);
+
 // "2026-11-29T12:00:00.123Z" (milliseconds, truncated toward the past).
 std::string FormatTime(Instant t);
 

@@ -113,6 +113,22 @@ TEST(TimeRoundTripTest, ParseThenFormatIsIdentityForCanonicalText) {
   EXPECT_EQ(FormatTime(*ParseTime("2026-11-29T14:00:00.5+02:00")), "2026-11-29T12:00:00.500Z");
 }
 
+TEST(MaxInstantTest, IsTheLastFormattableMicrosecond) {
+  EXPECT_EQ(FormatTime(kMaxInstant), "9999-12-31T23:59:59.999Z");
+  EXPECT_EQ(ParseTime("9999-12-31T23:59:59.999999Z"), kMaxInstant);
+  EXPECT_EQ(ParseTime(FormatTime(kMaxInstant)), kMaxInstant - Micros(999));
+}
+
+TEST(AddClampedTest, AddsExactlyAndSaturatesAtMaxInstant) {
+  const Instant t = InstantFromMicros(1'800'000'000'000'000);
+  EXPECT_EQ(AddClamped(t, Micros(0)), t);
+  EXPECT_EQ(AddClamped(t, Micros(1'500'000)), InstantFromMicros(1'800'000'001'500'000));
+  EXPECT_EQ(AddClamped(kMaxInstant - Micros(10), Micros(10)), kMaxInstant);
+  EXPECT_EQ(AddClamped(kMaxInstant - Micros(10), Micros(11)), kMaxInstant);
+  EXPECT_EQ(AddClamped(t, Micros::max()), kMaxInstant);  // no int64 overflow
+  EXPECT_EQ(AddClamped(kMaxInstant, Micros(1)), kMaxInstant);
+}
+
 TEST(FormatDurationTest, CompactHumanDurations) {
   EXPECT_EQ(FormatDuration(0us), "0ms");
   EXPECT_EQ(FormatDuration(999us), "0ms");

@@ -48,7 +48,7 @@ void ClearLease(Job& j) {
 }
 
 // The latest instant a lease of the current attempt may reach.
-Instant AttemptCap(const Job& j) { return *j.started_at + seconds(j.timeout_seconds); }
+Instant AttemptCap(const Job& j) { return AddClamped(*j.started_at, seconds(j.timeout_seconds)); }
 
 class Applier {
  public:
@@ -69,7 +69,7 @@ class Applier {
     j.attempts += 1;
     j.assigned_worker_id = e.worker_id;
     j.lease_id = e.lease_id;
-    j.lease_expires_at = std::min(now_ + e.lease_duration, AttemptCap(j));
+    j.lease_expires_at = std::min(AddClamped(now_, e.lease_duration), AttemptCap(j));
     History(Outcome::kClaimed, e.worker_id,
             JsonObjectText().Str("lease_id", e.lease_id).Int("attempt", j.attempts).Build());
     return std::move(change_);
@@ -89,7 +89,7 @@ class Applier {
     REDRIVE_RETURN_IF_ERROR(CheckLease(job_, e.worker_id, e.lease_id, now_));
     Job& j = change_.after;
     // A heartbeat cannot extend the attempt past its timeout.
-    j.lease_expires_at = std::min(now_ + e.lease_duration, AttemptCap(j));
+    j.lease_expires_at = std::min(AddClamped(now_, e.lease_duration), AttemptCap(j));
     change_.outcome = Outcome::kLeaseExtended;
     return std::move(change_);
   }

@@ -17,4 +17,10 @@ std::string Utf8Prefix(std::string_view text, size_t max_bytes);
 // a character boundary (`text` itself when it fits).
 std::string Utf8Suffix(std::string_view text, size_t max_bytes);
 
+// `text` with each byte that does not begin a well-formed UTF-8 sequence
+// (stray or missing continuation bytes, overlong forms, surrogates, code
+// points past U+10FFFF) replaced by U+FFFD. Error bodies echo client bytes
+// (percent-decoded path parameters) through this, so they stay valid JSON.
+std::string ValidUtf8(std::string_view text);
+
 }  // namespace redrive

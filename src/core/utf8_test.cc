@@ -23,5 +23,24 @@ TEST(Utf8SuffixTest, KeepsShortAndCutsLongAtCharacterBoundary) {
   EXPECT_EQ(Utf8Suffix("abc", 0), "");
 }
 
+TEST(ValidUtf8Test, KeepsValidTextAndReplacesEachInvalidSequence) {
+  const std::string r = "\xEF\xBF\xBD";  // U+FFFD
+  EXPECT_EQ(ValidUtf8(""), "");
+  EXPECT_EQ(ValidUtf8("plain \"json\""), "plain \"json\"");
+  EXPECT_EQ(ValidUtf8("\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80"),
+            "\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80");
+  EXPECT_EQ(ValidUtf8("a\xFF"
+                      "b"),
+            "a" + r + "b");
+  EXPECT_EQ(ValidUtf8("a\xC3"), "a" + r);                        // truncated at the end
+  EXPECT_EQ(ValidUtf8("\xC3(x"), r + "(x");                      // bad continuation
+  EXPECT_EQ(ValidUtf8("\xC0\xAF"), r + r);                       // overlong '/'
+  EXPECT_EQ(ValidUtf8("\xE0\x80\xAF"), r + r + r);               // overlong, 3 bytes
+  EXPECT_EQ(ValidUtf8("\xED\xA0\x80"), r + r + r);               // a surrogate (U+D800)
+  EXPECT_EQ(ValidUtf8("\xF4\x90\x80\x80"), r + r + r + r);       // past U+10FFFF
+  EXPECT_EQ(ValidUtf8("\x80"), r);                               // lone continuation
+  EXPECT_EQ(ValidUtf8("\xF4\x8F\xBF\xBF"), "\xF4\x8F\xBF\xBF");  // U+10FFFF itself
+}
+
 }  // namespace
 }  // namespace redrive

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <iterator>
 
+#include "core/time_format.h"
+
 namespace redrive {
 
 bool IsWebhookEvent(std::string_view name) {
@@ -82,7 +84,7 @@ AttemptDecision DecideAfterAttempt(const WebhookDelivery& delivery, const Webhoo
     d.delivery.next_attempt_at = now;
     d.gave_up = true;
   } else {
-    d.delivery.next_attempt_at = now + DeliveryRetryDelay(policy, d.delivery.attempts);
+    d.delivery.next_attempt_at = AddClamped(now, DeliveryRetryDelay(policy, d.delivery.attempts));
   }
   d.webhook.consecutive_failures += 1;
   if (d.webhook.enabled && d.webhook.consecutive_failures >= kMaxConsecutiveFailures) {

@@ -1,6 +1,7 @@
 // Operator operations on jobs and the DLQ: reads, cancel, redrive, repair, purge.
 #include <algorithm>
 
+#include "core/time_format.h"
 #include "engine/engine.h"
 #include "engine/engine_impl.h"
 #include "engine/job_ops.h"
@@ -149,9 +150,12 @@ void Engine::DlqRetry(DlqRetryParams p, Callback<DlqRetryResult> done) {
           event::Retry retry;
           retry.source = "dlq_retry";
           if (p.rate_per_second && *p.rate_per_second > 0) {
-            // Throttled redrive: the i-th job is due at now + i/r seconds.
-            retry.run_at =
-                ctx.now + Micros(static_cast<long long>(1e6 * double(i) / *p.rate_per_second));
+            // Throttled redrive: the i-th job is due at now + i/r seconds. The
+            // API bounds r; saturate anyway so no rate can overflow the cast
+            // or schedule past the last formattable instant.
+            const double us = 1e6 * double(i) / *p.rate_per_second;
+            const Micros offset = us < 9e18 ? Micros(static_cast<int64_t>(us)) : Micros::max();
+            retry.run_at = AddClamped(ctx.now, offset);
           }
           REDRIVE_ASSIGN_OR_RETURN(Change c, ops::ApplyToLoaded(tx, ctx, dead[i], retry));
           r.retried_ids.push_back(c.after.id);

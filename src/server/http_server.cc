@@ -142,6 +142,9 @@ class Session : public std::enable_shared_from_this<Session> {
   void OnHeader(beast::error_code ec, size_t) {
     if (ec) return OnReadError(ec);
     const auto& message = parser_->get();
+    if (std::optional<std::string> why = RefusedHeader(message)) {
+      return WriteError(400, "BAD_REQUEST", *why);
+    }
     // curl and others wait (up to 1 s) for this before sending a large body.
     if (beast::iequals(message[http::field::expect], "100-continue") && !parser_->is_done() &&
         message.version() >= 11) {
@@ -154,6 +157,39 @@ class Session : public std::enable_shared_from_this<Session> {
       return;
     }
     ReadBody();
+  }
+
+  // Why a request head that Beast parsed is still refused, or nullopt. The
+  // connection closes after the answer: its framing cannot be trusted.
+  static std::optional<std::string> RefusedHeader(const http::request_header<>& message) {
+    // RFC 9112 3.2: an HTTP/1.1 request has exactly one Host; HTTP/1.0 may
+    // have none.
+    const size_t hosts = message.count(http::field::host);
+    if (hosts > 1) return "more than one Host header";
+    if (hosts == 0 && message.version() >= 11) return "an HTTP/1.1 request needs a Host header";
+    // The only transfer coding we read is chunked, alone (RFC 9112 6.1: a
+    // request whose final coding is not chunked has no knowable length; any
+    // other coding is one we do not implement). A closed set of error codes
+    // has no 501, and 400 is what 6.3 requires for the first case.
+    if (message.count(http::field::transfer_encoding) > 0) {
+      std::string codings;
+      auto [it, end] = message.equal_range(http::field::transfer_encoding);
+      for (; it != end; ++it) {
+        if (!codings.empty()) codings += ",";
+        codings.append(it->value());
+      }
+      std::string_view trimmed = codings;
+      while (!trimmed.empty() && (trimmed.front() == ' ' || trimmed.front() == '\t')) {
+        trimmed.remove_prefix(1);
+      }
+      while (!trimmed.empty() && (trimmed.back() == ' ' || trimmed.back() == '\t')) {
+        trimmed.remove_suffix(1);
+      }
+      if (!beast::iequals(trimmed, "chunked")) {
+        return "unsupported Transfer-Encoding (only chunked is accepted)";
+      }
+    }
+    return std::nullopt;
   }
 
   void ReadBody() {
@@ -184,6 +220,7 @@ class Session : public std::enable_shared_from_this<Session> {
     if (ec) return OnReadError(ec);
     http::request<http::string_body> message = parser_->release();
     keep_alive_ = message.keep_alive();
+    head_ = message.method() == http::verb::head;
     version_ = message.version();
     log_method_ = std::string(message.method_string());
     log_target_ = std::string(message.target());
@@ -222,6 +259,7 @@ class Session : public std::enable_shared_from_this<Session> {
     log_target_ = "-";
     started_ = Clock::now();
     version_ = 11;
+    head_ = false;
     Write(ErrorResponse(status, code, message), false);
   }
 
@@ -237,6 +275,12 @@ class Session : public std::enable_shared_from_this<Session> {
     response_->body() = std::move(response.body);
     response_->keep_alive(keep_alive);
     response_->prepare_payload();
+    if (head_) {
+      // The answer to GET without its body; Content-Length stays the GET's.
+      const uint64_t length = response_->body().size();
+      response_->body().clear();
+      if (length > 0) response_->content_length(length);
+    }
     phase_ = Phase::kWriting;
     stream_.expires_after(options().write_timeout);
     http::async_write(stream_, *response_,
@@ -302,6 +346,7 @@ class Session : public std::enable_shared_from_this<Session> {
   Phase phase_ = Phase::kReading;
   uint64_t seq_ = 0;  // number of the request being handled
   bool keep_alive_ = false;
+  bool head_ = false;  // the request being answered is a HEAD
   unsigned version_ = 11;
   std::string log_method_, log_target_;
   Clock::time_point started_;

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <future>
 #include <mutex>
@@ -64,7 +65,17 @@ class Conn {
     return response;
   }
 
-  // True if the peer closes the connection (rather than the read timing out).
+  // A response's status line and headers only (the answer to a HEAD).
+  std::string ReadHead() {
+    size_t head_end;
+    while ((head_end = buffer_.find("\r\n\r\n")) == std::string::npos) {
+      if (!Fill()) return "";
+    }
+    std::string head = buffer_.substr(0, head_end + 4);
+    buffer_.erase(0, head_end + 4);
+    return head;
+  }
+
   // True once the server closed the connection: an orderly EOF, or a reset
   // (a close with unread data in the server's buffer sends RST instead).
   bool ReadsEof() {
@@ -246,6 +257,77 @@ TEST(HttpServerTest, GarbageGets400AndServerKeepsServing) {
   Conn next(server.port());
   next.Send(Get("/ok"));
   EXPECT_EQ(BodyOf(next.ReadResponse()), "/ok");
+}
+
+// Only "chunked" alone frames a request body; anything else is refused
+// before the handler runs, and the connection closes.
+TEST(HttpServerTest, TransferEncodingOtherThanChunkedGets400) {
+  std::atomic<int> handled{0};
+  HttpServer server(TestOptions(), [&](api::Request request, api::Responder respond) {
+    ++handled;
+    EchoTarget(std::move(request), std::move(respond));
+  });
+  ASSERT_TRUE(server.Start().ok());
+  for (std::string coding :
+       {"gzip", "chunked, gzip", "gzip, chunked", "identity", "chunked, chunked"}) {
+    Conn conn(server.port());
+    conn.Send("POST /x HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: " + coding +
+              "\r\n\r\n3\r\nabc\r\n0\r\n\r\n");
+    std::string response = conn.ReadResponse();
+    EXPECT_EQ(StatusOf(response), 400) << coding << ": " << response;
+    EXPECT_EQ(BodyOf(response).find(R"({"code":"BAD_REQUEST")"), 0u) << response;
+    EXPECT_TRUE(HasHeader(response, "Connection: close")) << response;
+    EXPECT_TRUE(conn.ReadsEof()) << coding;
+  }
+  // Two Transfer-Encoding lines combine, like one "chunked, gzip".
+  Conn split(server.port());
+  split.Send(
+      "POST /x HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n"
+      "Transfer-Encoding: gzip\r\n\r\n0\r\n\r\n");
+  EXPECT_EQ(StatusOf(split.ReadResponse()), 400);
+  EXPECT_EQ(handled, 0);
+
+  Conn chunked(server.port());  // the one coding we read, in any case
+  chunked.Send("POST /ok HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: Chunked\r\n\r\n0\r\n\r\n");
+  EXPECT_EQ(BodyOf(chunked.ReadResponse()), "/ok");
+}
+
+TEST(HttpServerTest, Http11WithoutHostGets400) {
+  HttpServer server(TestOptions(), EchoTarget);
+  ASSERT_TRUE(server.Start().ok());
+  Conn conn(server.port());
+  conn.Send("GET /x HTTP/1.1\r\n\r\n");
+  std::string response = conn.ReadResponse();
+  EXPECT_EQ(StatusOf(response), 400) << response;
+  EXPECT_NE(BodyOf(response).find("Host"), std::string::npos) << response;
+  EXPECT_TRUE(conn.ReadsEof());
+
+  Conn twice(server.port());
+  twice.Send("GET /x HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n");
+  EXPECT_EQ(StatusOf(twice.ReadResponse()), 400);
+
+  Conn http10(server.port());  // HTTP/1.0 has no Host requirement
+  http10.Send("GET /old HTTP/1.0\r\n\r\n");
+  EXPECT_EQ(BodyOf(http10.ReadResponse()), "/old");
+}
+
+TEST(HttpServerTest, HeadGetsTheHeadersWithoutTheBody) {
+  HttpServer server(TestOptions(), [](api::Request request, api::Responder respond) {
+    api::Response response;
+    response.body = request.method + " body";
+    respond(std::move(response));
+  });
+  ASSERT_TRUE(server.Start().ok());
+  Conn conn(server.port());
+  // Pipelined: if the HEAD answer carried a body, the GET answer would not
+  // start where the HEAD answer's headers end.
+  conn.Send("HEAD /health HTTP/1.1\r\nHost: h\r\n\r\n" + Get("/health"));
+  std::string head = conn.ReadHead();
+  EXPECT_EQ(StatusOf(head), 200) << head;
+  EXPECT_TRUE(HasHeader(head, "Content-Length: 9")) << head;  // "HEAD body"
+  std::string get = conn.ReadResponse();
+  EXPECT_EQ(StatusOf(get), 200) << get;
+  EXPECT_EQ(BodyOf(get), "GET body");
 }
 
 TEST(HttpServerTest, HandlerExceptionBecomes500) {

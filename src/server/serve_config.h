@@ -95,10 +95,16 @@ struct ServeConfig {
   std::chrono::milliseconds webhook_retry_base{5000};
 };
 
+// The shortest API key accepted on a non-loopback address: a key guessed
+// over the network must not be a few characters (on loopback any non-empty
+// key is accepted, for tests and local use).
+inline constexpr size_t kMinApiKeyLength = 16;
+
 // Parses and checks every flag. Errors are one line meant for stderr, e.g.
 // "--listen: expected HOST:PORT, got 'foo'". Refuses to serve a non-loopback
 // address without API keys unless insecure_no_auth is set (the contract's
-// Auth rule): an open job queue on the network must be an explicit choice.
+// Auth rule): an open job queue on the network must be an explicit choice,
+// and refuses keys shorter than kMinApiKeyLength there.
 Result<ServeConfig> MakeServeConfig(const ServeFlags& flags);
 
 }  // namespace redrive::server

@@ -157,7 +157,27 @@ TEST(MakeServeConfigTest, NonLoopbackNeedsKeysOrInsecureFlag) {
   EXPECT_TRUE(MakeServeConfig(f).ok());
 
   f.insecure_no_auth = false;
-  f.api_keys = {"admin:k"};
+  f.api_keys = {"admin:0123456789abcdef"};
+  EXPECT_TRUE(MakeServeConfig(f).ok());
+}
+
+TEST(MakeServeConfigTest, NonLoopbackRefusesShortKeys) {
+  ServeFlags f;
+  f.listen = "0.0.0.0:7070";
+  f.api_keys = {"admin:0123456789abcdef,viewer:k"};
+  auto refused = MakeServeConfig(f);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("viewer key has 1 characters"), std::string::npos)
+      << refused.status().message();
+  EXPECT_NE(refused.status().message().find("at least 16"), std::string::npos);
+
+  f.api_keys = {"viewer:0123456789abcde"};  // 15
+  EXPECT_FALSE(MakeServeConfig(f).ok());
+  f.api_keys = {"viewer:0123456789abcdef"};  // 16
+  EXPECT_TRUE(MakeServeConfig(f).ok());
+
+  f.listen = "127.0.0.1:7070";  // loopback: short keys are fine
+  f.api_keys = {"viewer:k"};
   EXPECT_TRUE(MakeServeConfig(f).ok());
 }
 

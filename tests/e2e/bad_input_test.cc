@@ -190,5 +190,26 @@ TEST_F(BadInputTest, GarbageAndHalfRequestsHarmNoOne) {
   EXPECT_EQ(client_->Get("/health").status, 200);
 }
 
+// Each answer closes the connection (Connection: close or a refused head),
+// so RawExchange reads all of it.
+TEST_F(BadInputTest, StrictHttpFraming) {
+  std::string reply = client_->RawExchange(
+      "POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+      "Transfer-Encoding: gzip\r\n\r\n{}");
+  EXPECT_TRUE(reply.starts_with("HTTP/1.1 400")) << reply;
+  EXPECT_NE(reply.find(R"("code":"BAD_REQUEST")"), std::string::npos) << reply;
+
+  reply = client_->RawExchange("GET /health HTTP/1.1\r\nConnection: close\r\n\r\n");
+  EXPECT_TRUE(reply.starts_with("HTTP/1.1 400")) << reply;
+  reply = client_->RawExchange("GET /health HTTP/1.0\r\n\r\n");
+  EXPECT_TRUE(reply.starts_with("HTTP/1.0 200")) << reply;
+
+  reply = client_->RawExchange("HEAD /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  EXPECT_TRUE(reply.starts_with("HTTP/1.1 200")) << reply;
+  EXPECT_TRUE(reply.ends_with("\r\n\r\n")) << reply;  // headers only
+  EXPECT_NE(reply.find("Content-Length: "), std::string::npos) << reply;
+  EXPECT_EQ(reply.find("Content-Length: 0"), std::string::npos) << reply;
+}
+
 }  // namespace
 }  // namespace redrive::e2e

@@ -79,6 +79,14 @@ TEST(ServerSmokeTest, NonLoopbackWithoutKeysIsRefused) {
                  {{"REDRIVE_LISTEN", "0.0.0.0:0"},
                   {"REDRIVE_STORE", "sqlite:" + (dir.path() / "r.db").string()}});
   EXPECT_EQ(r.exit_code, 2) << r.err;
+  // A short key is refused there too, without echoing it.
+  r = RunRedrive({"serve"}, std::chrono::seconds(30),
+                 {{"REDRIVE_LISTEN", "0.0.0.0:0"},
+                  {"REDRIVE_API_KEYS", "admin:tiny"},
+                  {"REDRIVE_STORE", "sqlite:" + (dir.path() / "r.db").string()}});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(Contains(r.err, "at least 16")) << r.err;
+  EXPECT_FALSE(Contains(r.err, "tiny")) << r.err;
 }
 
 TEST(ServerSmokeTest, GarbageGets400AndOthersAreServed) {

@@ -369,10 +369,14 @@ TEST_F(ClientTest, StopEndsALongPollClaimAndOnlyIt) {
   auto r = parked.get();
   EXPECT_EQ(r.status().code(), ErrorCode::kUnavailable);
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
-  // A request that stop already ended is never sent; other calls go on.
+  // A request that stop already ended is never sent; other calls go on. (On
+  // another queue: the server does not see that the stopped long-poll's
+  // client went away, so that claim stays parked on `q` until its wait ends
+  // and would take a job enqueued there.)
   EXPECT_FALSE(client_->Claim({.queue_name = q, .worker_id = "w"}, stop.get_token()).ok());
-  Enqueue(q);
-  auto claimed = client_->Claim({.queue_name = q, .worker_id = "w"});
+  const auto other = NewQueue();
+  Enqueue(other);
+  auto claimed = client_->Claim({.queue_name = other, .worker_id = "w"});
   ASSERT_TRUE(claimed.ok()) << claimed.status().ToString();
   EXPECT_EQ(claimed->jobs.size(), 1u);
 }
