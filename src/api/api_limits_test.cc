@@ -94,23 +94,23 @@ TEST_F(ApiLimitsTest, WorkerMetadataIsBounded) {
   ApiOptions options;
   options.limits.max_worker_metadata_bytes = 20;
   Reconfigure(options);
-  // {"m":"<12 x>"} is 18 bytes; 14 x make 20, 15 make 21.
+  // {"m":"<n x>"} is 8 + n bytes: 12 x make 20, 13 make 21.
   auto metadata = [](size_t n) { return R"({"m":")" + std::string(n, 'x') + "\"}"; };
   Reply ok = Post("/api/v1/workers/register",
-                  R"({"queue_name":"q","hostname":"h","metadata":)" + metadata(14) + "}");
+                  R"({"queue_name":"q","hostname":"h","metadata":)" + metadata(12) + "}");
   ASSERT_EQ(ok.status, 201) << ok.raw.body;
   Reply big = Post("/api/v1/workers/register",
-                   R"({"queue_name":"q","hostname":"h","metadata":)" + metadata(15) + "}");
+                   R"({"queue_name":"q","hostname":"h","metadata":)" + metadata(13) + "}");
   EXPECT_EQ(big.status, 413);
   EXPECT_EQ(big.Code(), "PAYLOAD_TOO_LARGE");
   EXPECT_EQ(big.Field(), "metadata");
   std::string id = Str(ok["id"]);
   EXPECT_EQ(Post("/api/v1/workers/" + id + "/heartbeat",
-                 R"({"current_jobs":0,"metadata":)" + metadata(14) + "}")
+                 R"({"current_jobs":0,"metadata":)" + metadata(12) + "}")
                 .status,
             200);
   EXPECT_EQ(Post("/api/v1/workers/" + id + "/heartbeat",
-                 R"({"current_jobs":0,"metadata":)" + metadata(15) + "}")
+                 R"({"current_jobs":0,"metadata":)" + metadata(13) + "}")
                 .Field(),
             "metadata");
 }

@@ -32,7 +32,9 @@ TEST_F(WorkerPruningTest, DeletesWorkersSilentPastTheAgeButNotLeaseHolders) {
   StartEngine(options);
   const std::string idle = Register();
   const std::string busy = Register();
-  Enqueue("q");
+  EnqueueParams long_job;
+  long_job.timeout_seconds = 3600;  // the lease is not capped before the checks below
+  Enqueue("q", long_job);
   ASSERT_EQ(Claim("q", 1, 3600, busy).size(), 1u);
 
   clock_.Advance(seconds(600));  // silent exactly the prune age: kept

@@ -193,7 +193,12 @@ TEST(MakeServeConfigTest, RejectsBadTunables) {
   EXPECT_TRUE(fails([](ServeFlags& f) { f.max_tags = 0; }));
   EXPECT_TRUE(fails([](ServeFlags& f) { f.max_tag_key_bytes = 0; }));
   EXPECT_TRUE(fails([](ServeFlags& f) { f.max_tag_value_bytes = 0; }));
-  EXPECT_TRUE(fails([](ServeFlags& f) { f.max_tags_bytes = f.max_body_bytes + 1; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.max_tags_bytes = 0; }));
+  // A small body limit needs no smaller tag limit: the body limit applies first.
+  EXPECT_FALSE(fails([](ServeFlags& f) {
+    f.max_body_bytes = 2048;
+    f.max_payload_bytes = 1024;
+  }));
   EXPECT_TRUE(fails([](ServeFlags& f) { f.max_worker_metadata_bytes = 0; }));
   EXPECT_TRUE(fails([](ServeFlags& f) { f.retention_interval = "soon"; }));
   EXPECT_TRUE(fails([](ServeFlags& f) { f.prune_workers_after = "never"; }));
