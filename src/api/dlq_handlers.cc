@@ -92,14 +92,22 @@ Result<std::optional<DeadReason>> DecodeDeadReason(const wire::FieldReader& r) {
   return reason;
 }
 
+// The filter the bodies of DLQ retry and purge share (their query-string
+// twin is DecodeDeadLetterFilter).
+Result<engine::DeadLetterFilter> DecodeBodyDeadLetterFilter(const wire::FieldReader& r) {
+  engine::DeadLetterFilter f;
+  REDRIVE_ASSIGN_OR_RETURN(f.queue_name, OptionalQueueName(r));
+  REDRIVE_ASSIGN_OR_RETURN(f.dead_reason, DecodeDeadReason(r));
+  REDRIVE_ASSIGN_OR_RETURN(f.tag, r.String("tag", 1, 1024));
+  REDRIVE_ASSIGN_OR_RETURN(f.error_prefix, DecodeErrorPrefix(r));
+  return f;
+}
+
 Result<engine::DlqRetryParams> DecodeDlqRetry(const boost::json::object& body) {
   wire::FieldReader r(body);
   engine::DlqRetryParams p;
   REDRIVE_ASSIGN_OR_RETURN(p.job_ids, DecodeJobIds(r));
-  REDRIVE_ASSIGN_OR_RETURN(p.queue_name, OptionalQueueName(r));
-  REDRIVE_ASSIGN_OR_RETURN(p.dead_reason, DecodeDeadReason(r));
-  REDRIVE_ASSIGN_OR_RETURN(p.tag, r.String("tag", 1, 1024));
-  REDRIVE_ASSIGN_OR_RETURN(p.error_prefix, DecodeErrorPrefix(r));
+  REDRIVE_ASSIGN_OR_RETURN(p.filter, DecodeBodyDeadLetterFilter(r));
   REDRIVE_ASSIGN_OR_RETURN(std::optional<int64_t> limit, r.Int("limit", 1, kMaxDlqRetryLimit));
   p.limit = static_cast<int>(limit.value_or(100));
   REDRIVE_ASSIGN_OR_RETURN(std::optional<bool> dry_run, r.Bool("dry_run"));
@@ -119,10 +127,7 @@ Result<engine::DlqPurgeParams> DecodeDlqPurge(const boost::json::object& body) {
     return Status(ErrorCode::kBadRequest, "purging the DLQ requires \"confirm\": true", "confirm");
   }
   engine::DlqPurgeParams p;
-  REDRIVE_ASSIGN_OR_RETURN(p.queue_name, OptionalQueueName(r));
-  REDRIVE_ASSIGN_OR_RETURN(p.dead_reason, DecodeDeadReason(r));
-  REDRIVE_ASSIGN_OR_RETURN(p.tag, r.String("tag", 1, 1024));
-  REDRIVE_ASSIGN_OR_RETURN(p.error_prefix, DecodeErrorPrefix(r));
+  REDRIVE_ASSIGN_OR_RETURN(p.filter, DecodeBodyDeadLetterFilter(r));
   REDRIVE_ASSIGN_OR_RETURN(p.older_than, r.Time("older_than"));
   REDRIVE_ASSIGN_OR_RETURN(std::optional<int64_t> limit, r.Int("limit", 1, kMaxPurgeLimit));
   p.limit = static_cast<int>(limit.value_or(kMaxPurgeLimit));

@@ -120,15 +120,20 @@ void Engine::UpdatePayload(std::string job_id, std::string payload_json, Callbac
 }
 
 namespace {
+// The store selection of `dead` (no ids, no age, no limit: the caller adds them).
+store::DeadLetterSelection SelectionOf(const DeadLetterFilter& dead) {
+  store::DeadLetterSelection sel;
+  sel.queue_name = dead.queue_name;
+  sel.dead_reason = dead.dead_reason;
+  sel.tag = dead.tag;
+  sel.error_prefix = dead.error_prefix;
+  return sel;
+}
+
 store::DeadLetterSelection SelectionOf(const DlqRetryParams& p) {
   store::DeadLetterSelection sel;
+  if (p.job_ids.empty()) sel = SelectionOf(p.filter);
   sel.job_ids = p.job_ids;
-  if (p.job_ids.empty()) {
-    sel.queue_name = p.queue_name;
-    sel.dead_reason = p.dead_reason;
-    sel.tag = p.tag;
-    sel.error_prefix = p.error_prefix;
-  }
   // Named jobs are all retried: `limit` caps a filter, not an explicit list.
   sel.limit = std::max<int>(p.limit, static_cast<int>(p.job_ids.size()));
   return sel;
@@ -168,11 +173,7 @@ void Engine::DlqRetry(DlqRetryParams p, Callback<DlqRetryResult> done) {
 void Engine::DlqPurge(DlqPurgeParams p, Callback<DlqPurgeResult> done) {
   impl_->Write<DlqPurgeResult>(
       [p = std::move(p)](WriteTx& tx, TxContext&) -> Result<DlqPurgeResult> {
-        store::DeadLetterSelection sel;
-        sel.queue_name = p.queue_name;
-        sel.dead_reason = p.dead_reason;
-        sel.tag = p.tag;
-        sel.error_prefix = p.error_prefix;
+        store::DeadLetterSelection sel = SelectionOf(p.filter);
         sel.dead_before = p.older_than;
         sel.limit = p.limit;
         // A dry run selects exactly what the real purge would, so its count is exact.

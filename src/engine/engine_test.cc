@@ -335,7 +335,7 @@ TEST_F(EngineTest, ThrottledDlqRetrySpreadsJobs) {
     clock_.Advance(milliseconds(10));
   }
   DlqRetryParams dry;
-  dry.queue_name = "q";
+  dry.filter.queue_name = "q";
   dry.dry_run = true;
   auto d = Call<DlqRetryResult>(&Engine::DlqRetry, dry);
   ASSERT_TRUE(d.ok());
@@ -343,7 +343,7 @@ TEST_F(EngineTest, ThrottledDlqRetrySpreadsJobs) {
   EXPECT_EQ(Get(ids[0]).status, JobStatus::kDeadletter);
 
   DlqRetryParams r;
-  r.queue_name = "q";
+  r.filter.queue_name = "q";
   r.rate_per_second = 2;
   auto res = Call<DlqRetryResult>(&Engine::DlqRetry, r);
   ASSERT_TRUE(res.ok());

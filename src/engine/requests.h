@@ -123,11 +123,8 @@ struct SummarizeDeadLettersParams {
 };
 
 struct DlqRetryParams {
-  std::vector<std::string> job_ids;
-  std::optional<std::string> queue_name;
-  std::optional<DeadReason> dead_reason;
-  std::optional<std::string> tag;
-  std::optional<std::string> error_prefix;  // last_error starts with it
+  std::vector<std::string> job_ids;  // when given, the filter is not used
+  DeadLetterFilter filter;
   int limit = 100;
   bool dry_run = false;
   std::optional<double> rate_per_second;
@@ -139,10 +136,7 @@ struct DlqRetryResult {
 };
 
 struct DlqPurgeParams {
-  std::optional<std::string> queue_name;
-  std::optional<DeadReason> dead_reason;
-  std::optional<std::string> tag;
-  std::optional<std::string> error_prefix;  // last_error starts with it
+  DeadLetterFilter filter;
   std::optional<Instant> older_than;
   int limit = 10000;
   bool dry_run = false;  // count what would be deleted, delete nothing
