@@ -33,6 +33,7 @@ int HttpStatusOf(ErrorCode code) {
     case ErrorCode::kInternal:
       return 500;
     case ErrorCode::kUnavailable:
+    case ErrorCode::kAborted:
       return 503;
   }
   return 500;

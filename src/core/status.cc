@@ -29,6 +29,7 @@ const char* ErrorCodeName(ErrorCode code) {
     case ErrorCode::kInternal:
       return "INTERNAL_ERROR";
     case ErrorCode::kUnavailable:
+    case ErrorCode::kAborted:
       return "SERVICE_UNAVAILABLE";
   }
   return "INTERNAL_ERROR";

@@ -26,6 +26,11 @@ enum class ErrorCode {
   kUnsupportedMediaType,  // 415
   kInternal,              // 500
   kUnavailable,           // 503
+  // Not a wire code: a store transaction lost a race it may win when run
+  // again (PostgreSQL serialization failure 40001, deadlock 40P01). The write
+  // executor re-runs the request; one that escapes is sent as 503
+  // SERVICE_UNAVAILABLE (ErrorCodeName gives that name).
+  kAborted,
 };
 
 // The wire name of a code, e.g. "LEASE_EXPIRED".
@@ -50,6 +55,7 @@ class Status {
   static Status LeaseExpired(std::string m) { return {ErrorCode::kLeaseExpired, std::move(m)}; }
   static Status Internal(std::string m) { return {ErrorCode::kInternal, std::move(m)}; }
   static Status Unavailable(std::string m) { return {ErrorCode::kUnavailable, std::move(m)}; }
+  static Status Aborted(std::string m) { return {ErrorCode::kAborted, std::move(m)}; }
 
   bool ok() const { return code_ == ErrorCode::kOk; }
   ErrorCode code() const { return code_; }

@@ -54,7 +54,10 @@ void Engine::ConfigureQueue(std::string name, QueueConfigPatch patch, Callback<Q
   impl_->Write<QueueConfig>(
       [name = std::move(name), patch = std::move(patch)](WriteTx& tx,
                                                          TxContext& ctx) -> Result<QueueConfig> {
-        REDRIVE_ASSIGN_OR_RETURN(QueueConfig c, tx.EnsureQueue(name, ctx.now));
+        REDRIVE_RETURN_IF_ERROR(tx.EnsureQueue(name, ctx.now).status());
+        REDRIVE_ASSIGN_OR_RETURN(auto locked, tx.LockQueue(name));
+        if (!locked) return QueueNotFound(name);  // deleted between the two
+        QueueConfig& c = *locked;
         const bool was_claimable = c.enabled && !c.paused;
         if (patch.max_retries) c.max_retries = *patch.max_retries;
         if (patch.default_timeout) c.default_timeout = *patch.default_timeout;
@@ -76,7 +79,7 @@ void Engine::PauseQueue(std::string name, std::optional<std::string> reason,
   impl_->Write<QueueConfig>(
       [name = std::move(name), reason = std::move(reason)](WriteTx& tx,
                                                            TxContext& ctx) -> Result<QueueConfig> {
-        REDRIVE_ASSIGN_OR_RETURN(auto c, tx.GetQueue(name));
+        REDRIVE_ASSIGN_OR_RETURN(auto c, tx.LockQueue(name));
         if (!c) return QueueNotFound(name);
         const bool was_paused = c->paused;
         c->paused = true;
@@ -94,7 +97,7 @@ void Engine::PauseQueue(std::string name, std::optional<std::string> reason,
 void Engine::ResumeQueue(std::string name, Callback<QueueConfig> done) {
   impl_->Write<QueueConfig>(
       [name = std::move(name)](WriteTx& tx, TxContext& ctx) -> Result<QueueConfig> {
-        REDRIVE_ASSIGN_OR_RETURN(auto c, tx.GetQueue(name));
+        REDRIVE_ASSIGN_OR_RETURN(auto c, tx.LockQueue(name));
         if (!c) return QueueNotFound(name);
         const bool was_paused = c->paused;
         c->paused = false;

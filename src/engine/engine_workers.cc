@@ -15,7 +15,7 @@ void Engine::RegisterWorker(RegisterWorkerParams p, Callback<WorkerInfo> done) {
         WorkerInfo w;
         w.id = p.worker_id.value_or(NewUuidV7(ctx.now, ctx.random));
         if (p.worker_id) {
-          REDRIVE_ASSIGN_OR_RETURN(auto existing, tx.GetWorker(*p.worker_id));
+          REDRIVE_ASSIGN_OR_RETURN(auto existing, tx.LockWorker(*p.worker_id));
           if (existing) w.registered_at = existing->registered_at;
         }
         if (w.registered_at == Instant{}) w.registered_at = ctx.now;
@@ -35,7 +35,7 @@ void Engine::RegisterWorker(RegisterWorkerParams p, Callback<WorkerInfo> done) {
 void Engine::WorkerHeartbeat(WorkerHeartbeatParams p, Callback<WorkerInfo> done) {
   impl_->Write<WorkerInfo>(
       [p = std::move(p)](WriteTx& tx, TxContext& ctx) -> Result<WorkerInfo> {
-        REDRIVE_ASSIGN_OR_RETURN(auto w, tx.GetWorker(p.worker_id));
+        REDRIVE_ASSIGN_OR_RETURN(auto w, tx.LockWorker(p.worker_id));
         if (!w) return Status::NotFound("worker " + p.worker_id + " not found");
         w->current_jobs = p.current_jobs;
         if (p.status) w->status = *p.status;
@@ -52,7 +52,7 @@ void Engine::WorkerHeartbeat(WorkerHeartbeatParams p, Callback<WorkerInfo> done)
 void Engine::DeregisterWorker(std::string worker_id, StatusCallback done) {
   impl_->Write<bool>(
       [id = std::move(worker_id)](WriteTx& tx, TxContext& ctx) -> Result<bool> {
-        REDRIVE_ASSIGN_OR_RETURN(auto w, tx.GetWorker(id));
+        REDRIVE_ASSIGN_OR_RETURN(auto w, tx.LockWorker(id));
         // Claims do not require registration, so release by holder id even
         // for a worker the registry does not know.
         REDRIVE_ASSIGN_OR_RETURN(auto held, tx.SelectHeldBy(id, 100000));

@@ -1,15 +1,42 @@
 // The store interface: what Redrive needs from a database, as operations (not
-// containers). Two implementations: SqliteStore (embedded, default) and a
-// PostgreSQL store (several Redrive nodes sharing one database). Nothing here
-// may rely on state only one process holds: claims select with row locks that
-// skip locked rows (SKIP LOCKED on PostgreSQL; SQLite has one writer anyway),
-// and every state change is a guarded write.
+// containers). Two implementations: SqliteStore (embedded, default) and
+// PgStore (several Redrive nodes sharing one PostgreSQL database). Nothing
+// here may rely on state only one process holds.
 //
 // Time: the engine passes `now` into every call; stores never read a clock.
 // Threads: a Store is thread-safe. A ReadTx/WriteTx is used by one thread.
 // tests/store/store_conformance_test.cc defines the behaviour every store has.
+//
+// The locking contract (what makes several writers safe). On SQLite a
+// WriteTx holds the database's one write lock (BEGIN IMMEDIATE) from begin
+// to end, so everything below holds trivially; on PostgreSQL (READ
+// COMMITTED, one transaction per request) it is what the SQL does:
+//  - Every select that feeds a write locks what it returns. The Select*
+//    methods of WriteTx (claims, sweeps, redrive, retention, due deliveries)
+//    lock FOR UPDATE SKIP LOCKED: two nodes never pick the same row, and a
+//    row another transaction is changing is skipped, not waited for.
+//  - In a WriteTx, GetJob, GetJobs, GetWebhook and GetDelivery lock the rows
+//    they return (FOR UPDATE; GetJobs in id order, so two callers cannot
+//    deadlock), and LockQueue/LockWorker lock a queue's or worker's row for a
+//    read-modify-write. A concurrent writer of the same row waits, then
+//    reads what this one wrote: a pause on one node is never undone by a
+//    config change on another, an operator's webhook disable is never
+//    reverted by a delivery outcome. GetQueue and GetWorker do not lock
+//    (enqueues and claims read them on the hot path; they write neither).
+//  - ApplyChange is guarded (id, status, lease_id): a write decided on a
+//    stale read fails with CONFLICT instead of undoing another node's write.
+//    A reaper locks the expired rows it reads (SKIP LOCKED) and re-checks
+//    lease_expires_at in that read, so it never reaps a lease a heartbeat on
+//    another node has just extended.
+//  - Races on unique keys resolve, they never fail: two inserts of one
+//    idempotency key give one job (the second caller gets created = false),
+//    two EnsureQueue of one name give one queue.
+//  - A transaction that loses a serialization or deadlock race fails with
+//    ABORTED (ErrorCode::kAborted) and is re-run by the write executor; a
+//    database that cannot be reached, or is read-only, is UNAVAILABLE.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -178,11 +205,17 @@ class WriteTx : public ReadTx {
 
   // Creates the queue with defaults if absent; returns its config either way.
   virtual Result<QueueConfig> EnsureQueue(const std::string& name, Instant now) = 0;
+  // The queue's config with its row locked until the transaction ends, for a
+  // read-modify-write (pause, resume, configure). Unset if absent.
+  virtual Result<std::optional<QueueConfig>> LockQueue(const std::string& name) = 0;
   // Inserts or replaces a queue's config.
   virtual Status PutQueue(const QueueConfig& config) = 0;
   // Deletes a queue's config; with delete_jobs also all its jobs. NOT_FOUND if absent.
   virtual Status DeleteQueue(const std::string& name, bool delete_jobs) = 0;
 
+  // The worker's entry with its row locked until the transaction ends, for a
+  // read-modify-write (register, heartbeat, deregister). Unset if absent.
+  virtual Result<std::optional<WorkerInfo>> LockWorker(const std::string& id) = 0;
   // Inserts or replaces a worker entry.
   virtual Status PutWorker(const WorkerInfo& worker) = 0;
   // Deletes at most `limit` workers whose last heartbeat is before `before`
@@ -208,15 +241,33 @@ class WriteTx : public ReadTx {
   virtual Result<long long> DeleteFinishedDeliveries(Instant before, int limit) = 0;
 };
 
+// How the engine runs writes on a store (engine/write_executor.h).
+enum class WriteModel {
+  // One writer: the requests that arrive together share one transaction, a
+  // savepoint each, and one commit (SQLite: one fsync serves the batch).
+  kGroupCommit,
+  // Many writers: each request is its own transaction, run on one of
+  // `writer_connections` connections at once (PostgreSQL shares one WAL
+  // flush among concurrent commits by itself).
+  kTransactionPerRequest,
+};
+
+struct StoreTraits {
+  WriteModel write_model = WriteModel::kGroupCommit;
+  size_t writer_connections = 1;
+};
+
 class Store {
  public:
   virtual ~Store() = default;
+  virtual StoreTraits traits() const = 0;
   // Creates or upgrades the schema. Called once at start-up.
   virtual Status Migrate() = 0;
   // A read snapshot. Thread-safe; may be called from many threads at once.
   virtual Result<std::unique_ptr<ReadTx>> BeginRead() = 0;
-  // A write transaction. The engine's committer holds at most one at a time
-  // per process; on SQLite, writers from other processes wait (busy timeout).
+  // A write transaction. With kGroupCommit the engine holds at most one at a
+  // time (on SQLite, writers of other processes wait: busy timeout); with
+  // kTransactionPerRequest up to writer_connections at once.
   virtual Result<std::unique_ptr<WriteTx>> BeginWrite() = 0;
   // Cheap liveness check (health/ready).
   virtual Status Ping() = 0;

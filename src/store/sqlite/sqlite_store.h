@@ -45,6 +45,7 @@ class SqliteStore final : public Store {
                                                    SqliteOptions options = {});
   ~SqliteStore() override;
 
+  StoreTraits traits() const override { return {WriteModel::kGroupCommit, 1}; }
   Status Migrate() override;
   Result<std::unique_ptr<ReadTx>> BeginRead() override;
   Result<std::unique_ptr<WriteTx>> BeginWrite() override;

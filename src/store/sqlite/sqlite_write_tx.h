@@ -55,8 +55,15 @@ class SqliteWriteTx final : public SqliteReads<WriteTx> {
                                                           int limit) override;
 
   Result<QueueConfig> EnsureQueue(const std::string& name, Instant now) override;
+  // The write lock is the database's: a locking read is a plain read.
+  Result<std::optional<QueueConfig>> LockQueue(const std::string& name) override {
+    return GetQueue(name);
+  }
   Status PutQueue(const QueueConfig& config) override;
   Status DeleteQueue(const std::string& name, bool delete_jobs) override;
+  Result<std::optional<WorkerInfo>> LockWorker(const std::string& id) override {
+    return GetWorker(id);
+  }
   Status PutWorker(const WorkerInfo& worker) override;
   Result<long long> DeleteOfflineWorkers(Instant before, int limit) override;
 
