@@ -21,6 +21,7 @@ readonly RULES='
 core:
 store:          core
 store/sqlite:   core store
+store/postgres: core store
 engine:         core store
 wire:           core
 api:            core wire engine
