@@ -9,10 +9,14 @@
 
 #include <atomic>
 #include <filesystem>
+#include <stdexcept>
 
 #include "core/ids.h"
 #include "core/ids_test_util.h"
+#include "store/postgres/pg_connection.h"
+#include "store/postgres/pg_store.h"
 #include "store/sqlite/sqlite_store.h"
+#include "support/pg_cluster.h"
 
 namespace redrive::store::testing {
 namespace {
@@ -53,11 +57,45 @@ std::unique_ptr<Store> MakeSqliteStore() {
   return std::move(*store);
 }
 
+// The conformance database on the test cluster of this process (both made
+// on first use). Each test drops and recreates the schema `redrive` in it:
+// far cheaper than a database per test (CREATE DATABASE copies and flushes
+// a template; the shutdown checkpoint would write every copy again).
+std::unique_ptr<Store> MakePgStore() {
+  static const std::string url = [] {
+    ::redrive::testing::PgCluster& cluster = ::redrive::testing::PgCluster::Shared();
+    auto db = cluster.CreateUniqueDatabase("conformance");
+    if (!db.ok()) throw std::runtime_error(db.status().ToString());
+    return cluster.Url(*db);
+  }();
+  auto conn = postgres::PgConnection::Connect(url, {});
+  Status st =
+      conn.ok() ? (*conn)->Exec("DROP SCHEMA IF EXISTS redrive CASCADE").status() : conn.status();
+  if (!st.ok()) {
+    ADD_FAILURE() << st.ToString();
+    return nullptr;
+  }
+  PgOptions options;
+  options.pool_size = 4;
+  auto store = PgStore::Open(url, options);
+  if (!store.ok()) {
+    ADD_FAILURE() << store.status().ToString();
+    return nullptr;
+  }
+  st = (*store)->Migrate();
+  if (!st.ok()) {
+    ADD_FAILURE() << st.ToString();
+    return nullptr;
+  }
+  return std::move(*store);
+}
+
 }  // namespace
 
 // Every store runs the whole suite: add a line here for a new one.
 INSTANTIATE_TEST_SUITE_P(Stores, StoreConformanceTest,
-                         ::testing::Values(StoreFactory{"sqlite", MakeSqliteStore}),
+                         ::testing::Values(StoreFactory{"sqlite", MakeSqliteStore},
+                                           StoreFactory{"postgres", MakePgStore}),
                          [](const auto& info) { return info.param.name; });
 
 namespace {

@@ -1,0 +1,217 @@
+#include "store/postgres/pg_connection.h"
+
+#include <poll.h>
+
+#include <charconv>
+#include <cstdlib>
+
+namespace redrive::store::postgres {
+namespace {
+
+// "a" or "a: b" without libpq's trailing newline.
+std::string Trimmed(const char* text) {
+  std::string s = text != nullptr ? text : "";
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+// Waits until the socket of `conn` is ready for `events` or `deadline`
+// passes; false on timeout or a poll error.
+bool WaitSocket(PGconn* conn, short events, std::chrono::steady_clock::time_point deadline) {
+  pollfd fd{PQsocket(conn), events, 0};
+  while (true) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    int n = poll(&fd, 1, static_cast<int>(left.count()));
+    if (n > 0) return true;
+    if (n < 0 && errno != EINTR) return false;
+  }
+}
+
+// Server notices ("relation already exists, skipping") are not errors and
+// nobody reads libpq's default of printing them to stderr.
+void IgnoreNotice(void*, const char*) {}
+
+}  // namespace
+
+Status PgError(std::string_view sqlstate, std::string_view message, bool connection_ok) {
+  std::string m(message);
+  if (sqlstate.empty()) {
+    // libpq failed on its own: the connection is gone or the protocol broke.
+    return connection_ok ? Status::Internal("postgresql: " + m)
+                         : Status::Unavailable("postgresql connection lost: " + m);
+  }
+  m = "postgresql " + std::string(sqlstate) + ": " + m;
+  if (sqlstate == "40001" || sqlstate == "40P01") return Status::Aborted(std::move(m));
+  if (sqlstate.starts_with("08") || sqlstate == "57P01" || sqlstate == "57P02" ||
+      sqlstate == "57P03" || sqlstate == "25006" || !connection_ok) {
+    return Status::Unavailable(std::move(m));
+  }
+  if (sqlstate == "23505") return Status::Conflict(std::move(m));
+  return Status::Internal(std::move(m));
+}
+
+PgResult& PgResult::operator=(PgResult&& o) noexcept {
+  if (this != &o) {
+    if (r_ != nullptr) PQclear(r_);
+    r_ = o.r_;
+    o.r_ = nullptr;
+  }
+  return *this;
+}
+
+PgResult::~PgResult() {
+  if (r_ != nullptr) PQclear(r_);
+}
+
+long long PgResult::affected() const {
+  const char* n = r_ != nullptr ? PQcmdTuples(r_) : "";
+  return *n == '\0' ? 0 : std::atoll(n);
+}
+
+std::optional<std::string> PgResult::OptString(int row, int col) const {
+  if (IsNull(row, col)) return std::nullopt;
+  return String(row, col);
+}
+
+int64_t PgResult::Int64(int row, int col) const {
+  std::string_view t = Text(row, col);
+  int64_t v = 0;
+  std::from_chars(t.data(), t.data() + t.size(), v);
+  return v;
+}
+
+std::optional<Instant> PgResult::OptTime(int row, int col) const {
+  if (IsNull(row, col)) return std::nullopt;
+  return Time(row, col);
+}
+
+std::optional<int64_t> PgResult::OptInt64(int row, int col) const {
+  if (IsNull(row, col)) return std::nullopt;
+  return Int64(row, col);
+}
+
+void PgParams::Add(std::string s) {
+  owned_.push_back(std::move(s));
+  values_.push_back(owned_.back().c_str());
+}
+
+void PgParams::AddTextArray(const std::vector<std::string>& items) {
+  std::string a = "{";
+  for (const std::string& item : items) {
+    if (a.size() > 1) a += ',';
+    a += '"';
+    for (char c : item) {
+      if (c == '"' || c == '\\') a += '\\';
+      a += c;
+    }
+    a += '"';
+  }
+  a += '}';
+  Add(std::move(a));
+}
+
+Result<std::unique_ptr<PgConnection>> PgConnection::Connect(const std::string& url,
+                                                            const PgConnectOptions& options) {
+  // The url is expanded by libpq (expand_dbname); the keywords after it
+  // override what it says only where it says nothing.
+  const char* keywords[] = {"dbname", "application_name", "client_encoding", nullptr};
+  const char* values[] = {url.c_str(), "redrive", "UTF8", nullptr};
+  PGconn* raw = PQconnectStartParams(keywords, values, /*expand_dbname=*/1);
+  if (raw == nullptr) return Status::Unavailable("postgresql: out of memory connecting");
+  std::unique_ptr<PgConnection> conn(new PgConnection(raw));
+  if (PQstatus(raw) == CONNECTION_BAD) {
+    return Status::Unavailable("postgresql: cannot connect: " + Trimmed(PQerrorMessage(raw)));
+  }
+  // Non-blocking, so the whole attempt (every host of a multi-host url)
+  // ends at one deadline with millisecond precision.
+  const auto deadline = std::chrono::steady_clock::now() + options.connect_timeout;
+  PostgresPollingStatusType poll_status = PGRES_POLLING_WRITING;
+  while (poll_status != PGRES_POLLING_OK) {
+    if (poll_status == PGRES_POLLING_FAILED) {
+      return Status::Unavailable("postgresql: cannot connect: " + Trimmed(PQerrorMessage(raw)));
+    }
+    short events = poll_status == PGRES_POLLING_READING ? POLLIN : POLLOUT;
+    if (!WaitSocket(raw, events, deadline)) {
+      return Status::Unavailable("postgresql: cannot connect within " +
+                                 std::to_string(options.connect_timeout.count()) + " ms");
+    }
+    poll_status = PQconnectPoll(raw);
+  }
+  PQsetNoticeProcessor(raw, IgnoreNotice, nullptr);
+  // Durability does not depend on the server's default: a COMMIT returns
+  // only once its WAL is flushed. Times are integers, but UTC keeps any
+  // timestamp an operator reads consistent.
+  REDRIVE_ASSIGN_OR_RETURN(PgResult ignored,
+                           conn->Exec("SET synchronous_commit = on; SET TIME ZONE 'UTC'"));
+  return conn;
+}
+
+PgConnection::~PgConnection() { PQfinish(conn_); }
+
+bool PgConnection::healthy() const { return !broken_ && PQstatus(conn_) == CONNECTION_OK; }
+
+bool PgConnection::InTransaction() const {
+  PGTransactionStatusType t = PQtransactionStatus(conn_);
+  return t == PQTRANS_INTRANS || t == PQTRANS_INERROR || t == PQTRANS_ACTIVE;
+}
+
+std::string PgConnection::ServerVersion() const {
+  int v = PQserverVersion(conn_);  // 150018 for 15.18
+  return std::to_string(v / 10000) + "." + std::to_string(v % 100);
+}
+
+std::string PgConnection::Where() const {
+  std::string host = PQhost(conn_) != nullptr ? PQhost(conn_) : "";
+  std::string port = PQport(conn_) != nullptr ? PQport(conn_) : "";
+  std::string db = PQdb(conn_) != nullptr ? PQdb(conn_) : "";
+  return host + ":" + port + "/" + db;
+}
+
+Status PgConnection::Check(const PGresult* r) {
+  ExecStatusType st = r != nullptr ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+  if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK || st == PGRES_EMPTY_QUERY) {
+    return Status::Ok();
+  }
+  const char* state = r != nullptr ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
+  std::string message = Trimmed(r != nullptr ? PQresultErrorMessage(r) : PQerrorMessage(conn_));
+  if (message.empty()) message = Trimmed(PQerrorMessage(conn_));
+  bool connection_ok = PQstatus(conn_) == CONNECTION_OK;
+  Status status = PgError(state != nullptr ? state : "", message, connection_ok);
+  if (status.code() == ErrorCode::kUnavailable) broken_ = true;
+  return status;
+}
+
+Result<PgResult> PgConnection::Exec(const std::string& sql) {
+  // PQexec returns the last result of a multi-statement string; an error
+  // stops the string there, and that error is the last result.
+  PgResult r(PQexec(conn_, sql.c_str()));
+  REDRIVE_RETURN_IF_ERROR(Check(r.get()));
+  return r;
+}
+
+Result<PgResult> PgConnection::ExecPrepared(std::string_view sql, const PgParams& params) {
+  auto it = prepared_.find(sql);
+  if (it == prepared_.end()) {
+    std::string name = "r" + std::to_string(prepared_.size());
+    std::string text(sql);
+    PgResult prep(PQprepare(conn_, name.c_str(), text.c_str(), 0, nullptr));
+    REDRIVE_RETURN_IF_ERROR(Check(prep.get()));
+    // Session state, not transactional: it survives a rollback.
+    it = prepared_.emplace(std::move(text), std::move(name)).first;
+  }
+  PgResult r(PQexecPrepared(conn_, it->second.c_str(), params.size(), params.values(), nullptr,
+                            nullptr, 0));
+  REDRIVE_RETURN_IF_ERROR(Check(r.get()));
+  return r;
+}
+
+Result<PgResult> PgConnection::ExecParams(const std::string& sql, const PgParams& params) {
+  PgResult r(PQexecParams(conn_, sql.c_str(), params.size(), nullptr, params.values(), nullptr,
+                          nullptr, 0));
+  REDRIVE_RETURN_IF_ERROR(Check(r.get()));
+  return r;
+}
+
+}  // namespace redrive::store::postgres

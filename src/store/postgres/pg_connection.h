@@ -1,0 +1,159 @@
+// PgConnection: one libpq connection with a cache of named prepared
+// statements, so the hot paths (insert, claim, guarded update) are one round
+// trip each and are parsed once per connection. PgResult owns a PGresult;
+// PgParams collects text-format parameters.
+//
+// Errors: every failure becomes a Status by SQLSTATE (PgError); a failure
+// that leaves the connection unusable (lost socket, class 08, admin
+// shutdown) marks it broken(), and the pool discards it.
+//
+// Thread-safety: none. A PgConnection is used by one thread at a time (the
+// transaction that holds it); it may move between threads.
+#pragma once
+
+#include <libpq-fe.h>
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/status.h"
+
+namespace redrive::store::postgres {
+
+// The Status for a failed command: by SQLSTATE, 40001 and 40P01 are
+// ABORTED (the write executor runs the request again); class 08, 57P01-03,
+// 25006 (read-only transaction) and a lost connection are UNAVAILABLE; a
+// unique violation (23505) is CONFLICT; anything else is INTERNAL. `sqlstate`
+// is empty when libpq itself failed (then `connection_ok` decides).
+Status PgError(std::string_view sqlstate, std::string_view message, bool connection_ok);
+
+// Owns one PGresult; rows and columns are read as text.
+class PgResult {
+ public:
+  PgResult() = default;
+  explicit PgResult(PGresult* r) : r_(r) {}
+  PgResult(PgResult&& o) noexcept : r_(o.r_) { o.r_ = nullptr; }
+  PgResult& operator=(PgResult&& o) noexcept;
+  PgResult(const PgResult&) = delete;
+  PgResult& operator=(const PgResult&) = delete;
+  ~PgResult();
+
+  int rows() const { return r_ ? PQntuples(r_) : 0; }
+  // Rows an INSERT/UPDATE/DELETE touched.
+  long long affected() const;
+  bool IsNull(int row, int col) const { return PQgetisnull(r_, row, col) != 0; }
+  std::string_view Text(int row, int col) const {
+    return {PQgetvalue(r_, row, col), static_cast<size_t>(PQgetlength(r_, row, col))};
+  }
+  std::string String(int row, int col) const { return std::string(Text(row, col)); }
+  std::optional<std::string> OptString(int row, int col) const;
+  // Integers and booleans; a malformed value reads as 0 / false (columns
+  // are typed by the schema, so that cannot happen short of a bug).
+  int64_t Int64(int row, int col) const;
+  int Int(int row, int col) const { return static_cast<int>(Int64(row, col)); }
+  bool Bool(int row, int col) const { return Text(row, col) == "t"; }
+  Instant Time(int row, int col) const { return InstantFromMicros(Int64(row, col)); }
+  std::optional<Instant> OptTime(int row, int col) const;
+  std::optional<int64_t> OptInt64(int row, int col) const;
+
+  PGresult* get() const { return r_; }
+
+ private:
+  PGresult* r_ = nullptr;
+};
+
+// Text-format parameters $1, $2, ... in the order they are added. A
+// parameter added by reference points at the caller's string, which must
+// outlive the command; the others are copied.
+class PgParams {
+ public:
+  PgParams() = default;
+  PgParams(const PgParams&) = delete;
+  PgParams& operator=(const PgParams&) = delete;
+  // Moving keeps the copied values where they are (the deque's blocks move).
+  PgParams(PgParams&&) = default;
+  PgParams& operator=(PgParams&&) = default;
+
+  void AddRef(const std::string& s) { values_.push_back(s.c_str()); }
+  void Add(std::string s);
+  void Add(const char* s) { values_.push_back(s); }  // a literal or other long-lived text
+  void Add(int64_t v) { Add(std::to_string(v)); }
+  void Add(int v) { Add(static_cast<int64_t>(v)); }
+  void Add(bool v) { values_.push_back(v ? "true" : "false"); }
+  void Add(Instant t) { Add(ToMicros(t)); }
+  void AddNull() { values_.push_back(nullptr); }
+  void AddRef(const std::optional<std::string>& s) { s ? AddRef(*s) : AddNull(); }
+  void Add(const std::optional<Instant>& t) { t ? Add(*t) : AddNull(); }
+  void Add(const std::optional<int64_t>& v) { v ? Add(*v) : AddNull(); }
+  // A text[] literal of `items` ({"a","b"}), for "= ANY($n::text[])".
+  void AddTextArray(const std::vector<std::string>& items);
+
+  int size() const { return static_cast<int>(values_.size()); }
+  const char* const* values() const { return values_.data(); }
+
+ private:
+  std::vector<const char*> values_;
+  std::deque<std::string> owned_;  // stable addresses for copied values
+};
+
+struct PgConnectOptions {
+  std::chrono::milliseconds connect_timeout{3000};
+};
+
+class PgConnection {
+ public:
+  // Connects to `url` (a libpq connection string or URI, multi-host too),
+  // giving up after options.connect_timeout with UNAVAILABLE. The session
+  // runs with synchronous_commit=on (a COMMIT returns once durable) and UTC.
+  static Result<std::unique_ptr<PgConnection>> Connect(const std::string& url,
+                                                       const PgConnectOptions& options);
+  ~PgConnection();
+  PgConnection(const PgConnection&) = delete;
+  PgConnection& operator=(const PgConnection&) = delete;
+
+  // Runs `sql` (one or more statements, no parameters) with the simple
+  // query protocol: transaction control, DDL, migrations.
+  Result<PgResult> Exec(const std::string& sql);
+  // Runs `sql` as a named prepared statement, prepared on first use on this
+  // connection (one round trip afterwards).
+  Result<PgResult> ExecPrepared(std::string_view sql, const PgParams& params);
+  // Runs `sql` once with parameters (unnamed statement): built queries
+  // whose text varies with their filters.
+  Result<PgResult> ExecParams(const std::string& sql, const PgParams& params);
+
+  // False once the connection is unusable (lost, or failed mid-protocol).
+  bool healthy() const;
+  // True while a transaction block is open (or failed and not yet ended).
+  bool InTransaction() const;
+
+  // "15.18", host, port and database of the server it is connected to.
+  std::string ServerVersion() const;
+  std::string Where() const;
+
+  PGconn* get() const { return conn_; }
+
+ private:
+  explicit PgConnection(PGconn* conn) : conn_(conn) {}
+  // The Status of `r` (OK for a command or tuples result); marks the
+  // connection broken on a connection-class failure.
+  Status Check(const PGresult* r);
+
+  PGconn* conn_;
+  bool broken_ = false;
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  // SQL text -> statement name.
+  std::unordered_map<std::string, std::string, Hash, std::equal_to<>> prepared_;
+};
+
+}  // namespace redrive::store::postgres

@@ -1,0 +1,209 @@
+#include "store/postgres/pg_job_sql.h"
+
+#include <bit>
+#include <mutex>
+#include <unordered_map>
+
+#include "core/json_text.h"
+
+namespace redrive::store::postgres::sql {
+namespace {
+
+constexpr PgColumnSet kUpdatedAt = PgColumnBit(PgJobColumnIndex("updated_at"));
+
+// The select lists follow kPgJobColumns: each item is the column's name, or
+// in a summary an empty value for payload and result.
+consteval bool SelectListMatches(std::string_view list, bool summary) {
+  int column = 0;
+  size_t start = 0;
+  for (size_t pos = 0; pos <= list.size(); ++pos) {
+    if (pos < list.size() && list[pos] != ',') continue;
+    std::string_view item = list.substr(start, pos - start);
+    while (item.starts_with(' ')) item.remove_prefix(1);
+    while (item.ends_with(' ')) item.remove_suffix(1);
+    if (column == kPgJobColumnCount) return false;
+    std::string_view name = kPgJobColumns[column].name;
+    bool large = name == "payload" || name == "result";
+    bool ok = summary && large ? (item == "''" || item == "NULL") : item == name;
+    if (!ok) return false;
+    ++column;
+    start = pos + 1;
+  }
+  return column == kPgJobColumnCount;
+}
+static_assert(SelectListMatches(REDRIVE_PG_JOB_COLUMNS, false),
+              "REDRIVE_PG_JOB_COLUMNS must list kPgJobColumns in order");
+static_assert(SelectListMatches(REDRIVE_PG_JOB_SUMMARY_COLUMNS, true),
+              "REDRIVE_PG_JOB_SUMMARY_COLUMNS must list kPgJobColumns in order");
+
+std::string Param(int n) { return "$" + std::to_string(n); }
+
+// "INSERT INTO redrive.job_history (...) SELECT $first::text, <cte>.id, ...
+// FROM <cte> RETURNING job_id": the entry of the job the CTE wrote. The
+// casts type parameters a SELECT list cannot infer.
+std::string HistoryFrom(const char* cte, int first) {
+  return std::string("INSERT INTO redrive.job_history (" REDRIVE_PG_HISTORY_COLUMNS ") SELECT ") +
+         Param(first) + "::text, " + cte + ".id, " + Param(first + 1) + "::text, " +
+         Param(first + 2) + "::text, " + Param(first + 3) + "::text, " + Param(first + 4) +
+         "::bigint FROM " + cte + " RETURNING job_id";
+}
+
+std::string BuildInsert() {
+  std::string names;
+  std::string values;
+  for (int i = 0; i < kPgJobColumnCount; ++i) {
+    if (i > 0) {
+      names += ", ";
+      values += ", ";
+    }
+    names += kPgJobColumns[i].name;
+    values += Param(i + 1);
+  }
+  return "WITH j AS (INSERT INTO redrive.jobs (" + names + ") VALUES (" + values +
+         ") ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING"
+         " RETURNING id) " +
+         HistoryFrom("j", kPgJobColumnCount + 1);
+}
+
+std::string BuildUpdate(PgColumnSet changed, bool history) {
+  const PgColumnSet assigned = AssignedColumns(changed);
+  std::string update = "UPDATE redrive.jobs SET ";
+  int n = 0;
+  for (int i = 0; i < kPgJobColumnCount; ++i) {
+    if (!(assigned & PgColumnBit(i))) continue;
+    if (n > 0) update += ", ";
+    update += kPgJobColumns[i].name;
+    update += " = " + Param(++n);
+  }
+  const int guard = n + 1;
+  update += " WHERE id = " + Param(guard) + " AND status = " + Param(guard + 1) +
+            " AND lease_id IS NOT DISTINCT FROM " + Param(guard + 2) + "::text";
+  if (!history) return update;
+  return "WITH u AS (" + update + " RETURNING id) " + HistoryFrom("u", guard + 3);
+}
+
+// Appends "AND <tag condition>" for "key=value" (exact) or "key" (presence);
+// both are answered by jobs_tags.
+void AddTagFilter(BuiltQuery& q, std::string_view tag) {
+  size_t eq = tag.find('=');
+  if (eq == std::string_view::npos) {
+    q.params.Add(std::string(tag));
+    q.sql += " AND tags ? " + Param(q.params.size());
+  } else {
+    q.params.Add("{" + JsonQuote(tag.substr(0, eq)) + ":" + JsonQuote(tag.substr(eq + 1)) + "}");
+    q.sql += " AND tags @> " + Param(q.params.size()) + "::jsonb";
+  }
+}
+
+void AddText(BuiltQuery& q, const char* condition, std::string value) {
+  q.params.Add(std::move(value));
+  q.sql += condition + Param(q.params.size());
+}
+
+// An exact, case-sensitive prefix: no LIKE wildcards; NULL never matches.
+void AddErrorPrefix(BuiltQuery& q, const std::string& prefix) {
+  q.params.AddRef(prefix);
+  q.sql += " AND starts_with(last_error, " + Param(q.params.size()) + ")";
+}
+
+template <typename Filter>
+void AddDeadLetterFilters(BuiltQuery& q, const Filter& f) {
+  if (f.queue_name) AddText(q, " AND queue_name = ", *f.queue_name);
+  if (f.dead_reason) AddText(q, " AND dead_reason = ", DeadReasonName(*f.dead_reason));
+  if (f.tag) AddTagFilter(q, *f.tag);
+  if (f.error_prefix) AddErrorPrefix(q, *f.error_prefix);
+}
+
+void AddLimit(BuiltQuery& q, int limit) {
+  q.params.Add(limit);
+  q.sql += " LIMIT " + Param(q.params.size());
+}
+
+void AddLimitOffset(BuiltQuery& q, int limit, int offset) {
+  AddLimit(q, limit);
+  q.params.Add(offset);
+  q.sql += " OFFSET " + Param(q.params.size());
+}
+
+}  // namespace
+
+std::string_view InsertJobSql() {
+  static const std::string* const text = new std::string(BuildInsert());
+  return *text;
+}
+
+PgColumnSet AssignedColumns(PgColumnSet changed) {
+  return (changed | kUpdatedAt) & ~kPgFixedColumns & kPgAllColumns;
+}
+
+int GuardParam(PgColumnSet changed) { return std::popcount(AssignedColumns(changed)) + 1; }
+
+std::string_view UpdateJobSql(PgColumnSet changed, bool history) {
+  // A handful of keys occur (one per kind of transition); each text stays
+  // valid for the life of the process. The top bit (no column) marks history.
+  static std::mutex mu;
+  static std::unordered_map<PgColumnSet, std::string> texts;
+  const PgColumnSet key = AssignedColumns(changed) | (history ? PgColumnSet{1} << 63 : 0);
+  std::lock_guard<std::mutex> lock(mu);
+  auto [it, inserted] = texts.try_emplace(key);
+  if (inserted) it->second = BuildUpdate(changed, history);
+  return it->second;
+}
+
+BuiltQuery ListJobs(const JobFilter& f, bool with_payload) {
+  BuiltQuery q;
+  q.sql = with_payload ? "SELECT " REDRIVE_PG_JOB_COLUMNS " FROM redrive.jobs WHERE TRUE"
+                       : "SELECT " REDRIVE_PG_JOB_SUMMARY_COLUMNS " FROM redrive.jobs WHERE TRUE";
+  if (f.queue_name) AddText(q, " AND queue_name = ", *f.queue_name);
+  if (f.status) AddText(q, " AND status = ", JobStatusName(*f.status));
+  if (f.dead_reason) AddText(q, " AND dead_reason = ", DeadReasonName(*f.dead_reason));
+  if (f.tag) AddTagFilter(q, *f.tag);
+  if (f.error_prefix) AddErrorPrefix(q, *f.error_prefix);
+  q.sql += " ORDER BY created_at DESC, id DESC";
+  AddLimitOffset(q, f.limit, f.offset);
+  return q;
+}
+
+BuiltQuery ListDeadLetters(const JobFilter& f) {
+  BuiltQuery q;
+  q.sql = "SELECT " REDRIVE_PG_JOB_SUMMARY_COLUMNS " FROM redrive.jobs WHERE status = 'deadletter'";
+  AddDeadLetterFilters(q, f);
+  q.sql += " ORDER BY deadlettered_at DESC, id DESC";
+  AddLimitOffset(q, f.limit, f.offset);
+  return q;
+}
+
+BuiltQuery SummarizeDeadLetters(const JobFilter& f) {
+  BuiltQuery q;
+  q.sql = "SELECT queue_name, dead_reason, left(last_error, " +
+          std::to_string(kDeadLetterErrorChars) +
+          ") AS error, count(*) AS n, min(deadlettered_at), max(deadlettered_at)"
+          " FROM redrive.jobs WHERE status = 'deadletter'";
+  AddDeadLetterFilters(q, f);
+  // NULLS FIRST: as SQLite orders them (a missing error sorts first).
+  q.sql +=
+      " GROUP BY queue_name, dead_reason, error"
+      " ORDER BY n DESC, queue_name, dead_reason, error NULLS FIRST";
+  AddLimit(q, f.limit);
+  return q;
+}
+
+BuiltQuery SelectDeadLetters(const DeadLetterSelection& sel) {
+  BuiltQuery q;
+  q.sql = "SELECT " REDRIVE_PG_JOB_COLUMNS " FROM redrive.jobs WHERE status = 'deadletter'";
+  if (!sel.job_ids.empty()) {
+    q.params.AddTextArray(sel.job_ids);
+    q.sql += " AND id = ANY(" + Param(q.params.size()) + "::text[])";
+  }
+  AddDeadLetterFilters(q, sel);
+  if (sel.dead_before) {
+    q.params.Add(*sel.dead_before);
+    q.sql += " AND deadlettered_at < " + Param(q.params.size());
+  }
+  q.sql += " ORDER BY deadlettered_at, id";
+  AddLimit(q, sel.limit);
+  q.sql += " FOR UPDATE SKIP LOCKED";
+  return q;
+}
+
+}  // namespace redrive::store::postgres::sql

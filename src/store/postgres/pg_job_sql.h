@@ -1,0 +1,159 @@
+// The SQL of the job queries, in one place, so the plan tests
+// (pg_plan_test.cc) check the very text the store runs. Parameters are
+// $1, $2, ... in the order the comment of each query gives. Selects of a
+// write transaction lock what they return (store.h, the locking contract).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "store/postgres/pg_connection.h"
+#include "store/postgres/pg_job_columns.h"
+#include "store/store.h"
+
+namespace redrive::store::postgres::sql {
+
+// Every column of a job, in kPgJobColumns order (checked at compile time in
+// pg_job_sql.cc).
+#define REDRIVE_PG_JOB_COLUMNS                                                             \
+  "id, queue_name, status, payload, result, priority, retry_count, max_retries, "          \
+  "timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, last_error, "      \
+  "dead_reason, tags, idempotency_key, created_at, updated_at, scheduled_at, started_at, " \
+  "completed_at, expires_at, deadlettered_at, assigned_worker_id, lease_id, "              \
+  "lease_expires_at, attempts, lease_expiries"
+// The same with payload and result left empty (summaries: large payloads
+// are not even read from their TOAST table).
+#define REDRIVE_PG_JOB_SUMMARY_COLUMNS                                                     \
+  "id, queue_name, status, '', NULL, priority, retry_count, max_retries, "                 \
+  "timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, last_error, "      \
+  "dead_reason, tags, idempotency_key, created_at, updated_at, scheduled_at, started_at, " \
+  "completed_at, expires_at, deadlettered_at, assigned_worker_id, lease_id, "              \
+  "lease_expires_at, attempts, lease_expiries"
+
+#define REDRIVE_PG_HISTORY_COLUMNS "id, job_id, event_type, worker_id, details, created_at"
+
+// $1 id.
+inline constexpr char kGetJob[] =
+    "SELECT " REDRIVE_PG_JOB_COLUMNS " FROM redrive.jobs WHERE id = $1";
+inline constexpr char kGetJobForUpdate[] =
+    "SELECT " REDRIVE_PG_JOB_COLUMNS " FROM redrive.jobs WHERE id = $1 FOR UPDATE";
+// $1 a text[] of ids. Locked in id order: two callers never deadlock.
+inline constexpr char kGetJobs[] =
+    "SELECT " REDRIVE_PG_JOB_COLUMNS " FROM redrive.jobs WHERE id = ANY($1::text[])";
+inline constexpr char kGetJobsForUpdate[] = "SELECT " REDRIVE_PG_JOB_COLUMNS
+                                            " FROM redrive.jobs WHERE id = ANY($1::text[])"
+                                            " ORDER BY id FOR UPDATE";
+// $1 key.
+inline constexpr char kFindIdempotencyKey[] =
+    "SELECT id FROM redrive.jobs WHERE idempotency_key = $1";
+
+// Inserts a job and its "created" history entry in one statement:
+// $1..$n every column (kPgAllColumns, as BindPgColumns binds them), then
+// the entry's id, event_type, worker_id, details, created_at. A job whose
+// idempotency key is taken inserts nothing (no row returned); under READ
+// COMMITTED, ON CONFLICT first waits for a transaction inserting the same
+// key and then sees its row.
+std::string_view InsertJobSql();
+
+// The guarded write of a Change: assigns the columns in `changed` (plus
+// updated_at), $1..$m in table order, where the row still has id $m+1,
+// status $m+2 and lease_id $m+3 (NULL: no lease). With `history`, also
+// inserts the entry ($m+4.. id, event_type, worker_id, details, created_at)
+// in the same statement, and the result has one row per job written;
+// without, affected() counts them. The text of each (columns, history)
+// pair is built once.
+std::string_view UpdateJobSql(PgColumnSet changed, bool history);
+// The first parameter after the assigned columns of UpdateJobSql(changed, ...).
+int GuardParam(PgColumnSet changed);
+// The columns UpdateJobSql(changed, ...) assigns.
+PgColumnSet AssignedColumns(PgColumnSet changed);
+
+// $1 job id.
+inline constexpr char kGetHistory[] = "SELECT " REDRIVE_PG_HISTORY_COLUMNS
+                                      " FROM redrive.job_history WHERE job_id = $1"
+                                      " ORDER BY created_at, seq";
+
+// $1 ids (text[]). History goes with the job (ON DELETE CASCADE).
+inline constexpr char kDeleteJobs[] = "DELETE FROM redrive.jobs WHERE id = ANY($1::text[])";
+// $1 queue.
+inline constexpr char kDeleteQueueJobs[] = "DELETE FROM redrive.jobs WHERE queue_name = $1";
+
+// $1 queue, $2 now, $3 limit. Walks jobs_claim in its order (no sort).
+inline constexpr char kSelectClaimable[] =
+    "SELECT " REDRIVE_PG_JOB_COLUMNS
+    " FROM redrive.jobs WHERE status = 'pending' AND queue_name = $1"
+    " AND (expires_at IS NULL OR expires_at > $2)"
+    " ORDER BY priority DESC, created_at, id LIMIT $3 FOR UPDATE SKIP LOCKED";
+// $1 now, $2 limit.
+inline constexpr char kSelectDueScheduled[] =
+    "SELECT " REDRIVE_PG_JOB_COLUMNS
+    " FROM redrive.jobs WHERE status = 'scheduled' AND scheduled_at <= $1"
+    " ORDER BY scheduled_at LIMIT $2 FOR UPDATE SKIP LOCKED";
+// $1 now, $2 limit, $3 queue.
+inline constexpr char kSelectDueScheduledInQueue[] =
+    "SELECT " REDRIVE_PG_JOB_COLUMNS
+    " FROM redrive.jobs WHERE status = 'scheduled' AND scheduled_at <= $1 AND queue_name = $3"
+    " ORDER BY scheduled_at LIMIT $2 FOR UPDATE SKIP LOCKED";
+// $1 now, $2 limit. The condition is evaluated again on the newest version
+// of each row it locks: a lease a heartbeat has just extended is not
+// returned.
+inline constexpr char kSelectExpiredLeases[] =
+    "SELECT " REDRIVE_PG_JOB_COLUMNS
+    " FROM redrive.jobs WHERE status = 'processing' AND lease_expires_at <= $1"
+    " ORDER BY lease_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED";
+// $1 now, $2 limit.
+inline constexpr char kSelectPastDeadline[] =
+    "SELECT " REDRIVE_PG_JOB_COLUMNS
+    " FROM redrive.jobs WHERE status IN ('pending','scheduled') AND expires_at IS NOT NULL"
+    " AND expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED";
+// $1 worker, $2 limit.
+inline constexpr char kSelectHeldBy[] =
+    "SELECT " REDRIVE_PG_JOB_COLUMNS
+    " FROM redrive.jobs WHERE status = 'processing' AND assigned_worker_id = $1"
+    " LIMIT $2 FOR UPDATE SKIP LOCKED";
+// $1 queue, $2 status, $3 before, $4 limit.
+inline constexpr char kSelectRetentionExpired[] =
+    "SELECT id FROM redrive.jobs WHERE queue_name = $1 AND status = $2"
+    " AND completed_at IS NOT NULL AND completed_at < $3 ORDER BY completed_at LIMIT $4"
+    " FOR UPDATE SKIP LOCKED";
+
+inline constexpr char kCountAll[] = "SELECT status, count(*) FROM redrive.jobs GROUP BY status";
+// $1 queue.
+inline constexpr char kCountQueue[] =
+    "SELECT status, count(*) FROM redrive.jobs WHERE queue_name = $1 GROUP BY status";
+
+// $1 queue.
+inline constexpr char kOldestDeadletter[] =
+    "SELECT deadlettered_at FROM redrive.jobs WHERE status = 'deadletter' AND queue_name = $1"
+    " ORDER BY deadlettered_at LIMIT 1";
+inline constexpr char kNextScheduled[] =
+    "SELECT scheduled_at FROM redrive.jobs WHERE status = 'scheduled'"
+    " ORDER BY scheduled_at LIMIT 1";
+inline constexpr char kNextLeaseExpiry[] =
+    "SELECT lease_expires_at FROM redrive.jobs WHERE status = 'processing'"
+    " ORDER BY lease_expires_at LIMIT 1";
+inline constexpr char kNextDeadline[] =
+    "SELECT expires_at FROM redrive.jobs WHERE status IN ('pending','scheduled')"
+    " AND expires_at IS NOT NULL ORDER BY expires_at LIMIT 1";
+
+// A query built from the filters that are set (an unset filter adds no
+// condition, so the planner can pick the index that fits), with its
+// parameters. Text parameters may point into the filter, which must
+// outlive the query's execution.
+struct BuiltQuery {
+  std::string sql;
+  PgParams params;
+};
+
+// GET /jobs: newest created first.
+BuiltQuery ListJobs(const JobFilter& f, bool with_payload);
+// GET /jobs/dlq: dead jobs, newest dead first; f.status is ignored.
+BuiltQuery ListDeadLetters(const JobFilter& f);
+// GET /jobs/dlq/summary: queue_name, dead_reason, error (truncated, may be
+// NULL), count, oldest and newest deadlettered_at.
+BuiltQuery SummarizeDeadLetters(const JobFilter& f);
+// Redrive/purge selection, oldest dead first, with payload, locked FOR
+// UPDATE SKIP LOCKED.
+BuiltQuery SelectDeadLetters(const DeadLetterSelection& sel);
+
+}  // namespace redrive::store::postgres::sql

@@ -1,0 +1,211 @@
+#include "store/postgres/pg_reads.h"
+
+#include "store/postgres/pg_job_sql.h"
+#include "store/postgres/pg_row_mapping.h"
+#include "store/postgres/pg_webhook_sql.h"
+
+namespace redrive::store::postgres {
+namespace {
+
+constexpr char kGetQueue[] =
+    "SELECT " REDRIVE_PG_QUEUE_COLUMNS " FROM redrive.queues WHERE queue_name = $1";
+constexpr char kListQueues[] =
+    "SELECT " REDRIVE_PG_QUEUE_COLUMNS " FROM redrive.queues ORDER BY queue_name";
+constexpr char kGetWorker[] =
+    "SELECT " REDRIVE_PG_WORKER_COLUMNS " FROM redrive.workers WHERE id = $1";
+constexpr char kListWorkers[] = "SELECT " REDRIVE_PG_WORKER_COLUMNS
+                                " FROM redrive.workers ORDER BY registered_at, id"
+                                " LIMIT $1 OFFSET $2";
+
+// Runs a fixed query of one text parameter (or none).
+Result<PgResult> Run(PgConnection& conn, const char* sql, const std::string* arg = nullptr) {
+  PgParams p;
+  if (arg != nullptr) p.AddRef(*arg);
+  return conn.ExecPrepared(sql, p);
+}
+
+Result<std::optional<Instant>> OptTimeOf(Result<PgResult> r) {
+  if (!r.ok()) return r.status();
+  return PgOptTime(*r);
+}
+
+}  // namespace
+
+Result<std::vector<Job>> PgJobs(const PgResult& r) {
+  std::vector<Job> jobs;
+  jobs.reserve(r.rows());
+  for (int i = 0; i < r.rows(); ++i) {
+    REDRIVE_ASSIGN_OR_RETURN(Job job, ReadPgJob(r, i));
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
+std::optional<Instant> PgOptTime(const PgResult& r) {
+  if (r.rows() == 0) return std::nullopt;
+  return r.OptTime(0, 0);
+}
+
+template <typename Base>
+Result<Job> PgReads<Base>::GetJob(const std::string& id) {
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r,
+                           Run(conn_, locking_ ? sql::kGetJobForUpdate : sql::kGetJob, &id));
+  if (r.rows() == 0) return Status::NotFound("job " + id + " not found");
+  return ReadPgJob(r, 0);
+}
+
+template <typename Base>
+Result<std::optional<std::string>> PgReads<Base>::FindIdempotencyKey(const std::string& key) {
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, Run(conn_, sql::kFindIdempotencyKey, &key));
+  if (r.rows() == 0) return std::optional<std::string>();
+  return std::optional<std::string>(r.String(0, 0));
+}
+
+template <typename Base>
+Result<std::vector<Job>> PgReads<Base>::ListJobs(const JobFilter& f, bool with_payload) {
+  sql::BuiltQuery q = sql::ListJobs(f, with_payload);
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, conn_.ExecParams(q.sql, q.params));
+  return PgJobs(r);
+}
+
+template <typename Base>
+Result<std::vector<Job>> PgReads<Base>::ListDeadLetters(const JobFilter& f) {
+  sql::BuiltQuery q = sql::ListDeadLetters(f);
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, conn_.ExecParams(q.sql, q.params));
+  return PgJobs(r);
+}
+
+template <typename Base>
+Result<std::vector<DeadLetterGroup>> PgReads<Base>::SummarizeDeadLetters(const JobFilter& f) {
+  sql::BuiltQuery q = sql::SummarizeDeadLetters(f);
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, conn_.ExecParams(q.sql, q.params));
+  std::vector<DeadLetterGroup> groups;
+  for (int i = 0; i < r.rows(); ++i) {
+    DeadLetterGroup g;
+    g.queue_name = r.String(i, 0);
+    std::optional<DeadReason> reason = ParseDeadReason(r.Text(i, 1));
+    if (!reason) return Status::Internal("unknown dead_reason in store: " + r.String(i, 1));
+    g.dead_reason = *reason;
+    g.error = r.OptString(i, 2);
+    g.count = r.Int64(i, 3);
+    g.oldest_deadlettered_at = r.Time(i, 4);
+    g.newest_deadlettered_at = r.Time(i, 5);
+    groups.push_back(std::move(g));
+  }
+  return groups;
+}
+
+template <typename Base>
+Result<std::vector<Job>> PgReads<Base>::GetJobs(const std::vector<std::string>& ids) {
+  if (ids.empty()) return std::vector<Job>();
+  // One statement for any number of ids: the list travels as one array.
+  PgParams p;
+  p.AddTextArray(ids);
+  REDRIVE_ASSIGN_OR_RETURN(
+      PgResult r, conn_.ExecPrepared(locking_ ? sql::kGetJobsForUpdate : sql::kGetJobs, p));
+  return PgJobs(r);
+}
+
+template <typename Base>
+Result<std::vector<HistoryEntry>> PgReads<Base>::GetHistory(const std::string& job_id) {
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, Run(conn_, sql::kGetHistory, &job_id));
+  std::vector<HistoryEntry> out;
+  for (int i = 0; i < r.rows(); ++i) out.push_back(ReadPgHistory(r, i));
+  return out;
+}
+
+template <typename Base>
+Result<StatusCounts> PgReads<Base>::CountJobs(const std::optional<std::string>& queue_name) {
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, queue_name ? Run(conn_, sql::kCountQueue, &*queue_name)
+                                                  : Run(conn_, sql::kCountAll));
+  StatusCounts counts;
+  for (int i = 0; i < r.rows(); ++i) {
+    std::optional<JobStatus> status = ParseJobStatus(r.Text(i, 0));
+    if (!status) return Status::Internal("unknown job status in store: " + r.String(i, 0));
+    counts.of(*status) += r.Int64(i, 1);
+  }
+  return counts;
+}
+
+template <typename Base>
+Result<std::optional<Instant>> PgReads<Base>::OldestDeadletterAt(const std::string& queue_name) {
+  return OptTimeOf(Run(conn_, sql::kOldestDeadletter, &queue_name));
+}
+
+template <typename Base>
+Result<std::optional<QueueConfig>> PgReads<Base>::GetQueue(const std::string& name) {
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, Run(conn_, kGetQueue, &name));
+  if (r.rows() == 0) return std::optional<QueueConfig>();
+  return std::optional<QueueConfig>(ReadPgQueue(r, 0));
+}
+
+template <typename Base>
+Result<std::vector<QueueConfig>> PgReads<Base>::ListQueues() {
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, Run(conn_, kListQueues));
+  std::vector<QueueConfig> out;
+  for (int i = 0; i < r.rows(); ++i) out.push_back(ReadPgQueue(r, i));
+  return out;
+}
+
+template <typename Base>
+Result<std::optional<WorkerInfo>> PgReads<Base>::GetWorker(const std::string& id) {
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, Run(conn_, kGetWorker, &id));
+  if (r.rows() == 0) return std::optional<WorkerInfo>();
+  return std::optional<WorkerInfo>(ReadPgWorker(r, 0));
+}
+
+template <typename Base>
+Result<std::vector<WorkerInfo>> PgReads<Base>::ListWorkers(int limit, int offset) {
+  PgParams p;
+  p.Add(limit);
+  p.Add(offset);
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, conn_.ExecPrepared(kListWorkers, p));
+  std::vector<WorkerInfo> out;
+  for (int i = 0; i < r.rows(); ++i) out.push_back(ReadPgWorker(r, i));
+  return out;
+}
+
+template <typename Base>
+Result<std::optional<Instant>> PgReads<Base>::NextScheduledAt() {
+  return OptTimeOf(Run(conn_, sql::kNextScheduled));
+}
+
+template <typename Base>
+Result<std::optional<Instant>> PgReads<Base>::NextLeaseExpiry() {
+  return OptTimeOf(Run(conn_, sql::kNextLeaseExpiry));
+}
+
+template <typename Base>
+Result<std::optional<Instant>> PgReads<Base>::NextDeadline() {
+  return OptTimeOf(Run(conn_, sql::kNextDeadline));
+}
+
+template <typename Base>
+Result<std::vector<Webhook>> PgReads<Base>::ListWebhooks() {
+  return webhook_sql::ListWebhooks(conn_);
+}
+
+template <typename Base>
+Result<Webhook> PgReads<Base>::GetWebhook(const std::string& id) {
+  return webhook_sql::GetWebhook(conn_, id, locking_);
+}
+
+template <typename Base>
+Result<std::vector<WebhookDelivery>> PgReads<Base>::ListDeliveries(const DeliveryFilter& f) {
+  return webhook_sql::ListDeliveries(conn_, f);
+}
+
+template <typename Base>
+Result<WebhookDelivery> PgReads<Base>::GetDelivery(const std::string& id) {
+  return webhook_sql::GetDelivery(conn_, id, locking_);
+}
+
+template <typename Base>
+Result<std::optional<Instant>> PgReads<Base>::NextDeliveryDue() {
+  return webhook_sql::NextDeliveryDue(conn_);
+}
+
+template class PgReads<ReadTx>;
+template class PgReads<WriteTx>;
+
+}  // namespace redrive::store::postgres

@@ -1,0 +1,62 @@
+// PgReads: every ReadTx operation, implemented once over a PgConnection and
+// shared by the read transaction (Base = ReadTx) and the write transaction
+// (Base = WriteTx, which sees its own writes). In a write transaction
+// (`locking`), GetJob, GetJobs, GetWebhook and GetDelivery lock the rows
+// they return FOR UPDATE (store.h, the locking contract); GetQueue and
+// GetWorker never lock.
+//
+// Thread-safety: none; used by the one thread that owns the transaction.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "store/postgres/pg_connection.h"
+#include "store/store.h"
+
+namespace redrive::store::postgres {
+
+template <typename Base>
+class PgReads : public Base {
+ public:
+  Result<Job> GetJob(const std::string& id) override;
+  Result<std::optional<std::string>> FindIdempotencyKey(const std::string& key) override;
+  Result<std::vector<Job>> ListJobs(const JobFilter& f, bool with_payload) override;
+  Result<std::vector<Job>> ListDeadLetters(const JobFilter& f) override;
+  Result<std::vector<DeadLetterGroup>> SummarizeDeadLetters(const JobFilter& f) override;
+  Result<std::vector<Job>> GetJobs(const std::vector<std::string>& ids) override;
+  Result<std::vector<HistoryEntry>> GetHistory(const std::string& job_id) override;
+  Result<StatusCounts> CountJobs(const std::optional<std::string>& queue_name) override;
+  Result<std::optional<Instant>> OldestDeadletterAt(const std::string& queue_name) override;
+  Result<std::optional<QueueConfig>> GetQueue(const std::string& name) override;
+  Result<std::vector<QueueConfig>> ListQueues() override;
+  Result<std::optional<WorkerInfo>> GetWorker(const std::string& id) override;
+  Result<std::vector<WorkerInfo>> ListWorkers(int limit, int offset) override;
+  Result<std::optional<Instant>> NextScheduledAt() override;
+  Result<std::optional<Instant>> NextLeaseExpiry() override;
+  Result<std::optional<Instant>> NextDeadline() override;
+  Result<std::vector<Webhook>> ListWebhooks() override;
+  Result<Webhook> GetWebhook(const std::string& id) override;
+  Result<std::vector<WebhookDelivery>> ListDeliveries(const DeliveryFilter& f) override;
+  Result<WebhookDelivery> GetDelivery(const std::string& id) override;
+  Result<std::optional<Instant>> NextDeliveryDue() override;
+
+ protected:
+  // `conn` must outlive this object.
+  PgReads(PgConnection& conn, bool locking) : conn_(conn), locking_(locking) {}
+  PgConnection& conn() const { return conn_; }
+
+ private:
+  PgConnection& conn_;
+  const bool locking_;
+};
+
+extern template class PgReads<ReadTx>;
+extern template class PgReads<WriteTx>;
+
+// Reads every row of `r` as a job (REDRIVE_PG_JOB_COLUMNS).
+Result<std::vector<Job>> PgJobs(const PgResult& r);
+// The first column of the first row as an optional time (no row: nullopt).
+std::optional<Instant> PgOptTime(const PgResult& r);
+
+}  // namespace redrive::store::postgres

@@ -1,0 +1,260 @@
+#include "store/postgres/pg_schema.h"
+
+#include <string>
+
+#include "core/clock.h"
+
+namespace redrive::store::postgres {
+namespace {
+
+// Version 1: the whole model, as on SQLite (src/store/sqlite/sqlite_schema.cc,
+// whose comments explain each index), with these differences:
+//  - Times are bigint microseconds since the Unix epoch (UTC), the same
+//    integers as on SQLite, so both stores compare and order them alike.
+//  - payload and result stay in jobs: PostgreSQL moves a large value out of
+//    line (TOAST) and an UPDATE that does not assign it keeps the pointer,
+//    so a transition never rewrites a payload it did not change. They are
+//    text, not jsonb, so a job reads back byte for byte as it was written.
+//  - tags are a jsonb object with a GIN index (tag filters: @> and ?).
+//  - Identifiers and the texts listings sort or group by are COLLATE "C":
+//    byte order, as on SQLite, whatever the database's locale.
+//  - History and deliveries carry `seq` (identity) for insertion order,
+//    which SQLite's rowid gives.
+// The CHECK constraints repeat the state machine's invariants.
+constexpr char kSchemaV1[] = R"sql(
+CREATE TABLE redrive.jobs (
+  id                 text COLLATE "C" PRIMARY KEY,
+  queue_name         text COLLATE "C" NOT NULL,
+  status             text COLLATE "C" NOT NULL CHECK (status IN
+                       ('pending','scheduled','processing','completed','deadletter','cancelled')),
+  payload            text NOT NULL,
+  result             text,
+  priority           integer NOT NULL CHECK (priority BETWEEN -100 AND 100),
+  retry_count        integer NOT NULL CHECK (retry_count >= 0),
+  max_retries        integer NOT NULL CHECK (max_retries >= 0),
+  timeout_seconds    integer NOT NULL CHECK (timeout_seconds > 0),
+  backoff_base_ms    bigint NOT NULL CHECK (backoff_base_ms >= 0),
+  backoff_max_ms     bigint NOT NULL CHECK (backoff_max_ms >= 0),
+  backoff_jitter_ms  bigint NOT NULL CHECK (backoff_jitter_ms >= 0),
+  last_error         text COLLATE "C",
+  dead_reason        text COLLATE "C" CHECK (dead_reason IN
+                       ('max_retries_exceeded','lease_expired','non_retryable','expired')),
+  tags               jsonb NOT NULL DEFAULT '{}' CHECK (jsonb_typeof(tags) = 'object'),
+  idempotency_key    text COLLATE "C",
+  created_at         bigint NOT NULL,
+  updated_at         bigint NOT NULL,
+  scheduled_at       bigint NOT NULL,
+  started_at         bigint,
+  completed_at       bigint,
+  expires_at         bigint,
+  deadlettered_at    bigint,
+  assigned_worker_id text COLLATE "C",
+  lease_id           text COLLATE "C",
+  lease_expires_at   bigint,
+  attempts           integer NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+  lease_expiries     integer NOT NULL DEFAULT 0 CHECK (lease_expiries >= 0),
+  -- A lease exists exactly while the job is processing.
+  CHECK ((status = 'processing') = (lease_id IS NOT NULL)),
+  CHECK ((status = 'processing') = (lease_expires_at IS NOT NULL)),
+  CHECK ((status = 'processing') = (assigned_worker_id IS NOT NULL)),
+  CHECK (status <> 'deadletter' OR (deadlettered_at IS NOT NULL AND dead_reason IS NOT NULL))
+) WITH (
+  -- Every job row is updated several times (claim, heartbeats, completion)
+  -- and deleted by retention, so dead row versions pile up at the rate of
+  -- the queue's throughput. Vacuuming at 1% of the table (the default is
+  -- 20%) keeps the heap and the partial indexes the claim walks small.
+  autovacuum_vacuum_scale_factor = 0.01,
+  autovacuum_vacuum_insert_scale_factor = 0.02,
+  autovacuum_analyze_scale_factor = 0.02,
+  -- Room on each page for the next version of its rows: an update that
+  -- assigns no indexed column (a payload repair, a release's bookkeeping)
+  -- is then HOT (no index entries written), and the others stay on the
+  -- page they were read from.
+  fillfactor = 80
+);
+
+CREATE UNIQUE INDEX jobs_idempotency ON redrive.jobs (idempotency_key)
+  WHERE idempotency_key IS NOT NULL;
+-- The claim: exactly SelectClaimable's order, so a claim reads the first
+-- rows of one queue's range and never sorts.
+CREATE INDEX jobs_claim ON redrive.jobs (queue_name, priority DESC, created_at, id)
+  WHERE status = 'pending';
+CREATE INDEX jobs_scheduled ON redrive.jobs (scheduled_at) WHERE status = 'scheduled';
+CREATE INDEX jobs_lease ON redrive.jobs (lease_expires_at) WHERE status = 'processing';
+CREATE INDEX jobs_deadline ON redrive.jobs (expires_at)
+  WHERE status IN ('pending','scheduled') AND expires_at IS NOT NULL;
+CREATE INDEX jobs_dlq_queue ON redrive.jobs (queue_name, deadlettered_at)
+  WHERE status = 'deadletter';
+CREATE INDEX jobs_dlq ON redrive.jobs (deadlettered_at) WHERE status = 'deadletter';
+CREATE INDEX jobs_listing ON redrive.jobs (queue_name, status, created_at, id);
+CREATE INDEX jobs_queue_created ON redrive.jobs (queue_name, created_at, id);
+CREATE INDEX jobs_created ON redrive.jobs (created_at, id);
+CREATE INDEX jobs_retention ON redrive.jobs (queue_name, status, completed_at)
+  WHERE completed_at IS NOT NULL;
+-- tag=k=v (tags @> '{"k":"v"}') and tag=k (tags ? 'k'); tags never change
+-- after insert, so the index costs the hot path nothing.
+CREATE INDEX jobs_tags ON redrive.jobs USING gin (tags);
+
+CREATE TABLE redrive.job_history (
+  seq        bigint GENERATED ALWAYS AS IDENTITY,
+  id         text COLLATE "C" NOT NULL,
+  job_id     text COLLATE "C" NOT NULL REFERENCES redrive.jobs (id) ON DELETE CASCADE,
+  event_type text NOT NULL,
+  worker_id  text,
+  details    text NOT NULL DEFAULT '{}',
+  created_at bigint NOT NULL
+);
+CREATE INDEX job_history_job ON redrive.job_history (job_id, created_at, seq);
+
+CREATE TABLE redrive.queues (
+  queue_name             text COLLATE "C" PRIMARY KEY,
+  max_retries            integer NOT NULL CHECK (max_retries >= 0),
+  default_timeout        integer NOT NULL CHECK (default_timeout > 0),
+  enabled                boolean NOT NULL,
+  paused                 boolean NOT NULL,
+  paused_reason          text,
+  backoff_base_ms        bigint NOT NULL,
+  backoff_max_ms         bigint NOT NULL,
+  backoff_jitter_ms      bigint NOT NULL,
+  retention_completed_s  bigint,  -- NULL: keep forever
+  retention_deadletter_s bigint,
+  retention_cancelled_s  bigint,
+  created_at             bigint NOT NULL,
+  updated_at             bigint NOT NULL
+);
+
+-- Heartbeats rewrite a worker's row often and change no indexed column:
+-- with room on the page they are HOT updates.
+CREATE TABLE redrive.workers (
+  id                text COLLATE "C" PRIMARY KEY,
+  queue_name        text NOT NULL,
+  hostname          text NOT NULL,
+  worker_type       text,
+  max_concurrency   integer NOT NULL,
+  metadata          text NOT NULL DEFAULT '{}',
+  version           text,
+  status            text NOT NULL,
+  current_jobs      integer NOT NULL,
+  registered_at     bigint NOT NULL,
+  last_heartbeat_at bigint NOT NULL,
+  deregistered_at   bigint
+) WITH (fillfactor = 70);
+
+-- Outgoing webhooks and their durable outbox: a state change and the
+-- delivery rows of the events it causes commit together.
+CREATE TABLE redrive.webhooks (
+  id                   text COLLATE "C" PRIMARY KEY,
+  name                 text NOT NULL,
+  url                  text NOT NULL,
+  events               text NOT NULL,  -- comma-separated event names
+  secret               text NOT NULL,
+  enabled              boolean NOT NULL,
+  format               text NOT NULL CHECK (format IN ('json','slack')),
+  consecutive_failures integer NOT NULL DEFAULT 0 CHECK (consecutive_failures >= 0),
+  disabled_reason      text,
+  created_at           bigint NOT NULL,
+  updated_at           bigint NOT NULL,
+  last_delivery_at     bigint
+);
+
+CREATE TABLE redrive.webhook_deliveries (
+  seq              bigint GENERATED ALWAYS AS IDENTITY,
+  id               text COLLATE "C" PRIMARY KEY,
+  webhook_id       text COLLATE "C" NOT NULL REFERENCES redrive.webhooks (id) ON DELETE CASCADE,
+  event_id         text NOT NULL,
+  event            text NOT NULL,
+  body             text NOT NULL,
+  status           text NOT NULL CHECK (status IN ('pending','delivered','failed')),
+  attempts         integer NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+  next_attempt_at  bigint NOT NULL,
+  last_status_code integer,
+  last_error       text,
+  created_at       bigint NOT NULL,
+  delivered_at     bigint,
+  duration_ms      bigint,
+  CHECK ((status = 'delivered') = (delivered_at IS NOT NULL))
+);
+CREATE INDEX webhook_deliveries_due ON redrive.webhook_deliveries (next_attempt_at)
+  WHERE status = 'pending';
+CREATE INDEX webhook_deliveries_webhook
+  ON redrive.webhook_deliveries (webhook_id, created_at, seq);
+CREATE INDEX webhook_deliveries_finished ON redrive.webhook_deliveries (created_at)
+  WHERE status <> 'pending';
+)sql";
+
+constexpr PgMigration kMigrations[] = {
+    {1, "initial schema", kSchemaV1},
+};
+
+constexpr char kCreateMigrationsTable[] =
+    "CREATE SCHEMA IF NOT EXISTS redrive;"
+    "CREATE TABLE IF NOT EXISTS redrive.schema_migrations ("
+    "  version integer PRIMARY KEY,"
+    "  applied_at bigint NOT NULL)";  // microseconds since the Unix epoch
+
+// Ends the transaction and returns `why`.
+Status Rollback(PgConnection& conn, Status why) {
+  if (conn.InTransaction()) (void)conn.Exec("ROLLBACK");
+  return why;
+}
+
+Result<int> CurrentVersion(PgConnection& conn) {
+  REDRIVE_ASSIGN_OR_RETURN(
+      PgResult r, conn.Exec("SELECT coalesce(max(version), 0) FROM redrive.schema_migrations"));
+  return r.Int(0, 0);
+}
+
+}  // namespace
+
+std::span<const PgMigration> PgMigrations() { return kMigrations; }
+
+Result<int> PgSchemaVersion(PgConnection& conn) {
+  REDRIVE_ASSIGN_OR_RETURN(
+      PgResult exists, conn.Exec("SELECT to_regclass('redrive.schema_migrations') IS NOT NULL"));
+  if (!exists.Bool(0, 0)) return 0;
+  return CurrentVersion(conn);
+}
+
+Status PgMigrate(PgConnection& conn, std::span<const PgMigration> migrations) {
+  // Every node runs this at start-up, perhaps at the same moment. The lock
+  // makes the others wait here until the first has committed; they then
+  // read its version and apply nothing. (CREATE ... IF NOT EXISTS alone
+  // races: two sessions can both find the schema absent.)
+  REDRIVE_RETURN_IF_ERROR(conn.Exec("BEGIN").status());
+  Status st =
+      conn.Exec("SELECT pg_advisory_xact_lock(" + std::to_string(kMigrationLockKey) + ")").status();
+  if (st.ok()) st = conn.Exec(kCreateMigrationsTable).status();
+  if (!st.ok()) return Rollback(conn, st);
+  Result<int> current = CurrentVersion(conn);
+  if (!current.ok()) return Rollback(conn, current.status());
+  int latest = migrations.empty() ? 0 : migrations.back().version;
+  if (*current > latest) {
+    return Rollback(
+        conn, Status::Unavailable("database schema version " + std::to_string(*current) +
+                                  " is newer than this binary supports (" + std::to_string(latest) +
+                                  "); upgrade Redrive"));
+  }
+  // applied_at is audit metadata for operators, not job time.
+  const int64_t applied_at = ToMicros(SystemClock().Now());
+  for (const PgMigration& m : migrations) {
+    if (m.version <= *current) continue;
+    st = conn.Exec(m.sql).status();
+    if (!st.ok()) {
+      return Rollback(conn, Status(st.code(), "migration " + std::to_string(m.version) + " (" +
+                                                  m.name + "): " + st.message()));
+    }
+    PgParams params;
+    params.Add(m.version);
+    params.Add(applied_at);
+    st = conn.ExecParams(
+                 "INSERT INTO redrive.schema_migrations (version, applied_at) VALUES ($1, $2)",
+                 params)
+             .status();
+    if (!st.ok()) return Rollback(conn, st);
+  }
+  st = conn.Exec("COMMIT").status();
+  if (!st.ok()) return Rollback(conn, st);
+  return Status::Ok();
+}
+
+}  // namespace redrive::store::postgres

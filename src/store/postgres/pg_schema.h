@@ -1,0 +1,34 @@
+// The PostgreSQL schema: every object lives in the schema `redrive` (the
+// application's own tables stay apart), created by versioned migrations
+// recorded in redrive.schema_migrations.
+#pragma once
+
+#include <span>
+
+#include "core/status.h"
+#include "store/postgres/pg_connection.h"
+
+namespace redrive::store::postgres {
+
+struct PgMigration {
+  int version;
+  const char* name;
+  const char* sql;  // one or more statements, run in the migration's transaction
+};
+
+// Every migration, in version order.
+std::span<const PgMigration> PgMigrations();
+
+// The key of the transaction-level advisory lock Migrate holds, so nodes
+// starting at once apply each migration exactly once.
+inline constexpr long long kMigrationLockKey = 0x5245445249564531;  // "REDRIVE1"
+
+// Applies the migrations not yet recorded, in one transaction under the
+// advisory lock. UNAVAILABLE if the database is newer than `migrations`.
+// REQUIRES: `conn` is not inside a transaction.
+Status PgMigrate(PgConnection& conn, std::span<const PgMigration> migrations = PgMigrations());
+
+// The highest version recorded (0 for an empty database).
+Result<int> PgSchemaVersion(PgConnection& conn);
+
+}  // namespace redrive::store::postgres

@@ -1,0 +1,84 @@
+#include "store/postgres/pg_store.h"
+
+#include <utility>
+
+#include "store/postgres/pg_read_tx.h"
+#include "store/postgres/pg_schema.h"
+#include "store/postgres/pg_write_tx.h"
+
+namespace redrive::store {
+
+using postgres::PgConnection;
+using postgres::PgPool;
+using postgres::PooledConnection;
+
+namespace {
+
+// A connection of `pool` on which `begin` succeeded. An idle connection
+// may have died since its last use (a server restart): it is dropped and
+// the next one tried, so a restart costs no request that starts after it.
+Result<PooledConnection> AcquireAndBegin(PgPool& pool, const char* begin) {
+  Status last;
+  for (size_t attempt = 0; attempt <= pool.capacity(); ++attempt) {
+    REDRIVE_ASSIGN_OR_RETURN(PooledConnection conn, pool.Acquire());
+    last = conn->Exec(begin).status();
+    if (last.ok()) return conn;
+    if (conn->healthy()) return last;  // not a lost connection: no retry
+  }
+  return last;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<PgStore>> PgStore::Open(const std::string& url, PgOptions options) {
+  postgres::PgConnectOptions connect{options.connect_timeout};
+  REDRIVE_ASSIGN_OR_RETURN(std::unique_ptr<PgConnection> first,
+                           PgConnection::Connect(url, connect));
+  std::string description = "postgresql " + first->ServerVersion() + " on " + first->Where() +
+                            " (pool " + std::to_string(options.pool_size) + ")";
+  std::unique_ptr<PgStore> store(new PgStore(url, options, std::move(description)));
+  store->writers_.AddIdle(std::move(first));
+  return store;
+}
+
+PgStore::PgStore(std::string url, PgOptions options, std::string description)
+    : url_(std::move(url)),
+      options_(options),
+      description_(std::move(description)),
+      writers_(url_, options_.pool_size, {options_.connect_timeout}, options_.acquire_timeout),
+      readers_(url_, options_.read_pool_size, {options_.connect_timeout},
+               options_.acquire_timeout) {}
+
+PgStore::~PgStore() = default;
+
+Status PgStore::Migrate() {
+  Status st;
+  for (size_t attempt = 0; attempt <= writers_.capacity(); ++attempt) {
+    REDRIVE_ASSIGN_OR_RETURN(PooledConnection conn, writers_.Acquire());
+    st = postgres::PgMigrate(*conn);
+    if (st.ok() || conn->healthy()) return st;
+  }
+  return st;
+}
+
+Result<std::unique_ptr<ReadTx>> PgStore::BeginRead() {
+  REDRIVE_ASSIGN_OR_RETURN(PooledConnection conn,
+                           AcquireAndBegin(readers_, postgres::PgReadTx::kBegin));
+  return std::unique_ptr<ReadTx>(new postgres::PgReadTx(std::move(conn)));
+}
+
+Result<std::unique_ptr<WriteTx>> PgStore::BeginWrite() {
+  REDRIVE_ASSIGN_OR_RETURN(PooledConnection conn,
+                           AcquireAndBegin(writers_, postgres::PgWriteTx::kBegin));
+  return std::unique_ptr<WriteTx>(new postgres::PgWriteTx(std::move(conn)));
+}
+
+Status PgStore::Ping() {
+  // One round trip on a read connection; a dead idle one is replaced.
+  REDRIVE_ASSIGN_OR_RETURN(PooledConnection conn, AcquireAndBegin(readers_, "SELECT 1"));
+  return Status::Ok();
+}
+
+std::string PgStore::Describe() const { return description_; }
+
+}  // namespace redrive::store

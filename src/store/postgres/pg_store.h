@@ -1,0 +1,71 @@
+// PgStore: the Store on PostgreSQL, for several Redrive nodes sharing one
+// database. All its objects live in the schema `redrive`.
+//
+// Concurrency: many writers (WriteModel::kTransactionPerRequest): each
+// WriteTx is one READ COMMITTED transaction on a connection of the write
+// pool (pool_size connections at most), made safe against the others, here
+// and on other nodes, by store.h's locking contract. Each ReadTx is a
+// REPEATABLE READ READ ONLY snapshot on a connection of the read pool.
+// A connection that breaks is closed and replaced on next use.
+//
+// Durability: every session runs with synchronous_commit=on, so
+// WriteTx::Commit returns only after the commit record is flushed.
+//
+// Thread-safety: all methods are thread-safe. Every ReadTx and WriteTx must
+// be destroyed before the store.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "core/status.h"
+#include "store/postgres/pg_pool.h"
+#include "store/store.h"
+
+// Public: the app names these. The helpers live in redrive::store::postgres.
+namespace redrive::store {
+
+struct PgOptions {
+  // Write transactions at once (StoreTraits::writer_connections).
+  size_t pool_size = 16;
+  // Read snapshots at once.
+  size_t read_pool_size = 4;
+  // A connection attempt (all hosts of a multi-host url) gives up after this.
+  std::chrono::milliseconds connect_timeout{3000};
+  // How long BeginRead/BeginWrite wait for a free connection of a full pool.
+  std::chrono::milliseconds acquire_timeout{10000};
+};
+
+class PgStore final : public Store {
+ public:
+  // Connects to `url`: any libpq connection string or URI (postgres://...,
+  // postgresql://..., host=... dbname=..., the multi-host form with
+  // target_session_attrs=read-write). An unreachable server is UNAVAILABLE
+  // within options.connect_timeout. Call Migrate() before anything else.
+  static Result<std::unique_ptr<PgStore>> Open(const std::string& url, PgOptions options = {});
+  ~PgStore() override;
+
+  StoreTraits traits() const override {
+    return {WriteModel::kTransactionPerRequest, options_.pool_size};
+  }
+  // Creates or upgrades the schema; safe to run from many nodes at once.
+  Status Migrate() override;
+  Result<std::unique_ptr<ReadTx>> BeginRead() override;
+  Result<std::unique_ptr<WriteTx>> BeginWrite() override;
+  Status Ping() override;
+  // "postgresql 15.18 on 127.0.0.1:5432/redrive (pool 16)".
+  std::string Describe() const override;
+
+ private:
+  PgStore(std::string url, PgOptions options, std::string description);
+
+  const std::string url_;
+  const PgOptions options_;
+  const std::string description_;
+  postgres::PgPool writers_;
+  postgres::PgPool readers_;
+};
+
+}  // namespace redrive::store

@@ -1,0 +1,190 @@
+// PgStore's connections: how it reports an unreachable, slow, read-only or
+// restarted server, the url forms it takes, and what it says about itself.
+#include "store/postgres/pg_store.h"
+
+#include <arpa/inet.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+
+#include "store/postgres/pg_database_for_test.h"
+
+namespace redrive::store::postgres {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
+using ::testing::StartsWith;
+
+using SteadyClock = std::chrono::steady_clock;
+
+// A loopback TCP port that accepts connections (the kernel's backlog) but
+// never answers: a server that hangs.
+class SilentPort {
+ public:
+  SilentPort() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    ::listen(fd_, 16);
+    socklen_t len = sizeof addr;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+  }
+  ~SilentPort() { ::close(fd_); }
+  int port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
+TEST(PgStoreTest, TraitsAndDescription) {
+  PgOptions options;
+  options.pool_size = 7;
+  auto store = OpenStore(FreshDatabaseUrl(), true, options);
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->traits().write_model, WriteModel::kTransactionPerRequest);
+  EXPECT_EQ(store->traits().writer_connections, 7u);
+  EXPECT_THAT(
+      store->Describe(),
+      MatchesRegex(R"(postgresql 15\.[0-9]+ on 127\.0\.0\.1:[0-9]+/pgstore[a-z0-9_]+ \(pool 7\))"));
+  EXPECT_TRUE(store->Ping().ok());
+}
+
+TEST(PgStoreTest, TakesKeywordAndMultiHostUrls) {
+  const std::string url = FreshDatabaseUrl();
+  const int port = ::redrive::testing::PgCluster::Shared().port();
+  const std::string db = url.substr(url.rfind('/') + 1);
+  auto keywords =
+      PgStore::Open("host=127.0.0.1 port=" + std::to_string(port) + " user=postgres dbname=" + db);
+  ASSERT_TRUE(keywords.ok()) << keywords.status().ToString();
+  EXPECT_TRUE((*keywords)->Ping().ok());
+  // The first host refuses; libpq goes on to the second, a writable one.
+  auto multi = PgStore::Open("postgres://postgres@127.0.0.1:1,127.0.0.1:" + std::to_string(port) +
+                             "/" + db + "?target_session_attrs=read-write");
+  ASSERT_TRUE(multi.ok()) << multi.status().ToString();
+  EXPECT_TRUE((*multi)->Migrate().ok());
+}
+
+TEST(PgStoreTest, AnUnreachableServerIsUnavailable) {
+  auto store = PgStore::Open("postgresql://postgres@127.0.0.1:1/x");
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), ErrorCode::kUnavailable) << store.status().ToString();
+}
+
+TEST(PgStoreTest, AServerThatNeverAnswersFailsWithinTheConnectTimeout) {
+  SilentPort silent;
+  PgOptions options;
+  options.connect_timeout = std::chrono::milliseconds(300);
+  const auto start = SteadyClock::now();
+  auto store = PgStore::Open(
+      "postgresql://postgres@127.0.0.1:" + std::to_string(silent.port()) + "/x", options);
+  const auto took = SteadyClock::now() - start;
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), ErrorCode::kUnavailable) << store.status().ToString();
+  EXPECT_GE(took, std::chrono::milliseconds(250));
+  EXPECT_LT(took, std::chrono::milliseconds(2000));
+}
+
+TEST(PgStoreTest, AReadOnlyDatabaseIsUnavailableForWrites) {
+  const std::string url = FreshDatabaseUrl();
+  auto store = OpenStore(url);
+  ASSERT_NE(store, nullptr);
+  const std::string db = url.substr(url.rfind('/') + 1);
+  ASSERT_TRUE(
+      Connect(url)->Exec("ALTER DATABASE " + db + " SET default_transaction_read_only = on").ok());
+  // New sessions only: a fresh store.
+  auto read_only = OpenStore(url, /*migrate=*/false);
+  ASSERT_NE(read_only, nullptr);
+  auto tx = read_only->BeginWrite();
+  ASSERT_TRUE(tx.ok()) << tx.status().ToString();
+  auto q = (*tx)->EnsureQueue("q", InstantFromMicros(0));
+  ASSERT_FALSE(q.ok());
+  EXPECT_EQ(q.status().code(), ErrorCode::kUnavailable) << q.status().ToString();
+}
+
+TEST(PgStoreTest, ALostConnectionIsUnavailableAndTheNextTransactionReconnects) {
+  const std::string url = FreshDatabaseUrl();
+  auto store = OpenStore(url);
+  ASSERT_NE(store, nullptr);
+  auto tx = store->BeginWrite();
+  ASSERT_TRUE(tx.ok());
+  // An operator (or a failover) ends every session of the database.
+  auto admin = Connect(url);
+  ASSERT_TRUE(admin
+                  ->Exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                         " WHERE datname = current_database() AND pid <> pg_backend_pid()")
+                  .ok());
+  auto q = (*tx)->EnsureQueue("q", InstantFromMicros(0));
+  ASSERT_FALSE(q.ok());
+  EXPECT_EQ(q.status().code(), ErrorCode::kUnavailable) << q.status().ToString();
+  tx->reset();
+  // Idle connections died too; the pool replaces each on its next use.
+  for (int i = 0; i < 3; ++i) {
+    auto again = store->BeginWrite();
+    ASSERT_TRUE(again.ok()) << again.status().ToString();
+    ASSERT_TRUE((*again)->EnsureQueue("q", InstantFromMicros(0)).ok());
+    ASSERT_TRUE((*again)->Commit().ok());
+  }
+  EXPECT_TRUE(store->Ping().ok());
+}
+
+TEST(PgStoreTest, SurvivesAServerRestart) {
+  auto cluster = ::redrive::testing::PgCluster::Start();
+  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+  auto db = (*cluster)->CreateUniqueDatabase();
+  ASSERT_TRUE(db.ok());
+  PgOptions options;
+  options.connect_timeout = std::chrono::milliseconds(500);
+  auto store = OpenStore((*cluster)->Url(*db), true, options);
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->Ping().ok());
+
+  ASSERT_TRUE((*cluster)->Kill().ok());
+  const auto start = SteadyClock::now();
+  auto down = store->BeginWrite();
+  ASSERT_FALSE(down.ok());
+  EXPECT_EQ(down.status().code(), ErrorCode::kUnavailable) << down.status().ToString();
+  EXPECT_LT(SteadyClock::now() - start, std::chrono::seconds(3));
+
+  ASSERT_TRUE((*cluster)->Restart().ok());
+  auto up = store->BeginWrite();
+  ASSERT_TRUE(up.ok()) << up.status().ToString();
+  ASSERT_TRUE((*up)->EnsureQueue("q", InstantFromMicros(0)).ok());
+  EXPECT_TRUE((*up)->Commit().ok());
+  EXPECT_TRUE(store->Ping().ok());
+}
+
+TEST(PgStoreTest, ARollbackAfterAFailedStatementKeepsTheConnection) {
+  auto store = OpenStore(FreshDatabaseUrl());
+  ASSERT_NE(store, nullptr);
+  {
+    auto tx = store->BeginWrite();
+    ASSERT_TRUE(tx.ok());
+    Job job;
+    job.id = "j";
+    job.queue_name = "q";
+    job.priority = 1000;  // refused by a CHECK constraint
+    HistoryEntry h;
+    h.id = "h";
+    auto out = (*tx)->InsertJob(job, h);
+    ASSERT_FALSE(out.ok());
+    EXPECT_EQ(out.status().code(), ErrorCode::kInternal) << out.status().ToString();
+    EXPECT_THAT(out.status().message(), HasSubstr("23514"));
+    EXPECT_FALSE((*tx)->Commit().ok());  // a rolled-back transaction never passes for committed
+  }
+  auto tx = store->BeginWrite();
+  ASSERT_TRUE(tx.ok()) << tx.status().ToString();
+  EXPECT_TRUE((*tx)->EnsureQueue("q", InstantFromMicros(0)).ok());
+  EXPECT_TRUE((*tx)->Commit().ok());
+}
+
+}  // namespace
+}  // namespace redrive::store::postgres

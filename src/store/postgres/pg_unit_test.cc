@@ -1,0 +1,71 @@
+// The pure parts of the PostgreSQL store: SQLSTATE to Status, parameter
+// encoding, the tags' JSON, and the column table against the schema.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "store/postgres/pg_connection.h"
+#include "store/postgres/pg_database_for_test.h"
+#include "store/postgres/pg_job_columns.h"
+#include "store/postgres/pg_schema.h"
+#include "store/postgres/pg_tags_json.h"
+
+namespace redrive::store::postgres {
+namespace {
+
+TEST(PgErrorTest, MapsSqlstatesToTheContractsCodes) {
+  EXPECT_EQ(PgError("40001", "could not serialize", true).code(), ErrorCode::kAborted);
+  EXPECT_EQ(PgError("40P01", "deadlock detected", true).code(), ErrorCode::kAborted);
+  for (const char* s : {"08006", "08001", "57P01", "57P02", "57P03", "25006"}) {
+    EXPECT_EQ(PgError(s, "x", true).code(), ErrorCode::kUnavailable) << s;
+  }
+  EXPECT_EQ(PgError("23505", "duplicate key", true).code(), ErrorCode::kConflict);
+  Status other = PgError("23514", "violates check constraint", true);
+  EXPECT_EQ(other.code(), ErrorCode::kInternal);
+  EXPECT_THAT(other.message(), ::testing::HasSubstr("violates check constraint"));
+  // libpq's own failures: a lost connection, or a bug.
+  EXPECT_EQ(PgError("", "server closed the connection", false).code(), ErrorCode::kUnavailable);
+  EXPECT_EQ(PgError("", "no such statement", true).code(), ErrorCode::kInternal);
+  // Whatever the server said, a connection that is gone is UNAVAILABLE.
+  EXPECT_EQ(PgError("XX000", "x", false).code(), ErrorCode::kUnavailable);
+}
+
+TEST(PgParamsTest, TextArraysQuoteEveryElement) {
+  PgParams p;
+  p.AddTextArray({"a", "b\"c", "d\\e", "", "NULL", "{x,y}"});
+  p.AddTextArray({});
+  ASSERT_EQ(p.size(), 2);
+  EXPECT_STREQ(p.values()[0], R"({"a","b\"c","d\\e","","NULL","{x,y}"})");
+  EXPECT_STREQ(p.values()[1], "{}");
+}
+
+TEST(PgTagsTest, RoundTripsAndReadsJsonbOutput) {
+  Tags tags = {{"tenant", "acme"}, {"quote\"d", "line\nbreak\\ \u00e9 \U0001F600"}, {"", ""}};
+  EXPECT_EQ(DecodeTags(EncodeTags(tags)), tags);
+  // jsonb's own output: keys reordered (by length, then bytes), ", " and ": ".
+  EXPECT_EQ(DecodeTags(R"({"k": "v", "key": "\u00e9\ud83d\ude00\t"})"),
+            (Tags{{"k", "v"}, {"key", "\u00e9\U0001F600\t"}}));
+  EXPECT_EQ(DecodeTags("{}"), Tags{});
+  for (const char* bad :
+       {"", "[]", R"({"k":1})", R"({"k":"v")", R"({"k":"v"} x)", R"({"k":"\ud83d"})"}) {
+    EXPECT_EQ(DecodeTags(bad), std::nullopt) << bad;
+  }
+}
+
+// kPgJobColumns names every column of redrive.jobs, in table order, with
+// the type the schema gives it.
+TEST(PgJobColumnsTest, MatchTheSchema) {
+  auto conn = Connect(FreshDatabaseUrl());
+  ASSERT_TRUE(PgMigrate(*conn).ok());
+  auto r = conn->Exec(
+      "SELECT column_name, data_type FROM information_schema.columns"
+      " WHERE table_schema = 'redrive' AND table_name = 'jobs' ORDER BY ordinal_position");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->rows(), kPgJobColumnCount);
+  for (int i = 0; i < kPgJobColumnCount; ++i) {
+    EXPECT_EQ(r->String(i, 0), kPgJobColumns[i].name);
+    EXPECT_EQ(r->String(i, 1), kPgJobColumns[i].type) << kPgJobColumns[i].name;
+  }
+}
+
+}  // namespace
+}  // namespace redrive::store::postgres

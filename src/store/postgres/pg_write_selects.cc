@@ -1,0 +1,221 @@
+// The selects of PgWriteTx (what the engine is about to change, locked as
+// it is read) and its queue, worker and webhook writes.
+#include "store/postgres/pg_job_sql.h"
+#include "store/postgres/pg_row_mapping.h"
+#include "store/postgres/pg_webhook_sql.h"
+#include "store/postgres/pg_write_tx.h"
+
+namespace redrive::store::postgres {
+namespace {
+
+constexpr char kLockQueue[] =
+    "SELECT " REDRIVE_PG_QUEUE_COLUMNS " FROM redrive.queues WHERE queue_name = $1 FOR UPDATE";
+constexpr char kInsertQueueIfAbsent[] =
+    "INSERT INTO redrive.queues (" REDRIVE_PG_QUEUE_COLUMNS
+    ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)"
+    " ON CONFLICT (queue_name) DO NOTHING RETURNING " REDRIVE_PG_QUEUE_COLUMNS;
+constexpr char kPutQueue[] =
+    "INSERT INTO redrive.queues (" REDRIVE_PG_QUEUE_COLUMNS
+    ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)"
+    " ON CONFLICT (queue_name) DO UPDATE SET max_retries = EXCLUDED.max_retries,"
+    " default_timeout = EXCLUDED.default_timeout, enabled = EXCLUDED.enabled,"
+    " paused = EXCLUDED.paused, paused_reason = EXCLUDED.paused_reason,"
+    " backoff_base_ms = EXCLUDED.backoff_base_ms, backoff_max_ms = EXCLUDED.backoff_max_ms,"
+    " backoff_jitter_ms = EXCLUDED.backoff_jitter_ms,"
+    " retention_completed_s = EXCLUDED.retention_completed_s,"
+    " retention_deadletter_s = EXCLUDED.retention_deadletter_s,"
+    " retention_cancelled_s = EXCLUDED.retention_cancelled_s,"
+    " created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at";
+constexpr char kDeleteQueue[] = "DELETE FROM redrive.queues WHERE queue_name = $1";
+constexpr char kLockWorker[] =
+    "SELECT " REDRIVE_PG_WORKER_COLUMNS " FROM redrive.workers WHERE id = $1 FOR UPDATE";
+constexpr char kPutWorker[] =
+    "INSERT INTO redrive.workers (" REDRIVE_PG_WORKER_COLUMNS
+    ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+    " ON CONFLICT (id) DO UPDATE SET queue_name = EXCLUDED.queue_name,"
+    " hostname = EXCLUDED.hostname, worker_type = EXCLUDED.worker_type,"
+    " max_concurrency = EXCLUDED.max_concurrency, metadata = EXCLUDED.metadata,"
+    " version = EXCLUDED.version, status = EXCLUDED.status,"
+    " current_jobs = EXCLUDED.current_jobs, registered_at = EXCLUDED.registered_at,"
+    " last_heartbeat_at = EXCLUDED.last_heartbeat_at,"
+    " deregistered_at = EXCLUDED.deregistered_at";
+// A worker holding a lease keeps its row whatever its heartbeat says: the
+// job's assigned_worker_id still names it.
+constexpr char kDeleteOfflineWorkers[] =
+    "DELETE FROM redrive.workers WHERE id IN (SELECT w.id FROM redrive.workers w"
+    " WHERE w.last_heartbeat_at < $1 AND NOT EXISTS (SELECT 1 FROM redrive.jobs j"
+    " WHERE j.status = 'processing' AND j.assigned_worker_id = w.id)"
+    " ORDER BY w.last_heartbeat_at, w.id LIMIT $2 FOR UPDATE OF w SKIP LOCKED)";
+
+// Runs `query` with $1 = `key` and $2 = `limit` and reads jobs.
+template <typename Key>
+Result<std::vector<Job>> SelectJobs(PgConnection& conn, const char* query, const Key& key,
+                                    int limit) {
+  PgParams p;
+  if constexpr (std::is_same_v<Key, std::string>) {
+    p.AddRef(key);
+  } else {
+    p.Add(key);
+  }
+  p.Add(limit);
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, conn.ExecPrepared(query, p));
+  return PgJobs(r);
+}
+
+}  // namespace
+
+Result<std::vector<Job>> PgWriteTx::SelectClaimable(const std::string& queue_name, Instant now,
+                                                    int limit) {
+  PgParams p;
+  p.AddRef(queue_name);
+  p.Add(now);
+  p.Add(limit);
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecPrepared(sql::kSelectClaimable, p));
+  return PgJobs(r);
+}
+
+Result<std::vector<Job>> PgWriteTx::SelectDueScheduled(const std::optional<std::string>& queue_name,
+                                                       Instant now, int limit) {
+  if (!queue_name) return SelectJobs(*held, sql::kSelectDueScheduled, now, limit);
+  PgParams p;
+  p.Add(now);
+  p.Add(limit);
+  p.AddRef(*queue_name);
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecPrepared(sql::kSelectDueScheduledInQueue, p));
+  return PgJobs(r);
+}
+
+Result<std::vector<Job>> PgWriteTx::SelectExpiredLeases(Instant now, int limit) {
+  return SelectJobs(*held, sql::kSelectExpiredLeases, now, limit);
+}
+
+Result<std::vector<Job>> PgWriteTx::SelectPastDeadline(Instant now, int limit) {
+  return SelectJobs(*held, sql::kSelectPastDeadline, now, limit);
+}
+
+Result<std::vector<Job>> PgWriteTx::SelectHeldBy(const std::string& worker_id, int limit) {
+  return SelectJobs(*held, sql::kSelectHeldBy, worker_id, limit);
+}
+
+Result<std::vector<Job>> PgWriteTx::SelectDeadLetters(const DeadLetterSelection& sel) {
+  sql::BuiltQuery q = sql::SelectDeadLetters(sel);
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecParams(q.sql, q.params));
+  return PgJobs(r);
+}
+
+Result<long long> PgWriteTx::DeleteJobs(const std::vector<std::string>& ids) {
+  if (ids.empty()) return 0LL;
+  PgParams p;
+  p.AddTextArray(ids);
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecPrepared(sql::kDeleteJobs, p));
+  return r.affected();  // rows of jobs only, not the cascaded history
+}
+
+Result<std::vector<std::string>> PgWriteTx::SelectRetentionExpired(const std::string& queue_name,
+                                                                   JobStatus status, Instant before,
+                                                                   int limit) {
+  PgParams p;
+  p.AddRef(queue_name);
+  p.Add(JobStatusName(status));
+  p.Add(before);
+  p.Add(limit);
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecPrepared(sql::kSelectRetentionExpired, p));
+  std::vector<std::string> ids;
+  for (int i = 0; i < r.rows(); ++i) ids.push_back(r.String(i, 0));
+  return ids;
+}
+
+Result<QueueConfig> PgWriteTx::EnsureQueue(const std::string& name, Instant now) {
+  // Read first: enqueue calls this every time, and the queue almost always
+  // exists already.
+  REDRIVE_ASSIGN_OR_RETURN(std::optional<QueueConfig> existing, GetQueue(name));
+  if (existing) return std::move(*existing);
+  QueueConfig config;
+  config.queue_name = name;
+  config.created_at = now;
+  config.updated_at = now;
+  PgParams p;
+  BindPgQueue(p, config);
+  // A racing EnsureQueue of the same name: ON CONFLICT waits for it, then
+  // inserts nothing; the read after it (a new snapshot) sees its row.
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecPrepared(kInsertQueueIfAbsent, p));
+  if (r.rows() == 1) return ReadPgQueue(r, 0);
+  REDRIVE_ASSIGN_OR_RETURN(existing, GetQueue(name));
+  if (existing) return std::move(*existing);
+  return Status::Aborted("queue " + name + " was deleted while being created");
+}
+
+Result<std::optional<QueueConfig>> PgWriteTx::LockQueue(const std::string& name) {
+  PgParams p;
+  p.AddRef(name);
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecPrepared(kLockQueue, p));
+  if (r.rows() == 0) return std::optional<QueueConfig>();
+  return std::optional<QueueConfig>(ReadPgQueue(r, 0));
+}
+
+Status PgWriteTx::PutQueue(const QueueConfig& config) {
+  PgParams p;
+  BindPgQueue(p, config);
+  return held->ExecPrepared(kPutQueue, p).status();
+}
+
+Status PgWriteTx::DeleteQueue(const std::string& name, bool delete_jobs) {
+  PgParams p;
+  p.AddRef(name);
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecPrepared(kDeleteQueue, p));
+  if (r.affected() == 0) return Status::NotFound("queue " + name + " not found");
+  if (!delete_jobs) return Status::Ok();
+  return held->ExecPrepared(sql::kDeleteQueueJobs, p).status();
+}
+
+Result<std::optional<WorkerInfo>> PgWriteTx::LockWorker(const std::string& id) {
+  PgParams p;
+  p.AddRef(id);
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecPrepared(kLockWorker, p));
+  if (r.rows() == 0) return std::optional<WorkerInfo>();
+  return std::optional<WorkerInfo>(ReadPgWorker(r, 0));
+}
+
+Status PgWriteTx::PutWorker(const WorkerInfo& worker) {
+  PgParams p;
+  BindPgWorker(p, worker);
+  return held->ExecPrepared(kPutWorker, p).status();
+}
+
+Result<long long> PgWriteTx::DeleteOfflineWorkers(Instant before, int limit) {
+  PgParams p;
+  p.Add(before);
+  p.Add(limit);
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecPrepared(kDeleteOfflineWorkers, p));
+  return r.affected();
+}
+
+Status PgWriteTx::InsertWebhook(const Webhook& webhook) {
+  return webhook_sql::InsertWebhook(*held, webhook);
+}
+
+Status PgWriteTx::UpdateWebhook(const Webhook& webhook) {
+  return webhook_sql::UpdateWebhook(*held, webhook);
+}
+
+Status PgWriteTx::DeleteWebhook(const std::string& id) {
+  return webhook_sql::DeleteWebhook(*held, id);
+}
+
+Status PgWriteTx::InsertDelivery(const WebhookDelivery& delivery) {
+  return webhook_sql::InsertDelivery(*held, delivery);
+}
+
+Status PgWriteTx::UpdateDelivery(const WebhookDelivery& delivery) {
+  return webhook_sql::UpdateDelivery(*held, delivery);
+}
+
+Result<std::vector<WebhookDelivery>> PgWriteTx::SelectDueDeliveries(Instant now, int limit) {
+  return webhook_sql::SelectDueDeliveries(*held, now, limit);
+}
+
+Result<long long> PgWriteTx::DeleteFinishedDeliveries(Instant before, int limit) {
+  return webhook_sql::DeleteFinishedDeliveries(*held, before, limit);
+}
+
+}  // namespace redrive::store::postgres

@@ -1,0 +1,123 @@
+// Transaction control and the job writes of PgWriteTx. The selects and the
+// queue/worker/webhook writes are in pg_write_selects.cc.
+#include "store/postgres/pg_write_tx.h"
+
+#include <cstring>
+
+#include "store/postgres/pg_job_columns.h"
+#include "store/postgres/pg_job_sql.h"
+
+namespace redrive::store::postgres {
+namespace {
+
+// The first fixed column in `changed`: a change to it is a caller bug (no
+// transition changes them).
+const char* FirstFixedColumn(PgColumnSet changed) {
+  for (int i = 0; i < kPgJobColumnCount; ++i) {
+    if (changed & kPgFixedColumns & PgColumnBit(i)) return kPgJobColumns[i].name;
+  }
+  return nullptr;
+}
+
+Status RequireHistoryId(const HistoryEntry& h, const std::string& job_id) {
+  if (!h.id.empty()) return Status::Ok();
+  return Status::Internal("history entry \"" + h.event_type + "\" of job " + job_id +
+                          " has no id (core's NewHistoryEntry assigns it)");
+}
+
+void BindHistory(PgParams& p, const HistoryEntry& h) {
+  p.AddRef(h.id);
+  p.AddRef(h.event_type);
+  p.AddRef(h.worker_id);
+  p.AddRef(h.details_json);
+  p.Add(h.created_at);
+}
+
+}  // namespace
+
+PgWriteTx::~PgWriteTx() {
+  // If ROLLBACK fails the connection is still in a transaction (or lost),
+  // and the pool closes it instead of reusing it.
+  if (!committed_ && held->healthy() && held->InTransaction()) (void)held->Exec("ROLLBACK");
+}
+
+Status PgWriteTx::CheckOpen() const {
+  if (committed_) return Status::Internal("write transaction already committed");
+  if (!held->healthy()) return Status::Unavailable("postgresql connection lost");
+  return Status::Ok();
+}
+
+Status PgWriteTx::Control(const char* sql) {
+  REDRIVE_RETURN_IF_ERROR(CheckOpen());
+  return held->Exec(sql).status();
+}
+
+Status PgWriteTx::Savepoint() { return Control("SAVEPOINT sp"); }
+
+Status PgWriteTx::ReleaseSavepoint() { return Control("RELEASE SAVEPOINT sp"); }
+
+Status PgWriteTx::RollbackToSavepoint() {
+  // ROLLBACK TO keeps the savepoint; RELEASE closes it so they do not pile up.
+  return Control("ROLLBACK TO SAVEPOINT sp; RELEASE SAVEPOINT sp");
+}
+
+Status PgWriteTx::Commit() {
+  REDRIVE_RETURN_IF_ERROR(CheckOpen());
+  // COMMIT of a transaction a failed statement aborted succeeds as a
+  // ROLLBACK: that must not pass for a commit.
+  const bool failed = PQtransactionStatus(held->get()) == PQTRANS_INERROR;
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->Exec("COMMIT"));
+  committed_ = true;
+  if (failed || std::strcmp(PQcmdStatus(r.get()), "COMMIT") != 0) {
+    return Status::Internal("the transaction was rolled back after an earlier error");
+  }
+  return Status::Ok();
+}
+
+Result<InsertOutcome> PgWriteTx::InsertJob(const Job& job, const HistoryEntry& created) {
+  if (job.id.empty()) return Status::Internal("InsertJob: job has no id");
+  REDRIVE_RETURN_IF_ERROR(RequireHistoryId(created, job.id));
+  PgParams p;
+  BindPgColumns(p, job, kPgAllColumns);
+  BindHistory(p, created);
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecPrepared(sql::InsertJobSql(), p));
+  if (r.rows() == 1) return InsertOutcome{job.id, true};
+  if (!job.idempotency_key) return Status::Internal("InsertJob: job " + job.id + " not inserted");
+  // The key is taken. This statement reads a new snapshot, which has the
+  // holder ON CONFLICT waited for.
+  REDRIVE_ASSIGN_OR_RETURN(std::optional<std::string> holder,
+                           FindIdempotencyKey(*job.idempotency_key));
+  if (!holder) {
+    // Its holder was deleted in between: run the request again.
+    return Status::Aborted("idempotency key " + *job.idempotency_key + " changed hands");
+  }
+  return InsertOutcome{*holder, false};
+}
+
+Status PgWriteTx::ApplyChange(const Change& change) {
+  const Job& before = change.before;
+  const Job& job = change.after;
+  const PgColumnSet changed = ChangedPgColumns(before, job);
+  if (const char* fixed = FirstFixedColumn(changed)) {
+    return Status::Internal(std::string("ApplyChange: ") + fixed + " of job " + job.id +
+                            " cannot change");
+  }
+  if (change.history) REDRIVE_RETURN_IF_ERROR(RequireHistoryId(*change.history, job.id));
+  PgParams p;
+  BindPgColumns(p, job, sql::AssignedColumns(changed));
+  // The guard: the row is still as `before` was read.
+  p.AddRef(job.id);
+  p.Add(JobStatusName(before.status));
+  p.AddRef(before.lease_id);
+  if (change.history) BindHistory(p, *change.history);
+  REDRIVE_ASSIGN_OR_RETURN(
+      PgResult r, held->ExecPrepared(sql::UpdateJobSql(changed, change.history.has_value()), p));
+  const long long written = change.history ? r.rows() : r.affected();
+  if (written == 0) {
+    return Status::Conflict("job " + job.id + " is no longer " + JobStatusName(before.status) +
+                            (before.lease_id ? " under that lease" : ""));
+  }
+  return Status::Ok();
+}
+
+}  // namespace redrive::store::postgres

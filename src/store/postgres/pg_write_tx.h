@@ -1,0 +1,81 @@
+// PgWriteTx: one write transaction on one pooled connection, BEGIN (READ
+// COMMITTED). Many run at once (WriteModel::kTransactionPerRequest), on
+// this node and others; store.h's locking contract is what keeps them
+// apart: its Select* lock FOR UPDATE SKIP LOCKED, its Get*/Lock* FOR UPDATE,
+// ApplyChange is a guarded UPDATE, and unique-key races resolve with
+// ON CONFLICT. Commit returns once the commit is durable
+// (synchronous_commit=on); destroying it uncommitted rolls back.
+//
+// Error contract: a failed statement aborts the whole PostgreSQL
+// transaction (savepoints aside): every later call fails, and the caller
+// drops the transaction (ABORTED ones are re-run by the write executor).
+//
+// Thread-safety: none; used by one thread. Must not outlive its store.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "store/postgres/pg_pool.h"
+#include "store/postgres/pg_read_tx.h"
+#include "store/postgres/pg_reads.h"
+#include "store/store.h"
+
+namespace redrive::store::postgres {
+
+class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
+ public:
+  inline static constexpr char kBegin[] = "BEGIN ISOLATION LEVEL READ COMMITTED";
+  // REQUIRES: `conn` is inside a transaction begun with kBegin.
+  explicit PgWriteTx(PooledConnection conn)
+      : PgConnectionHolder(std::move(conn)), PgReads(*held, /*locking=*/true) {}
+  ~PgWriteTx() override;  // rolls back unless committed
+
+  Status Savepoint() override;
+  Status ReleaseSavepoint() override;
+  Status RollbackToSavepoint() override;
+  Status Commit() override;
+
+  Result<InsertOutcome> InsertJob(const Job& job, const HistoryEntry& created) override;
+  Status ApplyChange(const Change& change) override;
+
+  Result<std::vector<Job>> SelectClaimable(const std::string& queue_name, Instant now,
+                                           int limit) override;
+  Result<std::vector<Job>> SelectDueScheduled(const std::optional<std::string>& queue_name,
+                                              Instant now, int limit) override;
+  Result<std::vector<Job>> SelectExpiredLeases(Instant now, int limit) override;
+  Result<std::vector<Job>> SelectPastDeadline(Instant now, int limit) override;
+  Result<std::vector<Job>> SelectHeldBy(const std::string& worker_id, int limit) override;
+  Result<std::vector<Job>> SelectDeadLetters(const DeadLetterSelection& sel) override;
+
+  Result<long long> DeleteJobs(const std::vector<std::string>& ids) override;
+  Result<std::vector<std::string>> SelectRetentionExpired(const std::string& queue_name,
+                                                          JobStatus status, Instant before,
+                                                          int limit) override;
+
+  Result<QueueConfig> EnsureQueue(const std::string& name, Instant now) override;
+  Result<std::optional<QueueConfig>> LockQueue(const std::string& name) override;
+  Status PutQueue(const QueueConfig& config) override;
+  Status DeleteQueue(const std::string& name, bool delete_jobs) override;
+  Result<std::optional<WorkerInfo>> LockWorker(const std::string& id) override;
+  Status PutWorker(const WorkerInfo& worker) override;
+  Result<long long> DeleteOfflineWorkers(Instant before, int limit) override;
+
+  Status InsertWebhook(const Webhook& webhook) override;
+  Status UpdateWebhook(const Webhook& webhook) override;
+  Status DeleteWebhook(const std::string& id) override;
+  Status InsertDelivery(const WebhookDelivery& delivery) override;
+  Status UpdateDelivery(const WebhookDelivery& delivery) override;
+  Result<std::vector<WebhookDelivery>> SelectDueDeliveries(Instant now, int limit) override;
+  Result<long long> DeleteFinishedDeliveries(Instant before, int limit) override;
+
+ private:
+  // OK while the transaction is open and ours to use.
+  Status CheckOpen() const;
+  Status Control(const char* sql);
+
+  bool committed_ = false;
+};
+
+}  // namespace redrive::store::postgres
