@@ -17,6 +17,7 @@
 #include "outbound_http/http_sender.h"
 #include "server/http_server.h"
 #include "server/signals.h"
+#include "store/postgres/pg_store.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace redrive::app {
@@ -112,11 +113,19 @@ int RunServe(const server::ServeConfig& config) {
   server::BlockTerminationSignals();
   ConfigureLogging(config.log_level);
 
+  const std::string store_name = server::RedactedStoreUrl(config.store);
+  Result<std::unique_ptr<store::Store>> store = Status::Internal("no store");
   if (config.store.kind == server::StoreUrl::Kind::kPostgres) {
-    return Fail("PostgreSQL store not built yet; use --store sqlite:PATH");
+    store::PgOptions options;
+    options.pool_size = static_cast<size_t>(config.db_pool_size);
+    auto pg = store::PgStore::Open(config.store.location, options);
+    if (pg.ok()) store = std::unique_ptr<store::Store>(std::move(*pg));
+    else store = pg.status();
+  } else {
+    auto sqlite = store::SqliteStore::Open(config.store.location);
+    if (sqlite.ok()) store = std::unique_ptr<store::Store>(std::move(*sqlite));
+    else store = sqlite.status();
   }
-  std::string store_name = "sqlite:" + config.store.location;
-  auto store = store::SqliteStore::Open(config.store.location);
   if (!store.ok()) return Fail("cannot open store " + store_name + ": " + store.status().message());
   if (Status st = (*store)->Migrate(); !st.ok()) {
     return Fail("cannot migrate store " + store_name + ": " + st.message());

@@ -74,6 +74,12 @@ void AddServeFlags(CLI::App& serve, server::ServeFlags& flags) {
       ->envname("REDRIVE_WEBHOOK_CONCURRENCY")
       ->capture_default_str();
   serve
+      .add_option("--db-pool-size", flags.db_pool_size,
+                  "PostgreSQL: write transactions at once, one connection each (the node also "
+                  "keeps 4 for reads and 1 for wake-ups); ignored on SQLite")
+      ->envname("REDRIVE_DB_POOL_SIZE")
+      ->capture_default_str();
+  serve
       .add_option("--webhook-timeout", flags.webhook_timeout,
                   "Timeout of one webhook POST, connect to answer (10s, 30s, 1m)")
       ->envname("REDRIVE_WEBHOOK_TIMEOUT")

@@ -279,6 +279,10 @@ Result<ServeConfig> MakeServeConfig(const ServeFlags& flags) {
                               "--webhook-concurrency must be between 1 and 64");
   }
   config.webhook_concurrency = flags.webhook_concurrency;
+  if (flags.db_pool_size < 1 || flags.db_pool_size > 256) {
+    return Status::Validation("db_pool_size", "--db-pool-size must be between 1 and 256");
+  }
+  config.db_pool_size = flags.db_pool_size;
   auto timeout = ParseDurationSeconds(flags.webhook_timeout);
   if (!timeout.ok() || *timeout > std::chrono::minutes(5)) {
     return Status::Validation("webhook_timeout",

@@ -76,6 +76,7 @@ struct ServeFlags {
   int io_threads = 1;
   std::string log_level = "info";
   int webhook_concurrency = 4;
+  int db_pool_size = 16;
   std::string webhook_timeout = "10s";
   int64_t webhook_retry_base_ms = 5000;
 };
@@ -95,6 +96,8 @@ struct ServeConfig {
   // Outgoing webhooks: deliveries sent at once, the timeout of one POST, and
   // the first retry delay (doubling up to an hour).
   int webhook_concurrency = 4;
+  // PostgreSQL: write transactions this node runs at once (connections).
+  int db_pool_size = 16;
   std::chrono::seconds webhook_timeout{10};
   std::chrono::milliseconds webhook_retry_base{5000};
 };
