@@ -96,6 +96,30 @@ Result<StoreUrl> ParseStoreUrl(std::string_view text) {
                             "--store: expected sqlite:PATH or postgres://..., got " + Quoted(text));
 }
 
+std::string RedactedStoreUrl(const StoreUrl& store) {
+  if (store.kind == StoreUrl::Kind::kSqlite) return "sqlite:" + store.location;
+  std::string url = store.location;
+  // userinfo: between "://" and the first '@' before any '/', '?' or '#'.
+  const size_t start = url.find("://") + 3;
+  const size_t end = url.find_first_of("/?#", start);
+  const size_t at = url.rfind('@', end == std::string::npos ? url.size() : end);
+  if (at != std::string::npos && at >= start) {
+    const size_t colon = url.find(':', start);
+    if (colon != std::string::npos && colon < at) url.replace(colon + 1, at - colon - 1, "***");
+  }
+  // password=... among the query parameters.
+  for (size_t q = url.find('?'); q != std::string::npos;) {
+    const size_t key = q + 1;
+    const size_t next = url.find('&', key);
+    if (url.compare(key, 9, "password=") == 0) {
+      const size_t value = key + 9;
+      url.replace(value, (next == std::string::npos ? url.size() : next) - value, "***");
+    }
+    q = url.find('&', key);
+  }
+  return url;
+}
+
 Result<api::ApiKey> ParseApiKey(std::string_view text) {
   size_t colon = text.find(':');
   auto bad = [&](std::string why) {

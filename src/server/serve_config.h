@@ -41,6 +41,10 @@ struct StoreUrl {
 // "sqlite:PATH", "postgres://…" or "postgresql://…".
 Result<StoreUrl> ParseStoreUrl(std::string_view text);
 
+// The store as logs and error messages may show it: a PostgreSQL URL with
+// its password (user:PASSWORD@ and a password= parameter) replaced by ***.
+std::string RedactedStoreUrl(const StoreUrl& store);
+
 // "ROLE:KEY" with ROLE one of admin, worker, viewer and a non-empty KEY.
 Result<api::ApiKey> ParseApiKey(std::string_view text);
 

@@ -47,6 +47,20 @@ TEST(IsLoopbackHostTest, OnlyLoopback) {
   EXPECT_FALSE(IsLoopbackHost("example.com"));
 }
 
+TEST(RedactedStoreUrlTest, HidesPasswordsOnly) {
+  using K = StoreUrl::Kind;
+  EXPECT_EQ(RedactedStoreUrl({K::kSqlite, "./d/r.db"}), "sqlite:./d/r.db");
+  EXPECT_EQ(RedactedStoreUrl({K::kPostgres, "postgres://app:hunter2@db:5432/jobs"}),
+            "postgres://app:***@db:5432/jobs");
+  EXPECT_EQ(RedactedStoreUrl({K::kPostgres, "postgresql://app@h1:5432,h2:5432/jobs"}),
+            "postgresql://app@h1:5432,h2:5432/jobs");
+  EXPECT_EQ(RedactedStoreUrl({K::kPostgres, "postgres://db/jobs?sslmode=require&password=p@ss"}),
+            "postgres://db/jobs?sslmode=require&password=***");
+  EXPECT_EQ(RedactedStoreUrl({K::kPostgres, "postgres://u:p@ss@db/jobs?password=x&a=b"}),
+            "postgres://u:***@db/jobs?password=***&a=b");
+  EXPECT_EQ(RedactedStoreUrl({K::kPostgres, "postgres://db/jobs"}), "postgres://db/jobs");
+}
+
 TEST(ParseStoreUrlTest, SqliteAndPostgres) {
   auto s = ParseStoreUrl("sqlite:./data/r.db");
   ASSERT_TRUE(s.ok());

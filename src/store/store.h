@@ -37,6 +37,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -257,10 +258,38 @@ struct StoreTraits {
   size_t writer_connections = 1;
 };
 
+// Cross-node wake-ups for long-poll claims, for stores that several nodes
+// share. After its commits a node publishes the queues that gained claimable
+// jobs; every other node hears them and wakes its own parked claims. It is
+// a hint, never the truth: a lost wake-up costs latency (the engine's slow
+// re-poll is the net), never a job.
+//
+// Thread-safety: Publish may be called from any thread; the callbacks run on
+// the channel's own thread.
+class WakeChannel {
+ public:
+  virtual ~WakeChannel() = default;
+  // Starts listening: `on_wake(queue)` for each queue another node
+  // published, `on_reset()` after (re)connecting, when wake-ups may have
+  // been missed (wake every waiter).
+  virtual Status Start(std::function<void(const std::string& queue)> on_wake,
+                       std::function<void()> on_reset) = 0;
+  // Hands `queues` to the channel and returns at once. They are sent
+  // outside any job transaction, coalesced (a queue published many times
+  // while a send is in flight is sent once).
+  virtual void Publish(const std::vector<std::string>& queues) = 0;
+  // Stops both directions and joins the channel's thread. Idempotent.
+  virtual void Stop() = 0;
+};
+
 class Store {
  public:
   virtual ~Store() = default;
   virtual StoreTraits traits() const = 0;
+  // Null when every writer lives in this process (the engine's own
+  // notifications suffice; several processes on one SQLite file rely on the
+  // re-poll).
+  virtual std::unique_ptr<WakeChannel> NewWakeChannel() { return nullptr; }
   // Creates or upgrades the schema. Called once at start-up.
   virtual Status Migrate() = 0;
   // A read snapshot. Thread-safe; may be called from many threads at once.

@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
@@ -214,14 +215,43 @@ std::string PgCluster::Url(const std::string& dbname) const {
   return "postgresql://postgres@127.0.0.1:" + std::to_string(port_) + "/" + dbname;
 }
 
+// initdb takes seconds and every test process starts a cluster, so one
+// initdb per machine (and binaries) makes a template that each cluster
+// copies (a fraction of a second). The template is made under another name
+// and renamed into place, so a half-made one is never used.
 Status PgCluster::InitDb() {
-  RunResult r = RunToCompletion({{(bindir_ / "initdb").string(), "-D", data_dir_.string(), "-U",
-                                  "postgres", "-A", "trust", "-E", "UTF8", "--locale=C",
-                                  // Only initdb's own writes skip fsync; the
-                                  // server runs with fsync=on.
-                                  "--no-sync"},
-                                 /*as_server_user=*/true});
-  if (r.exit_code != 0) return Status::Unavailable("initdb failed: " + r.output);
+  const fs::path tmp = fs::temp_directory_path();
+  const std::string key = std::to_string(::geteuid()) + "-" +
+                          std::to_string(std::hash<std::string>{}(bindir_.string()));
+  const fs::path tmpl = tmp / ("redrive-pg-template-v2-" + key);
+  std::error_code ec;
+  if (!fs::exists(tmpl / "PG_VERSION", ec)) {
+    const fs::path staging = root_ / "template";
+    RunResult r = RunToCompletion({{(bindir_ / "initdb").string(), "-D", staging.string(), "-U",
+                                    "postgres", "-A", "trust", "-E", "UTF8", "--locale=C",
+                                    // 1 MB WAL segments: a smaller copy.
+                                    "--wal-segsize=1",
+                                    // Only initdb's own writes skip fsync; the
+                                    // server runs with fsync=on.
+                                    "--no-sync"},
+                                   /*as_server_user=*/true});
+    if (r.exit_code != 0) return Status::Unavailable("initdb failed: " + r.output);
+    fs::rename(staging, tmpl, ec);  // another process may have won: fine
+    if (ec) fs::remove_all(staging, ec);
+  }
+  fs::copy(tmpl, data_dir_, fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);
+  if (ec) return Status::Unavailable("cannot copy " + tmpl.string() + ": " + ec.message());
+  fs::permissions(data_dir_, fs::perms::owner_all, ec);
+  if (const passwd* user = ServerUser()) {
+    if (::lchown(data_dir_.c_str(), user->pw_uid, user->pw_gid) != 0) {
+      return Status::Unavailable("cannot give " + data_dir_.string() + " to postgres");
+    }
+    for (const auto& entry : fs::recursive_directory_iterator(data_dir_, ec)) {
+      if (::lchown(entry.path().c_str(), user->pw_uid, user->pw_gid) != 0) {
+        return Status::Unavailable("cannot give " + entry.path().string() + " to postgres");
+      }
+    }
+  }
   return Status::Ok();
 }
 

@@ -11,7 +11,10 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
+
+#include "support/pg_cluster.h"
 
 extern char** environ;
 
@@ -137,6 +140,20 @@ ExitResult RunRedrive(const std::vector<std::string>& args, std::chrono::millise
   return result;
 }
 
+std::string TestStoreKind() {
+  const char* kind = std::getenv("REDRIVE_TEST_STORE");
+  return kind && *kind ? kind : "sqlite";
+}
+
+bool TestingOnPostgres() { return TestStoreKind() == "postgres"; }
+
+std::string NewPostgresStoreUrl() {
+  testing::PgCluster& pg = testing::PgCluster::Shared();
+  auto db = pg.CreateUniqueDatabase("e2e");
+  if (!db.ok()) throw std::runtime_error(db.status().ToString());
+  return pg.Url(*db);
+}
+
 ServerProcess::ServerProcess(ServerOptions options) : options_(std::move(options)) {}
 
 ServerProcess::~ServerProcess() {
@@ -156,8 +173,12 @@ std::string ServerProcess::Stderr() const {
 
 ::testing::AssertionResult ServerProcess::Start() {
   if (running()) return ::testing::AssertionFailure() << "server already running";
-  std::string store = options_.store.empty() ? "sqlite:" + db_path().string() : options_.store;
-  std::vector<std::string> args{"serve", "--listen", options_.listen, "--store", store};
+  if (!options_.store.empty()) {
+    store_url_ = options_.store;
+  } else if (store_url_.empty()) {
+    store_url_ = TestingOnPostgres() ? NewPostgresStoreUrl() : "sqlite:" + db_path().string();
+  }
+  std::vector<std::string> args{"serve", "--listen", options_.listen, "--store", store_url_};
   args.insert(args.end(), options_.extra_args.begin(), options_.extra_args.end());
 
   std::string log_path = (dir_.path() / "server-stderr.log").string();

@@ -13,6 +13,12 @@
 // child dies with the test process (PR_SET_PDEATHSIG), so a crashing test
 // leaves no server behind. REDRIVE_* variables of the test's environment are
 // not passed on: tests say what they want via flags or `env`.
+//
+// The store: REDRIVE_TEST_STORE=postgres in the test's environment runs
+// every server whose options name no store on PostgreSQL — a fresh database
+// per ServerProcess (kept across restarts) on the process's shared throwaway
+// cluster (support/pg_cluster.h). CTest runs the e2e, SDK and CLI suites
+// both ways.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -30,9 +36,18 @@
 
 namespace redrive::e2e {
 
+// The store the suites run on: "sqlite" (default) or "postgres"
+// (REDRIVE_TEST_STORE).
+std::string TestStoreKind();
+bool TestingOnPostgres();
+
+// A fresh database on the shared test cluster, as a --store URL.
+std::string NewPostgresStoreUrl();
+
 struct ServerOptions {
   std::string listen = "127.0.0.1:0";
-  // Empty: sqlite:<data dir>/redrive.db.
+  // Empty: sqlite:<data dir>/redrive.db, or a fresh PostgreSQL database
+  // (see TestStoreKind).
   std::string store;
   // Appended after `serve --listen … --store …`, e.g. {"--api-key", "admin:k"}.
   std::vector<std::string> extra_args;
@@ -82,7 +97,10 @@ class ServerProcess {
   HttpClient Client() const { return HttpClient(host_, port_); }
 
   const std::filesystem::path& data_dir() const { return dir_.path(); }
+  // The SQLite file, when the server runs on the default SQLite store.
   std::filesystem::path db_path() const { return dir_.path() / "redrive.db"; }
+  // The --store value the server runs with.
+  const std::string& store_url() const { return store_url_; }
   // The server's stderr so far, across restarts.
   std::string Stderr() const;
   // Changes take effect at the next Start()/Restart().
@@ -97,6 +115,7 @@ class ServerProcess {
   int stdout_fd_ = -1;  // kept open: a closed pipe would fail the server's writes
   std::string host_;
   uint16_t port_ = 0;
+  std::string store_url_;  // chosen at the first Start()
 };
 
 }  // namespace redrive::e2e
