@@ -44,13 +44,19 @@ ANALYZE redrive.jobs;
 
 class PgPlanTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    url_ = FreshDatabaseUrl();
-    conn_ = Connect(url_);
-    ASSERT_TRUE(PgMigrate(*conn_).ok());
-    auto filled = conn_->Exec(kFill);
+  // One filled database for the whole suite: the tests only read it.
+  static void SetUpTestSuite() {
+    url_ = new std::string(FreshDatabaseUrl());
+    auto conn = Connect(*url_);
+    ASSERT_TRUE(PgMigrate(*conn).ok());
+    auto filled = conn->Exec(kFill);
     ASSERT_TRUE(filled.ok()) << filled.status().ToString();
   }
+  static void TearDownTestSuite() {
+    delete url_;
+    url_ = nullptr;
+  }
+  void SetUp() override { conn_ = Connect(*url_); }
 
   // The plan of `query` with `args` (SQL literals, one per $n), as text:
   // generic (as a prepared statement runs it from its sixth run) or custom.
@@ -80,9 +86,11 @@ class PgPlanTest : public ::testing::Test {
     }
   }
 
-  std::string url_;
+  static std::string* url_;
   std::unique_ptr<PgConnection> conn_;
 };
+
+std::string* PgPlanTest::url_ = nullptr;
 
 TEST_F(PgPlanTest, ClaimWalksThePendingIndexInClaimOrder) {
   ExpectIndexInOrder(sql::kSelectClaimable, "'q1', 5000, 10", "jobs_claim ");

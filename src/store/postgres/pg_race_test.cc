@@ -249,6 +249,18 @@ TEST_F(PgRaceTest, GetJobsLocksInIdOrder) {
   EXPECT_THAT(IdsOf(two->SelectClaimable("q", At(10), 10)), IsEmpty());
 }
 
+TEST_F(PgRaceTest, AReadTxIsOneSnapshot) {
+  Insert({NewJob("before")});
+  auto read = store_->BeginRead();
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ((*read)->CountJobs(std::nullopt)->total(), 1);  // the snapshot starts here
+  Insert({NewJob("after")});
+  EXPECT_EQ((*read)->CountJobs(std::nullopt)->total(), 1);
+  EXPECT_EQ((*read)->GetJob("after").status().code(), ErrorCode::kNotFound);
+  read->reset();
+  EXPECT_EQ((*store_->BeginRead())->CountJobs(std::nullopt)->total(), 2);
+}
+
 TEST(PgMigrateTest, ThreeStoresMigratingAtOnceApplyEachMigrationOnce) {
   const std::string url = FreshDatabaseUrl();
   std::vector<std::unique_ptr<PgStore>> stores;

@@ -4,6 +4,7 @@
 
 #include "store/postgres/pg_read_tx.h"
 #include "store/postgres/pg_schema.h"
+#include "store/postgres/pg_wake_channel.h"
 #include "store/postgres/pg_write_tx.h"
 
 namespace redrive::store {
@@ -50,6 +51,12 @@ PgStore::PgStore(std::string url, PgOptions options, std::string description)
                options_.acquire_timeout) {}
 
 PgStore::~PgStore() = default;
+
+std::unique_ptr<WakeChannel> PgStore::NewWakeChannel() {
+  postgres::WakeChannelOptions options;
+  options.connect_timeout = options_.connect_timeout;
+  return std::make_unique<postgres::PgWakeChannel>(url_, options);
+}
 
 Status PgStore::Migrate() {
   Status st;

@@ -50,6 +50,9 @@ class PgStore final : public Store {
   StoreTraits traits() const override {
     return {WriteModel::kTransactionPerRequest, options_.pool_size};
   }
+  // LISTEN/NOTIFY wake-ups between the nodes sharing the database
+  // (pg_wake_channel.h), on a connection of their own.
+  std::unique_ptr<WakeChannel> NewWakeChannel() override;
   // Creates or upgrades the schema; safe to run from many nodes at once.
   Status Migrate() override;
   Result<std::unique_ptr<ReadTx>> BeginRead() override;

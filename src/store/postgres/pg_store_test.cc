@@ -56,6 +56,8 @@ TEST(PgStoreTest, TraitsAndDescription) {
       store->Describe(),
       MatchesRegex(R"(postgresql 15\.[0-9]+ on 127\.0\.0\.1:[0-9]+/pgstore[a-z0-9_]+ \(pool 7\))"));
   EXPECT_TRUE(store->Ping().ok());
+  // Several nodes share the database: they wake each other's long polls.
+  EXPECT_NE(store->NewWakeChannel(), nullptr);
 }
 
 TEST(PgStoreTest, TakesKeywordAndMultiHostUrls) {

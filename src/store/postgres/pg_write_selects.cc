@@ -1,5 +1,7 @@
 // The selects of PgWriteTx (what the engine is about to change, locked as
 // it is read) and its queue, worker and webhook writes.
+#include <type_traits>
+
 #include "store/postgres/pg_job_sql.h"
 #include "store/postgres/pg_row_mapping.h"
 #include "store/postgres/pg_webhook_sql.h"
