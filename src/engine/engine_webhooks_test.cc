@@ -7,9 +7,9 @@
 #include <deque>
 #include <mutex>
 
-#include "engine/committer.h"
 #include "engine/engine.h"
 #include "engine/engine_test_util.h"
+#include "engine/group_committer.h"
 #include "engine/job_ops.h"
 #include "engine/metrics.h"
 #include "engine/webhooks/outbox.h"
@@ -157,7 +157,7 @@ TEST_F(WebhookEngineTest, ARolledBackRequestWritesNoDelivery) {
   // A committer of our own, to run a request that enqueues and then fails.
   SubscriptionCache cache;
   cache.Set({w});
-  Committer committer(*store_, clock_, random_, 16, nullptr, nullptr);
+  GroupCommitter committer(*store_, clock_, random_, 16, nullptr, nullptr);
   WebhookOutbox outbox(cache);
   committer.AddHook(&outbox);
   committer.Start();

@@ -1,0 +1,73 @@
+// The notifier seam: how long-poll wake-ups travel. After each commit the
+// engine publishes which queues it made claimable; a notifier wakes this
+// node's parked claims of those queues (Waiters) and, for several nodes on
+// one database, tells the others.
+//
+// LocalNotifier, the default, is in-process only: enough for one node, and
+// for several nodes a claim still finds every job on its next try (a parked
+// claim re-polls after EngineOptions::claim_repoll). A cross-node notifier
+// (PostgreSQL LISTEN/NOTIFY, on a channel the store provides) implements the
+// same interface and is passed in EngineOptions::notifier:
+//   - Publish() wakes local waiters at once (Deliver) and sends the wake-up
+//     to the other nodes, best effort, after the commit it describes;
+//   - wake-ups from other nodes arrive on the notifier's own thread and are
+//     Deliver()ed to the local waiters;
+//   - after the channel reconnects (what it missed is unknown) it calls
+//     Waiters::WakeEveryone(), so every parked claim looks again.
+// A remote wake-up moves the queue's wake sequence like a local one, so a
+// claim whose transaction ran before another node's commit and parks after
+// its notification arrived retries instead of sleeping (waiters.h).
+//
+// Thread-safety: Publish() is called from executor threads, several at once
+// with a PooledExecutor; implementations are thread-safe.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "core/status.h"
+#include "engine/waiters.h"
+
+namespace redrive::engine {
+
+// What one commit (or one batch of them) made claimable.
+struct WakeUp {
+  // Queues that gained claimable jobs, and how many.
+  std::map<std::string, long long> became_claimable;
+  // Queues whose claimability changed for another reason (resumed): wake all.
+  std::map<std::string, bool> wake_all;
+
+  bool empty() const { return became_claimable.empty() && wake_all.empty(); }
+};
+
+// Wakes `waiters` as `wake` says: n waiters per queue that gained n jobs,
+// every waiter of a queue to wake all.
+void Deliver(Waiters& waiters, const WakeUp& wake);
+
+class Notifier {
+ public:
+  virtual ~Notifier() = default;
+  // From now on, wake-ups go to `local` (which outlives Stop()). An error
+  // fails Engine::Start().
+  virtual Status Start(Waiters& local) = 0;
+  // No wake-up is delivered after it returns. Idempotent.
+  virtual void Stop() = 0;
+  // After a commit: wake this node's waiters of these queues and tell the
+  // other nodes. Before Start() or after Stop(), does nothing.
+  virtual void Publish(const WakeUp& wake) = 0;
+};
+
+// In-process only: Publish() delivers to the local waiters.
+class LocalNotifier final : public Notifier {
+ public:
+  Status Start(Waiters& local) override;
+  void Stop() override;
+  void Publish(const WakeUp& wake) override;
+
+ private:
+  std::mutex mu_;
+  Waiters* local_ = nullptr;  // guarded by mu_ (set and cleared, not used under it)
+};
+
+}  // namespace redrive::engine
