@@ -16,6 +16,7 @@
 
 #include "core/clock.h"
 #include "core/random.h"
+#include "engine/engine_test_util.h"
 #include "engine/fault_store_test_util.h"
 #include "engine/job_ops.h"
 #include "engine/metrics.h"
@@ -219,6 +220,44 @@ TEST_F(PooledExecutorTest, StopFinishesQueuedOpsThenRefusesNewOnes) {
   Status late = executor_->RunAndWait(EnqueueOp(runs));
   EXPECT_EQ(late.code(), ErrorCode::kUnavailable);
   EXPECT_EQ(*runs, kOps);
+}
+
+// The whole engine on the PooledExecutor, through its API.
+class PooledEngineTest : public testing::EngineTest {
+ protected:
+  void SetUp() override {
+    pooled_ = true;
+    EngineTest::SetUp();
+  }
+};
+
+TEST_F(PooledEngineTest, AnEnqueueWhoseCommitLostTwoRacesIsAnsweredDurableAndCountedOnce) {
+  fault_store_->SetPlan(FailFirst(Point::kCommit, 2, Status::Aborted("could not serialize access"),
+                                  /*only_inserts=*/true));
+  const std::string id = Enqueue("q");
+  ASSERT_FALSE(id.empty());
+  EXPECT_EQ(Get(id).status, JobStatus::kPending);  // read back: it was committed
+  auto stats = Call<StatusCounts>(&Engine::Stats, std::optional<std::string>("q"));
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->pending, 1);
+  EXPECT_EQ(Sample(Scrape(), "redrive_jobs_enqueued_total{queue=\"q\"}"), 1);
+}
+
+TEST_F(PooledEngineTest, AWriteTheStoreKeepsAbortingIsServiceUnavailableToItsCaller) {
+  fault_store_->SetPlan([](Point p, int inserted_jobs) {
+    if (p == Point::kCommit && inserted_jobs > 0) return Status::Aborted("deadlock detected");
+    return Status::Ok();
+  });
+  EnqueueParams e;
+  e.queue_name = std::string("q");
+  e.payload_json = std::string("{}");
+  auto r = Call<EnqueueResult>(&Engine::Enqueue, e);
+  EXPECT_EQ(r.status().code(), ErrorCode::kUnavailable);
+  EXPECT_NE(r.status().message().find("deadlock detected"), std::string::npos);
+  auto stats = Call<StatusCounts>(&Engine::Stats, std::optional<std::string>("q"));
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->pending, 0);
+  EXPECT_EQ(Sample(Scrape(), "redrive_jobs_enqueued_total{queue=\"q\"}"), 0);
 }
 
 }  // namespace
