@@ -82,7 +82,7 @@ void Engine::Stop() {
   // Parked long-polls answer now (with no jobs) so clients are not left hanging.
   impl_->waiters.Close();
   impl_->loop.Stop();
-  // Before the committer: senders in flight record their outcomes through it.
+  // Before the writer: senders in flight record their outcomes through it.
   if (impl_->dispatcher) impl_->dispatcher->Stop();
   impl_->writer->Stop();  // commits everything already queued
   impl_->notifier->Stop();

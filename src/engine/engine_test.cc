@@ -445,7 +445,7 @@ TEST_P(EngineByExecutorTest, StopAnswersParkedClaimsAndRefusesNewWork) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Executors, EngineByExecutorTest, testing::kBothExecutors,
-                         testing::ExecutorName);
+                         testing::ExecutorTestName);
 
 }  // namespace
 }  // namespace redrive::engine

@@ -12,6 +12,7 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <thread>
 
@@ -159,12 +160,16 @@ class EngineTest : public ::testing::Test {
 // Which write executor the engine runs on.
 enum class Executor { kGroupCommit, kPooled };
 
-inline std::string ExecutorName(const ::testing::TestParamInfo<Executor>& info) {
-  return info.param == Executor::kPooled ? "Pooled" : "GroupCommit";
+inline const char* ExecutorName(Executor e) {
+  return e == Executor::kPooled ? "Pooled" : "GroupCommit";
 }
+inline std::string ExecutorTestName(const ::testing::TestParamInfo<Executor>& info) {
+  return ExecutorName(info.param);
+}
+inline void PrintTo(Executor e, std::ostream* os) { *os << ExecutorName(e); }
 
 // EngineTest once per executor: TEST_P, then
-// INSTANTIATE_TEST_SUITE_P(Executors, Suite, kBothExecutors, ExecutorName).
+// INSTANTIATE_TEST_SUITE_P(Executors, Suite, kBothExecutors, ExecutorTestName).
 class EngineByExecutorTest : public EngineTest, public ::testing::WithParamInterface<Executor> {
  protected:
   void SetUp() override {

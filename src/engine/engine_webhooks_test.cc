@@ -309,7 +309,7 @@ TEST_P(WebhookEngineTest, ASecretIsGeneratedWhenNoneIsGiven) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Executors, WebhookEngineTest, testing::kBothExecutors,
-                         testing::ExecutorName);
+                         testing::ExecutorTestName);
 
 }  // namespace
 }  // namespace redrive::engine

@@ -1,8 +1,8 @@
 // What a request's writes cause besides the rows themselves — metric events
 // counted, webhook deliveries put in the outbox, and whatever comes next
-// (realtime events, an audit log) — as hooks the committer calls inside each
-// request's savepoint. The write executor knows only this interface; what an
-// outcome means for each hook is read from core's outcome table.
+// (realtime events, an audit log) — as hooks the write executor calls inside
+// each request's transaction (its savepoint, with group commit). The write executor knows only this
+// interface; what an outcome means for each hook is read from core's outcome table.
 //
 // Thread-safety: a PooledExecutor calls hooks from several threads at once,
 // each with its own transaction and TxContext. So a hook keeps no state of a
