@@ -1,4 +1,6 @@
 // Producer and worker operations.
+#include <atomic>
+
 #include "engine/engine.h"
 #include "engine/engine_impl.h"
 #include "engine/job_ops.h"
@@ -60,12 +62,17 @@ void Engine::Claim(ClaimParams p, Callback<ClaimResult> done) {
 }
 
 void Engine::Impl::ClaimAttempt(std::shared_ptr<ClaimState> state) {
-  // Read before the transaction: a wake-up of the queue after it means a
-  // commit this attempt may not have seen (waiters.h).
-  const uint64_t seen = waiters.Sequence(state->params.queue_name);
+  // The queue's wake sequence, read by the run that commits before it reads
+  // anything: a wake-up after it means a commit this attempt may not have
+  // seen (waiters.h). Read in the run, not at submission: with group commit
+  // no local wake-up then falls between the read and the parking (`after`
+  // runs before the batch's wake-ups), so a claim is never re-run for
+  // commits it did see. Like the result, each run rewrites it whole.
+  auto seen = std::make_shared<std::atomic<uint64_t>>(0);
   Write<ClaimResult>(
-      [state](WriteTx& tx, TxContext& ctx) -> Result<ClaimResult> {
+      [this, state, seen](WriteTx& tx, TxContext& ctx) -> Result<ClaimResult> {
         const ClaimParams& p = state->params;
+        seen->store(waiters.Sequence(p.queue_name));
         ClaimResult r;
         if (state->first) {
           r.ack_results.reserve(p.acks.size());
@@ -89,7 +96,7 @@ void Engine::Impl::ClaimAttempt(std::shared_ptr<ClaimState> state) {
         if (first) state->ack_results = std::move(r->ack_results);
         const Instant now = clock.Now();
         if (!r->jobs.empty() || now >= state->deadline) return state->Finish(std::move(r->jobs));
-        Waiters::Park park{seen, state->deadline, std::nullopt};
+        Waiters::Park park{seen->load(), state->deadline, std::nullopt};
         if (options.claim_repoll > std::chrono::milliseconds::zero() &&
             now + options.claim_repoll < state->deadline) {
           park.repoll_at = now + options.claim_repoll;
