@@ -11,13 +11,25 @@
 
 namespace redrive::engine {
 
+namespace {
+
+// Cross-node wake-ups when the store is shared by several nodes.
+std::shared_ptr<Notifier> MakeNotifier(store::Store& store) {
+  if (auto channel = store.NewWakeChannel()) {
+    return std::make_shared<ChannelNotifier>(std::move(channel));
+  }
+  return std::make_shared<LocalNotifier>();
+}
+
+}  // namespace
+
 Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, EngineOptions options)
     : store(store),
       clock(clock),
       random(random),
       options(options),
       throughput(static_cast<size_t>(options.throughput_window / options.throughput_interval)),
-      notifier(options.notifier ? options.notifier : std::make_shared<LocalNotifier>()),
+      notifier(options.notifier ? options.notifier : MakeNotifier(store)),
       writer(MakeWriteExecutor(
           store, clock, random,
           {.max_batch = options.max_batch, .max_attempts = options.write_attempts},

@@ -58,7 +58,8 @@ struct EngineOptions {
   // wake-up came (the net under wake-ups lost between nodes). Zero: only
   // wake-ups and its deadline end a wait.
   std::chrono::milliseconds claim_repoll{0};
-  // Carries long-poll wake-ups (notifier.h); null: in-process only.
+  // Carries long-poll wake-ups (notifier.h); null: over the store's wake
+  // channel if it has one (Store::NewWakeChannel), else in-process only.
   std::shared_ptr<Notifier> notifier;
   // How often retention runs (it is cheap when there is nothing to delete).
   std::chrono::seconds retention_interval{60};

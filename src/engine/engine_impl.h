@@ -79,7 +79,9 @@ class Engine::Impl {
   EngineMetrics metrics;
   ThroughputHistory throughput;
   Waiters waiters;
-  std::shared_ptr<Notifier> notifier;  // options.notifier, or a LocalNotifier
+  // options.notifier, else a ChannelNotifier on the store's wake channel,
+  // else a LocalNotifier.
+  std::shared_ptr<Notifier> notifier;
   // The executor's write hooks (before it: it calls them until it stops):
   // the job counters, and the webhook outbox with the subscriptions it
   // consults.

@@ -3,7 +3,8 @@
 // the engine runs its PooledExecutor on it (SQLite's writer mutex serializes
 // the transactions: fine for a test), and it fails BeginWrite() or Commit()
 // when a test's plan says so (ABORTED for a lost race, UNAVAILABLE for a
-// lost database). A failed Commit() commits nothing.
+// lost database). A failed Commit() commits nothing. Like a shared store it
+// can give a wake channel (NewWakeChannel), when a test sets one up.
 #pragma once
 
 #include <atomic>
@@ -30,6 +31,11 @@ class FaultStore final : public store::Store {
 
   explicit FaultStore(store::Store& inner, size_t writers = 4) : inner_(inner), writers_(writers) {}
 
+  // What NewWakeChannel() returns (call before the engine starts).
+  void SetWakeChannels(std::function<std::unique_ptr<store::WakeChannel>()> make) {
+    wake_channels_ = std::move(make);
+  }
+
   void SetPlan(Plan plan) {
     std::lock_guard<std::mutex> lock(mu_);
     plan_ = std::move(plan);
@@ -41,6 +47,9 @@ class FaultStore final : public store::Store {
 
   store::StoreTraits traits() const override {
     return {store::WriteModel::kTransactionPerRequest, writers_};
+  }
+  std::unique_ptr<store::WakeChannel> NewWakeChannel() override {
+    return wake_channels_ ? wake_channels_() : nullptr;
   }
   Status Migrate() override { return inner_.Migrate(); }
   Result<std::unique_ptr<store::ReadTx>> BeginRead() override { return inner_.BeginRead(); }
@@ -200,6 +209,7 @@ class FaultStore final : public store::Store {
 
   store::Store& inner_;
   const size_t writers_;
+  std::function<std::unique_ptr<store::WakeChannel>()> wake_channels_;
   std::mutex mu_;
   Plan plan_;
   std::atomic<int> begins_{0};

@@ -1,5 +1,8 @@
 #include "engine/notifier.h"
 
+#include <string>
+#include <vector>
+
 namespace redrive::engine {
 
 void Deliver(Waiters& waiters, const WakeUp& wake) {
@@ -29,6 +32,31 @@ void LocalNotifier::Publish(const WakeUp& wake) {
   // The waiters outlive Stop(), so using them outside the lock is safe; a
   // resumed claim may publish again, which must not deadlock here.
   if (local != nullptr) Deliver(*local, wake);
+}
+
+ChannelNotifier::~ChannelNotifier() { Stop(); }
+
+Status ChannelNotifier::Start(Waiters& local) {
+  REDRIVE_RETURN_IF_ERROR(local_.Start(local));
+  // The callbacks run on the channel's thread; the waiters are thread-safe
+  // and outlive the channel (Stop joins its thread).
+  return channel_->Start([&local](const std::string& queue) { local.WakeAll(queue); },
+                         [&local] { local.WakeEveryone(); });
+}
+
+void ChannelNotifier::Stop() {
+  channel_->Stop();
+  local_.Stop();
+}
+
+void ChannelNotifier::Publish(const WakeUp& wake) {
+  local_.Publish(wake);
+  std::vector<std::string> queues;
+  for (const auto& [queue, n] : wake.became_claimable) queues.push_back(queue);
+  for (const auto& [queue, all] : wake.wake_all) {
+    if (all && !wake.became_claimable.contains(queue)) queues.push_back(queue);
+  }
+  if (!queues.empty()) channel_->Publish(queues);
 }
 
 }  // namespace redrive::engine

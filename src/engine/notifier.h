@@ -3,11 +3,13 @@
 // node's parked claims of those queues (Waiters) and, for several nodes on
 // one database, tells the others.
 //
-// LocalNotifier, the default, is in-process only: enough for one node, and
-// for several nodes a claim still finds every job on its next try (a parked
-// claim re-polls after EngineOptions::claim_repoll). A cross-node notifier
-// (PostgreSQL LISTEN/NOTIFY, on a channel the store provides) implements the
-// same interface and is passed in EngineOptions::notifier:
+// LocalNotifier is in-process only: enough for one node (and for several
+// processes on one SQLite file a claim still finds every job on its next try;
+// a parked claim re-polls after EngineOptions::claim_repoll). ChannelNotifier
+// is the cross-node one, over the WakeChannel a shared store provides
+// (store.h; PostgreSQL LISTEN/NOTIFY); the engine uses it whenever
+// Store::NewWakeChannel() gives one. Any cross-node notifier does three
+// things (EngineOptions::notifier takes another):
 //   - Publish() wakes local waiters at once (Deliver) and sends the wake-up
 //     to the other nodes, best effort, after the commit it describes;
 //   - wake-ups from other nodes arrive on the notifier's own thread and are
@@ -23,11 +25,13 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 
 #include "core/status.h"
 #include "engine/waiters.h"
+#include "store/store.h"
 
 namespace redrive::engine {
 
@@ -68,6 +72,26 @@ class LocalNotifier final : public Notifier {
  private:
   std::mutex mu_;
   Waiters* local_ = nullptr;  // guarded by mu_ (set and cleared, not used under it)
+};
+
+// Over a store's WakeChannel: Publish() wakes local waiters, then hands the
+// queues to the channel (which sends them outside any transaction). A queue
+// another node published wakes every local waiter of it (the channel says
+// which queue, not how many jobs: those that find nothing park again); a
+// reset of the channel wakes every waiter.
+class ChannelNotifier final : public Notifier {
+ public:
+  explicit ChannelNotifier(std::unique_ptr<store::WakeChannel> channel)
+      : channel_(std::move(channel)) {}
+  ~ChannelNotifier() override;  // Stop()s
+
+  Status Start(Waiters& local) override;
+  void Stop() override;
+  void Publish(const WakeUp& wake) override;
+
+ private:
+  std::unique_ptr<store::WakeChannel> channel_;
+  LocalNotifier local_;
 };
 
 }  // namespace redrive::engine

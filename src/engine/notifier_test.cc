@@ -1,8 +1,9 @@
 // The notifier seam: two engines on one store stand for two nodes, joined by
-// an in-process bus that plays the cross-node channel (PostgreSQL LISTEN /
-// NOTIFY later). A remote wake-up arrives on the bus's thread and wakes the
-// local claim of that queue; a reconnect wakes every parked claim; with
-// wake-ups lost, claim_repoll is the net. The manual clock never reaches a
+// an in-process hub that plays the store's wake channel (PostgreSQL LISTEN /
+// NOTIFY: store.h, WakeChannel), through the engine's ChannelNotifier. A
+// remote wake-up arrives on the hub's thread and wakes the local claim of
+// that queue; a reset of the channel wakes every parked claim; with wake-ups
+// lost, claim_repoll is the net. The manual clock never reaches a
 // long-poll deadline here, so only a wake-up or a re-poll can answer a claim.
 #include "engine/notifier.h"
 
@@ -24,14 +25,14 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-class BusNotifier;
+class FakeWakeChannel;
 
-// Carries wake-ups between notifiers on a thread of its own, like a
+// Carries queue names between wake channels on a thread of its own, like a
 // database's notification channel. Disconnected, it drops them.
-class Bus : public std::enable_shared_from_this<Bus> {
+class Hub {
  public:
-  Bus() : thread_([this] { Loop(); }) {}
-  ~Bus() {
+  Hub() : thread_([this] { Loop(); }) {}
+  ~Hub() {
     {
       std::lock_guard<std::mutex> lock(mu_);
       stop_ = true;
@@ -39,32 +40,34 @@ class Bus : public std::enable_shared_from_this<Bus> {
     cv_.notify_all();
     thread_.join();
   }
-  void Join(BusNotifier* n) {
+  void Join(FakeWakeChannel* c) {
     std::lock_guard<std::mutex> lock(mu_);
-    members_.push_back(n);
+    members_.push_back(c);
   }
-  void Leave(BusNotifier* n) {
+  void Leave(FakeWakeChannel* c) {
     std::lock_guard<std::mutex> lock(mu_);
-    std::erase(members_, n);
+    std::erase(members_, c);
   }
-  void Send(BusNotifier* from, const WakeUp& wake) { Post(Message{from, wake}); }
+  void Send(FakeWakeChannel* from, std::vector<std::string> queues) {
+    Post(Message{from, std::move(queues)});
+  }
   void SetConnected(bool connected) {
     std::lock_guard<std::mutex> lock(mu_);
     connected_ = connected;
   }
-  // The channel came back: every member learns it may have missed wake-ups.
+  // The connection came back: every channel resets (it may have missed some).
   void Reconnect() {
     SetConnected(true);
-    Post(Reconnected{});
+    Post(Reset{});
   }
 
  private:
   struct Message {
-    BusNotifier* from;
-    WakeUp wake;
+    FakeWakeChannel* from;
+    std::vector<std::string> queues;
   };
-  struct Reconnected {};
-  using Item = std::variant<Message, Reconnected>;
+  struct Reset {};
+  using Item = std::variant<Message, Reset>;
 
   void Post(Item item) {
     {
@@ -79,48 +82,49 @@ class Bus : public std::enable_shared_from_this<Bus> {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Item> queue_;
-  std::vector<BusNotifier*> members_;
+  std::vector<FakeWakeChannel*> members_;
   bool connected_ = true;
   bool stop_ = false;
   std::thread thread_;
 };
 
-// A cross-node notifier on the bus, shaped as one on LISTEN/NOTIFY would be.
-class BusNotifier final : public Notifier {
+// A store's wake channel (store.h) on the hub: what PgWakeChannel is over
+// LISTEN/NOTIFY. Its callbacks run on the hub's thread.
+class FakeWakeChannel final : public store::WakeChannel {
  public:
-  explicit BusNotifier(std::shared_ptr<Bus> bus) : bus_(std::move(bus)) {}
-  Status Start(Waiters& local) override {
-    local_ = &local;
-    bus_->Join(this);
+  explicit FakeWakeChannel(std::shared_ptr<Hub> hub) : hub_(std::move(hub)) {}
+  ~FakeWakeChannel() override { Stop(); }
+  Status Start(std::function<void(const std::string&)> on_wake,
+               std::function<void()> on_reset) override {
+    on_wake_ = std::move(on_wake);
+    on_reset_ = std::move(on_reset);
+    hub_->Join(this);
     return Status::Ok();
   }
-  void Stop() override { bus_->Leave(this); }
-  void Publish(const WakeUp& wake) override {
-    Deliver(*local_, wake);  // this node's claims at once
-    bus_->Send(this, wake);  // the others through the channel
-  }
-  // On the bus's thread.
-  void OnRemote(const WakeUp& wake) { Deliver(*local_, wake); }
-  void OnReconnect() { local_->WakeEveryone(); }
+  void Publish(const std::vector<std::string>& queues) override { hub_->Send(this, queues); }
+  void Stop() override { hub_->Leave(this); }
+
+  std::function<void(const std::string&)> on_wake_;
+  std::function<void()> on_reset_;
 
  private:
-  std::shared_ptr<Bus> bus_;
-  Waiters* local_ = nullptr;
+  std::shared_ptr<Hub> hub_;
 };
 
-void Bus::Loop() {
+void Hub::Loop() {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
     if (stop_) return;
     Item item = std::move(queue_.front());
     queue_.pop_front();
-    // Delivered under the lock, so a member that has left gets nothing.
-    for (BusNotifier* m : members_) {
+    // Delivered under the lock, so a channel that has stopped gets nothing.
+    for (FakeWakeChannel* c : members_) {
       if (auto* msg = std::get_if<Message>(&item)) {
-        if (m != msg->from) m->OnRemote(msg->wake);
+        if (c == msg->from) continue;  // its node woke its own waiters
+        for (const std::string& q : msg->queues) c->on_wake_(q);
       } else {
-        m->OnReconnect();
+        c->on_reset_();
       }
     }
   }
@@ -134,21 +138,26 @@ class LossyNotifier final : public Notifier {
   void Publish(const WakeUp&) override {}
 };
 
+// Two nodes: the fixture's engine (node A) and other_ (node B), each on its
+// own FaultStore over the one SQLite store — transaction-per-request
+// writers and a wake channel on the hub each, as two nodes on PostgreSQL.
 class NotifierTest : public testing::EngineTest {
  protected:
   void TearDown() override {
     other_.reset();  // before the fixture's engine and store
+    other_store_.reset();
     EngineTest::TearDown();
   }
-  // This fixture's engine_ is node A; node B runs on the same store.
   void StartNodes() {
-    EngineOptions a;
-    a.notifier = std::make_shared<BusNotifier>(bus_);
-    StartEngine(a);
+    pooled_ = true;
+    auto channels = [hub = hub_] { return std::make_unique<FakeWakeChannel>(hub); };
+    fault_store_->SetWakeChannels(channels);
+    StartEngine();
+    other_store_ = std::make_unique<testing::FaultStore>(*store_);
+    other_store_->SetWakeChannels(channels);
     EngineOptions b;
-    b.notifier = std::make_shared<BusNotifier>(bus_);
     b.max_idle = milliseconds(50);
-    other_ = std::make_unique<Engine>(*store_, clock_, random_, b);
+    other_ = std::make_unique<Engine>(*other_store_, clock_, random_, b);
     ASSERT_TRUE(other_->Start().ok());
   }
   std::future<Result<ClaimResult>> LongPoll(Engine& node, const std::string& queue) {
@@ -167,7 +176,8 @@ class NotifierTest : public testing::EngineTest {
     return r.ok() ? r->jobs.size() : 0;
   }
 
-  std::shared_ptr<Bus> bus_ = std::make_shared<Bus>();
+  std::shared_ptr<Hub> hub_ = std::make_shared<Hub>();
+  std::unique_ptr<testing::FaultStore> other_store_;
   std::unique_ptr<Engine> other_;
 };
 
@@ -180,18 +190,18 @@ TEST_F(NotifierTest, AnEnqueueOnOneNodeWakesAClaimParkedOnTheOther) {
   EXPECT_EQ(other_->parked_claims(), 0u);
 }
 
-TEST_F(NotifierTest, AReconnectWakesEveryParkedClaimOfEveryQueue) {
+TEST_F(NotifierTest, AChannelResetWakesEveryParkedClaimOfEveryQueue) {
   StartNodes();
   auto a = LongPoll(*other_, "a");
   auto b = LongPoll(*other_, "b");
   ASSERT_TRUE(WaitUntil([&] { return other_->parked_claims() == 2; }));
-  bus_->SetConnected(false);
+  hub_->SetConnected(false);
   Enqueue("a");
   Enqueue("b");
-  // Lost on the way: B's claims stay parked (the bus thread got nothing).
+  // Lost on the way: B's claims stay parked (the hub got nothing).
   EXPECT_EQ(a.wait_for(milliseconds(0)), std::future_status::timeout);
   EXPECT_EQ(other_->parked_claims(), 2u);
-  bus_->Reconnect();
+  hub_->Reconnect();
   EXPECT_EQ(Jobs(a), 1u);
   EXPECT_EQ(Jobs(b), 1u);
 }
