@@ -1,5 +1,7 @@
 #include "engine/engine.h"
 
+#include <spdlog/spdlog.h>
+
 #include "engine/engine_impl.h"
 #include "engine/services/delivery_retention.h"
 #include "engine/services/job_sweep.h"
@@ -9,18 +11,33 @@
 
 namespace redrive::engine {
 
+namespace {
+
+// Cross-node wake-ups when the store is shared by several nodes.
+std::shared_ptr<Notifier> MakeNotifier(store::Store& store) {
+  if (auto channel = store.NewWakeChannel()) {
+    return std::make_shared<ChannelNotifier>(std::move(channel));
+  }
+  return std::make_shared<LocalNotifier>();
+}
+
+}  // namespace
+
 Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, EngineOptions options)
     : store(store),
       clock(clock),
       random(random),
       options(options),
       throughput(static_cast<size_t>(options.throughput_window / options.throughput_interval)),
-      committer(
-          store, clock, random, options.max_batch,
+      notifier(options.notifier ? options.notifier : MakeNotifier(store)),
+      writer(MakeWriteExecutor(
+          store, clock, random,
+          {.max_batch = options.max_batch, .max_attempts = options.write_attempts},
           [this](const TxEffects& e, size_t n) { metrics.OnCommitted(e, n); },
-          [this](const TxEffects& e, size_t) { OnCommitted(e); }),
+          [this](const TxEffects& e, size_t) { OnCommitted(e); })),
       readers(store, options.reader_threads),
       loop(clock, waiters, options.max_idle) {
+  WriteExecutor& committer = *writer;  // what the services and the dispatcher write through
   loop.Add(MakeScheduler(committer, store, options.sweep_batch));
   loop.Add(MakeLeaseReaper(committer, store, options.sweep_batch));
   loop.Add(MakeDeadlineSweep(committer, store, options.sweep_batch));
@@ -41,10 +58,11 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
   }
 }
 
+// Called on executor threads (several at once with a PooledExecutor): the
+// notifier, the loop's and the dispatcher's Nudge are thread-safe.
 void Engine::Impl::OnCommitted(const TxEffects& e) {
-  for (const auto& [queue, n] : e.became_claimable) waiters.Wake(queue, n);
-  for (const auto& [queue, all] : e.wake_all) {
-    if (all) waiters.WakeAll(queue);
+  if (!e.became_claimable.empty() || !e.wake_all.empty()) {
+    notifier->Publish({e.became_claimable, e.wake_all});
   }
   for (const auto& t : {e.earliest_scheduled, e.earliest_lease_expiry, e.earliest_deadline}) {
     if (t) loop.Nudge(*t);
@@ -61,7 +79,8 @@ Status Engine::Start() {
   if (impl_->started) return Status::Ok();
   REDRIVE_RETURN_IF_ERROR(impl_->store.Ping());
   REDRIVE_RETURN_IF_ERROR(impl_->subscriptions.Refresh(impl_->store));
-  impl_->committer.Start();
+  REDRIVE_RETURN_IF_ERROR(impl_->notifier->Start(impl_->waiters));
+  impl_->writer->Start();
   impl_->readers.Start();
   impl_->loop.Start();
   if (impl_->dispatcher && impl_->options.webhooks.run_threads) impl_->dispatcher->Start();
@@ -75,10 +94,18 @@ void Engine::Stop() {
   // Parked long-polls answer now (with no jobs) so clients are not left hanging.
   impl_->waiters.Close();
   impl_->loop.Stop();
-  // Before the committer: senders in flight record their outcomes through it.
+  // Before the writer: senders in flight record their outcomes through it.
   if (impl_->dispatcher) impl_->dispatcher->Stop();
-  impl_->committer.Stop();  // commits everything already queued
+  impl_->writer->Stop();  // commits everything already queued
+  impl_->notifier->Stop();
   impl_->readers.Stop();
+}
+
+void Engine::Impl::RefreshSubscriptions() {
+  // On failure the dispatcher's periodic refresh catches up.
+  if (Status st = subscriptions.Refresh(store); !st.ok()) {
+    spdlog::warn("webhook subscriptions: {}", st.ToString());
+  }
 }
 
 size_t Engine::parked_claims() const { return impl_->waiters.size(); }

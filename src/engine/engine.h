@@ -1,9 +1,11 @@
 // The engine: every job operation of the contract, on top of a Store.
 //
 // Threads and ownership. The engine owns
-//   - the committer (one thread): runs every write of every request in group
-//     commits — one transaction and one fsync for all requests that arrived
-//     together — and calls each request's callback only after the commit;
+//   - the write executor (write_executor.h), chosen by the store's traits:
+//     on SQLite the group committer (one thread: one transaction and one
+//     fsync for all requests that arrived together), on PostgreSQL a pool of
+//     writer threads (a transaction per request, re-run when the store aborts
+//     it); either calls each request's callback only after its commit;
 //   - the readers (a small pool): run read-only requests on read snapshots;
 //   - the background loop (one thread): long-poll deadlines and the services
 //     (scheduler, lease reaper, deadline sweep, retention) of services/.
@@ -42,10 +44,23 @@ template <typename T>
 using Callback = std::function<void(Result<T>)>;
 using StatusCallback = std::function<void(Status)>;
 
+class Notifier;  // engine/notifier.h
+
 struct EngineOptions {
   int reader_threads = 2;
   // The most requests one group commit takes; more wait for the next one.
   size_t max_batch = 2048;
+  // One-transaction-per-request stores: tries in all of a write the store
+  // keeps aborting (lost serialization or deadlock races) before it fails
+  // with SERVICE_UNAVAILABLE.
+  int write_attempts = 8;
+  // A parked long-poll claim tries again after this long even when no
+  // wake-up came (the net under wake-ups lost between nodes). Zero: only
+  // wake-ups and its deadline end a wait.
+  std::chrono::milliseconds claim_repoll{0};
+  // Carries long-poll wake-ups (notifier.h); null: over the store's wake
+  // channel if it has one (Store::NewWakeChannel), else in-process only.
+  std::shared_ptr<Notifier> notifier;
   // How often retention runs (it is cheap when there is nothing to delete).
   std::chrono::seconds retention_interval{60};
   // Workers whose last heartbeat is older than this are deleted from the
@@ -67,7 +82,7 @@ struct EngineOptions {
   WebhookDispatchOptions webhooks;
 };
 
-class Committer;
+class WriteExecutor;
 class Waiters;
 class ReadThreadPool;
 class BackgroundLoop;

@@ -5,14 +5,15 @@
 #include <optional>
 
 #include "engine/background_loop.h"
-#include "engine/committer.h"
 #include "engine/engine.h"
 #include "engine/metrics.h"
+#include "engine/notifier.h"
 #include "engine/read_thread_pool.h"
 #include "engine/waiters.h"
 #include "engine/webhooks/dispatcher.h"
 #include "engine/webhooks/outbox.h"
 #include "engine/webhooks/subscriptions.h"
+#include "engine/write_executor.h"
 
 namespace redrive::engine {
 
@@ -23,40 +24,40 @@ class Engine::Impl {
  public:
   Impl(store::Store& store, const Clock& clock, Random& random, EngineOptions options);
 
-  // Runs `body` in the next group commit; `done` gets its result after the commit.
+  // Runs `body` in a write transaction; `done` gets its result after the
+  // commit. `body` may run more than once (write_executor.h): each run
+  // replaces `result` whole, and only the committed run's is answered.
   template <typename T>
   void Write(std::function<Result<T>(store::WriteTx&, TxContext&)> body, Callback<T> done) {
     auto result = std::make_shared<std::optional<Result<T>>>();
-    committer.Submit(
-        {[body = std::move(body), result](store::WriteTx& tx, TxContext& ctx) -> Status {
-           auto r = body(tx, ctx);
-           Status st = r.status();
-           result->emplace(std::move(r));
-           return st;
-         },
-         [result, done = std::move(done)](Status st) {
-           if (!st.ok()) return done(std::move(st));
-           done(std::move(**result));
-         }});
+    writer->Submit({[body = std::move(body), result](store::WriteTx& tx, TxContext& ctx) -> Status {
+                      auto r = body(tx, ctx);
+                      Status st = r.status();
+                      result->emplace(std::move(r));
+                      return st;
+                    },
+                    [result, done = std::move(done)](Status st) {
+                      if (!st.ok()) return done(std::move(st));
+                      done(std::move(**result));
+                    }});
   }
 
-  // A webhook write: `body`, then the webhook list read back in the same
-  // transaction; once committed (still on the committer thread, before the
-  // next batch) that list becomes the subscription snapshot.
+  // A webhook write: `body`; once committed, and before `done` is answered,
+  // the subscription snapshot is re-read from a fresh read snapshot
+  // (SubscriptionCache::Refresh), so every request submitted after the
+  // answer sees the change. Not the list read inside the transaction: with
+  // concurrent transactions neither of two webhook writes sees the other's
+  // row, and an older list could be set after a newer one. Refreshes are
+  // serialized and each reads after its own commit, so the last one set
+  // reads the newest state.
   template <typename T>
   void WriteWebhooks(std::function<Result<T>(store::WriteTx&, TxContext&)> body, Callback<T> done) {
-    auto all = std::make_shared<std::vector<Webhook>>();
-    Write<T>(
-        [body = std::move(body), all](store::WriteTx& tx, TxContext& ctx) -> Result<T> {
-          REDRIVE_ASSIGN_OR_RETURN(T value, body(tx, ctx));
-          REDRIVE_ASSIGN_OR_RETURN(*all, tx.ListWebhooks());
-          return value;
-        },
-        [this, all, done = std::move(done)](Result<T> r) {
-          if (r.ok()) subscriptions.Set(*all);
-          done(std::move(r));
-        });
+    Write<T>(std::move(body), [this, done = std::move(done)](Result<T> r) {
+      if (r.ok()) RefreshSubscriptions();
+      done(std::move(r));
+    });
   }
+  void RefreshSubscriptions();
 
   // Runs `body` on a reader thread with a read snapshot.
   template <typename T>
@@ -74,17 +75,22 @@ class Engine::Impl {
   const Clock& clock;
   Random& random;
   EngineOptions options;
-  // Before the committer: it is fed from the committer's thread.
+  // Before the write executor: it is fed from the executor's threads.
   EngineMetrics metrics;
   ThroughputHistory throughput;
   Waiters waiters;
-  // The committer's write hooks (before it: it calls them until it stops):
+  // options.notifier, else a ChannelNotifier on the store's wake channel,
+  // else a LocalNotifier.
+  std::shared_ptr<Notifier> notifier;
+  // The executor's write hooks (before it: it calls them until it stops):
   // the job counters, and the webhook outbox with the subscriptions it
   // consults.
   JobEventCounter job_event_counter;
   SubscriptionCache subscriptions;
   WebhookOutbox outbox{subscriptions};
-  Committer committer;
+  // Every write goes through it: a GroupCommitter or a PooledExecutor, as
+  // the store's traits say.
+  std::unique_ptr<WriteExecutor> writer;
   ReadThreadPool readers;
   BackgroundLoop loop;
   // Delivers what the outbox wrote (null without a webhook sender).

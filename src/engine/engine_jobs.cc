@@ -1,4 +1,6 @@
 // Producer and worker operations.
+#include <atomic>
+
 #include "engine/engine.h"
 #include "engine/engine_impl.h"
 #include "engine/job_ops.h"
@@ -60,9 +62,17 @@ void Engine::Claim(ClaimParams p, Callback<ClaimResult> done) {
 }
 
 void Engine::Impl::ClaimAttempt(std::shared_ptr<ClaimState> state) {
+  // The queue's wake sequence, read by the run that commits before it reads
+  // anything: a wake-up after it means a commit this attempt may not have
+  // seen (waiters.h). Read in the run, not at submission: with group commit
+  // no local wake-up then falls between the read and the parking (`after`
+  // runs before the batch's wake-ups), so a claim is never re-run for
+  // commits it did see. Like the result, each run rewrites it whole.
+  auto seen = std::make_shared<std::atomic<uint64_t>>(0);
   Write<ClaimResult>(
-      [state](WriteTx& tx, TxContext& ctx) -> Result<ClaimResult> {
+      [this, state, seen](WriteTx& tx, TxContext& ctx) -> Result<ClaimResult> {
         const ClaimParams& p = state->params;
+        seen->store(waiters.Sequence(p.queue_name));
         ClaimResult r;
         if (state->first) {
           r.ack_results.reserve(p.acks.size());
@@ -75,7 +85,7 @@ void Engine::Impl::ClaimAttempt(std::shared_ptr<ClaimState> state) {
             r.jobs, ops::Claim(tx, ctx, p.queue_name, p.worker_id, p.limit, p.lease_duration));
         return r;
       },
-      [this, state](Result<ClaimResult> r) {
+      [this, state, seen](Result<ClaimResult> r) {
         const bool first = state->first;
         state->first = false;
         if (!r.ok()) {
@@ -84,16 +94,24 @@ void Engine::Impl::ClaimAttempt(std::shared_ptr<ClaimState> state) {
           return state->Finish({});
         }
         if (first) state->ack_results = std::move(r->ack_results);
-        if (!r->jobs.empty() || clock.Now() >= state->deadline) {
-          return state->Finish(std::move(r->jobs));
+        const Instant now = clock.Now();
+        if (!r->jobs.empty() || now >= state->deadline) return state->Finish(std::move(r->jobs));
+        Waiters::Park park{seen->load(), state->deadline, std::nullopt};
+        if (options.claim_repoll > std::chrono::milliseconds::zero() &&
+            now + options.claim_repoll < state->deadline) {
+          park.repoll_at = now + options.claim_repoll;
         }
-        const bool parked =
-            waiters.Add(state->params.queue_name, state->deadline, [this, state](bool timed_out) {
-              if (timed_out) return state->Finish({});
-              ClaimAttempt(state);
-            });
-        if (!parked) return state->Finish({});
-        loop.NudgeWaiters(state->deadline);
+        switch (waiters.Add(state->params.queue_name, park, [this, state](bool timed_out) {
+          if (timed_out) return state->Finish({});
+          ClaimAttempt(state);
+        })) {
+          case Waiters::Parked::kYes:
+            return loop.NudgeWaiters(park.repoll_at.value_or(state->deadline));
+          case Waiters::Parked::kWokenMeanwhile:
+            return ClaimAttempt(state);
+          case Waiters::Parked::kClosed:
+            return state->Finish({});
+        }
       });
 }
 

@@ -1,6 +1,9 @@
 // Test fixture for the engine: a real SqliteStore in a temp dir, a manual
 // clock and fixed randomness; helpers that turn the engine's callbacks into
 // plain return values, and waits for engine observables (never a sleep).
+// With pooled_ set (EngineByExecutorTest runs a suite both ways) the engine
+// runs on a FaultStore over the SQLite store, which reports
+// kTransactionPerRequest: the engine writes through its PooledExecutor.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -9,12 +12,14 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <thread>
 
 #include "core/clock.h"
 #include "core/random.h"
 #include "engine/engine.h"
+#include "engine/fault_store_test_util.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace redrive::engine::testing {
@@ -29,17 +34,19 @@ class EngineTest : public ::testing::Test {
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     store_ = std::move(s).value();
     ASSERT_TRUE(store_->Migrate().ok());
+    fault_store_ = std::make_unique<FaultStore>(*store_);
     StartEngine();
   }
   void TearDown() override {
     engine_.reset();
+    fault_store_.reset();
     store_.reset();
     std::filesystem::remove_all(dir_);
   }
   void StartEngine(EngineOptions options = {}) {
     engine_.reset();
     options.max_idle = std::chrono::milliseconds(50);
-    engine_ = std::make_unique<Engine>(*store_, clock_, random_, options);
+    engine_ = std::make_unique<Engine>(engine_store(), clock_, random_, options);
     ASSERT_TRUE(engine_->Start().ok());
   }
 
@@ -135,12 +142,42 @@ class EngineTest : public ::testing::Test {
     return r.ok() ? *r : Job{};
   }
 
+  // The store the engine runs on.
+  store::Store& engine_store() {
+    return pooled_ ? static_cast<store::Store&>(*fault_store_) : *store_;
+  }
+
   static inline int counter_ = 0;
+  bool pooled_ = false;  // set before SetUp()
   std::filesystem::path dir_;
   ManualClock clock_;
   SystemRandom random_{42};  // tests that check exact times set jitter to 0
   std::unique_ptr<store::SqliteStore> store_;
+  std::unique_ptr<FaultStore> fault_store_;  // over store_
   std::unique_ptr<Engine> engine_;
 };
+
+// Which write executor the engine runs on.
+enum class Executor { kGroupCommit, kPooled };
+
+inline const char* ExecutorName(Executor e) {
+  return e == Executor::kPooled ? "Pooled" : "GroupCommit";
+}
+inline std::string ExecutorTestName(const ::testing::TestParamInfo<Executor>& info) {
+  return ExecutorName(info.param);
+}
+inline void PrintTo(Executor e, std::ostream* os) { *os << ExecutorName(e); }
+
+// EngineTest once per executor: TEST_P, then
+// INSTANTIATE_TEST_SUITE_P(Executors, Suite, kBothExecutors, ExecutorTestName).
+class EngineByExecutorTest : public EngineTest, public ::testing::WithParamInterface<Executor> {
+ protected:
+  void SetUp() override {
+    pooled_ = GetParam() == Executor::kPooled;
+    EngineTest::SetUp();
+  }
+};
+
+inline const auto kBothExecutors = ::testing::Values(Executor::kGroupCommit, Executor::kPooled);
 
 }  // namespace redrive::engine::testing

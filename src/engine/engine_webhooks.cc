@@ -1,7 +1,7 @@
 // Outgoing webhooks: create, read, update, delete, the delivery log, test.
-// Every write also reads the webhooks back inside its transaction and, once
-// committed, replaces the committer's subscription snapshot — on the
-// committer thread, before the next batch, so the very next request sees it.
+// Every write, once committed and before it is answered, re-reads the
+// subscription snapshot the outbox uses (Impl::WriteWebhooks), so the next
+// request sees the change.
 #include <random>
 
 #include "core/ids.h"

@@ -7,9 +7,9 @@
 #include <deque>
 #include <mutex>
 
-#include "engine/committer.h"
 #include "engine/engine.h"
 #include "engine/engine_test_util.h"
+#include "engine/group_committer.h"
 #include "engine/job_ops.h"
 #include "engine/metrics.h"
 #include "engine/webhooks/outbox.h"
@@ -46,10 +46,12 @@ class FakeSender final : public WebhookSender {
   std::vector<OutgoingPost> posts;
 };
 
-class WebhookEngineTest : public testing::EngineTest {
+// On both write executors (the outbox keeps its per-transaction snapshot in
+// the TxContext, and webhook writes refresh the subscriptions after commit).
+class WebhookEngineTest : public testing::EngineByExecutorTest {
  protected:
   void SetUp() override {
-    EngineTest::SetUp();
+    EngineByExecutorTest::SetUp();
     sender_ = std::make_shared<FakeSender>();
     EngineOptions options;
     options.webhook_sender = sender_;
@@ -94,7 +96,7 @@ class WebhookEngineTest : public testing::EngineTest {
   std::shared_ptr<FakeSender> sender_;
 };
 
-TEST_F(WebhookEngineTest, AJobsLifeWritesOneDeliveryPerSubscribedEvent) {
+TEST_P(WebhookEngineTest, AJobsLifeWritesOneDeliveryPerSubscribedEvent) {
   Webhook all = Create({"job.created", "job.started", "job.failed", "job.deadlettered"});
   Webhook dead_only = Create({"job.deadlettered"});
   const std::string id = EnqueueDead("emails");
@@ -118,7 +120,7 @@ TEST_F(WebhookEngineTest, AJobsLifeWritesOneDeliveryPerSubscribedEvent) {
   EXPECT_EQ(dead[0].body, ds[3].body);
 }
 
-TEST_F(WebhookEngineTest, NoDeliveriesForEventsNobodySubscribedTo) {
+TEST_P(WebhookEngineTest, NoDeliveriesForEventsNobodySubscribedTo) {
   Webhook w = Create({"job.completed"});
   Enqueue("emails");
   Claim("emails");
@@ -134,7 +136,7 @@ TEST_F(WebhookEngineTest, NoDeliveriesForEventsNobodySubscribedTo) {
   EXPECT_THAT(Deliveries(created.id), IsEmpty());
 }
 
-TEST_F(WebhookEngineTest, RetriedCancelledAndQueueEventsCarryTheirDetails) {
+TEST_P(WebhookEngineTest, RetriedCancelledAndQueueEventsCarryTheirDetails) {
   Webhook w = Create({"job.retried", "job.cancelled", "queue.paused", "queue.resumed"});
   const std::string dead = EnqueueDead("emails");
   DlqRetryParams redrive;
@@ -152,12 +154,12 @@ TEST_F(WebhookEngineTest, RetriedCancelledAndQueueEventsCarryTheirDetails) {
   EXPECT_THAT(ds[2].body, HasSubstr(R"("data":{"queue_name":"emails","reason":"deploy"})"));
 }
 
-TEST_F(WebhookEngineTest, ARolledBackRequestWritesNoDelivery) {
+TEST_P(WebhookEngineTest, ARolledBackRequestWritesNoDelivery) {
   Webhook w = Create({"job.created"});
   // A committer of our own, to run a request that enqueues and then fails.
   SubscriptionCache cache;
   cache.Set({w});
-  Committer committer(*store_, clock_, random_, 16, nullptr, nullptr);
+  GroupCommitter committer(*store_, clock_, random_, 16, nullptr, nullptr);
   WebhookOutbox outbox(cache);
   committer.AddHook(&outbox);
   committer.Start();
@@ -182,7 +184,7 @@ TEST_F(WebhookEngineTest, ARolledBackRequestWritesNoDelivery) {
   EXPECT_THAT(Events(Deliveries(w.id)), ElementsAre("job.created"));
 }
 
-TEST_F(WebhookEngineTest, FailedAttemptsRetryOnTheExactScheduleThenDeliver) {
+TEST_P(WebhookEngineTest, FailedAttemptsRetryOnTheExactScheduleThenDeliver) {
   Webhook w = Create({"job.created"});
   Enqueue("emails");
   sender_->script = {500, 0};
@@ -222,7 +224,7 @@ TEST_F(WebhookEngineTest, FailedAttemptsRetryOnTheExactScheduleThenDeliver) {
   EXPECT_THAT(text, HasSubstr("redrive_webhook_deliveries_total{outcome=\"failed\"} 2"));
 }
 
-TEST_F(WebhookEngineTest, TwentyStraightFailuresDisableTheWebhookAndStopNewDeliveries) {
+TEST_P(WebhookEngineTest, TwentyStraightFailuresDisableTheWebhookAndStopNewDeliveries) {
   Webhook w = Create({"job.created"});
   for (int i = 0; i < 20; ++i) Enqueue("emails");
   sender_->script.assign(20, 503);
@@ -251,7 +253,7 @@ TEST_F(WebhookEngineTest, TwentyStraightFailuresDisableTheWebhookAndStopNewDeliv
   EXPECT_EQ(GetHook(w.id).consecutive_failures, 0);
 }
 
-TEST_F(WebhookEngineTest, GivesUpAfterMaxAttempts) {
+TEST_P(WebhookEngineTest, GivesUpAfterMaxAttempts) {
   sender_ = std::make_shared<FakeSender>();
   EngineOptions options;
   options.webhook_sender = sender_;
@@ -271,7 +273,7 @@ TEST_F(WebhookEngineTest, GivesUpAfterMaxAttempts) {
   EXPECT_THAT(Scrape(), HasSubstr("redrive_webhook_deliveries_total{outcome=\"gave_up\"} 1"));
 }
 
-TEST_F(WebhookEngineTest, SlackWebhooksGetATextMessage) {
+TEST_P(WebhookEngineTest, SlackWebhooksGetATextMessage) {
   Webhook w = Create({"job.deadlettered"}, WebhookFormat::kSlack);
   const std::string id = EnqueueDead("emails");
   auto ds = Deliveries(w.id);
@@ -280,7 +282,7 @@ TEST_F(WebhookEngineTest, SlackWebhooksGetATextMessage) {
                             " in queue emails dead-lettered (max_retries_exceeded): x\"}");
 }
 
-TEST_F(WebhookEngineTest, DeletingAWebhookDeletesItsDeliveriesAndUnsubscribes) {
+TEST_P(WebhookEngineTest, DeletingAWebhookDeletesItsDeliveriesAndUnsubscribes) {
   Webhook w = Create({"job.created"});
   Enqueue("emails");
   ASSERT_TRUE(CallStatus(&Engine::DeleteWebhook, std::string(w.id)).ok());
@@ -293,7 +295,7 @@ TEST_F(WebhookEngineTest, DeletingAWebhookDeletesItsDeliveriesAndUnsubscribes) {
   EXPECT_EQ(CallStatus(&Engine::DeleteWebhook, std::string(w.id)).code(), ErrorCode::kNotFound);
 }
 
-TEST_F(WebhookEngineTest, ASecretIsGeneratedWhenNoneIsGiven) {
+TEST_P(WebhookEngineTest, ASecretIsGeneratedWhenNoneIsGiven) {
   CreateWebhookParams p;
   p.name = "n";
   p.url = "http://127.0.0.1:9/";
@@ -305,6 +307,9 @@ TEST_F(WebhookEngineTest, ASecretIsGeneratedWhenNoneIsGiven) {
   EXPECT_EQ(a->secret.size(), 70u);
   EXPECT_NE(a->secret, b->secret);
 }
+
+INSTANTIATE_TEST_SUITE_P(Executors, WebhookEngineTest, testing::kBothExecutors,
+                         testing::ExecutorTestName);
 
 }  // namespace
 }  // namespace redrive::engine

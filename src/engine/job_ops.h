@@ -1,5 +1,6 @@
-// The bodies of the engine's write operations: each runs inside a group-commit
-// transaction (see committer.h), decides every state change with core's
+// The bodies of the engine's write operations: each runs inside a write
+// transaction of the write executor (write_executor.h; it may run again on a
+// fresh transaction after the store aborted one), decides every state change with core's
 // Apply(), writes it with the store's guarded ApplyChange (which also writes
 // the history entry Apply built), and tells the write hooks what it wrote (TxContext::Wrote).
 // Free functions over (WriteTx, TxContext) so the engine, the services and

@@ -24,8 +24,10 @@ class EngineMetrics {
  public:
   EngineMetrics();
 
-  // Called once per successful group commit with its merged effects and the
-  // number of requests it carried. Never called for a failed commit, so a
+  // Called once per successful commit (a group commit, or one request's
+  // transaction) with its merged effects and the number of requests it
+  // carried. Called from several writer threads at once with a pooled
+  // executor (the registry is locked). Never called for a failed commit, so a
   // counter only moves for changes that are durable.
   void OnCommitted(const TxEffects& effects, size_t batch_size);
 

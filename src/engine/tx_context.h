@@ -1,11 +1,16 @@
-// What one group-commit transaction needs besides the store: the batch's
-// `now`, randomness, the hooks that see each write (write_hook.h), and a
-// record of the batch's effects (what it made due, what it counted) that the
-// committer hands to its after-commit sinks: waking long-poll waiters and
-// background services, moving the metrics counters.
+// What one op of a write transaction needs besides the store: the
+// transaction's `now`, randomness, the hooks that see each write
+// (write_hook.h) and what they took for the transaction, and a record of the
+// op's effects (what it made due, what it counted) that the write executor
+// hands to its after-commit sinks: waking long-poll waiters and background
+// services, moving the metrics counters.
+//
+// A TxContext belongs to one op's run on one thread; a re-run op gets a fresh
+// one, so effects of a run that did not commit are never counted.
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -20,6 +25,8 @@
 #include "store/store.h"
 
 namespace redrive::engine {
+
+struct WebhookSubscriptions;  // engine/webhooks/subscriptions.h
 
 struct TxEffects {
   // Queues that gained claimable (pending) jobs, and how many.
@@ -54,8 +61,11 @@ struct TxContext {
   // Queue configs already read by this operation (a bulk enqueue reads its
   // queue once, not once per job).
   std::map<std::string, QueueConfig> queues;
-  // The committer's hooks, called for every job and queue write.
+  // The executor's hooks, called for every job and queue write.
   std::span<WriteHook* const> hooks;
+  // Taken by the webhook outbox once per transaction (BeginTransaction):
+  // the enabled webhooks, or null when there are none.
+  std::shared_ptr<const WebhookSubscriptions> subscriptions;
 
   // Records the effects of a job now being in state `job`.
   void Track(const Job& job);

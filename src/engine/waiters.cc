@@ -2,17 +2,29 @@
 
 namespace redrive::engine {
 
-bool Waiters::Add(const std::string& queue, Instant deadline, Resume resume) {
+uint64_t Waiters::SequenceLocked(const std::string& queue) const {
+  auto it = woken_.find(queue);
+  return everyone_ + (it == woken_.end() ? 0 : it->second);
+}
+
+uint64_t Waiters::Sequence(const std::string& queue) const {
   std::lock_guard<std::mutex> lock(mu_);
-  if (closed_) return false;
-  by_queue_[queue].push_back({deadline, std::move(resume)});
-  return true;
+  return SequenceLocked(queue);
+}
+
+Waiters::Parked Waiters::Add(const std::string& queue, const Park& park, Resume resume) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (closed_) return Parked::kClosed;
+  if (SequenceLocked(queue) != park.seen) return Parked::kWokenMeanwhile;
+  by_queue_[queue].push_back({park.deadline, park.repoll_at, std::move(resume)});
+  return Parked::kYes;
 }
 
 void Waiters::Wake(const std::string& queue, long long n) {
   std::vector<Resume> woken;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    ++woken_[queue];
     auto it = by_queue_.find(queue);
     if (it == by_queue_.end()) return;
     auto& list = it->second;
@@ -28,26 +40,45 @@ void Waiters::Wake(const std::string& queue, long long n) {
 
 void Waiters::WakeAll(const std::string& queue) { Wake(queue, static_cast<long long>(1) << 62); }
 
+void Waiters::WakeEveryone() {
+  std::map<std::string, std::list<Waiter>> all;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++everyone_;
+    all.swap(by_queue_);
+  }
+  for (auto& [q, list] : all) {
+    for (auto& w : list) w.resume(false);
+  }
+}
+
 std::optional<Instant> Waiters::ExpireDue(Instant now) {
-  std::vector<Resume> expired;
+  std::vector<std::pair<Resume, bool>> due;  // (resume, timed_out)
   std::optional<Instant> earliest;
+  auto note = [&](Instant t) {
+    if (!earliest || t < *earliest) earliest = t;
+  };
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto it = by_queue_.begin(); it != by_queue_.end();) {
       auto& list = it->second;
       for (auto w = list.begin(); w != list.end();) {
         if (w->deadline <= now) {
-          expired.push_back(std::move(w->resume));
+          due.emplace_back(std::move(w->resume), true);
+          w = list.erase(w);
+        } else if (w->repoll_at && *w->repoll_at <= now) {
+          due.emplace_back(std::move(w->resume), false);
           w = list.erase(w);
         } else {
-          if (!earliest || w->deadline < *earliest) earliest = w->deadline;
+          note(w->deadline);
+          if (w->repoll_at) note(*w->repoll_at);
           ++w;
         }
       }
       it = list.empty() ? by_queue_.erase(it) : std::next(it);
     }
   }
-  for (auto& r : expired) r(true);
+  for (auto& [resume, timed_out] : due) resume(timed_out);
   return earliest;
 }
 

@@ -1,15 +1,26 @@
 // Long-poll claims waiting for work, per queue. A claim that found nothing
-// parks here until a commit makes jobs of its queue claimable (it is then
-// re-run at once) or its wait runs out (it is answered with what it has).
+// parks here until a wake-up says jobs of its queue became claimable (it is
+// then re-run at once), its re-poll time comes (re-run too: the net under a
+// lost cross-node wake-up), or its wait runs out (answered with what it has).
+//
+// No wake-up is missed. With concurrent commits a claim can find nothing,
+// then a commit of its queue lands and wakes nobody (the claim is not parked
+// yet), then the claim parks and would sleep to its deadline. So each queue
+// has a wake sequence, moved by every wake-up of that queue: a claim reads
+// Sequence(queue) before its transaction and parks with it; Add() refuses
+// (kWokenMeanwhile) when the sequence has moved since, and the claim runs
+// again at once instead.
 //
 // Deadlines are engine-clock instants, like every other time the engine
 // keeps: the background loop expires them at clock.Now(), so a manual clock
 // drives long-polls in tests exactly as it drives leases.
 //
-// Thread-safety: all methods are thread-safe.
+// Thread-safety: all methods are thread-safe. Resume callbacks run on the
+// thread that woke or expired them, never under the lock.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <list>
 #include <map>
@@ -27,15 +38,37 @@ class Waiters {
   // Called with timed_out = false to retry the claim, true when the wait is over.
   using Resume = std::function<void(bool timed_out)>;
 
-  // Parks a waiter; returns false (and keeps nothing) after Close().
-  bool Add(const std::string& queue, Instant deadline, Resume resume);
+  struct Park {
+    // Sequence(queue) read before the claim's transaction began.
+    uint64_t seen;
+    Instant deadline;
+    // When to retry even without a wake-up (before the deadline), if ever.
+    std::optional<Instant> repoll_at;
+  };
+  enum class Parked {
+    kYes,
+    kWokenMeanwhile,  // the queue was woken since `seen`: retry now
+    kClosed,          // after Close()
+  };
 
-  // Takes up to `n` waiters of `queue` (oldest first) and resumes them to retry.
+  // The queue's wake sequence: it moves with every wake-up of the queue.
+  uint64_t Sequence(const std::string& queue) const;
+
+  // Parks a waiter, unless the queue was woken since park.seen or Close()
+  // was called; then it keeps nothing and says why.
+  Parked Add(const std::string& queue, const Park& park, Resume resume);
+
+  // Takes up to `n` waiters of `queue` (oldest first) and resumes them to
+  // retry; moves the queue's sequence whether or not any was parked.
   void Wake(const std::string& queue, long long n);
   void WakeAll(const std::string& queue);
+  // Every queue (after a cross-node channel reconnects: what it missed is
+  // unknown).
+  void WakeEveryone();
 
-  // Resumes the timed-out waiters (timed_out = true). Returns the earliest
-  // deadline still parked, if any.
+  // Resumes the timed-out waiters (timed_out = true) and those whose re-poll
+  // time has come (false). Returns the earliest deadline or re-poll time
+  // still parked, if any.
   std::optional<Instant> ExpireDue(Instant now);
 
   // Answers every waiter as timed out and refuses new ones.
@@ -48,10 +81,17 @@ class Waiters {
  private:
   struct Waiter {
     Instant deadline;
+    std::optional<Instant> repoll_at;
     Resume resume;
   };
+  uint64_t SequenceLocked(const std::string& queue) const;
+
   mutable std::mutex mu_;
   std::map<std::string, std::list<Waiter>> by_queue_;
+  // A queue's sequence is everyone_ + its own count: both only grow, so the
+  // sum moves whenever either does.
+  std::map<std::string, uint64_t> woken_;
+  uint64_t everyone_ = 0;
   bool closed_ = false;
 };
 

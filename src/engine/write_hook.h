@@ -1,10 +1,13 @@
 // What a request's writes cause besides the rows themselves — metric events
 // counted, webhook deliveries put in the outbox, and whatever comes next
-// (realtime events, an audit log) — as hooks the committer calls inside each
-// request's savepoint. The committer knows only this interface; what an
-// outcome means for each hook is read from core's outcome table.
+// (realtime events, an audit log) — as hooks the write executor calls inside
+// each request's transaction (its savepoint, with group commit). The write executor knows only this
+// interface; what an outcome means for each hook is read from core's outcome table.
 //
-// Thread-safety: hooks are called on the committer thread only.
+// Thread-safety: a PooledExecutor calls hooks from several threads at once,
+// each with its own transaction and TxContext. So a hook keeps no state of a
+// request or transaction in itself: what it needs for one transaction it
+// stores in the TxContext (BeginTransaction).
 #pragma once
 
 #include <optional>
@@ -39,9 +42,11 @@ class WriteHook {
  public:
   virtual ~WriteHook() = default;
 
-  // Once per group commit, before its first request runs (e.g. to take one
-  // snapshot of configuration for the whole batch).
-  virtual void BeginBatch() {}
+  // Once per transaction, before its first request runs, with the
+  // transaction's context (e.g. to store one snapshot of configuration there
+  // for the whole batch). Every request of the transaction sees what it
+  // stored.
+  virtual void BeginTransaction(TxContext& ctx) { (void)ctx; }
 
   // Called as each write of a request is made, inside the request's
   // savepoint: rows written to `tx` commit or roll back with the request, and

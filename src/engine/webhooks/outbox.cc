@@ -7,16 +7,16 @@
 
 namespace redrive::engine {
 
-void WebhookOutbox::BeginBatch() {
-  batch_ = subscriptions_.Get();
-  if (batch_->empty()) batch_.reset();
+void WebhookOutbox::BeginTransaction(TxContext& ctx) {
+  ctx.subscriptions = subscriptions_.Get();
+  if (ctx.subscriptions->empty()) ctx.subscriptions.reset();
 }
 
 Status WebhookOutbox::OnJob(store::WriteTx& tx, TxContext& ctx, const JobWrite& write) {
-  if (batch_ == nullptr) return Status::Ok();
+  if (ctx.subscriptions == nullptr) return Status::Ok();
   for (const EmittedWebhook& emit : Describe(write.outcome).webhooks) {
     if (emit.event == nullptr) break;
-    if (!batch_->Wants(emit.event)) continue;
+    if (!ctx.subscriptions->Wants(emit.event)) continue;
     JobEventExtras extras{.will_retry = emit.will_retry};
     if (emit.retry_source) {
       // Only a Retry event has a retry-source outcome; it says who asked.
@@ -28,9 +28,9 @@ Status WebhookOutbox::OnJob(store::WriteTx& tx, TxContext& ctx, const JobWrite& 
 }
 
 Status WebhookOutbox::OnQueue(store::WriteTx& tx, TxContext& ctx, const QueueWrite& write) {
-  if (batch_ == nullptr) return Status::Ok();
+  if (ctx.subscriptions == nullptr) return Status::Ok();
   const std::string_view name = QueueWebhookEventName(write.outcome);
-  if (!batch_->Wants(name)) return Status::Ok();
+  if (!ctx.subscriptions->Wants(name)) return Status::Ok();
   return Write(tx, ctx, QueueWebhookEvent(name, write.queue_name, write.reason));
 }
 
@@ -38,7 +38,7 @@ Status WebhookOutbox::Write(store::WriteTx& tx, TxContext& ctx, const WebhookEve
   // One event id for every webhook it goes to: receivers dedupe on it.
   const std::string event_id = NewUuidV7(ctx.now, ctx.random);
   std::string json_body;  // built once, shared by every json-format webhook
-  for (const Webhook& w : batch_->webhooks) {
+  for (const Webhook& w : ctx.subscriptions->webhooks) {
     if (!WebhookWants(w, event.name)) continue;
     WebhookDelivery d;
     d.id = NewUuidV7(ctx.now, ctx.random);

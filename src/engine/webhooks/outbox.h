@@ -4,10 +4,11 @@
 // so a crash between the change and the POST loses nothing.
 //
 // Which webhook events a write emits is core's outcome table; which webhooks
-// get them is one SubscriptionCache snapshot per batch. With no enabled
-// webhook the snapshot is left unset and a write costs one pointer test.
+// get them is one SubscriptionCache snapshot per transaction, kept in its
+// TxContext. With no enabled webhook the snapshot is left unset and a write
+// costs one pointer test.
 //
-// Thread-safety: a write hook, called on the committer thread only.
+// Thread-safety: thread-safe; it keeps no state but the cache it reads.
 #pragma once
 
 #include <memory>
@@ -25,18 +26,16 @@ class WebhookOutbox final : public WriteHook {
   // `subscriptions` must outlive this.
   explicit WebhookOutbox(const SubscriptionCache& subscriptions) : subscriptions_(subscriptions) {}
 
-  void BeginBatch() override;
+  void BeginTransaction(TxContext& ctx) override;
   // Writes one pending delivery, due now, per (emitted event, enabled
   // webhook subscribed to it).
   Status OnJob(store::WriteTx& tx, TxContext& ctx, const JobWrite& write) override;
   Status OnQueue(store::WriteTx& tx, TxContext& ctx, const QueueWrite& write) override;
 
  private:
-  Status Write(store::WriteTx& tx, TxContext& ctx, const WebhookEvent& event);
+  static Status Write(store::WriteTx& tx, TxContext& ctx, const WebhookEvent& event);
 
   const SubscriptionCache& subscriptions_;
-  // This batch's snapshot; null when no webhook is enabled.
-  std::shared_ptr<const WebhookSubscriptions> batch_;
 };
 
 }  // namespace redrive::engine

@@ -35,6 +35,7 @@ void SubscriptionCache::Set(const std::vector<Webhook>& all) {
 }
 
 Status SubscriptionCache::Refresh(store::Store& store) {
+  std::lock_guard<std::mutex> serial(refresh_mu_);
   uint64_t seen;
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -4,9 +4,9 @@
 // (the outbox keeps no snapshot), so the job hot path pays nothing for the
 // feature.
 //
-// The snapshot is replaced after every webhook create/update/delete commit
-// (on the committer thread, before the next batch runs, so the next batch
-// sees the change), when a webhook disables itself, and periodically by the
+// The snapshot is re-read (Refresh) after every webhook create/update/delete
+// commit, before that request is answered (so requests after the answer see
+// the change), when a webhook disables itself, and periodically by the
 // dispatcher (so several nodes on one database converge).
 #pragma once
 
@@ -40,10 +40,14 @@ class SubscriptionCache {
   // Replaces the snapshot with the enabled webhooks among `all`.
   void Set(const std::vector<Webhook>& all);
   // Reads every webhook on a read snapshot and Set()s them, unless a Set()
-  // happened meanwhile (that one saw a newer committed state).
+  // happened meanwhile (that one saw a newer committed state). Refreshes
+  // run one at a time, so of two concurrent ones the later read is set
+  // last: a refresh that starts after a commit leaves a snapshot at least as
+  // new as that commit.
   Status Refresh(store::Store& store);
 
  private:
+  std::mutex refresh_mu_;  // held across a Refresh's read and set
   mutable std::mutex mu_;
   std::shared_ptr<const WebhookSubscriptions> current_;
   uint64_t generation_ = 0;

@@ -1,15 +1,13 @@
-#include "engine/committer.h"
+#include "engine/group_committer.h"
 
 #include <spdlog/spdlog.h>
-
-#include <future>
 
 #include "core/thread_name.h"
 
 namespace redrive::engine {
 
-Committer::Committer(store::Store& store, const Clock& clock, Random& random, size_t max_batch,
-                     EffectsSink recorded, EffectsSink answered)
+GroupCommitter::GroupCommitter(store::Store& store, const Clock& clock, Random& random,
+                               size_t max_batch, EffectsSink recorded, EffectsSink answered)
     : store_(store),
       clock_(clock),
       random_(random),
@@ -17,9 +15,9 @@ Committer::Committer(store::Store& store, const Clock& clock, Random& random, si
       recorded_(std::move(recorded)),
       answered_(std::move(answered)) {}
 
-Committer::~Committer() { Stop(); }
+GroupCommitter::~GroupCommitter() { Stop(); }
 
-void Committer::Start() {
+void GroupCommitter::Start() {
   std::lock_guard<std::mutex> lock(mu_);
   if (thread_.joinable()) return;
   accepting_ = true;
@@ -30,7 +28,7 @@ void Committer::Start() {
   });
 }
 
-void Committer::Stop() {
+void GroupCommitter::Stop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     accepting_ = false;
@@ -40,7 +38,7 @@ void Committer::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-void Committer::Submit(WriteOp op) {
+void GroupCommitter::Submit(WriteOp op) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (accepting_) {
@@ -52,14 +50,7 @@ void Committer::Submit(WriteOp op) {
   op.after(Status::Unavailable("the server is shutting down"));
 }
 
-Status Committer::RunAndWait(std::function<Status(store::WriteTx&, TxContext&)> run) {
-  auto done = std::make_shared<std::promise<Status>>();
-  auto result = done->get_future();
-  Submit({std::move(run), [done](Status s) { done->set_value(std::move(s)); }});
-  return result.get();
-}
-
-void Committer::Loop() {
+void GroupCommitter::Loop() {
   std::deque<WriteOp> batch;
   for (;;) {
     {
@@ -78,9 +69,11 @@ void Committer::Loop() {
   }
 }
 
-void Committer::RunBatch(std::deque<WriteOp>& batch) {
-  TxContext ctx{clock_.Now(), random_, {}, {}};
-  for (WriteHook* hook : hooks_) hook->BeginBatch();
+void GroupCommitter::RunBatch(std::deque<WriteOp>& batch) {
+  TxContext ctx{clock_.Now(), random_, {}, {}, hooks_};
+  // What the hooks take once per transaction (a configuration snapshot) goes
+  // in the batch's context; every op's context gets a copy.
+  for (WriteHook* hook : hooks_) hook->BeginTransaction(ctx);
   std::vector<Status> results(batch.size());
   Status commit_status;
   auto tx = store_.BeginWrite();
@@ -89,7 +82,7 @@ void Committer::RunBatch(std::deque<WriteOp>& batch) {
   } else {
     store::WriteTx& w = **tx;
     for (size_t i = 0; i < batch.size(); ++i) {
-      TxContext op_ctx{ctx.now, random_, {}, {}, hooks_};
+      TxContext op_ctx{ctx.now, random_, {}, {}, hooks_, ctx.subscriptions};
       Status sp = w.Savepoint();
       if (!sp.ok()) {
         results[i] = sp;

@@ -1,0 +1,232 @@
+// A Store for tests of the write executors: it forwards to a real store
+// (SQLite) but reports kTransactionPerRequest with `writers` connections, so
+// the engine runs its PooledExecutor on it (SQLite's writer mutex serializes
+// the transactions: fine for a test), and it fails BeginWrite() or Commit()
+// when a test's plan says so (ABORTED for a lost race, UNAVAILABLE for a
+// lost database). A failed Commit() commits nothing. Like a shared store it
+// can give a wake channel (NewWakeChannel), when a test sets one up.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/status.h"
+#include "store/store.h"
+
+namespace redrive::engine::testing {
+
+class FaultStore final : public store::Store {
+ public:
+  enum class Point { kBeginWrite, kCommit };
+  // Decides the fate of one BeginWrite() or Commit(): OK lets it through.
+  // `inserted_jobs` is how many jobs the transaction inserted (0 for
+  // BeginWrite). Called on executor threads.
+  using Plan = std::function<Status(Point, int inserted_jobs)>;
+
+  explicit FaultStore(store::Store& inner, size_t writers = 4) : inner_(inner), writers_(writers) {}
+
+  // What NewWakeChannel() returns (call before the engine starts).
+  void SetWakeChannels(std::function<std::unique_ptr<store::WakeChannel>()> make) {
+    wake_channels_ = std::move(make);
+  }
+
+  void SetPlan(Plan plan) {
+    std::lock_guard<std::mutex> lock(mu_);
+    plan_ = std::move(plan);
+  }
+  // Calls of each point so far (failed ones included), and commits made.
+  int begins() const { return begins_; }
+  int commit_calls() const { return commit_calls_; }
+  int commits() const { return commits_; }
+
+  store::StoreTraits traits() const override {
+    return {store::WriteModel::kTransactionPerRequest, writers_};
+  }
+  std::unique_ptr<store::WakeChannel> NewWakeChannel() override {
+    return wake_channels_ ? wake_channels_() : nullptr;
+  }
+  Status Migrate() override { return inner_.Migrate(); }
+  Result<std::unique_ptr<store::ReadTx>> BeginRead() override { return inner_.BeginRead(); }
+  Result<std::unique_ptr<store::WriteTx>> BeginWrite() override {
+    ++begins_;
+    REDRIVE_RETURN_IF_ERROR(Decide(Point::kBeginWrite, 0));
+    REDRIVE_ASSIGN_OR_RETURN(auto tx, inner_.BeginWrite());
+    return std::unique_ptr<store::WriteTx>(std::make_unique<Tx>(*this, std::move(tx)));
+  }
+  Status Ping() override { return inner_.Ping(); }
+  std::string Describe() const override { return "fault store on " + inner_.Describe(); }
+
+ private:
+  Status Decide(Point point, int inserted_jobs) {
+    Plan plan;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      plan = plan_;
+    }
+    return plan ? plan(point, inserted_jobs) : Status::Ok();
+  }
+
+  class Tx final : public store::WriteTx {
+   public:
+    Tx(FaultStore& owner, std::unique_ptr<store::WriteTx> inner)
+        : owner_(owner), inner_(std::move(inner)) {}
+
+    Status Commit() override {
+      ++owner_.commit_calls_;
+      REDRIVE_RETURN_IF_ERROR(owner_.Decide(Point::kCommit, inserted_jobs_));
+      REDRIVE_RETURN_IF_ERROR(inner_->Commit());
+      ++owner_.commits_;
+      return Status::Ok();
+    }
+
+    Result<Job> GetJob(const std::string& id) override { return inner_->GetJob(id); }
+    Result<std::vector<Job>> ListJobs(const store::JobFilter& f, bool with_payload) override {
+      return inner_->ListJobs(f, with_payload);
+    }
+    Result<std::vector<Job>> ListDeadLetters(const store::JobFilter& f) override {
+      return inner_->ListDeadLetters(f);
+    }
+    Result<std::vector<DeadLetterGroup>> SummarizeDeadLetters(const store::JobFilter& f) override {
+      return inner_->SummarizeDeadLetters(f);
+    }
+    Result<std::optional<std::string>> FindIdempotencyKey(const std::string& key) override {
+      return inner_->FindIdempotencyKey(key);
+    }
+    Result<std::vector<Job>> GetJobs(const std::vector<std::string>& ids) override {
+      return inner_->GetJobs(ids);
+    }
+    Result<std::vector<HistoryEntry>> GetHistory(const std::string& job_id) override {
+      return inner_->GetHistory(job_id);
+    }
+    Result<StatusCounts> CountJobs(const std::optional<std::string>& queue_name) override {
+      return inner_->CountJobs(queue_name);
+    }
+    Result<std::optional<Instant>> OldestDeadletterAt(const std::string& queue_name) override {
+      return inner_->OldestDeadletterAt(queue_name);
+    }
+    Result<std::optional<QueueConfig>> GetQueue(const std::string& name) override {
+      return inner_->GetQueue(name);
+    }
+    Result<std::vector<QueueConfig>> ListQueues() override { return inner_->ListQueues(); }
+    Result<std::optional<WorkerInfo>> GetWorker(const std::string& id) override {
+      return inner_->GetWorker(id);
+    }
+    Result<std::vector<WorkerInfo>> ListWorkers(int limit, int offset) override {
+      return inner_->ListWorkers(limit, offset);
+    }
+    Result<std::optional<Instant>> NextScheduledAt() override { return inner_->NextScheduledAt(); }
+    Result<std::optional<Instant>> NextLeaseExpiry() override { return inner_->NextLeaseExpiry(); }
+    Result<std::optional<Instant>> NextDeadline() override { return inner_->NextDeadline(); }
+    Result<std::vector<Webhook>> ListWebhooks() override { return inner_->ListWebhooks(); }
+    Result<Webhook> GetWebhook(const std::string& id) override { return inner_->GetWebhook(id); }
+    Result<std::vector<WebhookDelivery>> ListDeliveries(const store::DeliveryFilter& f) override {
+      return inner_->ListDeliveries(f);
+    }
+    Result<WebhookDelivery> GetDelivery(const std::string& id) override {
+      return inner_->GetDelivery(id);
+    }
+    Result<std::optional<Instant>> NextDeliveryDue() override { return inner_->NextDeliveryDue(); }
+    Status Savepoint() override { return inner_->Savepoint(); }
+    Status ReleaseSavepoint() override { return inner_->ReleaseSavepoint(); }
+    Status RollbackToSavepoint() override { return inner_->RollbackToSavepoint(); }
+    Result<store::InsertOutcome> InsertJob(const Job& job, const HistoryEntry& created) override {
+      ++inserted_jobs_;
+      return inner_->InsertJob(job, created);
+    }
+    Status ApplyChange(const Change& change) override { return inner_->ApplyChange(change); }
+    Result<std::vector<Job>> SelectClaimable(const std::string& queue_name, Instant now,
+                                             int limit) override {
+      return inner_->SelectClaimable(queue_name, now, limit);
+    }
+    Result<std::vector<Job>> SelectDueScheduled(const std::optional<std::string>& queue_name,
+                                                Instant now, int limit) override {
+      return inner_->SelectDueScheduled(queue_name, now, limit);
+    }
+    Result<std::vector<Job>> SelectExpiredLeases(Instant now, int limit) override {
+      return inner_->SelectExpiredLeases(now, limit);
+    }
+    Result<std::vector<Job>> SelectPastDeadline(Instant now, int limit) override {
+      return inner_->SelectPastDeadline(now, limit);
+    }
+    Result<std::vector<Job>> SelectHeldBy(const std::string& worker_id, int limit) override {
+      return inner_->SelectHeldBy(worker_id, limit);
+    }
+    Result<std::vector<Job>> SelectDeadLetters(const store::DeadLetterSelection& sel) override {
+      return inner_->SelectDeadLetters(sel);
+    }
+    Result<long long> DeleteJobs(const std::vector<std::string>& ids) override {
+      return inner_->DeleteJobs(ids);
+    }
+    Result<std::vector<std::string>> SelectRetentionExpired(const std::string& queue_name,
+                                                            JobStatus status, Instant before,
+                                                            int limit) override {
+      return inner_->SelectRetentionExpired(queue_name, status, before, limit);
+    }
+    Result<QueueConfig> EnsureQueue(const std::string& name, Instant now) override {
+      return inner_->EnsureQueue(name, now);
+    }
+    Result<std::optional<QueueConfig>> LockQueue(const std::string& name) override {
+      return inner_->LockQueue(name);
+    }
+    Status PutQueue(const QueueConfig& config) override { return inner_->PutQueue(config); }
+    Status DeleteQueue(const std::string& name, bool delete_jobs) override {
+      return inner_->DeleteQueue(name, delete_jobs);
+    }
+    Result<std::optional<WorkerInfo>> LockWorker(const std::string& id) override {
+      return inner_->LockWorker(id);
+    }
+    Status PutWorker(const WorkerInfo& worker) override { return inner_->PutWorker(worker); }
+    Result<long long> DeleteOfflineWorkers(Instant before, int limit) override {
+      return inner_->DeleteOfflineWorkers(before, limit);
+    }
+    Status InsertWebhook(const Webhook& webhook) override { return inner_->InsertWebhook(webhook); }
+    Status UpdateWebhook(const Webhook& webhook) override { return inner_->UpdateWebhook(webhook); }
+    Status DeleteWebhook(const std::string& id) override { return inner_->DeleteWebhook(id); }
+    Status InsertDelivery(const WebhookDelivery& delivery) override {
+      return inner_->InsertDelivery(delivery);
+    }
+    Status UpdateDelivery(const WebhookDelivery& delivery) override {
+      return inner_->UpdateDelivery(delivery);
+    }
+    Result<std::vector<WebhookDelivery>> SelectDueDeliveries(Instant now, int limit) override {
+      return inner_->SelectDueDeliveries(now, limit);
+    }
+    Result<long long> DeleteFinishedDeliveries(Instant before, int limit) override {
+      return inner_->DeleteFinishedDeliveries(before, limit);
+    }
+
+   private:
+    FaultStore& owner_;
+    std::unique_ptr<store::WriteTx> inner_;
+    int inserted_jobs_ = 0;
+  };
+
+  store::Store& inner_;
+  const size_t writers_;
+  std::function<std::unique_ptr<store::WakeChannel>()> wake_channels_;
+  std::mutex mu_;
+  Plan plan_;
+  std::atomic<int> begins_{0};
+  std::atomic<int> commit_calls_{0};
+  std::atomic<int> commits_{0};
+};
+
+// A plan that fails the first `n` calls of `point` (of transactions that
+// inserted a job, when only_inserts) with `failure`, then lets all through.
+inline FaultStore::Plan FailFirst(FaultStore::Point point, int n, Status failure,
+                                  bool only_inserts = false) {
+  auto left = std::make_shared<std::atomic<int>>(n);
+  return [=](FaultStore::Point p, int inserted_jobs) -> Status {
+    if (p != point || (only_inserts && inserted_jobs == 0)) return Status::Ok();
+    if (left->fetch_sub(1) > 0) return failure;
+    return Status::Ok();
+  };
+}
+
+}  // namespace redrive::engine::testing

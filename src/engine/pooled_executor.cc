@@ -1,0 +1,138 @@
+#include "engine/pooled_executor.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <string>
+
+#include "core/thread_name.h"
+
+namespace redrive::engine {
+
+namespace {
+
+// The op's own errors are its answer; these are the store's.
+Status StoreError(const Status& st) {
+  if (st.code() == ErrorCode::kUnavailable) return st;
+  return Status::Unavailable("store error: " + st.message());
+}
+
+}  // namespace
+
+PooledExecutor::PooledExecutor(store::Store& store, const Clock& clock, Random& random,
+                               size_t threads, WriteExecutorOptions options, EffectsSink recorded,
+                               EffectsSink answered)
+    : store_(store),
+      clock_(clock),
+      random_(random),
+      threads_(std::max<size_t>(threads, 1)),
+      options_(options),
+      recorded_(std::move(recorded)),
+      answered_(std::move(answered)) {}
+
+PooledExecutor::~PooledExecutor() { Stop(); }
+
+void PooledExecutor::Start() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!workers_.empty()) return;
+  accepting_ = true;
+  stop_ = false;
+  for (size_t i = 0; i < threads_; ++i) {
+    workers_.emplace_back([this] {
+      SetThreadName("rd-writer");
+      Loop();
+    });
+  }
+}
+
+void PooledExecutor::Stop() {
+  std::vector<std::thread> workers;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    accepting_ = false;
+    stop_ = true;
+    workers.swap(workers_);
+  }
+  cv_.notify_all();
+  for (std::thread& t : workers) t.join();
+}
+
+void PooledExecutor::Submit(WriteOp op) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (accepting_) {
+      queue_.push_back(std::move(op));
+      cv_.notify_one();
+      return;
+    }
+  }
+  op.after(Status::Unavailable("the server is shutting down"));
+}
+
+void PooledExecutor::Loop() {
+  for (;;) {
+    WriteOp op;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping and drained
+      op = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    RunOp(op);
+  }
+}
+
+void PooledExecutor::RunOp(WriteOp& op) {
+  TxEffects effects;
+  Status st;
+  for (int attempt = 1;; ++attempt) {
+    if (attempt > 1) PauseBeforeTry(attempt);
+    effects = {};
+    st = TryOnce(op, effects);
+    if (st.code() != ErrorCode::kAborted) break;
+    if (attempt >= options_.max_attempts) {
+      spdlog::warn("a write was aborted {} times: {}", attempt, st.message());
+      st = Status::Unavailable("the store aborted the transaction " + std::to_string(attempt) +
+                               " times (" + st.message() + ")");
+      break;
+    }
+  }
+  const bool committed = st.ok();
+  if (committed && recorded_) recorded_(effects, 1);
+  op.after(std::move(st));
+  if (committed && answered_) answered_(effects, 1);
+}
+
+Status PooledExecutor::TryOnce(WriteOp& op, TxEffects& effects) {
+  auto tx = store_.BeginWrite();
+  if (!tx.ok())
+    return tx.status().code() == ErrorCode::kAborted ? tx.status() : StoreError(tx.status());
+  TxContext ctx{clock_.Now(), random_, {}, {}, hooks_};
+  for (WriteHook* hook : hooks_) hook->BeginTransaction(ctx);
+  // An error of the op (ABORTED included) rolls its transaction back when
+  // `tx` is destroyed; what the hooks wrote goes with it.
+  Status st = op.run(**tx, ctx);
+  if (!st.ok()) return st;
+  Status commit = (*tx)->Commit();
+  tx->reset();  // release the connection before answering anyone
+  if (!commit.ok()) {
+    if (commit.code() == ErrorCode::kAborted) return commit;
+    spdlog::error("commit of a write failed: {}", commit.ToString());
+    return StoreError(commit);
+  }
+  effects = std::move(ctx.effects);
+  return Status::Ok();
+}
+
+void PooledExecutor::PauseBeforeTry(int attempt) {
+  // Doubling from abort_backoff, at most 32 times it, jittered over its
+  // upper half so that racing ops do not collide again in lockstep. Wall
+  // time: it paces retries against the database, it decides nothing.
+  const auto base = options_.abort_backoff * (1 << std::min(attempt - 2, 5));
+  const auto half = static_cast<uint64_t>(base.count() / 2);
+  const auto pause = std::chrono::microseconds(half + random_.UniformInclusive(half));
+  std::this_thread::sleep_for(pause);
+}
+
+}  // namespace redrive::engine

@@ -1,0 +1,67 @@
+// The WriteExecutor of kTransactionPerRequest stores (PostgreSQL): a pool of
+// threads, one per writer connection of the store, each running one op at a
+// time in a transaction of its own — BeginWrite(), the op, Commit(); no
+// savepoints. Hooks see the op's writes in that transaction; the effects
+// sinks run for each committed op (`recorded`, the op's answer, `answered`).
+//
+// Lost races are retried: ABORTED from BeginWrite(), from the op or from
+// Commit() (a serialization failure or deadlock: nothing was committed) runs
+// the op again on a fresh transaction and TxContext, after a short jittered
+// pause, up to max_attempts tries in all; then the op fails with
+// SERVICE_UNAVAILABLE naming the last cause. UNAVAILABLE from BeginWrite() or
+// Commit() (the database cannot be reached, or is read-only) fails the op at
+// once: a client retries faster than a loop here that would hold its answer.
+//
+// Thread-safety: Submit() may be called from any thread. Ops, hooks, sinks and
+// `after` callbacks run on the pool's threads, several at once.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/random.h"
+#include "engine/write_executor.h"
+#include "store/store.h"
+
+namespace redrive::engine {
+
+class PooledExecutor final : public WriteExecutor {
+ public:
+  // `threads` is the store's writer_connections (at least one is used).
+  PooledExecutor(store::Store& store, const Clock& clock, Random& random, size_t threads,
+                 WriteExecutorOptions options, EffectsSink recorded, EffectsSink answered);
+  ~PooledExecutor() override;  // Stop()s
+
+  void Start() override;
+  void Stop() override;
+  void Submit(WriteOp op) override;
+
+ private:
+  void Loop();
+  void RunOp(WriteOp& op);
+  // One try of `op` on a fresh transaction: the op's or the store's error,
+  // or OK with the committed op's effects in `effects`.
+  Status TryOnce(WriteOp& op, TxEffects& effects);
+  void PauseBeforeTry(int attempt);
+
+  store::Store& store_;
+  const Clock& clock_;
+  Random& random_;
+  const size_t threads_;
+  const WriteExecutorOptions options_;
+  EffectsSink recorded_;
+  EffectsSink answered_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<WriteOp> queue_;
+  bool accepting_ = false;
+  bool stop_ = false;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace redrive::engine

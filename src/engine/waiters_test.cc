@@ -1,0 +1,81 @@
+// Waiters on their own, driven step by step on the calling thread: the
+// interleavings a concurrent executor makes possible, made deterministic.
+#include "engine/waiters.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace redrive::engine {
+namespace {
+
+using std::chrono::seconds;
+
+class WaitersTest : public ::testing::Test {
+ protected:
+  // A parked claim's resumes are recorded here: "retry" or "timeout".
+  Waiters::Resume Record(const std::string& name) {
+    return
+        [this, name](bool timed_out) { log.push_back(name + (timed_out ? ":timeout" : ":retry")); };
+  }
+  Waiters::Park ParkFor(uint64_t seen) { return {seen, t0 + seconds(30), std::nullopt}; }
+
+  Waiters waiters;
+  const Instant t0 = Instant{} + seconds(1000);
+  std::vector<std::string> log;
+};
+
+// The missed wake-up: the claim reads the queue's sequence and runs its
+// transaction (finds nothing); meanwhile another transaction commits a job of
+// that queue and its wake-up finds nobody parked; then the claim parks.
+// Without the sequence it would sleep to its deadline with a job waiting.
+TEST_F(WaitersTest, AWakeUpBetweenAnEmptyClaimAndItsParkingMakesItRetryAtOnce) {
+  const uint64_t seen = waiters.Sequence("q");  // the claim, before its transaction
+  waiters.Wake("q", 1);                         // the other commit: nobody is parked
+  EXPECT_EQ(waiters.Add("q", ParkFor(seen), Record("claim")), Waiters::Parked::kWokenMeanwhile);
+  EXPECT_EQ(waiters.size(), 0u);  // not parked: the claim runs again now
+  EXPECT_TRUE(log.empty());
+}
+
+TEST_F(WaitersTest, WithoutAWakeUpMeanwhileTheClaimParksAndTheNextWakeUpResumesIt) {
+  const uint64_t seen = waiters.Sequence("q");
+  waiters.Wake("other", 1);  // another queue's wake-up changes nothing here
+  ASSERT_EQ(waiters.Add("q", ParkFor(seen), Record("claim")), Waiters::Parked::kYes);
+  EXPECT_EQ(waiters.size(), 1u);
+  waiters.Wake("q", 1);
+  EXPECT_EQ(log, std::vector<std::string>{"claim:retry"});
+  EXPECT_EQ(waiters.size(), 0u);
+}
+
+TEST_F(WaitersTest, WakeEveryoneResumesEveryQueueAndMovesEverySequence) {
+  ASSERT_EQ(waiters.Add("a", ParkFor(waiters.Sequence("a")), Record("a")), Waiters::Parked::kYes);
+  ASSERT_EQ(waiters.Add("b", ParkFor(waiters.Sequence("b")), Record("b")), Waiters::Parked::kYes);
+  const uint64_t seen_c = waiters.Sequence("c");  // a claim of c, mid-transaction
+  waiters.WakeEveryone();
+  EXPECT_EQ(log, (std::vector<std::string>{"a:retry", "b:retry"}));
+  EXPECT_EQ(waiters.Add("c", ParkFor(seen_c), Record("c")), Waiters::Parked::kWokenMeanwhile);
+}
+
+TEST_F(WaitersTest, ARepollTimeResumesTheClaimBeforeItsDeadline) {
+  Waiters::Park park{waiters.Sequence("q"), t0 + seconds(30), t0 + seconds(5)};
+  ASSERT_EQ(waiters.Add("q", park, Record("claim")), Waiters::Parked::kYes);
+  EXPECT_EQ(waiters.ExpireDue(t0 + seconds(4)), t0 + seconds(5));  // the next thing due
+  EXPECT_TRUE(log.empty());
+  EXPECT_EQ(waiters.ExpireDue(t0 + seconds(5)), std::nullopt);
+  EXPECT_EQ(log, std::vector<std::string>{"claim:retry"});
+}
+
+TEST_F(WaitersTest, TheDeadlineEndsTheWaitAndCloseRefusesNewWaiters) {
+  ASSERT_EQ(waiters.Add("q", ParkFor(waiters.Sequence("q")), Record("claim")),
+            Waiters::Parked::kYes);
+  EXPECT_EQ(waiters.ExpireDue(t0 + seconds(29)), t0 + seconds(30));
+  waiters.ExpireDue(t0 + seconds(30));
+  EXPECT_EQ(log, std::vector<std::string>{"claim:timeout"});
+  waiters.Close();
+  EXPECT_EQ(waiters.Add("q", ParkFor(waiters.Sequence("q")), Record("late")),
+            Waiters::Parked::kClosed);
+}
+
+}  // namespace
+}  // namespace redrive::engine

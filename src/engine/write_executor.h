@@ -1,0 +1,98 @@
+// The seam every write of the engine goes through. A WriteOp's `run` is
+// called inside a store write transaction; its `after` learns the outcome
+// only once that transaction is committed (or failed), so no request is
+// answered before its data is durable. Two implementations, chosen by the
+// store's traits (store.h, WriteModel):
+//   - GroupCommitter (group_committer.h, kGroupCommit; SQLite): one thread,
+//     one transaction per batch of ops, a savepoint per op.
+//   - PooledExecutor (pooled_executor.h, kTransactionPerRequest;
+//     PostgreSQL): writer_connections threads, one transaction per op, an op
+//     the store aborted (ABORTED: a lost serialization or deadlock race) run
+//     again on a fresh transaction.
+//
+// Effects plug in at two points, and no executor knows metrics, webhooks or
+// waiters: write hooks (write_hook.h) see each write inside the op's
+// transaction; the effects sinks get the effects of each commit — `recorded`
+// before any op of it is answered (metrics: an answered client sees the
+// counters it moved), `answered` after all of them are (wake-ups).
+//
+// Re-running (PooledExecutor): `run` may be called more than once for one op,
+// each time on a fresh transaction and TxContext, and only the last call's
+// transaction commits. So `run` changes nothing that outlives it except a
+// result slot it rewrites whole on every call; state an op keeps across
+// calls changes only in `after`, which is called exactly once.
+//
+// Thread-safety: Submit() and RunAndWait() may be called from any thread.
+// `run`, `after`, the hooks and the sinks are called on executor threads —
+// with a PooledExecutor several at once, so hooks and sinks must be
+// thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/random.h"
+#include "core/status.h"
+#include "engine/tx_context.h"
+#include "engine/write_hook.h"
+#include "store/store.h"
+
+namespace redrive::engine {
+
+struct WriteOp {
+  // Runs inside a write transaction. A non-OK result undoes this op's writes
+  // (its savepoint, or its transaction) and is passed to `after` as is;
+  // ABORTED makes a PooledExecutor run it again.
+  std::function<Status(store::WriteTx&, TxContext&)> run;
+  // Called once: with run's error, or with the commit's status.
+  std::function<void(Status)> after;
+};
+
+class WriteExecutor {
+ public:
+  // Called after each successful commit with the effects of the ops it
+  // committed and how many ops it carried (see the top of this file).
+  using EffectsSink = std::function<void(const TxEffects&, size_t ops)>;
+
+  virtual ~WriteExecutor() = default;
+
+  // Adds a hook called for every write of every op, in the order added.
+  // `hook` must outlive the executor. Call before Start().
+  void AddHook(WriteHook* hook) { hooks_.push_back(hook); }
+
+  virtual void Start() = 0;
+  // Refuses new ops (SERVICE_UNAVAILABLE), runs and commits what is queued,
+  // joins its threads. Idempotent.
+  virtual void Stop() = 0;
+
+  // Queues `op`; once stopped, calls op.after(UNAVAILABLE) at once.
+  virtual void Submit(WriteOp op) = 0;
+
+  // Runs `run` and waits for its commit (background services and tests;
+  // never call it from an I/O thread or from an executor thread).
+  Status RunAndWait(std::function<Status(store::WriteTx&, TxContext&)> run);
+
+ protected:
+  std::vector<WriteHook*> hooks_;
+};
+
+struct WriteExecutorOptions {
+  // GroupCommitter: the most ops one transaction takes.
+  size_t max_batch = 2048;
+  // PooledExecutor: tries in all for an op the store keeps aborting, and the
+  // first pause between two (doubled after each, jittered, at most 32x).
+  int max_attempts = 8;
+  std::chrono::microseconds abort_backoff{1000};
+};
+
+// The executor `store.traits().write_model` asks for. `store`, `clock` and
+// `random` must outlive it.
+std::unique_ptr<WriteExecutor> MakeWriteExecutor(store::Store& store, const Clock& clock,
+                                                 Random& random, WriteExecutorOptions options,
+                                                 WriteExecutor::EffectsSink recorded,
+                                                 WriteExecutor::EffectsSink answered);
+
+}  // namespace redrive::engine
