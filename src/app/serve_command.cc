@@ -83,8 +83,8 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
 
   std::string address = server::FormatHostPort(config.listen.host, http.port());
   std::cout << "listening on http://" << address << std::endl;  // endl: flush for whoever waits
-  spdlog::info("redrive {} on http://{}, store {}, {}", REDRIVE_VERSION, address, store.Describe(),
-               DescribeAuth(config));
+  spdlog::info("redrive {} on http://{}, node {}, store {}, {}", REDRIVE_VERSION, address,
+               engine.node_id(), store.Describe(), DescribeAuth(config));
 
   int signo = server::WaitForTerminationSignal();
   spdlog::info("{}: shutting down (finishing requests in flight)", strsignal(signo));

@@ -20,7 +20,8 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
           [this](const TxEffects& e, size_t n) { metrics.OnCommitted(e, n); },
           [this](const TxEffects& e, size_t) { OnCommitted(e); }),
       readers(store, options.reader_threads),
-      loop(clock, waiters, options.max_idle) {
+      duties(options.node_id.empty() ? DefaultNodeId() : options.node_id),
+      loop(clock, waiters, duties, options.max_idle) {
   loop.Add(MakeScheduler(committer, store, options.sweep_batch));
   loop.Add(MakeLeaseReaper(committer, store, options.sweep_batch));
   loop.Add(MakeDeadlineSweep(committer, store, options.sweep_batch));
@@ -37,7 +38,7 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
   committer.AddHook(&outbox);
   if (options.webhook_sender) {
     dispatcher = std::make_unique<WebhookDispatcher>(
-        committer, store, clock, *options.webhook_sender, subscriptions, options.webhooks);
+        committer, store, clock, *options.webhook_sender, subscriptions, duties, options.webhooks);
   }
 }
 
@@ -61,6 +62,8 @@ Status Engine::Start() {
   if (impl_->started) return Status::Ok();
   REDRIVE_RETURN_IF_ERROR(impl_->store.Ping());
   REDRIVE_RETURN_IF_ERROR(impl_->subscriptions.Refresh(impl_->store));
+  REDRIVE_ASSIGN_OR_RETURN(impl_->leadership, impl_->store.NewLeadership(impl_->duties.node_id()));
+  impl_->duties.SetLeadership(impl_->leadership.get());
   impl_->committer.Start();
   impl_->readers.Start();
   impl_->loop.Start();
@@ -79,7 +82,11 @@ void Engine::Stop() {
   if (impl_->dispatcher) impl_->dispatcher->Stop();
   impl_->committer.Stop();  // commits everything already queued
   impl_->readers.Stop();
+  // Last: nothing of this node runs a duty any more.
+  impl_->duties.ReleaseAll();
 }
+
+const std::string& Engine::node_id() const { return impl_->duties.node_id(); }
 
 size_t Engine::parked_claims() const { return impl_->waiters.size(); }
 
@@ -90,7 +97,8 @@ void Engine::ScrapeMetrics(Callback<std::string> done) {
       [this](store::ReadTx& tx) -> Result<std::string> {
         REDRIVE_ASSIGN_OR_RETURN(auto queues, ListQueueViews(tx));
         return RenderQueueGauges(queues, impl_->clock.Now()) +
-               RenderLongPollGauge(impl_->waiters.CountByQueue()) + impl_->metrics.Render();
+               RenderLongPollGauge(impl_->waiters.CountByQueue()) + impl_->duties.RenderGauge() +
+               impl_->metrics.Render();
       },
       std::move(done));
 }

@@ -43,6 +43,10 @@ using Callback = std::function<void(Result<T>)>;
 using StatusCallback = std::function<void(Status)>;
 
 struct EngineOptions {
+  // This node's name among the nodes sharing the store: who leads each
+  // background duty (services/duties.h), shown in logs. Empty: DefaultNodeId()
+  // ("host-pid-random"). Must be unique among live nodes.
+  std::string node_id;
   int reader_threads = 2;
   // The most requests one group commit takes; more wait for the next one.
   size_t max_batch = 2048;
@@ -82,9 +86,12 @@ class Engine {
 
   // Starts the threads. Returns the store's error if it cannot be used.
   Status Start();
+  // EngineOptions::node_id, or the default made for this engine.
+  const std::string& node_id() const;
   // Stops taking requests (new ones get SERVICE_UNAVAILABLE), answers pending
   // long-polls with what they have, finishes and commits everything queued,
-  // then joins the threads. Idempotent.
+  // joins the threads, then gives up its background duties so another node
+  // takes them over at once. Idempotent.
   void Stop();
 
   // --- producer
