@@ -6,7 +6,9 @@
 //     together — and calls each request's callback only after the commit;
 //   - the readers (a small pool): run read-only requests on read snapshots;
 //   - the background loop (one thread): long-poll deadlines and the services
-//     (scheduler, lease reaper, deadline sweep, retention) of services/.
+//     (scheduler, lease reaper, deadline sweep, retention) of services/,
+//     each run only while this node leads its duty among the nodes sharing
+//     the store (services/duties.h).
 // No call blocks its caller: each takes a callback that is invoked exactly
 // once, on an engine thread, when the result is known. Callbacks must not
 // block (the HTTP layer posts the result back to its own I/O thread).

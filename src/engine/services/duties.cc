@@ -29,17 +29,23 @@ void Duties::SetLeadership(store::Leadership* leadership) {
 }
 
 bool Duties::Leads(const char* duty, Instant now) {
-  std::lock_guard<std::mutex> lock(mu_);
+  store::Leadership* leadership;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    leadership = leadership_;
+  }
   bool leads = true;
-  if (leadership_ != nullptr) {
-    // Asked under mu_: Hold is quick (memory, or one short transaction),
-    // and one answer at a time keeps the log of changes in order.
-    Result<bool> held = leadership_->Hold(duty, now);
+  if (leadership != nullptr) {
+    // Not under mu_: Hold may wait for the database's write lock, and a
+    // scrape of the gauge must not wait with it. Each duty is asked by one
+    // thread at a time (its service's), so its answers arrive in order.
+    Result<bool> held = leadership->Hold(duty, now);
     if (!held.ok()) {
       spdlog::warn("duty {}: cannot ask who leads it: {}", duty, held.status().ToString());
     }
     leads = held.ok() && *held;
   }
+  std::lock_guard<std::mutex> lock(mu_);
   auto [it, first] = leads_.try_emplace(duty, leads);
   if (first ? leads : it->second != leads) {
     if (leads) {

@@ -58,7 +58,7 @@ class Duties {
  private:
   const std::string node_id_;
   mutable std::mutex mu_;
-  store::Leadership* leadership_ = nullptr;  // guarded by mu_ (the pointer)
+  store::Leadership* leadership_ = nullptr;  // guarded by mu_ (the pointer; it is thread-safe)
   std::map<std::string, bool> leads_;        // guarded by mu_: last answers
 };
 

@@ -180,10 +180,16 @@ void WebhookDispatcher::ClaimLoop() {
     {
       std::unique_lock<std::mutex> lock(mu_);
       // All senders busy: wait for one to finish (or a stop).
-      claim_cv_.wait(lock, [&] { return stop_ || busy_ < options_.concurrency; });
+      claim_cv_.wait_for(lock, std::chrono::milliseconds(kLeadershipCheckInterval),
+                         [&] { return stop_ || busy_ < options_.concurrency; });
       if (stop_) return;
       idle = options_.concurrency - busy_;
-      nudged_ = false;
+      if (idle > 0) nudged_ = false;
+    }
+    if (idle <= 0) {
+      // Still all busy (slow receivers): keep the duty meanwhile.
+      duties_.Leads(duty::kWebhookDispatch, clock_.Now());
+      continue;
     }
     if (!duties_.Leads(duty::kWebhookDispatch, clock_.Now())) {
       // Another node sends the outbox. Nudges (this node's commits) do not

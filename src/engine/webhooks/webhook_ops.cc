@@ -69,6 +69,8 @@ Result<Recorded> RecordAttempt(store::WriteTx& tx, TxContext& ctx, const Claimed
     return stored.status();
   }
   if (stored->status != DeliveryStatus::kPending) return recorded;
+  // GetDelivery locked the row (store.h's locking contract), so no other
+  // claim can slip between this check and the write.
   if (stored->reservation != claimed.delivery.reservation) {
     recorded.superseded = true;
     return recorded;
