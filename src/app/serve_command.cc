@@ -84,8 +84,8 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
 
   std::string address = server::FormatHostPort(config.listen.host, http.port());
   std::cout << "listening on http://" << address << std::endl;  // endl: flush for whoever waits
-  spdlog::info("redrive {} on http://{}, store {}, {}", REDRIVE_VERSION, address, store.Describe(),
-               DescribeAuth(config));
+  spdlog::info("redrive {} on http://{}, node {}, store {}, {}", REDRIVE_VERSION, address,
+               engine.node_id(), store.Describe(), DescribeAuth(config));
 
   int signo = server::WaitForTerminationSignal();
   spdlog::info("{}: shutting down (finishing requests in flight)", strsignal(signo));
@@ -119,12 +119,16 @@ int RunServe(const server::ServeConfig& config) {
     store::PgOptions options;
     options.pool_size = static_cast<size_t>(config.db_pool_size);
     auto pg = store::PgStore::Open(config.store.location, options);
-    if (pg.ok()) store = std::unique_ptr<store::Store>(std::move(*pg));
-    else store = pg.status();
+    if (pg.ok())
+      store = std::unique_ptr<store::Store>(std::move(*pg));
+    else
+      store = pg.status();
   } else {
     auto sqlite = store::SqliteStore::Open(config.store.location);
-    if (sqlite.ok()) store = std::unique_ptr<store::Store>(std::move(*sqlite));
-    else store = sqlite.status();
+    if (sqlite.ok())
+      store = std::unique_ptr<store::Store>(std::move(*sqlite));
+    else
+      store = sqlite.status();
   }
   if (!store.ok()) return Fail("cannot open store " + store_name + ": " + store.status().message());
   if (Status st = (*store)->Migrate(); !st.ok()) {

@@ -75,6 +75,14 @@ struct WebhookDelivery {
   Instant created_at{};
   std::optional<Instant> delivered_at;
   std::optional<long long> duration_ms;  // of the last attempt
+  // The token of the attempt that holds the delivery (a fresh UUIDv7 each
+  // time it is reserved); cleared when that attempt is recorded or given
+  // back (one whose node died stays, lapsed, until the next reservation
+  // replaces it). A reservation that lapsed and was taken again gets a new
+  // token, so the first attempt's late outcome is recognised and not
+  // recorded: each attempt is recorded at most once, and only by the
+  // attempt that holds the delivery. Internal: never part of any wire output.
+  std::optional<std::string> reservation;
 
   friend bool operator==(const WebhookDelivery&, const WebhookDelivery&) = default;
 };

@@ -8,14 +8,31 @@ namespace redrive::engine {
 
 using SteadyClock = std::chrono::steady_clock;
 
-BackgroundLoop::BackgroundLoop(const Clock& clock, Waiters& waiters,
+BackgroundLoop::BackgroundLoop(const Clock& clock, Waiters& waiters, Duties& duties,
                                std::chrono::milliseconds max_idle)
-    : clock_(clock), waiters_(waiters), max_idle_(max_idle) {}
+    : clock_(clock), waiters_(waiters), duties_(duties), max_idle_(max_idle) {}
 
 BackgroundLoop::~BackgroundLoop() { Stop(); }
 
 void BackgroundLoop::Add(std::unique_ptr<Service> service) {
-  services_.push_back({std::move(service), Instant{}});
+  const bool per_node = service->duty() == nullptr;
+  services_.push_back({std::move(service), Instant{}, per_node, Instant{}});
+}
+
+bool BackgroundLoop::CheckLeads(Entry& e, Instant now) {
+  const char* duty = e.service->duty();
+  if (duty == nullptr) return true;
+  const bool leads = duties_.Leads(duty, now);
+  if (leads && !e.leads) e.next_run = now;  // gained: run at once
+  e.leads = leads;
+  e.next_check = now + kLeadershipCheckInterval;
+  return leads;
+}
+
+long long BackgroundLoop::Run(Entry& e, Instant now) {
+  ServiceRun r = e.service->RunOnce(now);
+  e.next_run = r.more ? now : r.next_run.value_or(now + max_idle_);
+  return r.changed;
 }
 
 void BackgroundLoop::Start() {
@@ -59,9 +76,7 @@ long long BackgroundLoop::RunAllOnce(Instant now) {
   std::lock_guard<std::mutex> run_lock(run_mu_);
   long long changed = 0;
   for (auto& e : services_) {
-    ServiceRun r = e.service->RunOnce(now);
-    changed += r.changed;
-    e.next_run = r.more ? now : r.next_run.value_or(now + max_idle_);
+    if (CheckLeads(e, now)) changed += Run(e, now);
   }
   waiters_.ExpireDue(now);
   return changed;
@@ -79,13 +94,16 @@ void BackgroundLoop::Loop() {
     {
       std::lock_guard<std::mutex> run_lock(run_mu_);
       for (auto& e : services_) {
-        if (nudge) e.next_run = std::min(e.next_run, *nudge);
         const Instant now = clock_.Now();
-        if (e.next_run <= now) {
-          ServiceRun r = e.service->RunOnce(now);
-          e.next_run = r.more ? now : r.next_run.value_or(now + max_idle_);
-        }
-        if (!next || e.next_run < *next) next = e.next_run;
+        const bool duty = e.service->duty() != nullptr;
+        if (e.leads && nudge) e.next_run = std::min(e.next_run, *nudge);
+        // Asked before every pass, and every check interval besides (to
+        // renew the hold, or to find the duty free).
+        if (duty && (e.next_check <= now || (e.leads && e.next_run <= now))) CheckLeads(e, now);
+        if (e.leads && e.next_run <= now) Run(e, now);
+        Instant wake = e.leads ? e.next_run : e.next_check;
+        if (duty) wake = std::min(wake, e.next_check);
+        if (!next || wake < *next) next = wake;
       }
     }
     const std::optional<Instant> waiter_next = waiters_.ExpireDue(clock_.Now());

@@ -8,6 +8,12 @@
 // time (the distance to the next due time, measured on the clock). With a
 // manual clock the loop wakes every max_idle and sees the time tests set;
 // RunAllOnce(now) does the same pass at once.
+//
+// Leadership: a service with a duty runs only while this node leads it
+// (Duties). The loop asks before each pass of such a service and at least
+// every kLeadershipCheckInterval (which renews the hold, or finds the duty
+// free); a node that gains a duty runs it at once, one that loses it stops.
+// Nudges make only the duties this node leads run early.
 #pragma once
 
 #include <condition_variable>
@@ -18,6 +24,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "engine/services/duties.h"
 #include "engine/services/service.h"
 #include "engine/waiters.h"
 
@@ -25,7 +32,9 @@ namespace redrive::engine {
 
 class BackgroundLoop {
  public:
-  BackgroundLoop(const Clock& clock, Waiters& waiters, std::chrono::milliseconds max_idle);
+  // `duties` must outlive the loop.
+  BackgroundLoop(const Clock& clock, Waiters& waiters, Duties& duties,
+                 std::chrono::milliseconds max_idle);
   ~BackgroundLoop();  // Stop()s
 
   void Add(std::unique_ptr<Service> service);
@@ -38,19 +47,28 @@ class BackgroundLoop {
   // Nudge it does not make the services run early.
   void NudgeWaiters(Instant t);
 
-  // Runs every service once at `now` and expires the long-polls due at
-  // `now`, on the calling thread (tests). Returns the jobs the services changed.
+  // Runs every service once at `now` (those with a duty only if this node
+  // leads it at `now`) and expires the long-polls due at `now`, on the
+  // calling thread (tests). Returns the jobs the services changed.
   long long RunAllOnce(Instant now);
 
  private:
   struct Entry {
     std::unique_ptr<Service> service;
     Instant next_run{};
+    bool leads = false;    // at the last check (always true without a duty)
+    Instant next_check{};  // when to ask about its duty again
   };
   void Loop();
+  // Asks whether this node leads e's duty at `now`; a duty just gained is
+  // due at once. True for a service without a duty.
+  bool CheckLeads(Entry& e, Instant now);
+  // One pass of `e` at `now`; sets its next run.
+  long long Run(Entry& e, Instant now);
 
   const Clock& clock_;
   Waiters& waiters_;
+  Duties& duties_;
   const std::chrono::milliseconds max_idle_;
   std::vector<Entry> services_;
 

@@ -36,7 +36,8 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
           [this](const TxEffects& e, size_t n) { metrics.OnCommitted(e, n); },
           [this](const TxEffects& e, size_t) { OnCommitted(e); })),
       readers(store, options.reader_threads),
-      loop(clock, waiters, options.max_idle) {
+      duties(options.node_id.empty() ? DefaultNodeId() : options.node_id),
+      loop(clock, waiters, duties, options.max_idle) {
   WriteExecutor& committer = *writer;  // what the services and the dispatcher write through
   loop.Add(MakeScheduler(committer, store, options.sweep_batch));
   loop.Add(MakeLeaseReaper(committer, store, options.sweep_batch));
@@ -54,7 +55,7 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
   committer.AddHook(&outbox);
   if (options.webhook_sender) {
     dispatcher = std::make_unique<WebhookDispatcher>(
-        committer, store, clock, *options.webhook_sender, subscriptions, options.webhooks);
+        committer, store, clock, *options.webhook_sender, subscriptions, duties, options.webhooks);
   }
 }
 
@@ -79,6 +80,8 @@ Status Engine::Start() {
   if (impl_->started) return Status::Ok();
   REDRIVE_RETURN_IF_ERROR(impl_->store.Ping());
   REDRIVE_RETURN_IF_ERROR(impl_->subscriptions.Refresh(impl_->store));
+  REDRIVE_ASSIGN_OR_RETURN(impl_->leadership, impl_->store.NewLeadership(impl_->duties.node_id()));
+  impl_->duties.SetLeadership(impl_->leadership.get());
   REDRIVE_RETURN_IF_ERROR(impl_->notifier->Start(impl_->waiters));
   impl_->writer->Start();
   impl_->readers.Start();
@@ -99,6 +102,8 @@ void Engine::Stop() {
   impl_->writer->Stop();  // commits everything already queued
   impl_->notifier->Stop();
   impl_->readers.Stop();
+  // Last: nothing of this node runs a duty any more.
+  impl_->duties.ReleaseAll();
 }
 
 void Engine::Impl::RefreshSubscriptions() {
@@ -107,6 +112,8 @@ void Engine::Impl::RefreshSubscriptions() {
     spdlog::warn("webhook subscriptions: {}", st.ToString());
   }
 }
+
+const std::string& Engine::node_id() const { return impl_->duties.node_id(); }
 
 size_t Engine::parked_claims() const { return impl_->waiters.size(); }
 
@@ -117,7 +124,8 @@ void Engine::ScrapeMetrics(Callback<std::string> done) {
       [this](store::ReadTx& tx) -> Result<std::string> {
         REDRIVE_ASSIGN_OR_RETURN(auto queues, ListQueueViews(tx));
         return RenderQueueGauges(queues, impl_->clock.Now()) +
-               RenderLongPollGauge(impl_->waiters.CountByQueue()) + impl_->metrics.Render();
+               RenderLongPollGauge(impl_->waiters.CountByQueue()) + impl_->duties.RenderGauge() +
+               impl_->metrics.Render();
       },
       std::move(done));
 }

@@ -8,7 +8,9 @@
 //     it); either calls each request's callback only after its commit;
 //   - the readers (a small pool): run read-only requests on read snapshots;
 //   - the background loop (one thread): long-poll deadlines and the services
-//     (scheduler, lease reaper, deadline sweep, retention) of services/.
+//     (scheduler, lease reaper, deadline sweep, retention) of services/,
+//     each run only while this node leads its duty among the nodes sharing
+//     the store (services/duties.h).
 // No call blocks its caller: each takes a callback that is invoked exactly
 // once, on an engine thread, when the result is known. Callbacks must not
 // block (the HTTP layer posts the result back to its own I/O thread).
@@ -47,6 +49,10 @@ using StatusCallback = std::function<void(Status)>;
 class Notifier;  // engine/notifier.h
 
 struct EngineOptions {
+  // This node's name among the nodes sharing the store: who leads each
+  // background duty (services/duties.h), shown in logs. Empty: DefaultNodeId()
+  // ("host-pid-random"). Must be unique among live nodes.
+  std::string node_id;
   int reader_threads = 2;
   // The most requests one group commit takes; more wait for the next one.
   size_t max_batch = 2048;
@@ -97,9 +103,12 @@ class Engine {
 
   // Starts the threads. Returns the store's error if it cannot be used.
   Status Start();
+  // EngineOptions::node_id, or the default made for this engine.
+  const std::string& node_id() const;
   // Stops taking requests (new ones get SERVICE_UNAVAILABLE), answers pending
   // long-polls with what they have, finishes and commits everything queued,
-  // then joins the threads. Idempotent.
+  // joins the threads, then gives up its background duties so another node
+  // takes them over at once. Idempotent.
   void Stop();
 
   // --- producer

@@ -9,6 +9,7 @@
 #include "engine/metrics.h"
 #include "engine/notifier.h"
 #include "engine/read_thread_pool.h"
+#include "engine/services/duties.h"
 #include "engine/waiters.h"
 #include "engine/webhooks/dispatcher.h"
 #include "engine/webhooks/outbox.h"
@@ -92,6 +93,9 @@ class Engine::Impl {
   // the store's traits say.
   std::unique_ptr<WriteExecutor> writer;
   ReadThreadPool readers;
+  // Which background duties this node leads (set from the store at Start).
+  Duties duties;
+  std::unique_ptr<store::Leadership> leadership;
   BackgroundLoop loop;
   // Delivers what the outbox wrote (null without a webhook sender).
   std::unique_ptr<WebhookDispatcher> dispatcher;

@@ -60,6 +60,9 @@ class FaultStore final : public store::Store {
     return std::unique_ptr<store::WriteTx>(std::make_unique<Tx>(*this, std::move(tx)));
   }
   Status Ping() override { return inner_.Ping(); }
+  Result<std::unique_ptr<store::Leadership>> NewLeadership(const std::string& node_id) override {
+    return inner_.NewLeadership(node_id);
+  }
   std::string Describe() const override { return "fault store on " + inner_.Describe(); }
 
  private:

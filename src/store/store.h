@@ -232,6 +232,8 @@ class WriteTx : public ReadTx {
   virtual Status InsertDelivery(const WebhookDelivery& delivery) = 0;
   // Replaces the mutable fields (status, attempts, next_attempt_at, last_*,
   // delivered_at, duration_ms). NOT_FOUND if absent (its webhook was deleted).
+  // InsertDelivery and UpdateDelivery also write `reservation`, and every
+  // read of a delivery returns it.
   virtual Status UpdateDelivery(const WebhookDelivery& delivery) = 0;
   // Pending deliveries with next_attempt_at <= now whose webhook is enabled,
   // earliest due first, at most `limit`. On PostgreSQL locked FOR UPDATE
@@ -282,6 +284,38 @@ class WakeChannel {
   virtual void Stop() = 0;
 };
 
+// Duty leadership: which node runs each background duty ("scheduler",
+// "lease-reaper", "webhook-dispatch", ...; any name). Nodes sharing a
+// database run the same duties; at most one of them leads a duty at a time,
+// so a duty's passes are not repeated by every node. Leadership saves work,
+// it does not make a duty safe: every duty's writes stay guarded (ApplyChange,
+// delivery reservations), so the rare moment two nodes both run a duty (a
+// leader paused longer than its hold, then resumed) does no harm.
+//
+// Holding: Hold acquires a free duty and keeps the one this node holds. A
+// node keeps a duty while it calls Hold for it at least once a second; one
+// that stops (it died, it hangs) is replaced within seconds — how is the
+// store's (SQLite: a lease that lapses after SqliteOptions::duty_lease_ttl;
+// PostgreSQL: a session advisory lock, released when the session ends).
+// ReleaseAll, and destroying the object, give up every duty at once, so a
+// node that stops cleanly is replaced at the other nodes' next Hold.
+//
+// Thread-safety: thread-safe (the background loop and the webhook
+// dispatcher call it from their threads). Must not outlive its store.
+class Leadership {
+ public:
+  virtual ~Leadership() = default;  // gives up every duty, as ReleaseAll
+  // True while this node leads `duty`, acquiring it if no live node holds
+  // it. Cheap enough to call before every pass: a store may answer from
+  // memory while its hold is fresh. `now` is the engine clock (stores never
+  // read one): SQLite's leases are written and compared in it. An error
+  // (the store cannot be reached) means "do not run the duty now".
+  virtual Result<bool> Hold(const std::string& duty, Instant now) = 0;
+  // Gives up every duty this node holds (clean shutdown). A later Hold may
+  // acquire again.
+  virtual void ReleaseAll() = 0;
+};
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -300,6 +334,10 @@ class Store {
   virtual Result<std::unique_ptr<WriteTx>> BeginWrite() = 0;
   // Cheap liveness check (health/ready).
   virtual Status Ping() = 0;
+  // The duty leadership of the node `node_id` (see Leadership), obtained once
+  // per engine. REQUIRES: node_id is non-empty and unique among the nodes
+  // sharing the database (two objects with one id may both hold a duty).
+  virtual Result<std::unique_ptr<Leadership>> NewLeadership(const std::string& node_id) = 0;
   // "sqlite 3.40.1 (WAL, synchronous=FULL)" and the like.
   virtual std::string Describe() const = 0;
 };

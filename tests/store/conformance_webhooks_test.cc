@@ -98,6 +98,42 @@ TEST_P(StoreConformanceTest, DeliveryRoundTripsAndUpdates) {
   });
 }
 
+TEST_P(StoreConformanceTest, DeliveryReservationRoundTripsThroughEveryRead) {
+  WebhookDelivery reserved = MakeDelivery("reserved", "w", T(1), T(1));
+  reserved.reservation = "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
+  Write([&](WriteTx& tx) {
+    ASSERT_TRUE(tx.InsertWebhook(MakeWebhook("w")).ok());
+    ASSERT_TRUE(tx.InsertDelivery(reserved).ok());
+    ASSERT_TRUE(tx.InsertDelivery(MakeDelivery("plain", "w", T(2), T(2))).ok());
+  });
+  EXPECT_EQ(*BeginRead()->GetDelivery("reserved"), reserved);
+  EXPECT_EQ(BeginRead()->GetDelivery("plain")->reservation, std::nullopt);
+  {
+    auto listed = BeginRead()->ListDeliveries({"w"});
+    ASSERT_TRUE(listed.ok());
+    EXPECT_THAT(*listed, ElementsAre(MakeDelivery("plain", "w", T(2), T(2)), reserved));
+  }
+  // A new reservation replaces the old one; clearing it writes NULL.
+  reserved.reservation = "0190a1b2-c3d4-7e5f-8a9b-ffffffffffff";
+  reserved.next_attempt_at = T(61);
+  Write([&](WriteTx& tx) {
+    ASSERT_TRUE(tx.UpdateDelivery(reserved).ok());
+    auto in_tx = tx.GetDelivery("reserved");
+    ASSERT_TRUE(in_tx.ok());
+    EXPECT_EQ(*in_tx, reserved);  // the write transaction's own reads see it
+  });
+  EXPECT_EQ(*BeginRead()->GetDelivery("reserved"), reserved);
+  {
+    auto tx = BeginWrite();
+    auto due = tx->SelectDueDeliveries(T(100), 10);
+    ASSERT_TRUE(due.ok());
+    EXPECT_THAT(*due, ElementsAre(MakeDelivery("plain", "w", T(2), T(2)), reserved));
+  }
+  reserved.reservation.reset();
+  Write([&](WriteTx& tx) { ASSERT_TRUE(tx.UpdateDelivery(reserved).ok()); });
+  EXPECT_EQ(BeginRead()->GetDelivery("reserved")->reservation, std::nullopt);
+}
+
 TEST_P(StoreConformanceTest, DueDeliveriesArePendingDueAndOfEnabledWebhooksEarliestFirst) {
   Webhook off = MakeWebhook("off");
   off.enabled = false;

@@ -64,6 +64,8 @@ class StoreConformanceTest : public ::testing::TestWithParam<StoreFactory> {
   std::unique_ptr<WriteTx> BeginWrite();
   std::unique_ptr<ReadTx> BeginRead();
   Job Get(const std::string& id);
+  // store_->NewLeadership(node_id); null (and a test failure) on error.
+  std::unique_ptr<Leadership> NewLeadership(const std::string& node_id);
 
   std::unique_ptr<Store> store_;
 };

@@ -154,4 +154,10 @@ Job StoreConformanceTest::Get(const std::string& id) {
   return job.ok() ? *job : Job{};
 }
 
+std::unique_ptr<Leadership> StoreConformanceTest::NewLeadership(const std::string& node_id) {
+  auto leadership = store_->NewLeadership(node_id);
+  EXPECT_TRUE(leadership.ok()) << leadership.status().ToString();
+  return leadership.ok() ? std::move(*leadership) : nullptr;
+}
+
 }  // namespace redrive::store::testing

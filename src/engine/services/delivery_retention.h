@@ -3,6 +3,7 @@
 #pragma once
 
 #include "engine/committer.h"
+#include "engine/services/duties.h"
 #include "engine/services/service.h"
 
 namespace redrive::engine {
@@ -14,6 +15,7 @@ class DeliveryRetention final : public Service {
       : committer_(committer), batch_(batch), keep_(keep), interval_(interval) {}
 
   const char* name() const override { return "delivery-retention"; }
+  const char* duty() const override { return duty::kDeliveryRetention; }
   ServiceRun RunOnce(Instant now) override;
 
  private:

@@ -6,9 +6,9 @@
 
 namespace redrive::engine {
 
-JobSweep::JobSweep(std::string name, Committer& committer, store::Store& store, int batch,
+JobSweep::JobSweep(const char* duty, Committer& committer, store::Store& store, int batch,
                    Select select, Event event, NextDue next_due)
-    : name_(std::move(name)),
+    : duty_(duty),
       committer_(committer),
       store_(store),
       batch_(batch),
@@ -33,7 +33,7 @@ ServiceRun JobSweep::RunOnce(Instant now) {
     return Status::Ok();
   });
   if (!st.ok()) {
-    spdlog::warn("{}: {}", name_, st.ToString());
+    spdlog::warn("{}: {}", duty_, st.ToString());
     run.changed = 0;
     run.more = false;
   }
@@ -45,7 +45,7 @@ ServiceRun JobSweep::RunOnce(Instant now) {
 
 std::unique_ptr<Service> MakeScheduler(Committer& c, store::Store& s, int batch) {
   return std::make_unique<JobSweep>(
-      "scheduler", c, s, batch,
+      duty::kScheduler, c, s, batch,
       [](store::WriteTx& tx, Instant now, int limit) {
         return tx.SelectDueScheduled(std::nullopt, now, limit);
       },
@@ -54,14 +54,14 @@ std::unique_ptr<Service> MakeScheduler(Committer& c, store::Store& s, int batch)
 
 std::unique_ptr<Service> MakeLeaseReaper(Committer& c, store::Store& s, int batch) {
   return std::make_unique<JobSweep>(
-      "lease-reaper", c, s, batch,
+      duty::kLeaseReaper, c, s, batch,
       [](store::WriteTx& tx, Instant now, int limit) { return tx.SelectExpiredLeases(now, limit); },
       event::LeaseExpiry{}, [](store::ReadTx& tx) { return tx.NextLeaseExpiry(); });
 }
 
 std::unique_ptr<Service> MakeDeadlineSweep(Committer& c, store::Store& s, int batch) {
   return std::make_unique<JobSweep>(
-      "deadline-sweep", c, s, batch,
+      duty::kDeadlineSweep, c, s, batch,
       [](store::WriteTx& tx, Instant now, int limit) { return tx.SelectPastDeadline(now, limit); },
       event::Deadline{}, [](store::ReadTx& tx) { return tx.NextDeadline(); });
 }

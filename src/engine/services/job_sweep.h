@@ -12,6 +12,7 @@
 
 #include "core/transition.h"
 #include "engine/committer.h"
+#include "engine/services/duties.h"
 #include "engine/services/service.h"
 #include "store/store.h"
 
@@ -22,14 +23,16 @@ class JobSweep final : public Service {
   using Select = std::function<Result<std::vector<Job>>(store::WriteTx&, Instant now, int limit)>;
   using NextDue = std::function<Result<std::optional<Instant>>(store::ReadTx&)>;
 
-  JobSweep(std::string name, Committer& committer, store::Store& store, int batch, Select select,
+  // `duty` is also the service's name.
+  JobSweep(const char* duty, Committer& committer, store::Store& store, int batch, Select select,
            Event event, NextDue next_due);
 
-  const char* name() const override { return name_.c_str(); }
+  const char* name() const override { return duty_; }
+  const char* duty() const override { return duty_; }
   ServiceRun RunOnce(Instant now) override;
 
  private:
-  std::string name_;
+  const char* duty_;
   Committer& committer_;
   store::Store& store_;
   int batch_;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "engine/committer.h"
+#include "engine/services/duties.h"
 #include "engine/services/service.h"
 #include "store/store.h"
 
@@ -14,6 +15,7 @@ class Retention final : public Service {
       : committer_(committer), store_(store), batch_(batch), interval_(interval) {}
 
   const char* name() const override { return "retention"; }
+  const char* duty() const override { return duty::kRetention; }
   ServiceRun RunOnce(Instant now) override;
 
  private:

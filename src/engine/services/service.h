@@ -1,6 +1,8 @@
 // The one shape of every background service: RunOnce(now) does a bounded
 // batch of work and says what it did and when it next needs to run. The
 // background loop drives them; tests call RunOnce directly with a manual clock.
+// A service names the duty it performs (services/duties.h): on nodes sharing
+// a database the loop runs it only while this node leads that duty.
 #pragma once
 
 #include <optional>
@@ -19,6 +21,9 @@ class Service {
  public:
   virtual ~Service() = default;
   virtual const char* name() const = 0;
+  // The duty (duty::k...) only its leader runs; nullptr: a per-node service,
+  // run on every node (it works on this node's own state).
+  virtual const char* duty() const = 0;
   // REQUIRES: not called concurrently with itself.
   virtual ServiceRun RunOnce(Instant now) = 0;
 };

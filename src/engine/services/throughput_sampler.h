@@ -22,6 +22,8 @@ class ThroughputSampler final : public Service {
       : metrics_(metrics), history_(history), interval_(interval) {}
 
   const char* name() const override { return "throughput-sampler"; }
+  // Per node: it samples this node's counters.
+  const char* duty() const override { return nullptr; }
   ServiceRun RunOnce(Instant now) override;
 
  private:

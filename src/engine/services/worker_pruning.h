@@ -4,6 +4,7 @@
 #pragma once
 
 #include "engine/committer.h"
+#include "engine/services/duties.h"
 #include "engine/services/service.h"
 
 namespace redrive::engine {
@@ -16,6 +17,7 @@ class WorkerPruning final : public Service {
       : committer_(committer), batch_(batch), keep_(keep), interval_(interval) {}
 
   const char* name() const override { return "worker-pruning"; }
+  const char* duty() const override { return duty::kWorkerPruning; }
   ServiceRun RunOnce(Instant now) override;
 
  private:

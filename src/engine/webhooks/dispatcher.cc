@@ -10,12 +10,13 @@ namespace redrive::engine {
 
 WebhookDispatcher::WebhookDispatcher(Committer& committer, store::Store& store, const Clock& clock,
                                      WebhookSender& sender, SubscriptionCache& subscriptions,
-                                     WebhookDispatchOptions options)
+                                     Duties& duties, WebhookDispatchOptions options)
     : committer_(committer),
       store_(store),
       clock_(clock),
       sender_(sender),
       subscriptions_(subscriptions),
+      duties_(duties),
       options_(std::move(options)) {}
 
 WebhookDispatcher::~WebhookDispatcher() { Stop(); }
@@ -88,6 +89,7 @@ void WebhookDispatcher::SendNow(webhook_ops::ClaimedDelivery claimed, AttemptCal
 }
 
 long long WebhookDispatcher::RunOnce() {
+  if (!duties_.Leads(duty::kWebhookDispatch, clock_.Now())) return 0;
   long long attempts = 0;
   for (auto& claimed : Claim(100)) {
     Attempt(claimed);
@@ -122,6 +124,11 @@ AttemptResult WebhookDispatcher::Attempt(const webhook_ops::ClaimedDelivery& cla
   if (!st.ok()) {
     // The reservation lapses and the delivery is attempted again: at least once.
     spdlog::warn("webhook delivery {}: recording the outcome failed: {}", d.id, st.ToString());
+  } else if (recorded.superseded) {
+    spdlog::info(
+        "webhook delivery {}: outcome not recorded: the attempt outlived its reservation, which "
+        "another attempt holds now",
+        d.id);
   } else if (recorded.disabled_webhook) {
     spdlog::warn("webhook {} disabled after {} consecutive failed deliveries", d.webhook_id,
                  kMaxConsecutiveFailures);
@@ -173,10 +180,25 @@ void WebhookDispatcher::ClaimLoop() {
     {
       std::unique_lock<std::mutex> lock(mu_);
       // All senders busy: wait for one to finish (or a stop).
-      claim_cv_.wait(lock, [&] { return stop_ || busy_ < options_.concurrency; });
+      claim_cv_.wait_for(lock, std::chrono::milliseconds(kLeadershipCheckInterval),
+                         [&] { return stop_ || busy_ < options_.concurrency; });
       if (stop_) return;
       idle = options_.concurrency - busy_;
-      nudged_ = false;
+      if (idle > 0) nudged_ = false;
+    }
+    if (idle <= 0) {
+      // Still all busy (slow receivers): keep the duty meanwhile.
+      duties_.Leads(duty::kWebhookDispatch, clock_.Now());
+      continue;
+    }
+    if (!duties_.Leads(duty::kWebhookDispatch, clock_.Now())) {
+      // Another node sends the outbox. Nudges (this node's commits) do not
+      // change that: ask again after the check interval.
+      std::unique_lock<std::mutex> lock(mu_);
+      claim_cv_.wait_for(lock, std::chrono::milliseconds(kLeadershipCheckInterval),
+                         [&] { return stop_; });
+      if (stop_) return;
+      continue;
     }
     // A read first: reserving is a write, and most wake-ups find nothing due.
     std::optional<Instant> next = NextDue();
@@ -196,8 +218,10 @@ void WebhookDispatcher::ClaimLoop() {
       if (maybe_more) continue;
       next = NextDue();
     }
-    // Sleep until the next due retry, a nudge, or the refresh.
-    std::chrono::milliseconds wait = options_.refresh_interval;
+    // Sleep until the next due retry, a nudge, or the refresh — and ask
+    // about the duty at least every check interval, which keeps the hold.
+    std::chrono::milliseconds wait =
+        std::min<std::chrono::milliseconds>(options_.refresh_interval, kLeadershipCheckInterval);
     if (next) {
       auto until = std::chrono::ceil<std::chrono::milliseconds>(*next - clock_.Now());
       wait = std::clamp(until, std::chrono::milliseconds(0), wait);

@@ -7,6 +7,14 @@
 // retry, and every refresh_interval (re-reading the subscriptions so nodes
 // sharing a database converge).
 //
+// Leadership: sending the outbox is a duty (duty::kWebhookDispatch). The
+// claim loop reserves deliveries only while this node leads it, asking before
+// each reservation and every kLeadershipCheckInterval while it does not;
+// test deliveries (SendNow) are sent by the node that made them. Every
+// reservation carries a fresh token and an outcome is recorded only under
+// the token it was sent with (webhook_ops), so an attempt that outlived its
+// reservation — on this node or one that lost the duty — records nothing.
+//
 // Time comes from the engine's Clock. Tests drive RunOnce() on their own
 // thread with a ManualClock and a fake sender instead of Start().
 //
@@ -24,6 +32,7 @@
 
 #include "core/clock.h"
 #include "engine/committer.h"
+#include "engine/services/duties.h"
 #include "engine/webhooks/sender.h"
 #include "engine/webhooks/subscriptions.h"
 #include "engine/webhooks/webhook_ops.h"
@@ -38,7 +47,7 @@ class WebhookDispatcher {
 
   // Every reference must outlive the dispatcher.
   WebhookDispatcher(Committer& committer, store::Store& store, const Clock& clock,
-                    WebhookSender& sender, SubscriptionCache& subscriptions,
+                    WebhookSender& sender, SubscriptionCache& subscriptions, Duties& duties,
                     WebhookDispatchOptions options);
   ~WebhookDispatcher();  // Stop()s
 
@@ -55,7 +64,8 @@ class WebhookDispatcher {
   void SendNow(webhook_ops::ClaimedDelivery claimed, AttemptCallback done);
 
   // Tests: reserves everything due at clock.Now() and sends it on the
-  // calling thread, one by one. Returns the number of attempts made.
+  // calling thread, one by one, if this node leads the dispatch duty.
+  // Returns the number of attempts made.
   long long RunOnce();
 
  private:
@@ -76,6 +86,7 @@ class WebhookDispatcher {
   const Clock& clock_;
   WebhookSender& sender_;
   SubscriptionCache& subscriptions_;
+  Duties& duties_;
   const WebhookDispatchOptions options_;
 
   std::mutex mu_;

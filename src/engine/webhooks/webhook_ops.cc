@@ -38,6 +38,7 @@ Result<std::vector<ClaimedDelivery>> ClaimDue(store::WriteTx& tx, TxContext& ctx
     ClaimedDelivery c;
     c.due_before_claim = d.next_attempt_at;
     d.next_attempt_at = ctx.now + policy.attempt_lease;
+    d.reservation = NewUuidV7(ctx.now, ctx.random);
     REDRIVE_RETURN_IF_ERROR(tx.UpdateDelivery(d));
     c.delivery = std::move(d);
     c.url = it->second.url;
@@ -53,7 +54,9 @@ Status Unclaim(store::WriteTx& tx, const ClaimedDelivery& claimed) {
     return stored.status().code() == ErrorCode::kNotFound ? Status::Ok() : stored.status();
   }
   if (stored->status != DeliveryStatus::kPending) return Status::Ok();
+  if (stored->reservation != claimed.delivery.reservation) return Status::Ok();
   stored->next_attempt_at = claimed.due_before_claim;
+  stored->reservation.reset();
   return tx.UpdateDelivery(*stored);
 }
 
@@ -66,6 +69,13 @@ Result<Recorded> RecordAttempt(store::WriteTx& tx, TxContext& ctx, const Claimed
     return stored.status();
   }
   if (stored->status != DeliveryStatus::kPending) return recorded;
+  // GetDelivery locked the row (store.h's locking contract), so no other
+  // claim can slip between this check and the write.
+  if (stored->reservation != claimed.delivery.reservation) {
+    recorded.superseded = true;
+    return recorded;
+  }
+  stored->reservation.reset();
   REDRIVE_ASSIGN_OR_RETURN(Webhook webhook, tx.GetWebhook(stored->webhook_id));
 
   if (claimed.test) {
@@ -106,6 +116,7 @@ Result<ClaimedDelivery> CreateTestDelivery(store::WriteTx& tx, TxContext& ctx,
   // Reserved for its one attempt from the start, so the dispatcher's own
   // passes never pick it up (unless this node dies before recording it).
   d.next_attempt_at = ctx.now + policy.attempt_lease;
+  d.reservation = NewUuidV7(ctx.now, ctx.random);
   c.due_before_claim = d.next_attempt_at;
   REDRIVE_RETURN_IF_ERROR(tx.InsertDelivery(d));
   return c;

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "store/postgres/pg_leadership.h"
 #include "store/postgres/pg_read_tx.h"
 #include "store/postgres/pg_schema.h"
 #include "store/postgres/pg_wake_channel.h"
@@ -56,6 +57,13 @@ std::unique_ptr<WakeChannel> PgStore::NewWakeChannel() {
   postgres::WakeChannelOptions options;
   options.connect_timeout = options_.connect_timeout;
   return std::make_unique<postgres::PgWakeChannel>(url_, options);
+}
+
+Result<std::unique_ptr<Leadership>> PgStore::NewLeadership(const std::string& node_id) {
+  if (node_id.empty()) return Status::Internal("NewLeadership: empty node id");
+  postgres::PgLeadershipOptions options;
+  options.connect.connect_timeout = options_.connect_timeout;
+  return std::unique_ptr<Leadership>(new postgres::PgLeadership(url_, node_id, options));
 }
 
 Status PgStore::Migrate() {

@@ -53,6 +53,8 @@ class PgStore final : public Store {
   // LISTEN/NOTIFY wake-ups between the nodes sharing the database
   // (pg_wake_channel.h), on a connection of their own.
   std::unique_ptr<WakeChannel> NewWakeChannel() override;
+  // Session advisory locks on a connection of its own (pg_leadership.h).
+  Result<std::unique_ptr<Leadership>> NewLeadership(const std::string& node_id) override;
   // Creates or upgrades the schema; safe to run from many nodes at once.
   Status Migrate() override;
   Result<std::unique_ptr<ReadTx>> BeginRead() override;

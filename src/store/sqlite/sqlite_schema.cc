@@ -189,9 +189,24 @@ CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (created_at)
   WHERE status <> 'pending';
 )sql";
 
+// Version 3: several nodes on one file. duty_leases holds which node leads
+// each background duty and until when (sqlite_leadership.h); a delivery's
+// reservation is the token of the attempt that holds it, so an attempt whose
+// reservation lapsed and was taken again records nothing.
+constexpr char kSchemaV3[] = R"sql(
+CREATE TABLE duty_leases (
+  duty       TEXT PRIMARY KEY,
+  node_id    TEXT NOT NULL,
+  expires_at INTEGER NOT NULL
+) STRICT;
+
+ALTER TABLE webhook_deliveries ADD COLUMN reservation TEXT;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "outgoing webhooks", kSchemaV2},
+    {3, "duty leases and delivery reservations", kSchemaV3},
 };
 
 constexpr char kCreateMigrationsTable[] =

@@ -37,14 +37,47 @@ TEST_F(SchemaTest, FreshDatabaseGetsEveryMigrationOnce) {
   EXPECT_EQ(*SchemaVersion(*conn_), 0);
   ASSERT_TRUE(Migrate(*conn_).ok());
   EXPECT_EQ(*SchemaVersion(*conn_), Migrations().back().version);
-  for (const char* table :
-       {"jobs", "job_payloads", "job_tags", "job_history", "queues", "workers"}) {
+  for (const char* table : {"jobs", "job_payloads", "job_tags", "job_history", "queues", "workers",
+                            "webhooks", "webhook_deliveries", "duty_leases"}) {
     EXPECT_TRUE(TableExists(table)) << table;
   }
   EXPECT_EQ(MigrationRows(), static_cast<int64_t>(Migrations().size()));
   ASSERT_TRUE(Migrate(*conn_).ok());  // a no-op the second time
   EXPECT_EQ(MigrationRows(), static_cast<int64_t>(Migrations().size()));
   EXPECT_FALSE(conn_->InTransaction());
+}
+
+// A file written before duty leases and delivery reservations (version 2)
+// upgrades in place: its deliveries keep every field, unreserved.
+TEST_F(SchemaTest, AFileFromBeforeDutyLeasesUpgradesKeepingItsDeliveries) {
+  ASSERT_TRUE(Migrate(*conn_, Migrations().first(2)).ok());
+  ASSERT_TRUE(
+      conn_
+          ->ExecScript("INSERT INTO webhooks VALUES ('w', 'n', 'http://x/', 'job.failed', 's', 1,"
+                       " 'json', 0, NULL, 1, 1, NULL);"
+                       "INSERT INTO webhook_deliveries (id, webhook_id, event_id, event, body,"
+                       " status, attempts, next_attempt_at, created_at)"
+                       " VALUES ('d', 'w', 'e', 'job.failed', '{}', 'pending', 2, 7, 1);")
+          .ok());
+  EXPECT_FALSE(TableExists("duty_leases"));
+  ASSERT_TRUE(Migrate(*conn_).ok());
+  EXPECT_EQ(*SchemaVersion(*conn_), 3);
+  EXPECT_TRUE(TableExists("duty_leases"));
+  auto stmt = conn_->Prepare(
+      "SELECT attempts, next_attempt_at, reservation IS NULL FROM webhook_deliveries");
+  ASSERT_TRUE(stmt.ok());
+  ASSERT_TRUE(*stmt->Step());
+  EXPECT_EQ(stmt->Int(0), 2);
+  EXPECT_EQ(stmt->Int64(1), 7);
+  EXPECT_EQ(stmt->Int(2), 1);
+}
+
+TEST_F(SchemaTest, AVersionOneFileUpgradesToTheLatest) {
+  ASSERT_TRUE(Migrate(*conn_, Migrations().first(1)).ok());
+  ASSERT_TRUE(Migrate(*conn_).ok());
+  EXPECT_EQ(*SchemaVersion(*conn_), Migrations().back().version);
+  EXPECT_TRUE(TableExists("webhook_deliveries"));
+  EXPECT_TRUE(TableExists("duty_leases"));
 }
 
 TEST_F(SchemaTest, MigrationsAreNumberedInOrderWithoutGaps) {

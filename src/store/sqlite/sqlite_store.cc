@@ -4,6 +4,7 @@
 #include <system_error>
 #include <utility>
 
+#include "store/sqlite/sqlite_leadership.h"
 #include "store/sqlite/sqlite_read_tx.h"
 #include "store/sqlite/sqlite_schema.h"
 #include "store/sqlite/sqlite_write_tx.h"
@@ -87,6 +88,14 @@ Status SqliteStore::Ping() {
   }
   readers_.Release(std::move(conn));
   return st;
+}
+
+Result<std::unique_ptr<Leadership>> SqliteStore::NewLeadership(const std::string& node_id) {
+  REDRIVE_ASSIGN_OR_RETURN(
+      std::unique_ptr<sqlite::SqliteLeadership> leadership,
+      sqlite::SqliteLeadership::Open(path_, ConnectionOptionsFor(options_, true), node_id,
+                                     std::chrono::duration_cast<Micros>(options_.duty_lease_ttl)));
+  return std::unique_ptr<Leadership>(std::move(leadership));
 }
 
 std::string SqliteStore::Describe() const {

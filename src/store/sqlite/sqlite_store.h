@@ -33,6 +33,11 @@ struct SqliteOptions {
   std::chrono::milliseconds busy_timeout{5000};
   // Idle reader connections kept open for the next BeginRead.
   size_t max_idle_readers = 8;
+  // How long a duty lease lasts after its holder last renewed it: a node
+  // that dies is replaced this long after its last renewal. Several times
+  // the interval at which holders renew (the background loop asks at least
+  // once a second; a hold is rewritten after a third of this).
+  std::chrono::milliseconds duty_lease_ttl{5000};
 };
 
 class SqliteStore final : public Store {
@@ -50,6 +55,7 @@ class SqliteStore final : public Store {
   Result<std::unique_ptr<ReadTx>> BeginRead() override;
   Result<std::unique_ptr<WriteTx>> BeginWrite() override;
   Status Ping() override;
+  Result<std::unique_ptr<Leadership>> NewLeadership(const std::string& node_id) override;
   std::string Describe() const override;
 
   const std::string& path() const { return path_; }

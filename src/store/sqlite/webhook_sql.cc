@@ -11,7 +11,7 @@ namespace {
   "created_at, updated_at, last_delivery_at"
 #define REDRIVE_DELIVERY_COLUMNS                                               \
   "id, webhook_id, event_id, event, body, status, attempts, next_attempt_at, " \
-  "last_status_code, last_error, created_at, delivered_at, duration_ms"
+  "last_status_code, last_error, created_at, delivered_at, duration_ms, reservation"
 
 constexpr char kListWebhooks[] =
     "SELECT " REDRIVE_WEBHOOK_COLUMNS " FROM webhooks ORDER BY created_at, id";
@@ -38,11 +38,11 @@ constexpr char kListDeliveriesByStatus[] =
     " AND status = ?4 ORDER BY created_at DESC, rowid DESC LIMIT ?2 OFFSET ?3";
 constexpr char kInsertDelivery[] =
     "INSERT INTO webhook_deliveries (" REDRIVE_DELIVERY_COLUMNS
-    ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
+    ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
 constexpr char kUpdateDelivery[] =
     "UPDATE webhook_deliveries SET status = ?6, attempts = ?7, next_attempt_at = ?8, "
-    "last_status_code = ?9, last_error = ?10, delivered_at = ?12, duration_ms = ?13 "
-    "WHERE id = ?1";
+    "last_status_code = ?9, last_error = ?10, delivered_at = ?12, duration_ms = ?13, "
+    "reservation = ?14 WHERE id = ?1";
 // Walks webhook_deliveries_due; the join drops rows of disabled webhooks
 // (they wait, pending, until the webhook is enabled again).
 constexpr char kSelectDue[] = "SELECT " REDRIVE_DELIVERY_COLUMNS
@@ -106,6 +106,7 @@ WebhookDelivery ReadDelivery(const Statement& s) {
   d.created_at = s.Time(10);
   d.delivered_at = s.OptTime(11);
   if (!s.IsNull(12)) d.duration_ms = s.Int64(12);
+  d.reservation = s.OptString(13);
   return d;
 }
 
@@ -127,6 +128,7 @@ void BindDelivery(Statement& s, const WebhookDelivery& d) {
   } else {
     s.BindNull(13);
   }
+  s.Bind(14, d.reservation);
 }
 
 Status RunExpectingOneRow(Statement& stmt, const std::string& what) {

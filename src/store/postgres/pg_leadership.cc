@@ -1,0 +1,85 @@
+#include "store/postgres/pg_leadership.h"
+
+#include <spdlog/spdlog.h>
+
+namespace redrive::store::postgres {
+
+PgLeadership::PgLeadership(std::string url, std::string node_id, PgLeadershipOptions options)
+    : url_(std::move(url)), node_id_(std::move(node_id)), options_(options) {}
+
+PgLeadership::~PgLeadership() {
+  std::lock_guard<std::mutex> lock(mu_);
+  DropSession();
+}
+
+void PgLeadership::DropSession() {
+  conn_.reset();  // closing the session releases its locks
+  held_.clear();
+  tried_at_.clear();
+}
+
+Status PgLeadership::EnsureSession(Instant now) {
+  if (conn_ && conn_->healthy() && now - checked_at_ < options_.check_interval) {
+    return Status::Ok();
+  }
+  if (conn_) {
+    if (conn_->healthy() && conn_->Exec("SELECT 1").ok()) {
+      checked_at_ = now;
+      return Status::Ok();
+    }
+    if (!held_.empty()) {
+      spdlog::warn("duty leadership of {}: session lost, giving up {} duties", node_id_,
+                   held_.size());
+    }
+    DropSession();
+  }
+  auto conn = PgConnection::Connect(url_, options_.connect);
+  if (!conn.ok()) return conn.status();
+  conn_ = std::move(*conn);
+  REDRIVE_RETURN_IF_ERROR(
+      conn_->Exec("SET application_name = 'redrive-duties " + node_id_.substr(0, 40) + "'")
+          .status());
+  checked_at_ = now;
+  return Status::Ok();
+}
+
+Result<bool> PgLeadership::Hold(const std::string& duty, Instant now) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (Status st = EnsureSession(now); !st.ok()) {
+    DropSession();
+    return st;
+  }
+  if (held_.count(duty)) return true;
+  auto tried = tried_at_.find(duty);
+  if (tried != tried_at_.end() && now - tried->second < options_.retry_interval &&
+      now >= tried->second) {
+    return false;
+  }
+  PgParams params;
+  params.Add(static_cast<int64_t>(kDutyLockSpace));
+  params.AddRef(duty);
+  auto r = conn_->ExecPrepared("SELECT pg_try_advisory_lock($1::int, hashtext($2))", params);
+  if (!r.ok()) {
+    DropSession();
+    return r.status();
+  }
+  if (r->rows() == 1 && r->Bool(0, 0)) {
+    held_.insert(duty);
+    tried_at_.erase(duty);
+    spdlog::info("node {} now leads {}", node_id_, duty);
+    return true;
+  }
+  tried_at_[duty] = now;
+  return false;
+}
+
+void PgLeadership::ReleaseAll() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (conn_ && conn_->healthy() && !held_.empty()) {
+    if (!conn_->Exec("SELECT pg_advisory_unlock_all()").ok()) DropSession();
+  }
+  held_.clear();
+  tried_at_.clear();
+}
+
+}  // namespace redrive::store::postgres

@@ -1,0 +1,63 @@
+// PgLeadership: duty leadership (store.h, Leadership) on PostgreSQL session
+// advisory locks, on one dedicated connection per node. A duty is the lock
+// (kDutyLockSpace, hashtext(duty)): the two-key form, so it cannot collide
+// with an application's one-key advisory locks. The server releases a
+// session's locks when the session ends, so a node that dies (or loses its
+// connection) frees its duties at once; the others take them at their next
+// try.
+//
+// Held duties are answered from memory, with the session checked at most
+// once per `check_interval` (a lost session holds nothing: every duty is
+// dropped and retried on a new connection). A duty another node holds is
+// tried again at most once per `retry_interval`, so a follower costs the
+// database a few cheap queries a second, not one per pass.
+//
+// Thread-safety: thread-safe (one mutex; the queries are short).
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "store/postgres/pg_connection.h"
+#include "store/store.h"
+
+namespace redrive::store::postgres {
+
+// The first key of every duty lock ("RDRV").
+inline constexpr int kDutyLockSpace = 0x52445256;
+
+struct PgLeadershipOptions {
+  PgConnectOptions connect;
+  std::chrono::milliseconds check_interval{1000};
+  std::chrono::milliseconds retry_interval{500};
+};
+
+class PgLeadership final : public Leadership {
+ public:
+  PgLeadership(std::string url, std::string node_id, PgLeadershipOptions options = {});
+  ~PgLeadership() override;  // the session ends: every duty is released
+
+  Result<bool> Hold(const std::string& duty, Instant now) override;
+  void ReleaseAll() override;
+
+ private:
+  // A live session, connecting if needed; drops every duty if it was lost.
+  Status EnsureSession(Instant now);
+  void DropSession();
+
+  const std::string url_;
+  const std::string node_id_;
+  const PgLeadershipOptions options_;
+
+  std::mutex mu_;
+  std::unique_ptr<PgConnection> conn_;
+  Instant checked_at_{};
+  std::set<std::string> held_;
+  std::map<std::string, Instant> tried_at_;  // duties held elsewhere
+};
+
+}  // namespace redrive::store::postgres

@@ -1,0 +1,88 @@
+#include "store/sqlite/sqlite_leadership.h"
+
+#include "store/sqlite/statement.h"
+
+namespace redrive::store::sqlite {
+namespace {
+
+constexpr char kReadLease[] = "SELECT node_id, expires_at FROM duty_leases WHERE duty = ?1";
+// Takes the duty when there is no row, renews it when the row is ours, takes
+// it over when the row expired; otherwise changes nothing (0 rows).
+constexpr char kTakeOrRenew[] =
+    "INSERT INTO duty_leases (duty, node_id, expires_at) VALUES (?1, ?2, ?3)"
+    " ON CONFLICT (duty) DO UPDATE SET node_id = excluded.node_id,"
+    " expires_at = excluded.expires_at"
+    " WHERE duty_leases.node_id = excluded.node_id OR duty_leases.expires_at <= ?4";
+constexpr char kRelease[] = "DELETE FROM duty_leases WHERE node_id = ?1";
+
+}  // namespace
+
+Result<std::unique_ptr<SqliteLeadership>> SqliteLeadership::Open(const std::string& path,
+                                                                 const ConnectionOptions& options,
+                                                                 std::string node_id, Micros ttl) {
+  if (node_id.empty()) return Status::Internal("duty leadership needs a node id");
+  if (ttl <= Micros::zero()) return Status::Internal("duty lease ttl must be positive");
+  REDRIVE_ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, Connection::Open(path, options));
+  return std::unique_ptr<SqliteLeadership>(
+      new SqliteLeadership(std::move(conn), std::move(node_id), ttl));
+}
+
+SqliteLeadership::~SqliteLeadership() { ReleaseAll(); }
+
+Result<bool> SqliteLeadership::Hold(const std::string& duty, Instant now) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto it = renewed_at_.find(duty); it != renewed_at_.end()) {
+    // Renewed a moment ago: the row still says ours for at least 2/3 ttl.
+    if (now >= it->second && now < it->second + ttl_ / 3) return true;
+  }
+  Result<bool> held = HeldByOther(duty, now);
+  if (held.ok()) held = *held ? false : TakeOrRenew(duty, now);
+  if (held.ok() && *held) {
+    renewed_at_[duty] = now;
+  } else {
+    renewed_at_.erase(duty);
+  }
+  return held;
+}
+
+Result<bool> SqliteLeadership::HeldByOther(const std::string& duty, Instant now) {
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn_->Prepare(kReadLease));
+  stmt.Bind(1, duty);
+  REDRIVE_ASSIGN_OR_RETURN(bool row, stmt.Step());
+  return row && stmt.Text(0) != node_id_ && stmt.Time(1) > now;
+}
+
+Result<bool> SqliteLeadership::TakeOrRenew(const std::string& duty, Instant now) {
+  // IMMEDIATE: the write lock first, so the read in the upsert's WHERE and
+  // its write see the same row (another node's take-over waits for us).
+  REDRIVE_RETURN_IF_ERROR(conn_->Exec("BEGIN IMMEDIATE"));
+  auto rollback = [&](Status why) -> Result<bool> {
+    if (conn_->InTransaction()) conn_->Exec("ROLLBACK");
+    return why;
+  };
+  long long changes = 0;
+  {
+    Result<Statement> stmt = conn_->Prepare(kTakeOrRenew);
+    if (!stmt.ok()) return rollback(stmt.status());
+    const Instant expires_at = now + ttl_;
+    stmt->Bind(1, duty);
+    stmt->Bind(2, node_id_);
+    stmt->Bind(3, expires_at);
+    stmt->Bind(4, now);
+    if (Status st = stmt->Run(); !st.ok()) return rollback(st);
+    changes = stmt->Changes();
+  }
+  if (Status st = conn_->Exec("COMMIT"); !st.ok()) return rollback(st);
+  return changes == 1;
+}
+
+void SqliteLeadership::ReleaseAll() {
+  std::lock_guard<std::mutex> lock(mu_);
+  renewed_at_.clear();
+  Result<Statement> stmt = conn_->Prepare(kRelease);
+  if (!stmt.ok()) return;
+  stmt->Bind(1, node_id_);
+  (void)stmt->Run();
+}
+
+}  // namespace redrive::store::sqlite
