@@ -51,6 +51,11 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
   engine::EngineOptions engine_options;
   engine_options.retention_interval = config.retention_interval;
   engine_options.prune_workers_after = config.prune_workers_after;
+  if (store.traits().write_model == store::WriteModel::kTransactionPerRequest) {
+    // Several nodes may share the store: cross-node wake-ups are a hint
+    // (LISTEN/NOTIFY), so parked claims also look again now and then.
+    engine_options.claim_repoll = std::chrono::seconds(5);
+  }
   outbound_http::HttpSenderOptions sender_options;
   sender_options.timeout = config.webhook_timeout;
   sender_options.user_agent = std::string("Redrive-Webhooks/") + REDRIVE_VERSION;

@@ -127,6 +127,7 @@ class FaultStore final : public store::Store {
     Result<std::optional<Instant>> NextLeaseExpiry() override { return inner_->NextLeaseExpiry(); }
     Result<std::optional<Instant>> NextDeadline() override { return inner_->NextDeadline(); }
     Result<std::vector<Webhook>> ListWebhooks() override { return inner_->ListWebhooks(); }
+    Result<int64_t> WebhooksVersion() override { return inner_->WebhooksVersion(); }
     Result<Webhook> GetWebhook(const std::string& id) override { return inner_->GetWebhook(id); }
     Result<std::vector<WebhookDelivery>> ListDeliveries(const store::DeliveryFilter& f) override {
       return inner_->ListDeliveries(f);

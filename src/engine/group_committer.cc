@@ -71,14 +71,21 @@ void GroupCommitter::Loop() {
 
 void GroupCommitter::RunBatch(std::deque<WriteOp>& batch) {
   TxContext ctx{clock_.Now(), random_, {}, {}, hooks_};
-  // What the hooks take once per transaction (a configuration snapshot) goes
-  // in the batch's context; every op's context gets a copy.
-  for (WriteHook* hook : hooks_) hook->BeginTransaction(ctx);
   std::vector<Status> results(batch.size());
   Status commit_status;
   auto tx = store_.BeginWrite();
+  if (tx.ok()) {
+    // What the hooks take once per transaction (a configuration snapshot)
+    // goes in the batch's context; every op's context gets a copy.
+    for (WriteHook* hook : hooks_) {
+      commit_status = hook->BeginTransaction(**tx, ctx);
+      if (!commit_status.ok()) break;
+    }
+  }
   if (!tx.ok()) {
     commit_status = tx.status();
+  } else if (!commit_status.ok()) {
+    tx->reset();
   } else {
     store::WriteTx& w = **tx;
     for (size_t i = 0; i < batch.size(); ++i) {

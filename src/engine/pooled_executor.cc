@@ -109,7 +109,10 @@ Status PooledExecutor::TryOnce(WriteOp& op, TxEffects& effects) {
   if (!tx.ok())
     return tx.status().code() == ErrorCode::kAborted ? tx.status() : StoreError(tx.status());
   TxContext ctx{clock_.Now(), random_, {}, {}, hooks_};
-  for (WriteHook* hook : hooks_) hook->BeginTransaction(ctx);
+  for (WriteHook* hook : hooks_) {
+    Status begun = hook->BeginTransaction(**tx, ctx);
+    if (!begun.ok()) return begun.code() == ErrorCode::kAborted ? begun : StoreError(begun);
+  }
   // An error of the op (ABORTED included) rolls its transaction back when
   // `tx` is destroyed; what the hooks wrote goes with it.
   Status st = op.run(**tx, ctx);

@@ -43,10 +43,15 @@ class WriteHook {
   virtual ~WriteHook() = default;
 
   // Once per transaction, before its first request runs, with the
-  // transaction's context (e.g. to store one snapshot of configuration there
-  // for the whole batch). Every request of the transaction sees what it
-  // stored.
-  virtual void BeginTransaction(TxContext& ctx) { (void)ctx; }
+  // transaction and its context (e.g. to store one snapshot of configuration
+  // there for the whole batch, checked against the store in `tx`). Every
+  // request of the transaction sees what it stored. An error fails the
+  // transaction's requests.
+  virtual Status BeginTransaction(store::WriteTx& tx, TxContext& ctx) {
+    (void)tx;
+    (void)ctx;
+    return Status::Ok();
+  }
 
   // Called as each write of a request is made, inside the request's
   // savepoint: rows written to `tx` commit or roll back with the request, and

@@ -137,6 +137,12 @@ class ReadTx {
 
   // Outgoing webhooks, oldest created first.
   virtual Result<std::vector<Webhook>> ListWebhooks() = 0;
+  // A number that grows whenever a webhook is created or deleted, or its
+  // subscription changes (name, url, events, secret, enabled, format) — in
+  // that write's transaction, by the database itself — so a node can tell
+  // in one cheap read whether its cached subscriptions are stale. Delivery
+  // bookkeeping (failure streaks, last delivery) does not move it.
+  virtual Result<int64_t> WebhooksVersion() = 0;
   // NOT_FOUND if absent.
   virtual Result<Webhook> GetWebhook(const std::string& id) = 0;
   // Deliveries of one webhook matching `f`, newest created first (rows of
@@ -229,6 +235,11 @@ class WriteTx : public ReadTx {
   virtual Status UpdateWebhook(const Webhook& webhook) = 0;
   // Deletes the webhook and all its deliveries. NOT_FOUND if absent.
   virtual Status DeleteWebhook(const std::string& id) = 0;
+  // Writes nothing (and succeeds) when the delivery's webhook no longer
+  // exists: a node whose subscriptions were a moment stale must not fail
+  // the job request that emitted the event. A webhook deleted concurrently
+  // either waits for this transaction (and deletes the delivery with its
+  // webhook) or is seen gone.
   virtual Status InsertDelivery(const WebhookDelivery& delivery) = 0;
   // Replaces the mutable fields (status, attempts, next_attempt_at, last_*,
   // delivered_at, duration_ms). NOT_FOUND if absent (its webhook was deleted).

@@ -131,9 +131,12 @@ TEST(ServerSmokeTest, VersionAndBadFlags) {
 }
 
 TEST(ServerSmokeTest, UnusableStoresFailClearly) {
-  ExitResult pg = RunRedrive({"serve", "--listen", "127.0.0.1:0", "--store", "postgres://h/db"});
+  // Nothing listens on port 1: refused at once, named without its password.
+  ExitResult pg = RunRedrive(
+      {"serve", "--listen", "127.0.0.1:0", "--store", "postgres://app:s3cret@127.0.0.1:1/db"});
   EXPECT_NE(pg.exit_code, 0);
-  EXPECT_TRUE(Contains(pg.err, "PostgreSQL store not built yet")) << pg.err;
+  EXPECT_TRUE(Contains(pg.err, "cannot open store postgres://app:***@127.0.0.1:1/db")) << pg.err;
+  EXPECT_FALSE(Contains(pg.err, "s3cret")) << pg.err;
 
   TempDir dir;
   std::filesystem::path corrupt = dir.path() / "corrupt.db";

@@ -223,5 +223,58 @@ TEST_P(StoreConformanceTest, ADeliveryRolledBackToItsSavepointIsNotWritten) {
   EXPECT_THAT(BeginRead()->ListDeliveries({"w"})->size(), 0u);
 }
 
+TEST_P(StoreConformanceTest, WebhooksVersionMovesWithSubscriptionsNotWithBookkeeping) {
+  auto version = [&] {
+    auto v = BeginRead()->WebhooksVersion();
+    EXPECT_TRUE(v.ok()) << v.status().ToString();
+    return v.ok() ? *v : -1;
+  };
+  const int64_t empty = version();
+  Webhook w = MakeWebhook("w");
+  Write([&](WriteTx& tx) { ASSERT_TRUE(tx.InsertWebhook(w).ok()); });
+  const int64_t created = version();
+  EXPECT_GT(created, empty);
+
+  // Delivery bookkeeping: the subscription is unchanged.
+  w.consecutive_failures = 7;
+  w.last_delivery_at = T(5);
+  w.updated_at = T(5);
+  Write([&](WriteTx& tx) { ASSERT_TRUE(tx.UpdateWebhook(w).ok()); });
+  EXPECT_EQ(version(), created);
+
+  // Each subscription field moves it.
+  int64_t last = created;
+  auto changed = [&](const std::function<void(Webhook&)>& change) {
+    change(w);
+    Write([&](WriteTx& tx) { ASSERT_TRUE(tx.UpdateWebhook(w).ok()); });
+    const int64_t now = version();
+    EXPECT_GT(now, last);
+    last = now;
+  };
+  changed([](Webhook& x) { x.enabled = false; });
+  changed([](Webhook& x) { x.url = "https://example.com/other"; });
+  changed([](Webhook& x) { x.events = {"job.completed"}; });
+  changed([](Webhook& x) { x.secret = "whsec_rotated"; });
+  changed([](Webhook& x) { x.format = WebhookFormat::kJson; });
+  changed([](Webhook& x) { x.name = "renamed"; });
+
+  // Seen inside a write transaction too, and moved by a delete.
+  Write([&](WriteTx& tx) {
+    ASSERT_TRUE(tx.DeleteWebhook("w").ok());
+    auto in_tx = tx.WebhooksVersion();
+    ASSERT_TRUE(in_tx.ok());
+    EXPECT_GT(*in_tx, last);
+  });
+  EXPECT_GT(version(), last);
+}
+
+TEST_P(StoreConformanceTest, ADeliveryForAWebhookDeletedMeanwhileIsNotWrittenAndNotAnError) {
+  Write([&](WriteTx& tx) {
+    Status st = tx.InsertDelivery(MakeDelivery("d", "gone", T(0), T(0)));
+    EXPECT_TRUE(st.ok()) << st.ToString();
+  });
+  EXPECT_EQ(BeginRead()->GetDelivery("d").status().code(), ErrorCode::kNotFound);
+}
+
 }  // namespace
 }  // namespace redrive::store::testing

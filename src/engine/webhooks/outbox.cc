@@ -7,9 +7,10 @@
 
 namespace redrive::engine {
 
-void WebhookOutbox::BeginTransaction(TxContext& ctx) {
-  ctx.subscriptions = subscriptions_.Get();
+Status WebhookOutbox::BeginTransaction(store::WriteTx& tx, TxContext& ctx) {
+  REDRIVE_ASSIGN_OR_RETURN(ctx.subscriptions, subscriptions_.ForTransaction(tx));
   if (ctx.subscriptions->empty()) ctx.subscriptions.reset();
+  return Status::Ok();
 }
 
 Status WebhookOutbox::OnJob(store::WriteTx& tx, TxContext& ctx, const JobWrite& write) {

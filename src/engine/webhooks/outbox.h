@@ -24,9 +24,12 @@ namespace redrive::engine {
 class WebhookOutbox final : public WriteHook {
  public:
   // `subscriptions` must outlive this.
-  explicit WebhookOutbox(const SubscriptionCache& subscriptions) : subscriptions_(subscriptions) {}
+  explicit WebhookOutbox(SubscriptionCache& subscriptions) : subscriptions_(subscriptions) {}
 
-  void BeginTransaction(TxContext& ctx) override;
+  // Takes the cached subscriptions, or the webhook list read in `tx` when
+  // the store's webhooks version says the cache is stale (a webhook changed
+  // on another node, or in a transaction not yet refreshed here).
+  Status BeginTransaction(store::WriteTx& tx, TxContext& ctx) override;
   // Writes one pending delivery, due now, per (emitted event, enabled
   // webhook subscribed to it).
   Status OnJob(store::WriteTx& tx, TxContext& ctx, const JobWrite& write) override;
@@ -35,7 +38,7 @@ class WebhookOutbox final : public WriteHook {
  private:
   static Status Write(store::WriteTx& tx, TxContext& ctx, const WebhookEvent& event);
 
-  const SubscriptionCache& subscriptions_;
+  SubscriptionCache& subscriptions_;
 };
 
 }  // namespace redrive::engine

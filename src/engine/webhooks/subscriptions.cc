@@ -5,8 +5,10 @@
 namespace redrive::engine {
 namespace {
 
-std::shared_ptr<const WebhookSubscriptions> Snapshot(const std::vector<Webhook>& all) {
+std::shared_ptr<const WebhookSubscriptions> Snapshot(const std::vector<Webhook>& all,
+                                                     int64_t version) {
   auto s = std::make_shared<WebhookSubscriptions>();
+  s->version = version;
   for (const Webhook& w : all) {
     if (w.enabled) s->webhooks.push_back(w);
   }
@@ -27,27 +29,33 @@ std::shared_ptr<const WebhookSubscriptions> SubscriptionCache::Get() const {
   return current_;
 }
 
-void SubscriptionCache::Set(const std::vector<Webhook>& all) {
-  auto snapshot = Snapshot(all);
+void SubscriptionCache::Set(const std::vector<Webhook>& all, int64_t version) {
+  auto snapshot = Snapshot(all, version);
   std::lock_guard<std::mutex> lock(mu_);
   current_ = std::move(snapshot);
-  ++generation_;
+}
+
+void SubscriptionCache::Offer(std::shared_ptr<const WebhookSubscriptions> snapshot) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (snapshot->version >= current_->version) current_ = std::move(snapshot);
+}
+
+Result<std::shared_ptr<const WebhookSubscriptions>> SubscriptionCache::ForTransaction(
+    store::ReadTx& tx) {
+  REDRIVE_ASSIGN_OR_RETURN(int64_t version, tx.WebhooksVersion());
+  auto cached = Get();
+  if (cached->version == version) return cached;
+  REDRIVE_ASSIGN_OR_RETURN(auto all, tx.ListWebhooks());
+  auto snapshot = Snapshot(all, version);
+  Offer(snapshot);
+  return std::shared_ptr<const WebhookSubscriptions>(std::move(snapshot));
 }
 
 Status SubscriptionCache::Refresh(store::Store& store) {
-  std::lock_guard<std::mutex> serial(refresh_mu_);
-  uint64_t seen;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    seen = generation_;
-  }
   REDRIVE_ASSIGN_OR_RETURN(auto tx, store.BeginRead());
+  REDRIVE_ASSIGN_OR_RETURN(int64_t version, tx->WebhooksVersion());
   REDRIVE_ASSIGN_OR_RETURN(auto all, tx->ListWebhooks());
-  auto snapshot = Snapshot(all);
-  std::lock_guard<std::mutex> lock(mu_);
-  if (generation_ != seen) return Status::Ok();
-  current_ = std::move(snapshot);
-  ++generation_;
+  Offer(Snapshot(all, version));
   return Status::Ok();
 }
 

@@ -4,10 +4,16 @@
 // (the outbox keeps no snapshot), so the job hot path pays nothing for the
 // feature.
 //
-// The snapshot is re-read (Refresh) after every webhook create/update/delete
-// commit, before that request is answered (so requests after the answer see
-// the change), when a webhook disables itself, and periodically by the
-// dispatcher (so several nodes on one database converge).
+// Every snapshot carries the store's webhooks version it was read at
+// (store.h, WebhooksVersion). Each write transaction reads that version
+// (one cheap row) and, when it differs from the cached snapshot's, reads the
+// list in the same transaction (ForTransaction): a webhook created, changed
+// or deleted on any node is seen by every transaction that starts after that
+// commit, on every node. The snapshot is also re-read (Refresh) after every
+// webhook create/update/delete commit here and periodically by the
+// dispatcher, so the next transactions rarely need the list. Of two
+// snapshots the one of the higher version wins, whatever order they arrive
+// in.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +30,7 @@ namespace redrive::engine {
 
 struct WebhookSubscriptions {
   std::vector<Webhook> webhooks;  // enabled webhooks only
+  int64_t version = 0;            // the store's WebhooksVersion it reflects
 
   bool empty() const { return webhooks.empty(); }
   // Some webhook wants `event` (core's WebhookWants).
@@ -37,20 +44,21 @@ class SubscriptionCache {
 
   // Never null.
   std::shared_ptr<const WebhookSubscriptions> Get() const;
-  // Replaces the snapshot with the enabled webhooks among `all`.
-  void Set(const std::vector<Webhook>& all);
-  // Reads every webhook on a read snapshot and Set()s them, unless a Set()
-  // happened meanwhile (that one saw a newer committed state). Refreshes
-  // run one at a time, so of two concurrent ones the later read is set
-  // last: a refresh that starts after a commit leaves a snapshot at least as
-  // new as that commit.
+  // Replaces the snapshot with the enabled webhooks among `all` (tests).
+  void Set(const std::vector<Webhook>& all, int64_t version = 0);
+  // The subscriptions as of `tx`: the cached snapshot when the store's
+  // version is the cached one, else the list read in `tx` (which is cached,
+  // unless a newer one arrived meanwhile). Never null.
+  Result<std::shared_ptr<const WebhookSubscriptions>> ForTransaction(store::ReadTx& tx);
+  // Reads the version and every webhook on one read snapshot and caches
+  // them, unless a newer snapshot is cached.
   Status Refresh(store::Store& store);
 
  private:
-  std::mutex refresh_mu_;  // held across a Refresh's read and set
+  void Offer(std::shared_ptr<const WebhookSubscriptions> snapshot);
+
   mutable std::mutex mu_;
   std::shared_ptr<const WebhookSubscriptions> current_;
-  uint64_t generation_ = 0;
 };
 
 }  // namespace redrive::engine

@@ -15,7 +15,6 @@ PgLeadership::~PgLeadership() {
 void PgLeadership::DropSession() {
   conn_.reset();  // closing the session releases its locks
   held_.clear();
-  tried_at_.clear();
 }
 
 Status PgLeadership::EnsureSession(Instant now) {
@@ -50,11 +49,6 @@ Result<bool> PgLeadership::Hold(const std::string& duty, Instant now) {
     return st;
   }
   if (held_.count(duty)) return true;
-  auto tried = tried_at_.find(duty);
-  if (tried != tried_at_.end() && now - tried->second < options_.retry_interval &&
-      now >= tried->second) {
-    return false;
-  }
   PgParams params;
   params.Add(static_cast<int64_t>(kDutyLockSpace));
   params.AddRef(duty);
@@ -65,11 +59,9 @@ Result<bool> PgLeadership::Hold(const std::string& duty, Instant now) {
   }
   if (r->rows() == 1 && r->Bool(0, 0)) {
     held_.insert(duty);
-    tried_at_.erase(duty);
     spdlog::info("node {} now leads {}", node_id_, duty);
     return true;
   }
-  tried_at_[duty] = now;
   return false;
 }
 
@@ -79,7 +71,6 @@ void PgLeadership::ReleaseAll() {
     if (!conn_->Exec("SELECT pg_advisory_unlock_all()").ok()) DropSession();
   }
   held_.clear();
-  tried_at_.clear();
 }
 
 }  // namespace redrive::store::postgres

@@ -9,14 +9,13 @@
 // Held duties are answered from memory, with the session checked at most
 // once per `check_interval` (a lost session holds nothing: every duty is
 // dropped and retried on a new connection). A duty another node holds is
-// tried again at most once per `retry_interval`, so a follower costs the
-// database a few cheap queries a second, not one per pass.
+// tried at every Hold (one pg_try_advisory_lock, a few microseconds of the
+// server's time), so a duty released by its leader is taken at once.
 //
 // Thread-safety: thread-safe (one mutex; the queries are short).
 #pragma once
 
 #include <chrono>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -33,7 +32,6 @@ inline constexpr int kDutyLockSpace = 0x52445256;
 struct PgLeadershipOptions {
   PgConnectOptions connect;
   std::chrono::milliseconds check_interval{1000};
-  std::chrono::milliseconds retry_interval{500};
 };
 
 class PgLeadership final : public Leadership {
@@ -57,7 +55,6 @@ class PgLeadership final : public Leadership {
   std::unique_ptr<PgConnection> conn_;
   Instant checked_at_{};
   std::set<std::string> held_;
-  std::map<std::string, Instant> tried_at_;  // duties held elsewhere
 };
 
 }  // namespace redrive::store::postgres

@@ -205,6 +205,11 @@ Result<std::optional<Instant>> PgReads<Base>::NextDeliveryDue() {
   return webhook_sql::NextDeliveryDue(conn_);
 }
 
+template <typename Base>
+Result<int64_t> PgReads<Base>::WebhooksVersion() {
+  return webhook_sql::WebhooksVersion(conn_);
+}
+
 template class PgReads<ReadTx>;
 template class PgReads<WriteTx>;
 

@@ -40,6 +40,7 @@ class PgReads : public Base {
   Result<std::vector<WebhookDelivery>> ListDeliveries(const DeliveryFilter& f) override;
   Result<WebhookDelivery> GetDelivery(const std::string& id) override;
   Result<std::optional<Instant>> NextDeliveryDue() override;
+  Result<int64_t> WebhooksVersion() override;
 
  protected:
   // `conn` must outlive this object.

@@ -182,8 +182,39 @@ CREATE INDEX webhook_deliveries_finished ON redrive.webhook_deliveries (created_
   WHERE status <> 'pending';
 )sql";
 
+// Version 2: several nodes. A delivery's reservation is the token of the
+// attempt holding it (an attempt whose reservation lapsed and was taken
+// again records nothing). webhooks_version is moved by the database itself
+// whenever a webhook's subscription changes, so every node sees in one
+// cheap read that its cached subscriptions are stale (WebhooksVersion);
+// delivery bookkeeping (failure streaks) does not move it.
+constexpr char kSchemaV2[] = R"sql(
+ALTER TABLE redrive.webhook_deliveries ADD COLUMN reservation text;
+
+CREATE TABLE redrive.webhooks_version (
+  id      integer PRIMARY KEY CHECK (id = 1),
+  version bigint NOT NULL
+);
+INSERT INTO redrive.webhooks_version (id, version) VALUES (1, 1);
+
+CREATE FUNCTION redrive.bump_webhooks_version() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE redrive.webhooks_version SET version = version + 1 WHERE id = 1;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER webhooks_version_on_insert_delete AFTER INSERT OR DELETE ON redrive.webhooks
+  FOR EACH ROW EXECUTE FUNCTION redrive.bump_webhooks_version();
+CREATE TRIGGER webhooks_version_on_update AFTER UPDATE ON redrive.webhooks
+  FOR EACH ROW WHEN (OLD.name IS DISTINCT FROM NEW.name OR OLD.url IS DISTINCT FROM NEW.url
+    OR OLD.events IS DISTINCT FROM NEW.events OR OLD.secret IS DISTINCT FROM NEW.secret
+    OR OLD.enabled IS DISTINCT FROM NEW.enabled OR OLD.format IS DISTINCT FROM NEW.format)
+  EXECUTE FUNCTION redrive.bump_webhooks_version();
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
+    {2, "delivery reservations, webhooks version", kSchemaV2},
 };
 
 constexpr char kCreateMigrationsTable[] =

@@ -9,7 +9,7 @@ namespace {
 // The fixed fields, the mutable ones (UpdateDelivery), created_at.
 #define REDRIVE_PG_DELIVERY_COLUMNS                                            \
   "id, webhook_id, event_id, event, body, status, attempts, next_attempt_at, " \
-  "last_status_code, last_error, delivered_at, duration_ms, created_at"
+  "last_status_code, last_error, delivered_at, duration_ms, reservation, created_at"
 
 constexpr char kListWebhooks[] =
     "SELECT " REDRIVE_PG_WEBHOOK_COLUMNS " FROM redrive.webhooks ORDER BY created_at, id";
@@ -43,16 +43,22 @@ constexpr char kListDeliveriesByStatus[] =
     " ORDER BY created_at DESC, seq DESC LIMIT $2 OFFSET $3";
 constexpr char kInsertDelivery[] =
     "INSERT INTO redrive.webhook_deliveries (" REDRIVE_PG_DELIVERY_COLUMNS
-    ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
+    ") SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer,"
+    " $8::bigint, $9::integer, $10::text, $11::bigint, $12::bigint, $13::text, $14::bigint"
+    // A webhook deleted meanwhile is seen gone (nothing is written); one
+    // being deleted waits for this transaction and then cascades to it.
+    " WHERE EXISTS (SELECT 1 FROM redrive.webhooks WHERE id = $2 FOR KEY SHARE)";
+constexpr char kWebhooksVersion[] = "SELECT version FROM redrive.webhooks_version WHERE id = 1";
 // $1 id, then the mutable fields (BindMutable).
 constexpr char kUpdateDelivery[] =
     "UPDATE redrive.webhook_deliveries SET status = $2, attempts = $3, next_attempt_at = $4, "
-    "last_status_code = $5, last_error = $6, delivered_at = $7, duration_ms = $8 WHERE id = $1";
+    "last_status_code = $5, last_error = $6, delivered_at = $7, duration_ms = $8, "
+    "reservation = $9 WHERE id = $1";
 // Walks webhook_deliveries_due; rows of disabled webhooks wait, pending.
 constexpr char kSelectDue[] =
     "SELECT d.id, d.webhook_id, d.event_id, d.event, d.body, d.status, d.attempts,"
     " d.next_attempt_at, d.last_status_code, d.last_error, d.delivered_at, d.duration_ms,"
-    " d.created_at FROM redrive.webhook_deliveries AS d"
+    " d.reservation, d.created_at FROM redrive.webhook_deliveries AS d"
     " JOIN redrive.webhooks AS w ON w.id = d.webhook_id AND w.enabled"
     " WHERE d.status = 'pending' AND d.next_attempt_at <= $1"
     " ORDER BY d.next_attempt_at LIMIT $2 FOR UPDATE OF d SKIP LOCKED";
@@ -132,7 +138,8 @@ WebhookDelivery ReadDelivery(const PgResult& r, int row) {
   d.last_error = r.OptString(row, 9);
   d.delivered_at = r.OptTime(row, 10);
   if (!r.IsNull(row, 11)) d.duration_ms = r.Int64(row, 11);
-  d.created_at = r.Time(row, 12);
+  d.reservation = r.OptString(row, 12);
+  d.created_at = r.Time(row, 13);
   return d;
 }
 
@@ -153,6 +160,7 @@ void BindMutable(PgParams& p, const WebhookDelivery& d) {
   } else {
     p.AddNull();
   }
+  p.AddRef(d.reservation);
 }
 
 void BindDelivery(PgParams& p, const WebhookDelivery& d) {
@@ -214,6 +222,12 @@ Result<WebhookDelivery> GetDelivery(PgConnection& conn, const std::string& id, b
                            conn.ExecPrepared(lock ? kGetDeliveryForUpdate : kGetDelivery, p));
   if (r.rows() == 0) return Status::NotFound("delivery " + id + " not found");
   return ReadDelivery(r, 0);
+}
+
+Result<int64_t> WebhooksVersion(PgConnection& conn) {
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, conn.ExecPrepared(kWebhooksVersion, {}));
+  if (r.rows() != 1) return Status::Internal("redrive.webhooks_version has no row");
+  return r.Int64(0, 0);
 }
 
 Result<std::optional<Instant>> NextDeliveryDue(PgConnection& conn) {

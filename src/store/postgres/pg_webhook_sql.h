@@ -21,6 +21,7 @@ Result<Webhook> GetWebhook(PgConnection& conn, const std::string& id, bool lock)
 Result<std::vector<WebhookDelivery>> ListDeliveries(PgConnection& conn, const DeliveryFilter& f);
 Result<WebhookDelivery> GetDelivery(PgConnection& conn, const std::string& id, bool lock);
 Result<std::optional<Instant>> NextDeliveryDue(PgConnection& conn);
+Result<int64_t> WebhooksVersion(PgConnection& conn);
 
 // Writes (inside a write transaction).
 Status InsertWebhook(PgConnection& conn, const Webhook& w);

@@ -178,6 +178,11 @@ Result<std::optional<Instant>> SqliteReads<Base>::NextDeliveryDue() {
   return webhook_sql::NextDeliveryDue(conn_);
 }
 
+template <typename Base>
+Result<int64_t> SqliteReads<Base>::WebhooksVersion() {
+  return webhook_sql::WebhooksVersion(conn_);
+}
+
 template class SqliteReads<ReadTx>;
 template class SqliteReads<WriteTx>;
 

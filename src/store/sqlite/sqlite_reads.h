@@ -37,6 +37,7 @@ class SqliteReads : public Base {
   Result<std::vector<WebhookDelivery>> ListDeliveries(const DeliveryFilter& f) override;
   Result<WebhookDelivery> GetDelivery(const std::string& id) override;
   Result<std::optional<Instant>> NextDeliveryDue() override;
+  Result<int64_t> WebhooksVersion() override;
 
  protected:
   // `conn` must outlive this object.

@@ -203,10 +203,32 @@ CREATE TABLE duty_leases (
 ALTER TABLE webhook_deliveries ADD COLUMN reservation TEXT;
 )sql";
 
+// Version 4: webhooks_version, moved by the database whenever a webhook's
+// subscription changes, so every node (process) sharing the file sees in one
+// read that its cached subscriptions are stale (WebhooksVersion).
+constexpr char kSchemaV4[] = R"sql(
+CREATE TABLE webhooks_version (
+  id      INTEGER PRIMARY KEY CHECK (id = 1),
+  version INTEGER NOT NULL
+) STRICT;
+INSERT INTO webhooks_version (id, version) VALUES (1, 1);
+
+CREATE TRIGGER webhooks_version_on_insert AFTER INSERT ON webhooks
+BEGIN UPDATE webhooks_version SET version = version + 1 WHERE id = 1; END;
+CREATE TRIGGER webhooks_version_on_delete AFTER DELETE ON webhooks
+BEGIN UPDATE webhooks_version SET version = version + 1 WHERE id = 1; END;
+CREATE TRIGGER webhooks_version_on_update AFTER UPDATE ON webhooks
+WHEN OLD.name IS NOT NEW.name OR OLD.url IS NOT NEW.url OR OLD.events IS NOT NEW.events
+  OR OLD.secret IS NOT NEW.secret OR OLD.enabled IS NOT NEW.enabled
+  OR OLD.format IS NOT NEW.format
+BEGIN UPDATE webhooks_version SET version = version + 1 WHERE id = 1; END;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "outgoing webhooks", kSchemaV2},
     {3, "duty leases and delivery reservations", kSchemaV3},
+    {4, "webhooks version", kSchemaV4},
 };
 
 constexpr char kCreateMigrationsTable[] =

@@ -38,7 +38,9 @@ constexpr char kListDeliveriesByStatus[] =
     " AND status = ?4 ORDER BY created_at DESC, rowid DESC LIMIT ?2 OFFSET ?3";
 constexpr char kInsertDelivery[] =
     "INSERT INTO webhook_deliveries (" REDRIVE_DELIVERY_COLUMNS
-    ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
+    ") SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14"
+    " WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = ?2)";
+constexpr char kWebhooksVersion[] = "SELECT version FROM webhooks_version WHERE id = 1";
 constexpr char kUpdateDelivery[] =
     "UPDATE webhook_deliveries SET status = ?6, attempts = ?7, next_attempt_at = ?8, "
     "last_status_code = ?9, last_error = ?10, delivered_at = ?12, duration_ms = ?13, "
@@ -188,6 +190,13 @@ Result<WebhookDelivery> GetDelivery(Connection& conn, const std::string& id) {
   REDRIVE_ASSIGN_OR_RETURN(bool row, stmt.Step());
   if (!row) return Status::NotFound("delivery " + id + " not found");
   return ReadDelivery(stmt);
+}
+
+Result<int64_t> WebhooksVersion(Connection& conn) {
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kWebhooksVersion));
+  REDRIVE_ASSIGN_OR_RETURN(bool row, stmt.Step());
+  if (!row) return Status::Internal("webhooks_version has no row");
+  return stmt.Int64(0);
 }
 
 Result<std::optional<Instant>> NextDeliveryDue(Connection& conn) {

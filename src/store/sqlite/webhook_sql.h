@@ -21,6 +21,7 @@ Result<Webhook> GetWebhook(Connection& conn, const std::string& id);
 Result<std::vector<WebhookDelivery>> ListDeliveries(Connection& conn, const DeliveryFilter& f);
 Result<WebhookDelivery> GetDelivery(Connection& conn, const std::string& id);
 Result<std::optional<Instant>> NextDeliveryDue(Connection& conn);
+Result<int64_t> WebhooksVersion(Connection& conn);
 
 // Writes (inside a write transaction).
 Status InsertWebhook(Connection& conn, const Webhook& w);

@@ -1,0 +1,278 @@
+// Three `redrive serve` processes on one PostgreSQL database, as behind a
+// load balancer: every job completed exactly once under contention, fencing
+// across nodes, a redrive on one node waking a long-poll on another, kill -9
+// of a node losing nothing acknowledged (its leases reclaimed by the others),
+// and webhook events delivered once. Always on PostgreSQL (the shared test
+// cluster), whatever REDRIVE_TEST_STORE says.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <boost/json.hpp>
+#include <chrono>
+#include <future>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "e2e/support/http_client.h"
+#include "e2e/support/server_process.h"
+#include "e2e/support/wait.h"
+#include "e2e/support/webhook_receiver.h"
+
+namespace redrive::e2e {
+namespace {
+
+namespace json = boost::json;
+using namespace std::chrono_literals;
+using SteadyClock = std::chrono::steady_clock;
+
+std::string Str(const json::value& v) { return std::string(v.as_string()); }
+
+class MultiNodeTest : public ::testing::Test {
+ protected:
+  static constexpr int kNodes = 3;
+
+  void SetUp() override {
+    const std::string url = NewPostgresStoreUrl();
+    for (int i = 0; i < kNodes; ++i) {
+      ServerOptions o;
+      o.store = url;
+      o.extra_args = {"--webhook-retry-base-ms", "100"};
+      nodes_.push_back(std::make_unique<ServerProcess>(o));
+    }
+    // One at a time, so the first migrates and the others find the schema
+    // (the concurrent start is the store's own test).
+    for (auto& n : nodes_) ASSERT_TRUE(n->Start());
+  }
+
+  HttpClient Client(int node) { return nodes_[node]->Client(); }
+
+  JsonResponse Post(int node, const std::string& path, const json::value& body) {
+    return Client(node).JsonRequest("POST", "/api/v1" + path, body);
+  }
+  JsonResponse Get(int node, const std::string& path) {
+    return Client(node).JsonRequest("GET", "/api/v1" + path);
+  }
+
+  std::string Enqueue(int node, const std::string& queue, json::object extra = {}) {
+    extra["queue_name"] = queue;
+    if (!extra.contains("payload")) extra["payload"] = json::object{{"n", 1}};
+    auto r = Post(node, "/jobs", extra);
+    EXPECT_EQ(r.status, 201) << r.raw.body;
+    return r.status == 201 ? Str(r.body.at("id")) : "";
+  }
+
+  json::array Claim(HttpClient& c, const std::string& queue, const std::string& worker, int limit,
+                    int wait_ms, int lease_secs = 30) {
+    auto r = c.JsonRequest("POST", "/api/v1/jobs/claim",
+                           json::object{{"queue_name", queue},
+                                        {"worker_id", worker},
+                                        {"limit", limit},
+                                        {"wait_ms", wait_ms},
+                                        {"lease_duration_secs", lease_secs}});
+    EXPECT_EQ(r.status, 200) << r.raw.body;
+    return r.status == 200 ? r.body.at("jobs").as_array() : json::array{};
+  }
+
+  std::string Status(int node, const std::string& id) {
+    auto r = Get(node, "/jobs/" + id);
+    return r.status == 200 ? Str(r.body.at("status")) : "HTTP " + std::to_string(r.status);
+  }
+
+  // Long-poll claims parked on `node` for `queue` (its /metrics gauge).
+  int Parked(int node, const std::string& queue) {
+    HttpResponse r = Client(node).Get("/metrics");
+    const std::string key = "redrive_claims_waiting{queue=\"" + queue + "\"} ";
+    auto at = r.body.find(key);
+    return at == std::string::npos ? 0 : std::atoi(r.body.c_str() + at + key.size());
+  }
+
+  std::vector<std::unique_ptr<ServerProcess>> nodes_;
+};
+
+TEST_F(MultiNodeTest, EveryJobIsCompletedExactlyOnceUnderContention) {
+  constexpr int kJobs = 300;
+  json::array jobs;
+  for (int i = 0; i < kJobs; ++i) jobs.push_back(json::object{{"payload", {{"i", i}}}});
+  auto bulk = Post(0, "/jobs/bulk", json::object{{"queue_name", "contended"}, {"jobs", jobs}});
+  ASSERT_EQ(bulk.status / 100, 2) << bulk.raw.body;
+
+  std::mutex mu;
+  std::map<std::string, int> completed;  // job id → completions answered 200
+  std::atomic<int> refused{0}, total{0};
+  std::vector<std::thread> workers;
+  for (int w = 0; w < 2 * kNodes; ++w) {
+    workers.emplace_back([&, w] {
+      const int node = w % kNodes;
+      HttpClient c = Client(node);
+      const std::string me = "worker-" + std::to_string(w);
+      const auto until = SteadyClock::now() + 60s;
+      while (total.load() < kJobs && SteadyClock::now() < until) {
+        for (const auto& job : Claim(c, "contended", me, 5, 200)) {
+          const std::string id = Str(job.at("id"));
+          auto r = c.JsonRequest("POST", "/api/v1/jobs/" + id + "/complete",
+                                 json::object{{"worker_id", me}, {"lease_id", job.at("lease_id")}});
+          if (r.status == 200) {
+            std::lock_guard<std::mutex> lock(mu);
+            ++completed[id];
+            ++total;
+          } else {
+            ++refused;
+          }
+        }
+      }
+    });
+  }
+  for (auto& t : workers) t.join();
+
+  ASSERT_EQ(completed.size(), static_cast<size_t>(kJobs));
+  for (const auto& [id, n] : completed) EXPECT_EQ(n, 1) << id;
+  // Nobody was handed a job someone else held: no completion was refused.
+  EXPECT_EQ(refused.load(), 0);
+  auto stats = Get(1, "/queues/contended");
+  ASSERT_EQ(stats.status, 200) << stats.raw.body;
+  EXPECT_EQ(stats.body.at("counts").at("completed"), kJobs) << stats.raw.body;
+}
+
+TEST_F(MultiNodeTest, AStaleLeaseHolderIsFencedThroughAnotherNode) {
+  const std::string id = Enqueue(0, "fenced", {{"max_retries", 3}});
+  HttpClient c0 = Client(0), c1 = Client(1), c2 = Client(2);
+  auto first = Claim(c0, "fenced", "slow", 1, 0, /*lease_secs=*/5);
+  ASSERT_EQ(first.size(), 1u);
+  const std::string stale = Str(first[0].at("lease_id"));
+
+  // The lease runs out; whichever node leads the reaper takes the job back.
+  ASSERT_TRUE(WaitUntil([&] { return Status(2, id) != "processing"; }, 15s)) << Status(2, id);
+  auto second = Claim(c1, "fenced", "fast", 1, 10000);
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(Str(second[0].at("id")), id);
+
+  auto late = c2.JsonRequest("POST", "/api/v1/jobs/" + id + "/complete",
+                             json::object{{"worker_id", "slow"}, {"lease_id", stale}});
+  EXPECT_EQ(late.status, 409) << late.raw.body;
+  auto ok =
+      c0.JsonRequest("POST", "/api/v1/jobs/" + id + "/complete",
+                     json::object{{"worker_id", "fast"}, {"lease_id", second[0].at("lease_id")}});
+  EXPECT_EQ(ok.status, 200) << ok.raw.body;
+  EXPECT_EQ(Status(1, id), "completed");
+}
+
+TEST_F(MultiNodeTest, ARedriveOnOneNodeWakesALongPollOnAnother) {
+  // A dead job, made through node 0.
+  const std::string id = Enqueue(0, "redriven", {{"max_retries", 0}});
+  HttpClient c0 = Client(0);
+  auto held = Claim(c0, "redriven", "w", 1, 0);
+  ASSERT_EQ(held.size(), 1u);
+  auto fail = c0.JsonRequest(
+      "POST", "/api/v1/jobs/" + id + "/fail",
+      json::object{{"worker_id", "w"}, {"lease_id", held[0].at("lease_id")}, {"error", "boom"}});
+  ASSERT_EQ(fail.status, 200) << fail.raw.body;
+  ASSERT_EQ(Status(1, id), "deadletter");
+
+  // A worker long-polls node 1; the operator redrives through node 2.
+  auto poll = std::async(std::launch::async, [&] {
+    HttpClient c1 = Client(1);
+    auto jobs = Claim(c1, "redriven", "w2", 1, 20000);
+    return std::make_pair(jobs, SteadyClock::now());
+  });
+  ASSERT_TRUE(WaitUntil([&] { return Parked(1, "redriven") == 1; }, 10s));
+  const auto redriven_at = SteadyClock::now();
+  auto redrive = Post(2, "/jobs/dlq/retry", json::object{{"job_ids", json::array{id.c_str()}}});
+  ASSERT_EQ(redrive.status, 200) << redrive.raw.body;
+  auto [jobs, answered_at] = poll.get();
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(Str(jobs[0].at("id")), id);
+  // Woken through the database, not by a re-poll or the end of the wait.
+  EXPECT_LT(answered_at - redriven_at, 1500ms);
+}
+
+TEST_F(MultiNodeTest, KillNineOfANodeLosesNothingAcknowledgedAndItsLeasesAreReclaimed) {
+  // A job held through node 1 under a short lease when it dies.
+  const std::string held_id = Enqueue(1, "victim", {{"max_retries", 3}});
+  HttpClient c1 = Client(1);
+  auto held = Claim(c1, "victim", "on-node-1", 1, 0, /*lease_secs=*/5);
+  ASSERT_EQ(held.size(), 1u);
+
+  // Enqueues through node 1 while it is killed: every 201 must survive.
+  std::vector<std::string> acknowledged;
+  std::atomic<bool> stop{false};
+  std::thread producer([&] {
+    HttpClient c = Client(1);
+    c.set_timeout(2s);
+    for (int i = 0; !stop.load() && i < 100000; ++i) {
+      auto r = c.JsonRequest("POST", "/api/v1/jobs",
+                             json::object{{"queue_name", "acked"}, {"payload", {{"i", i}}}});
+      if (r.status == 201) acknowledged.push_back(Str(r.body.at("id")));
+      if (r.status == 0) break;  // the node is gone
+    }
+  });
+  ASSERT_TRUE(WaitUntil([&] { return acknowledged.size() >= 50 || stop.load(); }, 20s));
+  nodes_[1]->Kill();
+  stop = true;
+  producer.join();
+  ASSERT_GE(acknowledged.size(), 50u);
+
+  for (const std::string& id : acknowledged) {
+    const std::string s = Status(0, id);
+    EXPECT_EQ(s, "pending") << id;
+  }
+  // The dead node's lease runs out and another node hands the job out again.
+  HttpClient c2 = Client(2);
+  bool reclaimed = false;
+  const auto until = SteadyClock::now() + 20s;
+  while (!reclaimed && SteadyClock::now() < until) {
+    for (const auto& job : Claim(c2, "victim", "on-node-2", 1, 2000)) {
+      reclaimed = Str(job.at("id")) == held_id;
+    }
+  }
+  EXPECT_TRUE(reclaimed);
+}
+
+TEST_F(MultiNodeTest, AWebhookCreatedOnOneNodeGetsEveryNodesEventsOnce) {
+  WebhookReceiver rx;
+  auto created = Post(0, "/outgoing-webhooks",
+                      json::object{{"name", "cluster"},
+                                   {"url", rx.url()},
+                                   {"events", json::array{"job.completed"}},
+                                   {"secret", "s3cret-s3cret-s3cret"}});
+  ASSERT_EQ(created.status, 201) << created.raw.body;
+  const std::string webhook = Str(created.body.at("id"));
+
+  // At once, jobs complete through every node.
+  constexpr int kJobs = 12;
+  std::set<std::string> ids;
+  for (int i = 0; i < kJobs; ++i) {
+    const int node = i % kNodes;
+    const std::string id = Enqueue(node, "hooked");
+    HttpClient c = Client(node);
+    auto jobs = Claim(c, "hooked", "w", 1, 1000);
+    ASSERT_EQ(jobs.size(), 1u);
+    auto r = c.JsonRequest("POST", "/api/v1/jobs/" + Str(jobs[0].at("id")) + "/complete",
+                           json::object{{"worker_id", "w"}, {"lease_id", jobs[0].at("lease_id")}});
+    ASSERT_EQ(r.status, 200) << r.raw.body;
+    ids.insert(Str(jobs[0].at("id")));
+  }
+  ASSERT_TRUE(rx.WaitForRequests(kJobs, 30s));
+  // Every delivery is recorded delivered: nothing is left to send, so the
+  // receiver's count is final.
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        auto d = Get(2, "/outgoing-webhooks/" + webhook + "/deliveries?status=pending");
+        return d.status == 200 && d.body.is_array() && d.body.as_array().empty();
+      },
+      30s));
+  std::map<std::string, int> per_job;
+  for (const auto& req : rx.Requests()) {
+    auto body = json::parse(req.body);
+    ++per_job[Str(body.at("data").at("job_id"))];
+  }
+  EXPECT_EQ(per_job.size(), ids.size());
+  for (const auto& [id, n] : per_job) {
+    EXPECT_TRUE(ids.count(id)) << id;
+    EXPECT_EQ(n, 1) << id;
+  }
+}
+
+}  // namespace
+}  // namespace redrive::e2e
