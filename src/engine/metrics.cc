@@ -40,7 +40,8 @@ EngineMetrics::EngineMetrics() {
   for (const CounterSpec& c : kJobCounters) registry_.AddCounter(c.name, c.help, {"queue"});
   registry_.AddCounter(kDeadletteredName, "Jobs moved to the dead-letter queue, by reason.",
                        {"queue", "reason"});
-  registry_.AddCounter("redrive_commits_total", "Group-commit transactions committed.", {});
+  registry_.AddCounter("redrive_commits_total",
+                       "Write transactions committed (group commits on SQLite).", {});
   registry_.AddCounter("redrive_webhook_deliveries_total",
                        "Webhook delivery attempts by outcome: delivered (2xx), failed (will be "
                        "retried), gave_up (the last attempt failed).",
@@ -52,8 +53,10 @@ EngineMetrics::EngineMetrics() {
     registry_.Add("redrive_webhook_deliveries_total", {outcome}, 0);
   }
   registry_.Add("redrive_webhooks_disabled_total", {}, 0);
-  registry_.AddHistogram("redrive_commit_batch_size", "Requests carried by one group commit.", {},
-                         {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048});
+  registry_.AddHistogram("redrive_commit_batch_size",
+                         "Requests carried by one store transaction (a group commit on SQLite; "
+                         "always 1 on PostgreSQL, where each request commits alone).",
+                         {}, {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048});
 }
 
 void EngineMetrics::OnCommitted(const TxEffects& effects, size_t batch_size) {

@@ -18,10 +18,12 @@ JobSweep::JobSweep(const char* duty, Committer& committer, store::Store& store, 
 
 ServiceRun JobSweep::RunOnce(Instant now) {
   ServiceRun run;
+  // The run may be re-run (an aborted transaction): it sets, never adds.
   Status st = committer_.RunAndWait([&](store::WriteTx& tx, TxContext& ctx) -> Status {
     ctx.now = now;
     REDRIVE_ASSIGN_OR_RETURN(auto jobs, select_(tx, now, batch_));
     run.more = static_cast<int>(jobs.size()) >= batch_;
+    run.changed = 0;
     for (const Job& job : jobs) {
       auto change = ops::ApplyToLoaded(tx, ctx, job, event_);
       if (change.ok()) {

@@ -18,15 +18,23 @@ ServiceRun Retention::RunOnce(Instant now) {
         {JobStatus::kCancelled, q.retention.cancelled}};
     for (const auto& [status, keep] : rules) {
       if (!keep) continue;
+      // The run may be re-run (an aborted transaction): it sets, never
+      // adds; only a committed run counts.
+      bool more = false;
+      long long deleted = 0;
       Status st = committer_.RunAndWait([&](store::WriteTx& tx, TxContext&) -> Status {
         REDRIVE_ASSIGN_OR_RETURN(
             auto ids, tx.SelectRetentionExpired(q.queue_name, status, now - *keep, batch_));
-        if (static_cast<int>(ids.size()) >= batch_) run.more = true;
-        REDRIVE_ASSIGN_OR_RETURN(long long n, tx.DeleteJobs(ids));
-        run.changed += n;
+        more = static_cast<int>(ids.size()) >= batch_;
+        REDRIVE_ASSIGN_OR_RETURN(deleted, tx.DeleteJobs(ids));
         return Status::Ok();
       });
-      if (!st.ok()) spdlog::warn("retention of {}: {}", q.queue_name, st.ToString());
+      if (st.ok()) {
+        run.more = run.more || more;
+        run.changed += deleted;
+      } else {
+        spdlog::warn("retention of {}: {}", q.queue_name, st.ToString());
+      }
     }
   }
   return run;
