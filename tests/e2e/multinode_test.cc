@@ -2,7 +2,8 @@
 // load balancer: every job completed exactly once under contention, fencing
 // across nodes, a redrive on one node waking a long-poll on another, kill -9
 // of a node losing nothing acknowledged (its leases reclaimed by the others),
-// and webhook events delivered once. Always on PostgreSQL (the shared test
+// and webhook events delivered once; and a node outliving a database
+// outage. Always on PostgreSQL (the shared test
 // cluster), whatever REDRIVE_TEST_STORE says.
 #include <gtest/gtest.h>
 
@@ -19,6 +20,7 @@
 #include "e2e/support/server_process.h"
 #include "e2e/support/wait.h"
 #include "e2e/support/webhook_receiver.h"
+#include "support/pg_cluster.h"
 
 namespace redrive::e2e {
 namespace {
@@ -272,6 +274,43 @@ TEST_F(MultiNodeTest, AWebhookCreatedOnOneNodeGetsEveryNodesEventsOnce) {
     EXPECT_TRUE(ids.count(id)) << id;
     EXPECT_EQ(n, 1) << id;
   }
+}
+
+// The database stops under a running node: requests fail fast with 503
+// instead of hanging, readiness says so, and once the database is back the
+// node serves again by itself with nothing acknowledged lost.
+TEST(PostgresOutageTest, ANodeAnswers503WhileTheDatabaseIsDownAndRecoversByItself) {
+  auto cluster = testing::PgCluster::Start();  // its own: this test kills it
+  ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+  testing::PgCluster& pg = **cluster;
+  ServerOptions o;
+  o.store = pg.Url();
+  ServerProcess node(o);
+  ASSERT_TRUE(node.Start());
+  HttpClient c = node.Client();
+  c.set_timeout(20s);
+  auto enqueue = [&] {
+    return c.JsonRequest("POST", "/api/v1/jobs",
+                         json::object{{"queue_name", "outage"}, {"payload", {{"n", 1}}}});
+  };
+  auto before = enqueue();
+  ASSERT_EQ(before.status, 201) << before.raw.body;
+
+  ASSERT_TRUE(pg.Kill().ok());
+  const auto start = SteadyClock::now();
+  auto during = enqueue();
+  const auto took = SteadyClock::now() - start;
+  EXPECT_EQ(during.status, 503) << during.raw.body;
+  EXPECT_EQ(during.body.at("code"), "SERVICE_UNAVAILABLE") << during.raw.body;
+  EXPECT_LT(took, 5s);
+  EXPECT_EQ(c.Get("/health/ready").status, 503);
+
+  ASSERT_TRUE(pg.Restart().ok());
+  ASSERT_TRUE(WaitUntil([&] { return c.Get("/health/ready").status == 200; }, 20s));
+  auto after = enqueue();
+  EXPECT_EQ(after.status, 201) << after.raw.body;
+  auto kept = c.JsonRequest("GET", "/api/v1/jobs/" + Str(before.body.at("id")));
+  EXPECT_EQ(kept.status, 200) << kept.raw.body;
 }
 
 }  // namespace
