@@ -339,14 +339,46 @@ Status PgCluster::Stop() {
   return Status::Ok();
 }
 
+// The postmaster's children (its backends and helpers), from /proc.
+static std::vector<pid_t> ChildrenOf(pid_t parent) {
+  std::vector<pid_t> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    // pid (comm) state ppid ...: comm may hold spaces, so read after ')'.
+    const size_t close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 1));
+    char state;
+    pid_t ppid = 0;
+    if (rest >> state >> ppid && ppid == parent) out.push_back(std::stoi(name));
+  }
+  return out;
+}
+
 Status PgCluster::Kill() {
   if (!running()) return Status::Ok();
+  // Backends may leave the postmaster's process group (setsid), so they are
+  // killed by parentage first, then the group.
+  const std::vector<pid_t> children = ChildrenOf(pid_);
+  for (pid_t child : children) ::kill(child, SIGKILL);
   ::killpg(pid_, SIGKILL);
   WaitExit(pid_, std::chrono::seconds(10));
   // The backends are in the same group; wait (bounded) until they are gone
   // too, so a restart finds the shared memory free.
   const auto until = Clock::now() + std::chrono::seconds(5);
-  while (Clock::now() < until && ::killpg(pid_, 0) == 0) {
+  auto alive = [&] {
+    if (::killpg(pid_, 0) == 0) return true;
+    for (pid_t child : children) {
+      if (::kill(child, 0) == 0) return true;
+    }
+    return false;
+  };
+  while (Clock::now() < until && alive()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   pid_ = -1;
