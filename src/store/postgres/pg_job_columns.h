@@ -17,8 +17,8 @@
 
 #include "core/clock.h"
 #include "core/job.h"
+#include "core/tags_json.h"
 #include "store/postgres/pg_connection.h"
-#include "store/postgres/pg_tags_json.h"
 
 namespace redrive::store::postgres {
 
@@ -129,9 +129,9 @@ struct Codec<DeadReason> {  // its name; kNone as NULL
 template <>
 struct Codec<Tags> {  // a jsonb object
   static constexpr const char* kType = "jsonb";
-  static void Bind(PgParams& p, const Tags& v) { p.Add(EncodeTags(v)); }
+  static void Bind(PgParams& p, const Tags& v) { p.Add(EncodeTagsJson(v)); }
   static bool Read(const PgResult& r, int row, int c, Tags& v) {
-    std::optional<Tags> tags = DecodeTags(r.Text(row, c));
+    std::optional<Tags> tags = DecodeTagsJson(r.Text(row, c));
     if (tags) v = std::move(*tags);
     return tags.has_value();
   }

@@ -7,7 +7,6 @@
 #include "store/postgres/pg_database_for_test.h"
 #include "store/postgres/pg_job_columns.h"
 #include "store/postgres/pg_schema.h"
-#include "store/postgres/pg_tags_json.h"
 
 namespace redrive::store::postgres {
 namespace {
@@ -36,19 +35,6 @@ TEST(PgParamsTest, TextArraysQuoteEveryElement) {
   ASSERT_EQ(p.size(), 2);
   EXPECT_STREQ(p.values()[0], R"({"a","b\"c","d\\e","","NULL","{x,y}"})");
   EXPECT_STREQ(p.values()[1], "{}");
-}
-
-TEST(PgTagsTest, RoundTripsAndReadsJsonbOutput) {
-  Tags tags = {{"tenant", "acme"}, {"quote\"d", "line\nbreak\\ \u00e9 \U0001F600"}, {"", ""}};
-  EXPECT_EQ(DecodeTags(EncodeTags(tags)), tags);
-  // jsonb's own output: keys reordered (by length, then bytes), ", " and ": ".
-  EXPECT_EQ(DecodeTags(R"({"k": "v", "key": "\u00e9\ud83d\ude00\t"})"),
-            (Tags{{"k", "v"}, {"key", "\u00e9\U0001F600\t"}}));
-  EXPECT_EQ(DecodeTags("{}"), Tags{});
-  for (const char* bad :
-       {"", "[]", R"({"k":1})", R"({"k":"v")", R"({"k":"v"} x)", R"({"k":"\ud83d"})"}) {
-    EXPECT_EQ(DecodeTags(bad), std::nullopt) << bad;
-  }
 }
 
 // kPgJobColumns names every column of redrive.jobs, in table order, with

@@ -19,8 +19,8 @@
 
 #include "core/clock.h"
 #include "core/job.h"
+#include "core/tags_json.h"
 #include "store/sqlite/statement.h"
-#include "store/sqlite/tags_json.h"
 
 namespace redrive::store::sqlite {
 

@@ -1,9 +1,9 @@
 #include "store/sqlite/sqlite_reads.h"
 
+#include "core/tags_json.h"
 #include "store/sqlite/job_sql.h"
 #include "store/sqlite/query_util.h"
 #include "store/sqlite/row_mapping.h"
-#include "store/sqlite/tags_json.h"
 #include "store/sqlite/webhook_sql.h"
 
 namespace redrive::store::sqlite {

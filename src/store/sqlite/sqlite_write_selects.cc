@@ -1,10 +1,10 @@
 // The selects of SqliteWriteTx (what the engine is about to change, read
 // under the write lock) and its queue/worker writes.
+#include "core/tags_json.h"
 #include "store/sqlite/job_sql.h"
 #include "store/sqlite/query_util.h"
 #include "store/sqlite/row_mapping.h"
 #include "store/sqlite/sqlite_write_tx.h"
-#include "store/sqlite/tags_json.h"
 
 namespace redrive::store::sqlite {
 namespace {

@@ -1,8 +1,8 @@
-#include "store/sqlite/tags_json.h"
+#include "core/tags_json.h"
 
 #include <gtest/gtest.h>
 
-namespace redrive::store::sqlite {
+namespace redrive {
 namespace {
 
 TEST(TagsJsonTest, RoundTripsAwkwardStrings) {
@@ -35,5 +35,18 @@ TEST(TagsJsonTest, EncodesStringArrays) {
   EXPECT_EQ(EncodeStringArrayJson({"a", "b\"c"}), R"(["a","b\"c"])");
 }
 
+TEST(TagsJsonTest, RoundTripsAndReadsPostgresJsonbOutput) {
+  Tags tags = {{"tenant", "acme"}, {"quote\"d", "line\nbreak\\ \u00e9 \U0001F600"}, {"", ""}};
+  EXPECT_EQ(DecodeTagsJson(EncodeTagsJson(tags)), tags);
+  // jsonb's own output: keys reordered (by length, then bytes), ", " and ": ".
+  EXPECT_EQ(DecodeTagsJson(R"({"k": "v", "key": "\u00e9\ud83d\ude00\t"})"),
+            (Tags{{"k", "v"}, {"key", "\u00e9\U0001F600\t"}}));
+  EXPECT_EQ(DecodeTagsJson("{}"), Tags{});
+  for (const char* bad :
+       {"", "[]", R"({"k":1})", R"({"k":"v")", R"({"k":"v"} x)", R"({"k":"\ud83d"})"}) {
+    EXPECT_EQ(DecodeTagsJson(bad), std::nullopt) << bad;
+  }
+}
+
 }  // namespace
-}  // namespace redrive::store::sqlite
+}  // namespace redrive

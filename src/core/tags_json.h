@@ -1,5 +1,6 @@
-// The JSON text the SQLite store keeps in jobs.tags (a flat object of
-// strings) and passes to json_each() for id lists. The store module links no
+// The JSON text both stores keep for a job's tags (a flat object of
+// strings; SQLite's jobs.tags, PostgreSQL's jsonb, whose text form has
+// spaces) and SQLite passes to json_each() for id lists. The stores link no
 // JSON library, and these two shapes need only a few dozen lines.
 #pragma once
 
@@ -10,7 +11,7 @@
 
 #include "core/job.h"
 
-namespace redrive::store::sqlite {
+namespace redrive {
 
 // {"k":"v",...} in key order; strings escaped per RFC 8259.
 std::string EncodeTagsJson(const Tags& tags);
@@ -20,4 +21,4 @@ std::optional<Tags> DecodeTagsJson(std::string_view json);
 // ["a","b",...].
 std::string EncodeStringArrayJson(const std::vector<std::string>& values);
 
-}  // namespace redrive::store::sqlite
+}  // namespace redrive

@@ -1,10 +1,10 @@
-#include "store/sqlite/tags_json.h"
+#include "core/tags_json.h"
 
 #include <cstdint>
 
 #include "core/json_text.h"
 
-namespace redrive::store::sqlite {
+namespace redrive {
 namespace {
 
 void AppendUtf8(std::string& out, uint32_t cp) {
@@ -176,4 +176,4 @@ std::string EncodeStringArrayJson(const std::vector<std::string>& values) {
   return out;
 }
 
-}  // namespace redrive::store::sqlite
+}  // namespace redrive
