@@ -51,6 +51,7 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
   engine::EngineOptions engine_options;
   engine_options.retention_interval = config.retention_interval;
   engine_options.prune_workers_after = config.prune_workers_after;
+  engine_options.node_id = config.node_id;
   if (store.traits().write_model == store::WriteModel::kTransactionPerRequest) {
     // Several nodes may share the store: cross-node wake-ups are a hint
     // (LISTEN/NOTIFY), so parked claims also look again now and then.

@@ -80,6 +80,11 @@ void AddServeFlags(CLI::App& serve, server::ServeFlags& flags) {
       ->envname("REDRIVE_DB_POOL_SIZE")
       ->capture_default_str();
   serve
+      .add_option("--node-id", flags.node_id,
+                  "This node's name among the nodes sharing the store (logs, duty leadership); "
+                  "unique per node. Default: HOST-PID-RANDOM")
+      ->envname("REDRIVE_NODE_ID");
+  serve
       .add_option("--webhook-timeout", flags.webhook_timeout,
                   "Timeout of one webhook POST, connect to answer (10s, 30s, 1m)")
       ->envname("REDRIVE_WEBHOOK_TIMEOUT")

@@ -5,6 +5,7 @@
 
 #include "api/auth.h"
 #include "core/duration.h"
+#include "core/limits.h"
 
 namespace redrive::server {
 namespace {
@@ -283,6 +284,13 @@ Result<ServeConfig> MakeServeConfig(const ServeFlags& flags) {
     return Status::Validation("db_pool_size", "--db-pool-size must be between 1 and 256");
   }
   config.db_pool_size = flags.db_pool_size;
+  if (!flags.node_id.empty() && !IsValidQueueName(flags.node_id)) {
+    return Status::Validation("node_id",
+                              "--node-id: 1-100 characters of A-Z a-z 0-9 . _ -, not starting "
+                              "with . or -; got " +
+                                  Quoted(flags.node_id));
+  }
+  config.node_id = flags.node_id;
   auto timeout = ParseDurationSeconds(flags.webhook_timeout);
   if (!timeout.ok() || *timeout > std::chrono::minutes(5)) {
     return Status::Validation("webhook_timeout",

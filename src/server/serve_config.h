@@ -77,6 +77,7 @@ struct ServeFlags {
   std::string log_level = "info";
   int webhook_concurrency = 4;
   int db_pool_size = 16;
+  std::string node_id;
   std::string webhook_timeout = "10s";
   int64_t webhook_retry_base_ms = 5000;
 };
@@ -98,6 +99,8 @@ struct ServeConfig {
   int webhook_concurrency = 4;
   // PostgreSQL: write transactions this node runs at once (connections).
   int db_pool_size = 16;
+  // This node's name among those sharing the store; empty: HOST-PID-RANDOM.
+  std::string node_id;
   std::chrono::seconds webhook_timeout{10};
   std::chrono::milliseconds webhook_retry_base{5000};
 };

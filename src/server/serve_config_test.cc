@@ -225,6 +225,24 @@ TEST(MakeServeConfigTest, RejectsBadTunables) {
   EXPECT_TRUE(fails([](ServeFlags& f) { f.webhook_retry_base_ms = 0; }));
   EXPECT_FALSE(fails([](ServeFlags& f) { f.log_level = "debug"; }));
   EXPECT_FALSE(fails([](ServeFlags& f) { f.webhook_retry_base_ms = 20; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.db_pool_size = 0; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.db_pool_size = 257; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.node_id = "has space"; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.node_id = "-dash-first"; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.node_id = std::string(101, 'n'); }));
+  EXPECT_FALSE(fails([](ServeFlags& f) { f.node_id = "web-1.eu_west"; }));
+}
+
+TEST(MakeServeConfigTest, NodeIdAndPoolSizePassThrough) {
+  ServeFlags f;
+  EXPECT_EQ(MakeServeConfig(f)->node_id, "");  // the engine's default
+  EXPECT_EQ(MakeServeConfig(f)->db_pool_size, 16);
+  f.node_id = "web-1";
+  f.db_pool_size = 4;
+  auto c = MakeServeConfig(f);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->node_id, "web-1");
+  EXPECT_EQ(c->db_pool_size, 4);
 }
 
 }  // namespace
