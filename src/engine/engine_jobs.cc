@@ -75,11 +75,7 @@ void Engine::Impl::ClaimAttempt(std::shared_ptr<ClaimState> state) {
         seen->store(waiters.Sequence(p.queue_name));
         ClaimResult r;
         if (state->first) {
-          r.ack_results.reserve(p.acks.size());
-          for (const Ack& ack : p.acks) {
-            REDRIVE_ASSIGN_OR_RETURN(auto item, ops::ApplyAck(tx, ctx, p.worker_id, ack));
-            r.ack_results.push_back(std::move(item));
-          }
+          REDRIVE_ASSIGN_OR_RETURN(r.ack_results, ops::ApplyAcks(tx, ctx, p.worker_id, p.acks));
         }
         REDRIVE_ASSIGN_OR_RETURN(
             r.jobs, ops::Claim(tx, ctx, p.queue_name, p.worker_id, p.limit, p.lease_duration));
@@ -158,13 +154,7 @@ void Engine::AckBatch(std::string worker_id, std::vector<Ack> acks,
   impl_->Write<std::vector<AckItemResult>>(
       [worker_id = std::move(worker_id), acks = std::move(acks)](
           WriteTx& tx, TxContext& ctx) -> Result<std::vector<AckItemResult>> {
-        std::vector<AckItemResult> out;
-        out.reserve(acks.size());
-        for (const Ack& ack : acks) {
-          REDRIVE_ASSIGN_OR_RETURN(auto item, ops::ApplyAck(tx, ctx, worker_id, ack));
-          out.push_back(std::move(item));
-        }
-        return out;
+        return ops::ApplyAcks(tx, ctx, worker_id, acks);
       },
       std::move(done));
 }

@@ -426,6 +426,57 @@ TEST_P(EngineByExecutorTest, AcksRideOnClaim) {
   EXPECT_TRUE(r->jobs.empty());
 }
 
+// A batch of acks is read and written in one batch each; every item still
+// gets the result it would get alone, in order.
+TEST_P(EngineByExecutorTest, ABatchOfAcksGivesEachItemItsOwnResult) {
+  for (int i = 0; i < 4; ++i) Enqueue("q");
+  auto jobs = Claim("q", 4);
+  ASSERT_EQ(jobs.size(), 4u);
+  ClaimParams p;
+  p.queue_name = "q";
+  p.worker_id = "w1";
+  p.acks.push_back(
+      {jobs[0].id, *jobs[0].lease_id, std::string("{\"ok\":1}"), std::nullopt, false, {}});
+  p.acks.push_back({"no-such-job", "x", std::nullopt, std::nullopt, false, {}});
+  p.acks.push_back({jobs[1].id, *jobs[1].lease_id, std::nullopt, std::string("boom"), false, {}});
+  p.acks.push_back({jobs[2].id, "stale-lease", std::nullopt, std::nullopt, false, {}});
+  p.acks.push_back({jobs[3].id, *jobs[3].lease_id, std::nullopt, std::string("bad"), true, {}});
+  auto r = Call<ClaimResult>(&Engine::Claim, p);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->ack_results.size(), 5u);
+  EXPECT_EQ(r->ack_results[0].new_status, JobStatus::kCompleted);
+  EXPECT_EQ(r->ack_results[1].status.code(), ErrorCode::kNotFound);
+  EXPECT_EQ(r->ack_results[1].job_id, "no-such-job");
+  EXPECT_EQ(r->ack_results[2].new_status, JobStatus::kScheduled);
+  EXPECT_EQ(r->ack_results[2].will_retry, true);
+  EXPECT_EQ(r->ack_results[3].status.code(), ErrorCode::kLeaseExpired);
+  EXPECT_EQ(r->ack_results[4].new_status, JobStatus::kDeadletter);
+  EXPECT_EQ(r->ack_results[4].will_retry, false);
+  // What the store holds agrees, history included.
+  EXPECT_EQ(Call<Job>(&Engine::GetJob, std::string(jobs[0].id))->result, "{\"ok\":1}");
+  EXPECT_EQ(Call<Job>(&Engine::GetJob, std::string(jobs[2].id))->status, JobStatus::kProcessing);
+  auto history = Call<std::vector<HistoryEntry>>(&Engine::History, std::string(jobs[3].id));
+  ASSERT_TRUE(history.ok());
+  EXPECT_EQ(history->back().event_type, "deadlettered");
+}
+
+// One job acked twice in one batch: the second sees the first's write.
+TEST_P(EngineByExecutorTest, AJobAckedTwiceInOneBatchIsCompletedOnce) {
+  Enqueue("q");
+  auto jobs = Claim("q", 1);
+  ASSERT_EQ(jobs.size(), 1u);
+  ClaimParams p;
+  p.queue_name = "q";
+  p.worker_id = "w1";
+  p.acks.push_back({jobs[0].id, *jobs[0].lease_id, std::nullopt, std::nullopt, false, {}});
+  p.acks.push_back({jobs[0].id, *jobs[0].lease_id, std::nullopt, std::nullopt, false, {}});
+  auto r = Call<ClaimResult>(&Engine::Claim, p);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->ack_results.size(), 2u);
+  EXPECT_EQ(r->ack_results[0].new_status, JobStatus::kCompleted);
+  EXPECT_FALSE(r->ack_results[1].status.ok());
+}
+
 TEST_P(EngineByExecutorTest, StopAnswersParkedClaimsAndRefusesNewWork) {
   ClaimParams p;
   p.queue_name = "q";

@@ -1,5 +1,9 @@
 #include "engine/job_ops.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <map>
+
 #include "core/ids.h"
 #include "core/new_job.h"
 
@@ -13,6 +17,36 @@ Result<Change> ApplyToLoaded(store::WriteTx& tx, TxContext& ctx, const Job& job,
   ctx.Track(change->after);
   REDRIVE_RETURN_IF_ERROR(ctx.Wrote(tx, JobWrite{change->outcome, change->after, &event}));
   return change;
+}
+
+Result<std::vector<Change>> ApplyToLoadedBatch(store::WriteTx& tx, TxContext& ctx,
+                                               const std::vector<Job>& jobs,
+                                               const std::function<Event(const Job&)>& event_for) {
+  std::vector<Event> events;
+  std::vector<Change> changes;
+  events.reserve(jobs.size());  // JobWrite points at them: no reallocation
+  changes.reserve(jobs.size());
+  for (const Job& job : jobs) {
+    Event event = event_for(job);
+    auto change = Apply(job, event, ctx.now, ctx.random);
+    if (!change.ok()) {
+      if (change.status().code() == ErrorCode::kConflict) continue;
+      return change.status();
+    }
+    events.push_back(std::move(event));
+    changes.push_back(std::move(*change));
+  }
+  REDRIVE_ASSIGN_OR_RETURN(std::vector<bool> applied, tx.ApplyChanges(changes));
+  std::vector<Change> written;
+  written.reserve(changes.size());
+  for (size_t i = 0; i < changes.size(); ++i) {
+    if (!applied[i]) continue;
+    ctx.Track(changes[i].after);
+    REDRIVE_RETURN_IF_ERROR(
+        ctx.Wrote(tx, JobWrite{changes[i].outcome, changes[i].after, &events[i]}));
+    written.push_back(std::move(changes[i]));
+  }
+  return written;
 }
 
 Result<Change> ApplyToJob(store::WriteTx& tx, TxContext& ctx, const std::string& id,
@@ -63,28 +97,20 @@ Result<std::vector<Job>> Claim(store::WriteTx& tx, TxContext& ctx, const std::st
   // Promote what became due since the scheduler last ran, so a claim never
   // waits for the sweep to see a due retry.
   REDRIVE_ASSIGN_OR_RETURN(auto due, tx.SelectDueScheduled(queue, ctx.now, limit));
-  long long promoted = 0;
-  for (const Job& job : due) {
-    auto change = ApplyToLoaded(tx, ctx, job, event::Promote{});
-    if (change.ok()) {
-      ++promoted;
-    } else if (change.status().code() != ErrorCode::kConflict) {
-      return change.status();
-    }
-  }
+  REDRIVE_ASSIGN_OR_RETURN(
+      auto promotions,
+      ApplyToLoadedBatch(tx, ctx, due, [](const Job&) -> Event { return event::Promote{}; }));
+  const auto promoted = static_cast<long long>(promotions.size());
 
+  // Skipped in the batch: a job another node took first (PostgreSQL) or
+  // that just expired.
   REDRIVE_ASSIGN_OR_RETURN(auto candidates, tx.SelectClaimable(queue, ctx.now, limit));
-  claimed.reserve(candidates.size());
-  for (const Job& job : candidates) {
-    event::Claim claim{worker_id, NewUuidV7(ctx.now, ctx.random), lease_duration};
-    auto change = ApplyToLoaded(tx, ctx, job, claim);
-    if (!change.ok()) {
-      // Another node took it first (PostgreSQL) or it just expired: skip it.
-      if (change.status().code() == ErrorCode::kConflict) continue;
-      return change.status();
-    }
-    claimed.push_back(std::move(change->after));
-  }
+  REDRIVE_ASSIGN_OR_RETURN(
+      auto claims, ApplyToLoadedBatch(tx, ctx, candidates, [&](const Job&) -> Event {
+        return event::Claim{worker_id, NewUuidV7(ctx.now, ctx.random), lease_duration};
+      }));
+  claimed.reserve(claims.size());
+  for (Change& c : claims) claimed.push_back(std::move(c.after));
   // Promoted jobs this claim did not take may wake other waiters.
   const long long left = promoted - static_cast<long long>(claimed.size());
   if (left > 0) {
@@ -93,6 +119,91 @@ Result<std::vector<Job>> Claim(store::WriteTx& tx, TxContext& ctx, const std::st
     ctx.effects.became_claimable.erase(queue);
   }
   return claimed;
+}
+
+namespace {
+
+Event AckEvent(const std::string& worker_id, const Ack& ack) {
+  if (ack.error) {
+    return event::Fail{worker_id, ack.lease_id, *ack.error, ack.no_retry, ack.retry_after};
+  }
+  return event::Complete{worker_id, ack.lease_id, ack.result_json};
+}
+
+// A refusal that is a per-item result, not a failure of the call.
+bool IsAckRefusal(ErrorCode code) {
+  return code == ErrorCode::kLeaseExpired || code == ErrorCode::kConflict ||
+         code == ErrorCode::kNotFound;
+}
+
+}  // namespace
+
+Result<std::vector<AckItemResult>> ApplyAcks(store::WriteTx& tx, TxContext& ctx,
+                                             const std::string& worker_id,
+                                             const std::vector<Ack>& acks) {
+  std::vector<AckItemResult> out;
+  out.reserve(acks.size());
+  std::vector<std::string> ids;
+  ids.reserve(acks.size());
+  for (const Ack& ack : acks) ids.push_back(ack.job_id);
+  std::vector<std::string> sorted = ids;
+  std::sort(sorted.begin(), sorted.end());
+  if (acks.size() <= 1 || std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+    // One ack, or one job acked twice (the second must see the first's
+    // write): one by one.
+    for (const Ack& ack : acks) {
+      REDRIVE_ASSIGN_OR_RETURN(auto item, ApplyAck(tx, ctx, worker_id, ack));
+      out.push_back(std::move(item));
+    }
+    return out;
+  }
+  REDRIVE_ASSIGN_OR_RETURN(std::vector<Job> loaded, tx.GetJobs(ids));
+  std::map<std::string, const Job*> by_id;
+  for (const Job& job : loaded) by_id.emplace(job.id, &job);
+
+  std::vector<Event> events;
+  std::vector<Change> changes;
+  std::vector<size_t> change_of(acks.size(), SIZE_MAX);
+  events.reserve(acks.size());  // JobWrite points at them: no reallocation
+  changes.reserve(acks.size());
+  for (size_t i = 0; i < acks.size(); ++i) {
+    AckItemResult r;
+    r.job_id = acks[i].job_id;
+    auto job = by_id.find(acks[i].job_id);
+    if (job == by_id.end()) {
+      r.status = Status::NotFound("job " + acks[i].job_id + " not found");
+    } else {
+      Event event = AckEvent(worker_id, acks[i]);
+      auto change = Apply(*job->second, event, ctx.now, ctx.random);
+      if (!change.ok()) {
+        if (!IsAckRefusal(change.status().code())) return change.status();
+        r.status = change.status();
+      } else {
+        change_of[i] = changes.size();
+        events.push_back(std::move(event));
+        changes.push_back(std::move(*change));
+      }
+    }
+    out.push_back(std::move(r));
+  }
+  REDRIVE_ASSIGN_OR_RETURN(std::vector<bool> applied, tx.ApplyChanges(changes));
+  for (size_t i = 0; i < acks.size(); ++i) {
+    if (change_of[i] == SIZE_MAX) continue;
+    const size_t c = change_of[i];
+    if (!applied[c]) {
+      const Job& before = changes[c].before;
+      out[i].status =
+          Status::Conflict("job " + before.id + " is no longer " + JobStatusName(before.status) +
+                           (before.lease_id ? " under that lease" : ""));
+      continue;
+    }
+    const Job& after = changes[c].after;
+    ctx.Track(after);
+    REDRIVE_RETURN_IF_ERROR(ctx.Wrote(tx, JobWrite{changes[c].outcome, after, &events[c]}));
+    out[i].new_status = after.status;
+    if (acks[i].error) out[i].will_retry = after.status != JobStatus::kDeadletter;
+  }
+  return out;
 }
 
 Result<AckItemResult> ApplyAck(store::WriteTx& tx, TxContext& ctx, const std::string& worker_id,

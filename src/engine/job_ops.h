@@ -7,6 +7,7 @@
 // tests share one implementation.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,13 @@ namespace redrive::engine::ops {
 // Applies `event` to the stored job `job` and writes the change.
 Result<Change> ApplyToLoaded(store::WriteTx& tx, TxContext& ctx, const Job& job,
                              const Event& event);
+// ApplyToLoaded for each of `jobs` with the event `event_for(job)` gives,
+// the store writes as one batch (WriteTx::ApplyChanges: one round trip on
+// PostgreSQL). A job whose transition is refused, or whose guard no longer
+// holds (another node took it), is skipped; the changes written, in order.
+Result<std::vector<Change>> ApplyToLoadedBatch(store::WriteTx& tx, TxContext& ctx,
+                                               const std::vector<Job>& jobs,
+                                               const std::function<Event(const Job&)>& event_for);
 // Loads job `id` (NOT_FOUND if absent), then ApplyToLoaded.
 Result<Change> ApplyToJob(store::WriteTx& tx, TxContext& ctx, const std::string& id,
                           const Event& event);
@@ -32,6 +40,13 @@ Result<EnqueueResult> Enqueue(store::WriteTx& tx, TxContext& ctx, const EnqueueP
 Result<std::vector<Job>> Claim(store::WriteTx& tx, TxContext& ctx, const std::string& queue,
                                const std::string& worker_id, int limit,
                                std::chrono::seconds lease_duration);
+
+// ApplyAck of each ack, in order, with one batched read (GetJobs) and one
+// batched write (ApplyChanges) — a few round trips on PostgreSQL instead of
+// two per ack. The same results as ApplyAck one by one.
+Result<std::vector<AckItemResult>> ApplyAcks(store::WriteTx& tx, TxContext& ctx,
+                                             const std::string& worker_id,
+                                             const std::vector<Ack>& acks);
 
 // Completes (no error) or fails one job. A refusal (stale lease, wrong state,
 // unknown job) is a per-item result; only a store error fails the call.

@@ -184,6 +184,20 @@ class WriteTx : public ReadTx {
   // touches a field no transition may change (id, queue_name, tags,
   // idempotency_key, created_at).
   virtual Status ApplyChange(const Change& change) = 0;
+  // ApplyChange of each change, in order, as one batch (PostgreSQL: one
+  // round trip). applied[i] is false where change i's guard no longer held
+  // (ApplyChange's CONFLICT: nothing written for it); any other failure
+  // fails the call, and the transaction must be dropped.
+  virtual Result<std::vector<bool>> ApplyChanges(const std::vector<Change>& changes) {
+    std::vector<bool> applied;
+    applied.reserve(changes.size());
+    for (const Change& c : changes) {
+      Status st = ApplyChange(c);
+      if (!st.ok() && st.code() != ErrorCode::kConflict) return st;
+      applied.push_back(st.ok());
+    }
+    return applied;
+  }
 
   // Claim candidates: pending jobs of `queue_name` not past expires_at, highest
   // priority then oldest created_at first, at most `limit`. On PostgreSQL the

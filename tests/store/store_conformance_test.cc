@@ -252,6 +252,38 @@ TEST_P(StoreConformanceTest, ApplyChangeWritesWhenGuardHolds) {
   EXPECT_EQ((*history)[1].details_json, R"({"lease_id":"lease-a"})");
 }
 
+// A batch writes each change as ApplyChange would, in order: applied where
+// the guard holds, skipped (false, nothing written, history included) where
+// it does not — also when an earlier change of the same batch moved the row.
+TEST_P(StoreConformanceTest, ApplyChangesWritesABatchChangeByChange) {
+  std::vector<Job> jobs;
+  for (int i = 0; i < 5; ++i) jobs.push_back(MakeJob("batch-" + std::to_string(i)));
+  Insert(jobs);
+  std::vector<Change> changes;
+  for (int i = 0; i < 4; ++i) {
+    changes.push_back(ClaimChange(jobs[i], "w1", "lease-" + std::to_string(i), T(1)));
+  }
+  changes.push_back(ClaimChange(MakeJob("ghost"), "w1", "lease-ghost", T(1)));
+  // jobs[0] again, from the same stale read: its guard fails after change 0.
+  changes.push_back(ClaimChange(jobs[0], "w2", "lease-again", T(1)));
+  Write([&](WriteTx& tx) {
+    auto applied = tx.ApplyChanges(changes);
+    ASSERT_TRUE(applied.ok()) << applied.status().ToString();
+    EXPECT_THAT(*applied, ElementsAre(true, true, true, true, false, false));
+  });
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(Get(jobs[i].id), changes[i].after);
+  EXPECT_EQ(Get(jobs[4].id), jobs[4]);
+  auto history = BeginRead()->GetHistory(jobs[0].id);
+  ASSERT_TRUE(history.ok());
+  ASSERT_EQ(history->size(), 2u);  // created, and only the first claim
+  EXPECT_EQ((*history)[1].details_json, R"({"lease_id":"lease-0"})");
+  Write([&](WriteTx& tx) {
+    auto none = tx.ApplyChanges({});
+    ASSERT_TRUE(none.ok());
+    EXPECT_TRUE(none->empty());
+  });
+}
+
 TEST_P(StoreConformanceTest, ApplyChangeRefusesStaleGuards) {
   Job job = MakeJob("job-1");
   Insert({job});

@@ -192,7 +192,7 @@ Result<PgResult> PgConnection::Exec(const std::string& sql) {
   return r;
 }
 
-Result<PgResult> PgConnection::ExecPrepared(std::string_view sql, const PgParams& params) {
+Result<const std::string*> PgConnection::Prepared(std::string_view sql) {
   auto it = prepared_.find(sql);
   if (it == prepared_.end()) {
     std::string name = "r" + std::to_string(prepared_.size());
@@ -202,10 +202,69 @@ Result<PgResult> PgConnection::ExecPrepared(std::string_view sql, const PgParams
     // Session state, not transactional: it survives a rollback.
     it = prepared_.emplace(std::move(text), std::move(name)).first;
   }
-  PgResult r(PQexecPrepared(conn_, it->second.c_str(), params.size(), params.values(), nullptr,
-                            nullptr, 0));
+  return &it->second;
+}
+
+Result<PgResult> PgConnection::ExecPrepared(std::string_view sql, const PgParams& params) {
+  REDRIVE_ASSIGN_OR_RETURN(const std::string* name, Prepared(sql));
+  PgResult r(
+      PQexecPrepared(conn_, name->c_str(), params.size(), params.values(), nullptr, nullptr, 0));
   REDRIVE_RETURN_IF_ERROR(Check(r.get()));
   return r;
+}
+
+Result<std::vector<PgResult>> PgConnection::ExecPreparedBatch(
+    const std::vector<std::pair<std::string_view, const PgParams*>>& commands) {
+  std::vector<PgResult> out;
+  out.reserve(commands.size());
+  if (commands.size() <= 1) {
+    for (const auto& [sql, params] : commands) {
+      REDRIVE_ASSIGN_OR_RETURN(PgResult r, ExecPrepared(sql, *params));
+      out.push_back(std::move(r));
+    }
+    return out;
+  }
+  std::vector<const std::string*> names;
+  names.reserve(commands.size());
+  for (const auto& [sql, params] : commands) {
+    REDRIVE_ASSIGN_OR_RETURN(const std::string* name, Prepared(sql));
+    names.push_back(name);
+  }
+  auto lost = [&](const char* what) {
+    broken_ = true;
+    return PgError("", std::string(what) + ": " + PQerrorMessage(conn_), false);
+  };
+  if (PQenterPipelineMode(conn_) != 1) return lost("cannot enter pipeline mode");
+  for (size_t i = 0; i < commands.size(); ++i) {
+    const PgParams& p = *commands[i].second;
+    if (PQsendQueryPrepared(conn_, names[i]->c_str(), p.size(), p.values(), nullptr, nullptr, 0) !=
+        1) {
+      return lost("cannot send a pipelined command");
+    }
+  }
+  if (PQpipelineSync(conn_) != 1) return lost("cannot end the pipeline");
+  Status first_error;
+  for (size_t i = 0; i < commands.size(); ++i) {
+    PgResult last;
+    while (PGresult* r = PQgetResult(conn_)) last = PgResult(r);
+    if (last.get() == nullptr) return lost("a pipelined command gave no result");
+    if (PQresultStatus(last.get()) == PGRES_PIPELINE_ABORTED) {
+      if (first_error.ok()) first_error = Status::Internal("pipeline aborted");
+      continue;
+    }
+    if (Status st = Check(last.get()); !st.ok()) {
+      if (first_error.ok()) first_error = st;
+      continue;
+    }
+    out.push_back(std::move(last));
+  }
+  PgResult sync(PQgetResult(conn_));
+  if (sync.get() == nullptr || PQresultStatus(sync.get()) != PGRES_PIPELINE_SYNC) {
+    return lost("the pipeline did not end with its sync");
+  }
+  if (PQexitPipelineMode(conn_) != 1) return lost("cannot leave pipeline mode");
+  REDRIVE_RETURN_IF_ERROR(first_error);
+  return out;
 }
 
 Result<PgResult> PgConnection::ExecParams(const std::string& sql, const PgParams& params) {

@@ -125,6 +125,12 @@ class PgConnection {
   // Runs `sql` as a named prepared statement, prepared on first use on this
   // connection (one round trip afterwards).
   Result<PgResult> ExecPrepared(std::string_view sql, const PgParams& params);
+  // Runs each (sql, params) as ExecPrepared would, in pipeline mode: one
+  // round trip for the whole batch (statements not yet prepared on this
+  // connection are prepared first). The results, in order; the first
+  // failure fails the call (the commands after it did not run).
+  Result<std::vector<PgResult>> ExecPreparedBatch(
+      const std::vector<std::pair<std::string_view, const PgParams*>>& commands);
   // Runs `sql` once with parameters (unnamed statement): built queries
   // whose text varies with their filters.
   Result<PgResult> ExecParams(const std::string& sql, const PgParams& params);
@@ -142,6 +148,9 @@ class PgConnection {
 
  private:
   explicit PgConnection(PGconn* conn) : conn_(conn) {}
+  // The name `sql` is prepared under on this connection (preparing it now
+  // if needed).
+  Result<const std::string*> Prepared(std::string_view sql);
   // The Status of `r` (OK for a command or tuples result); marks the
   // connection broken on a connection-class failure.
   Status Check(const PGresult* r);

@@ -2,7 +2,9 @@
 // queue/worker/webhook writes are in pg_write_selects.cc.
 #include "store/postgres/pg_write_tx.h"
 
+#include <algorithm>
 #include <cstring>
+#include <deque>
 
 #include "store/postgres/pg_job_columns.h"
 #include "store/postgres/pg_job_sql.h"
@@ -94,7 +96,10 @@ Result<InsertOutcome> PgWriteTx::InsertJob(const Job& job, const HistoryEntry& c
   return InsertOutcome{*holder, false};
 }
 
-Status PgWriteTx::ApplyChange(const Change& change) {
+namespace {
+
+// The guarded update of `change`: its statement and parameters.
+Status BindChange(const Change& change, PgParams& p, std::string_view* sql) {
   const Job& before = change.before;
   const Job& job = change.after;
   const PgColumnSet changed = ChangedPgColumns(before, job);
@@ -103,21 +108,55 @@ Status PgWriteTx::ApplyChange(const Change& change) {
                             " cannot change");
   }
   if (change.history) REDRIVE_RETURN_IF_ERROR(RequireHistoryId(*change.history, job.id));
-  PgParams p;
   BindPgColumns(p, job, sql::AssignedColumns(changed));
   // The guard: the row is still as `before` was read.
   p.AddRef(job.id);
   p.Add(JobStatusName(before.status));
   p.AddRef(before.lease_id);
   if (change.history) BindHistory(p, *change.history);
-  REDRIVE_ASSIGN_OR_RETURN(
-      PgResult r, held->ExecPrepared(sql::UpdateJobSql(changed, change.history.has_value()), p));
-  const long long written = change.history ? r.rows() : r.affected();
-  if (written == 0) {
-    return Status::Conflict("job " + job.id + " is no longer " + JobStatusName(before.status) +
+  *sql = sql::UpdateJobSql(changed, change.history.has_value());
+  return Status::Ok();
+}
+
+bool Written(const Change& change, const PgResult& r) {
+  return (change.history ? r.rows() : r.affected()) > 0;
+}
+
+}  // namespace
+
+Status PgWriteTx::ApplyChange(const Change& change) {
+  PgParams p;
+  std::string_view sql;
+  REDRIVE_RETURN_IF_ERROR(BindChange(change, p, &sql));
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecPrepared(sql, p));
+  if (!Written(change, r)) {
+    const Job& before = change.before;
+    return Status::Conflict("job " + change.after.id + " is no longer " +
+                            JobStatusName(before.status) +
                             (before.lease_id ? " under that lease" : ""));
   }
   return Status::Ok();
+}
+
+Result<std::vector<bool>> PgWriteTx::ApplyChanges(const std::vector<Change>& changes) {
+  // Bounded pipelines: the server's replies must fit the socket buffers
+  // while libpq is still sending (blocking mode).
+  constexpr size_t kMaxPipeline = 128;
+  std::vector<bool> applied;
+  applied.reserve(changes.size());
+  for (size_t start = 0; start < changes.size(); start += kMaxPipeline) {
+    const size_t end = std::min(changes.size(), start + kMaxPipeline);
+    std::deque<PgParams> params;
+    std::vector<std::pair<std::string_view, const PgParams*>> commands;
+    for (size_t i = start; i < end; ++i) {
+      std::string_view sql;
+      REDRIVE_RETURN_IF_ERROR(BindChange(changes[i], params.emplace_back(), &sql));
+      commands.emplace_back(sql, &params.back());
+    }
+    REDRIVE_ASSIGN_OR_RETURN(auto results, held->ExecPreparedBatch(commands));
+    for (size_t i = start; i < end; ++i) applied.push_back(Written(changes[i], results[i - start]));
+  }
+  return applied;
 }
 
 }  // namespace redrive::store::postgres

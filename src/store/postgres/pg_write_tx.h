@@ -39,6 +39,8 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
 
   Result<InsertOutcome> InsertJob(const Job& job, const HistoryEntry& created) override;
   Status ApplyChange(const Change& change) override;
+  // One pipeline of guarded updates (one round trip for the batch).
+  Result<std::vector<bool>> ApplyChanges(const std::vector<Change>& changes) override;
 
   Result<std::vector<Job>> SelectClaimable(const std::string& queue_name, Instant now,
                                            int limit) override;
