@@ -12,6 +12,7 @@ namespace redrive::store {
 
 using postgres::PgConnection;
 using postgres::PgPool;
+using postgres::PgResult;
 using postgres::PooledConnection;
 
 namespace {
@@ -19,12 +20,18 @@ namespace {
 // A connection of `pool` on which `begin` succeeded. An idle connection
 // may have died since its last use (a server restart): it is dropped and
 // the next one tried, so a restart costs no request that starts after it.
-Result<PooledConnection> AcquireAndBegin(PgPool& pool, const char* begin) {
+struct Begun {
+  PooledConnection conn;
+  PgResult result;  // of the begin's last statement
+};
+
+Result<Begun> AcquireAndBegin(PgPool& pool, const char* begin) {
   Status last;
   for (size_t attempt = 0; attempt <= pool.capacity(); ++attempt) {
     REDRIVE_ASSIGN_OR_RETURN(PooledConnection conn, pool.Acquire());
-    last = conn->Exec(begin).status();
-    if (last.ok()) return conn;
+    auto r = conn->Exec(begin);
+    if (r.ok()) return Begun{std::move(conn), std::move(*r)};
+    last = r.status();
     if (conn->healthy()) return last;  // not a lost connection: no retry
   }
   return last;
@@ -77,21 +84,20 @@ Status PgStore::Migrate() {
 }
 
 Result<std::unique_ptr<ReadTx>> PgStore::BeginRead() {
-  REDRIVE_ASSIGN_OR_RETURN(PooledConnection conn,
-                           AcquireAndBegin(readers_, postgres::PgReadTx::kBegin));
-  return std::unique_ptr<ReadTx>(new postgres::PgReadTx(std::move(conn)));
+  REDRIVE_ASSIGN_OR_RETURN(Begun begun, AcquireAndBegin(readers_, postgres::PgReadTx::kBegin));
+  return std::unique_ptr<ReadTx>(new postgres::PgReadTx(std::move(begun.conn)));
 }
 
 Result<std::unique_ptr<WriteTx>> PgStore::BeginWrite() {
-  REDRIVE_ASSIGN_OR_RETURN(PooledConnection conn,
-                           AcquireAndBegin(writers_, postgres::PgWriteTx::kBegin));
-  return std::unique_ptr<WriteTx>(new postgres::PgWriteTx(std::move(conn)));
+  REDRIVE_ASSIGN_OR_RETURN(Begun begun, AcquireAndBegin(writers_, postgres::PgWriteTx::kBegin));
+  std::optional<int64_t> version;
+  if (begun.result.rows() == 1) version = begun.result.Int64(0, 0);
+  return std::unique_ptr<WriteTx>(new postgres::PgWriteTx(std::move(begun.conn), version));
 }
 
 Status PgStore::Ping() {
   // One round trip on a read connection; a dead idle one is replaced.
-  REDRIVE_ASSIGN_OR_RETURN(PooledConnection conn, AcquireAndBegin(readers_, "SELECT 1"));
-  return Status::Ok();
+  return AcquireAndBegin(readers_, "SELECT 1").status();
 }
 
 std::string PgStore::Describe() const { return description_; }

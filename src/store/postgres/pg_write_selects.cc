@@ -192,15 +192,24 @@ Result<long long> PgWriteTx::DeleteOfflineWorkers(Instant before, int limit) {
   return r.affected();
 }
 
+Result<int64_t> PgWriteTx::WebhooksVersion() {
+  if (webhooks_version_) return *webhooks_version_;
+  return PgReads::WebhooksVersion();
+}
+
+// A webhook write may move the version (its trigger): read it again.
 Status PgWriteTx::InsertWebhook(const Webhook& webhook) {
+  webhooks_version_.reset();
   return webhook_sql::InsertWebhook(*held, webhook);
 }
 
 Status PgWriteTx::UpdateWebhook(const Webhook& webhook) {
+  webhooks_version_.reset();
   return webhook_sql::UpdateWebhook(*held, webhook);
 }
 
 Status PgWriteTx::DeleteWebhook(const std::string& id) {
+  webhooks_version_.reset();
   return webhook_sql::DeleteWebhook(*held, id);
 }
 

@@ -26,11 +26,21 @@ namespace redrive::store::postgres {
 
 class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
  public:
-  inline static constexpr char kBegin[] = "BEGIN ISOLATION LEVEL READ COMMITTED";
-  // REQUIRES: `conn` is inside a transaction begun with kBegin.
-  explicit PgWriteTx(PooledConnection conn)
-      : PgConnectionHolder(std::move(conn)), PgReads(*held, /*locking=*/true) {}
+  // The begin also reads the webhooks version, which every write
+  // transaction's outbox asks for first: one round trip for both.
+  inline static constexpr char kBegin[] =
+      "BEGIN ISOLATION LEVEL READ COMMITTED;"
+      " SELECT version FROM redrive.webhooks_version WHERE id = 1";
+  // REQUIRES: `conn` is inside a transaction begun with kBegin, which read
+  // `webhooks_version`.
+  PgWriteTx(PooledConnection conn, std::optional<int64_t> webhooks_version)
+      : PgConnectionHolder(std::move(conn)),
+        PgReads(*held, /*locking=*/true),
+        webhooks_version_(webhooks_version) {}
   ~PgWriteTx() override;  // rolls back unless committed
+
+  // As read by the begin, until this transaction writes a webhook.
+  Result<int64_t> WebhooksVersion() override;
 
   Status Savepoint() override;
   Status ReleaseSavepoint() override;
@@ -78,6 +88,9 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
   Status Control(const char* sql);
 
   bool committed_ = false;
+
+ private:
+  std::optional<int64_t> webhooks_version_;
 };
 
 }  // namespace redrive::store::postgres
