@@ -1,5 +1,7 @@
 // Service routes (no /api/v1 prefix, no key): liveness and readiness.
 #include <boost/json/object.hpp>
+#include <cstdlib>
+#include <optional>
 
 #include "api/handlers.h"
 #include "api/responses.h"
@@ -16,13 +18,26 @@ void HandleHealthLive(Call& call) {
 }
 
 // Ready when the store answers; otherwise 503 SERVICE_UNAVAILABLE so a load
-// balancer takes this node out of rotation.
+// balancer takes this node out of rotation. On a shared database the body
+// also reports this node's clock against the database's (clock_check.h):
+// "clock" is "ok" or "skewed", which is a warning, not unreadiness.
 void HandleHealthReady(Call& call) {
-  call.engine.Ready([respond = call.respond](Status status) {
+  call.engine.Ready([respond = call.respond, &engine = call.engine](Status status) {
     if (!status.ok()) {
       return respond(ErrorResponse(Status::Unavailable("not ready: " + status.message())));
     }
-    respond(JsonResponse(200, boost::json::object{{"status", "ready"}}));
+    boost::json::object body{{"status", "ready"}};
+    if (std::optional<engine::ClockSkewReport> skew = engine.clock_skew()) {
+      body["clock_skew_ms"] = skew->skew.count() / 1000;
+      body["clock"] = skew->beyond ? "skewed" : "ok";
+      if (skew->beyond) {
+        body["clock_message"] =
+            "this node's clock is " + std::to_string(std::abs(skew->skew.count()) / 1000) +
+            " ms off the database's, beyond the bound of " +
+            std::to_string(skew->bound.count() / 1000) + " ms (--max-clock-skew)";
+      }
+    }
+    respond(JsonResponse(200, std::move(body)));
   });
 }
 

@@ -52,6 +52,7 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
   engine_options.retention_interval = config.retention_interval;
   engine_options.prune_workers_after = config.prune_workers_after;
   engine_options.node_id = config.node_id;
+  engine_options.max_clock_skew = config.max_clock_skew;
   if (store.traits().write_model == store::WriteModel::kTransactionPerRequest) {
     // Several nodes may share the store: cross-node wake-ups are a hint
     // (LISTEN/NOTIFY), so parked claims also look again now and then.
@@ -124,6 +125,7 @@ int RunServe(const server::ServeConfig& config) {
   if (config.store.kind == server::StoreUrl::Kind::kPostgres) {
     store::PgOptions options;
     options.pool_size = static_cast<size_t>(config.db_pool_size);
+    options.limits = config.limits;
     auto pg = store::PgStore::Open(config.store.location, options);
     if (pg.ok())
       store = std::unique_ptr<store::Store>(std::move(*pg));

@@ -65,6 +65,12 @@ void AddServeFlags(CLI::App& serve, server::ServeFlags& flags) {
                   "Workers holding a lease are kept")
       ->envname("REDRIVE_PRUNE_WORKERS_AFTER")
       ->capture_default_str();
+  serve
+      .add_option("--max-clock-skew", flags.max_clock_skew,
+                  "PostgreSQL: report (log, /health/ready, redrive_clock_skew_seconds) a clock "
+                  "this far from the database's (2s, 10s; whole seconds); 0 never")
+      ->envname("REDRIVE_MAX_CLOCK_SKEW")
+      ->capture_default_str();
   serve.add_option("--io-threads", flags.io_threads, "Threads serving HTTP connections")
       ->envname("REDRIVE_IO_THREADS")
       ->capture_default_str();

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "engine/engine_impl.h"
+#include "engine/services/clock_check.h"
 #include "engine/services/delivery_retention.h"
 #include "engine/services/job_sweep.h"
 #include "engine/services/retention.h"
@@ -49,6 +50,9 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
         committer, options.sweep_batch, options.prune_workers_after, options.retention_interval));
   }
   loop.Add(std::make_unique<ThroughputSampler>(metrics, throughput, options.throughput_interval));
+  loop.Add(std::make_unique<ClockCheck>(
+      clock, [&store] { return store.DatabaseNow(); }, clock_skew,
+      std::chrono::duration_cast<Micros>(options.max_clock_skew), options.clock_check_interval));
   loop.Add(std::make_unique<DeliveryRetention>(
       committer, options.sweep_batch, options.webhooks.retention, options.retention_interval));
   committer.AddHook(&job_event_counter);
@@ -125,7 +129,7 @@ void Engine::ScrapeMetrics(Callback<std::string> done) {
         REDRIVE_ASSIGN_OR_RETURN(auto queues, ListQueueViews(tx));
         return RenderQueueGauges(queues, impl_->clock.Now()) +
                RenderLongPollGauge(impl_->waiters.CountByQueue()) + impl_->duties.RenderGauge() +
-               impl_->metrics.Render();
+               impl_->clock_skew.RenderGauge() + impl_->metrics.Render();
       },
       std::move(done));
 }
@@ -142,6 +146,8 @@ std::chrono::seconds Engine::throughput_interval() const {
 long long Engine::RunServicesOnce() { return impl_->loop.RunAllOnce(impl_->clock.Now()); }
 
 long long Engine::RunWebhooksOnce() { return impl_->dispatcher ? impl_->dispatcher->RunOnce() : 0; }
+
+std::optional<ClockSkewReport> Engine::clock_skew() const { return impl_->clock_skew.Get(); }
 
 void Engine::Ready(StatusCallback done) {
   impl_->Read<bool>(

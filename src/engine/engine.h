@@ -29,6 +29,7 @@
 #include "core/random.h"
 #include "core/status.h"
 #include "engine/requests.h"
+#include "engine/services/clock_check.h"
 #include "engine/throughput.h"
 #include "engine/webhooks/sender.h"
 #include "engine/webhooks/webhook_types.h"
@@ -64,6 +65,10 @@ struct EngineOptions {
   // wake-up came (the net under wake-ups lost between nodes). Zero: only
   // wake-ups and its deadline end a wait.
   std::chrono::milliseconds claim_repoll{0};
+  // How far this node's clock may be from a shared database's before it is
+  // logged and reported (services/clock_check.h); zero: never reported.
+  std::chrono::seconds max_clock_skew{2};
+  std::chrono::seconds clock_check_interval{30};
   // Carries long-poll wake-ups (notifier.h); null: over the store's wake
   // channel if it has one (Store::NewWakeChannel), else in-process only.
   std::shared_ptr<Notifier> notifier;
@@ -175,6 +180,8 @@ class Engine {
 
   // --- service
   void Ready(StatusCallback done);  // store reachable
+  // The last clock comparison with a shared database; unset on SQLite.
+  std::optional<ClockSkewReport> clock_skew() const;
 
   // Job throughput per sampling interval, oldest first, for one queue or all
   // (in memory, since this process started; answered on the calling thread).

@@ -18,23 +18,16 @@ void Engine::Enqueue(EnqueueParams p, Callback<EnqueueResult> done) {
 void Engine::EnqueueBulk(BulkEnqueueParams p, Callback<std::vector<BulkItemResult>> done) {
   impl_->Write<std::vector<BulkItemResult>>(
       [p = std::move(p)](WriteTx& tx, TxContext& ctx) -> Result<std::vector<BulkItemResult>> {
-        std::vector<BulkItemResult> out;
-        out.reserve(p.jobs.size());
-        for (size_t i = 0; i < p.jobs.size(); ++i) {
-          BulkItemResult item;
-          item.index = i;
-          auto r = ops::Enqueue(tx, ctx, p.jobs[i]);
-          if (r.ok()) {
-            item.job_id = r->id;
-            item.created = r->created;
-          } else if (r.status().code() == ErrorCode::kValidation ||
-                     r.status().code() == ErrorCode::kConflict) {
-            // Refused before anything was written for this item.
-            item.error = r.status();
+        REDRIVE_ASSIGN_OR_RETURN(auto results, ops::EnqueueBatch(tx, ctx, p.jobs));
+        std::vector<BulkItemResult> out(results.size());
+        for (size_t i = 0; i < results.size(); ++i) {
+          out[i].index = i;
+          if (results[i].ok()) {
+            out[i].job_id = results[i]->id;
+            out[i].created = results[i]->created;
           } else {
-            return r.status();
+            out[i].error = results[i].status();  // refused: nothing written for it
           }
-          out.push_back(std::move(item));
         }
         return out;
       },

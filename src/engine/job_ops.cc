@@ -55,56 +55,110 @@ Result<Change> ApplyToJob(store::WriteTx& tx, TxContext& ctx, const std::string&
   return ApplyToLoaded(tx, ctx, job, event);
 }
 
-Result<EnqueueResult> Enqueue(store::WriteTx& tx, TxContext& ctx, const EnqueueParams& p) {
-  if (p.expires_at && *p.expires_at <= ctx.now) {
-    return Status::Validation("expires_at", "expires_at must be in the future");
+Result<std::vector<Result<EnqueueResult>>> EnqueueBatch(store::WriteTx& tx, TxContext& ctx,
+                                                        const std::vector<EnqueueParams>& items) {
+  std::vector<Result<EnqueueResult>> out(items.size(), Status::Internal("not enqueued"));
+  // A replay answers with the existing job whatever has happened to the
+  // queue since (disabled, deleted): the key identifies the job, not a try.
+  std::vector<std::string> keys;
+  for (const EnqueueParams& p : items) {
+    if (p.idempotency_key) keys.push_back(*p.idempotency_key);
   }
-  if (p.idempotency_key) {
-    // A replay answers with the existing job whatever has happened to the
-    // queue since (disabled, deleted): the key identifies the job, not a try.
-    REDRIVE_ASSIGN_OR_RETURN(auto existing, tx.FindIdempotencyKey(*p.idempotency_key));
-    if (existing) return EnqueueResult{*existing, false};
+  std::map<std::string, std::string> existing;
+  if (!keys.empty()) {
+    REDRIVE_ASSIGN_OR_RETURN(existing, tx.FindIdempotencyKeys(keys));
   }
-  auto cached = ctx.queues.find(p.queue_name);
-  if (cached == ctx.queues.end()) {
-    REDRIVE_ASSIGN_OR_RETURN(QueueConfig config, tx.EnsureQueue(p.queue_name, ctx.now));
-    cached = ctx.queues.emplace(p.queue_name, std::move(config)).first;
-  }
-  const QueueConfig& queue = cached->second;
-  if (!queue.enabled) return Status::Conflict("queue " + p.queue_name + " is disabled");
 
-  auto [job, created] = MakeNewJob(p, queue, ctx.now, ctx.random);
-  REDRIVE_ASSIGN_OR_RETURN(store::InsertOutcome out, tx.InsertJob(job, created));
-  if (out.created) {
-    ctx.Track(job);
-    REDRIVE_RETURN_IF_ERROR(ctx.Wrote(tx, JobWrite{Outcome::kCreated, job, nullptr}));
+  std::vector<NewJob> made;
+  std::vector<size_t> made_for;  // made[k] is items[made_for[k]]
+  made.reserve(items.size());
+  made_for.reserve(items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    const EnqueueParams& p = items[i];
+    if (p.expires_at && *p.expires_at <= ctx.now) {
+      out[i] = Status::Validation("expires_at", "expires_at must be in the future");
+      continue;
+    }
+    if (p.idempotency_key) {
+      auto found = existing.find(*p.idempotency_key);
+      if (found != existing.end()) {
+        out[i] = EnqueueResult{found->second, false};
+        continue;
+      }
+    }
+    auto cached = ctx.queues.find(p.queue_name);
+    if (cached == ctx.queues.end()) {
+      REDRIVE_ASSIGN_OR_RETURN(QueueConfig config, tx.EnsureQueue(p.queue_name, ctx.now));
+      cached = ctx.queues.emplace(p.queue_name, std::move(config)).first;
+    }
+    const QueueConfig& queue = cached->second;
+    if (!queue.enabled) {
+      out[i] = Status::Conflict("queue " + p.queue_name + " is disabled");
+      continue;
+    }
+    made.push_back(MakeNewJob(p, queue, ctx.now, ctx.random));
+    made_for.push_back(i);
   }
-  return EnqueueResult{out.id, out.created};
+  if (made.empty()) return out;
+
+  // One batch of inserts (one round trip on PostgreSQL).
+  REDRIVE_ASSIGN_OR_RETURN(std::vector<store::InsertOutcome> inserted, tx.InsertJobs(made));
+  for (size_t k = 0; k < made.size(); ++k) {
+    const store::InsertOutcome& o = inserted[k];
+    if (o.created) {
+      ctx.Track(made[k].job);
+      REDRIVE_RETURN_IF_ERROR(ctx.Wrote(tx, JobWrite{Outcome::kCreated, made[k].job, nullptr}));
+    }
+    out[made_for[k]] = EnqueueResult{o.id, o.created};
+  }
+  return out;
+}
+
+Result<EnqueueResult> Enqueue(store::WriteTx& tx, TxContext& ctx, const EnqueueParams& p) {
+  REDRIVE_ASSIGN_OR_RETURN(auto results, EnqueueBatch(tx, ctx, {p}));
+  return std::move(results[0]);
 }
 
 Result<std::vector<Job>> Claim(store::WriteTx& tx, TxContext& ctx, const std::string& queue,
                                const std::string& worker_id, int limit,
                                std::chrono::seconds lease_duration) {
   std::vector<Job> claimed;
-  REDRIVE_ASSIGN_OR_RETURN(auto config, tx.GetQueue(queue));
-  if (!config || config->paused || !config->enabled) return claimed;
+  // One batch of reads (one round trip on PostgreSQL): the queue, the
+  // worker, the due scheduled jobs and the claimable ones.
+  REDRIVE_ASSIGN_OR_RETURN(store::ClaimReads reads,
+                           tx.ReadForClaim(queue, worker_id, ctx.now, limit));
+  if (!reads.queue || reads.queue->paused || !reads.queue->enabled) return claimed;
   // A worker that deregistered gets nothing, not even from a long-poll it
   // left parked while shutting down: the job would sit leased to a process
   // that is gone until the lease ran out, and that would cost it a retry.
-  REDRIVE_ASSIGN_OR_RETURN(auto worker, tx.GetWorker(worker_id));
-  if (worker && worker->deregistered_at) return claimed;
+  if (reads.worker && reads.worker->deregistered_at) return claimed;
 
   // Promote what became due since the scheduler last ran, so a claim never
   // waits for the sweep to see a due retry.
-  REDRIVE_ASSIGN_OR_RETURN(auto due, tx.SelectDueScheduled(queue, ctx.now, limit));
   REDRIVE_ASSIGN_OR_RETURN(
       auto promotions,
-      ApplyToLoadedBatch(tx, ctx, due, [](const Job&) -> Event { return event::Promote{}; }));
+      ApplyToLoadedBatch(tx, ctx, reads.due, [](const Job&) -> Event { return event::Promote{}; }));
   const auto promoted = static_cast<long long>(promotions.size());
 
-  // Skipped in the batch: a job another node took first (PostgreSQL) or
-  // that just expired.
-  REDRIVE_ASSIGN_OR_RETURN(auto candidates, tx.SelectClaimable(queue, ctx.now, limit));
+  // The candidates: the claimable jobs read with the promotions' results
+  // (pending now, and locked by this transaction), in the claim order
+  // (SelectClaimable's: highest priority, then oldest, then id), the first
+  // `limit` of them. Skipped in the batch: a job another node took first
+  // (PostgreSQL) or that just expired.
+  std::vector<Job> candidates = std::move(reads.claimable);
+  for (Change& c : promotions) {
+    const Job& j = c.after;
+    if (j.status != JobStatus::kPending || (j.expires_at && *j.expires_at <= ctx.now)) continue;
+    candidates.push_back(std::move(c.after));
+  }
+  if (promoted > 0) {
+    std::sort(candidates.begin(), candidates.end(), [](const Job& a, const Job& b) {
+      if (a.priority != b.priority) return a.priority > b.priority;
+      if (a.created_at != b.created_at) return a.created_at < b.created_at;
+      return a.id < b.id;
+    });
+  }
+  if (candidates.size() > static_cast<size_t>(limit)) candidates.resize(limit);
   REDRIVE_ASSIGN_OR_RETURN(
       auto claims, ApplyToLoadedBatch(tx, ctx, candidates, [&](const Job&) -> Event {
         return event::Claim{worker_id, NewUuidV7(ctx.now, ctx.random), lease_duration};

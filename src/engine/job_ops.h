@@ -34,6 +34,13 @@ Result<Change> ApplyToJob(store::WriteTx& tx, TxContext& ctx, const std::string&
 
 // Inserts a job with its queue's defaults (creating the queue if needed).
 Result<EnqueueResult> Enqueue(store::WriteTx& tx, TxContext& ctx, const EnqueueParams& p);
+// Enqueue of each item, as batches: one idempotency-key lookup and one
+// insert batch for all (WriteTx::FindIdempotencyKeys, InsertJobs: a round
+// trip each on PostgreSQL). results[i] is item i's: a refusal (VALIDATION:
+// expires_at already passed; CONFLICT: the queue is disabled) is that
+// item's result, written nothing; any other failure fails the call.
+Result<std::vector<Result<EnqueueResult>>> EnqueueBatch(store::WriteTx& tx, TxContext& ctx,
+                                                        const std::vector<EnqueueParams>& items);
 
 // Claims up to `limit` jobs of the queue for `worker_id` (none if the queue is
 // paused or disabled). Due scheduled jobs of the queue are promoted first.

@@ -264,6 +264,16 @@ Result<ServeConfig> MakeServeConfig(const ServeFlags& flags) {
     }
     config.prune_workers_after = *prune;
   }
+  if (flags.max_clock_skew == "0") {
+    config.max_clock_skew = std::chrono::seconds::zero();
+  } else {
+    auto skew = ParseDurationSeconds(flags.max_clock_skew);
+    if (!skew.ok()) {
+      return Status::Validation(
+          "max_clock_skew", "--max-clock-skew: " + skew.status().message() + " (or 0 for never)");
+    }
+    config.max_clock_skew = *skew;
+  }
   if (flags.io_threads < 1 || flags.io_threads > 64) {
     return Status::Validation("io_threads", "--io-threads must be between 1 and 64");
   }

@@ -78,6 +78,7 @@ struct ServeFlags {
   int webhook_concurrency = 4;
   int db_pool_size = 16;
   std::string node_id;
+  std::string max_clock_skew = "2s";  // "0": never reported
   std::string webhook_timeout = "10s";
   int64_t webhook_retry_base_ms = 5000;
 };
@@ -94,6 +95,8 @@ struct ServeConfig {
   std::chrono::seconds prune_workers_after{7 * 24 * 3600};
   int io_threads = 1;
   std::string log_level = "info";
+  // A shared database's clock this far from the node's is reported; zero: never.
+  std::chrono::seconds max_clock_skew{2};
   // Outgoing webhooks: deliveries sent at once, the timeout of one POST, and
   // the first retry delay (doubling up to an hour).
   int webhook_concurrency = 4;

@@ -38,6 +38,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -45,6 +46,7 @@
 
 #include "core/clock.h"
 #include "core/job.h"
+#include "core/new_job.h"
 #include "core/queue.h"
 #include "core/status.h"
 #include "core/transition.h"
@@ -91,6 +93,14 @@ struct InsertOutcome {
   bool created = true;
 };
 
+// What a claim reads before it decides (WriteTx::ReadForClaim).
+struct ClaimReads {
+  std::optional<QueueConfig> queue;  // GetQueue
+  std::optional<WorkerInfo> worker;  // GetWorker
+  std::vector<Job> due;              // SelectDueScheduled(queue, now, limit)
+  std::vector<Job> claimable;        // SelectClaimable(queue, now, limit)
+};
+
 // Reads. On SQLite a ReadTx is a snapshot (a read transaction); on PostgreSQL
 // a REPEATABLE READ or plain statement-level read.
 class ReadTx {
@@ -112,6 +122,17 @@ class ReadTx {
   virtual Result<std::vector<DeadLetterGroup>> SummarizeDeadLetters(const JobFilter& f) = 0;
   // The id of the job holding `idempotency_key`, if any.
   virtual Result<std::optional<std::string>> FindIdempotencyKey(const std::string& key) = 0;
+  // FindIdempotencyKey of each key, as one batch (PostgreSQL: one round
+  // trip): key -> job id, for the keys that are taken.
+  virtual Result<std::map<std::string, std::string>> FindIdempotencyKeys(
+      const std::vector<std::string>& keys) {
+    std::map<std::string, std::string> out;
+    for (const std::string& k : keys) {
+      REDRIVE_ASSIGN_OR_RETURN(std::optional<std::string> id, FindIdempotencyKey(k));
+      if (id) out.emplace(k, std::move(*id));
+    }
+    return out;
+  }
   // The jobs among `ids` that exist (any order).
   virtual Result<std::vector<Job>> GetJobs(const std::vector<std::string>& ids) = 0;
   // History of a job, oldest first (empty if the job has none / is unknown).
@@ -175,6 +196,18 @@ class WriteTx : public ReadTx {
   // are assigned by core (NewHistoryEntry, core/transition.h), never by a
   // store. REQUIRES: created.id is set (INTERNAL otherwise).
   virtual Result<InsertOutcome> InsertJob(const Job& job, const HistoryEntry& created) = 0;
+  // InsertJob of each job, in order, as one batch (PostgreSQL: one round
+  // trip for all of them but those whose idempotency key was taken). Two
+  // jobs of the batch with one key: the second gets the first's id.
+  virtual Result<std::vector<InsertOutcome>> InsertJobs(const std::vector<NewJob>& jobs) {
+    std::vector<InsertOutcome> out;
+    out.reserve(jobs.size());
+    for (const NewJob& j : jobs) {
+      REDRIVE_ASSIGN_OR_RETURN(InsertOutcome o, InsertJob(j.job, j.created));
+      out.push_back(std::move(o));
+    }
+    return out;
+  }
 
   // Writes change.after if the stored row still matches the guard (its id,
   // change.before.status and change.before.lease_id), plus change.history if
@@ -199,6 +232,22 @@ class WriteTx : public ReadTx {
     return applied;
   }
 
+  // A claim's reads, each as its own call reads it (the selects lock as
+  // they do), as one batch (PostgreSQL: one round trip). Where the queue is
+  // missing, paused or disabled, or the worker deregistered, the lists may
+  // be empty (the claim takes nothing; rows it locked are released at the
+  // transaction's end).
+  virtual Result<ClaimReads> ReadForClaim(const std::string& queue_name,
+                                          const std::string& worker_id, Instant now, int limit) {
+    ClaimReads r;
+    REDRIVE_ASSIGN_OR_RETURN(r.queue, GetQueue(queue_name));
+    if (!r.queue || r.queue->paused || !r.queue->enabled) return r;
+    REDRIVE_ASSIGN_OR_RETURN(r.worker, GetWorker(worker_id));
+    if (r.worker && r.worker->deregistered_at) return r;
+    REDRIVE_ASSIGN_OR_RETURN(r.due, SelectDueScheduled(queue_name, now, limit));
+    REDRIVE_ASSIGN_OR_RETURN(r.claimable, SelectClaimable(queue_name, now, limit));
+    return r;
+  }
   // Claim candidates: pending jobs of `queue_name` not past expires_at, highest
   // priority then oldest created_at first, at most `limit`. On PostgreSQL the
   // rows are locked FOR UPDATE SKIP LOCKED. Cost independent of queue depth.
@@ -359,6 +408,10 @@ class Store {
   virtual Result<std::unique_ptr<WriteTx>> BeginWrite() = 0;
   // Cheap liveness check (health/ready).
   virtual Status Ping() = 0;
+  // The database's own clock, for a store other processes share (nodes
+  // compare theirs with it: engine/services/clock_check.h); unset for a
+  // store on this machine, whose clock is the process's.
+  virtual Result<std::optional<Instant>> DatabaseNow() { return std::optional<Instant>(); }
   // The duty leadership of the node `node_id` (see Leadership), obtained once
   // per engine. REQUIRES: node_id is non-empty and unique among the nodes
   // sharing the database (two objects with one id may both hold a duty).

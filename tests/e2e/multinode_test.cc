@@ -37,6 +37,8 @@ class MultiNodeTest : public ::testing::Test {
 
   void SetUp() override {
     const std::string url = NewPostgresStoreUrl();
+    db_ = url.substr(url.rfind('/') + 1);
+    db_ = db_.substr(0, db_.find('?'));
     for (int i = 0; i < kNodes; ++i) {
       ServerOptions o;
       o.store = url;
@@ -91,6 +93,7 @@ class MultiNodeTest : public ::testing::Test {
   }
 
   std::vector<std::unique_ptr<ServerProcess>> nodes_;
+  std::string db_;  // the nodes' database on the shared cluster
 };
 
 TEST_F(MultiNodeTest, EveryJobIsCompletedExactlyOnceUnderContention) {
@@ -187,6 +190,58 @@ TEST_F(MultiNodeTest, ARedriveOnOneNodeWakesALongPollOnAnother) {
   EXPECT_EQ(Str(jobs[0].at("id")), id);
   // Woken through the database, not by a re-poll or the end of the wait.
   EXPECT_LT(answered_at - redriven_at, 1500ms);
+}
+
+// Transactional enqueue: an application's own transaction calls
+// redrive.enqueue; a worker long-polling a node gets the job as soon as that
+// transaction commits, and never one whose transaction rolled back.
+TEST_F(MultiNodeTest, AJobEnqueuedInAnApplicationsTransactionWakesALongPollOnCommit) {
+  auto poll = std::async(std::launch::async, [&] {
+    HttpClient c1 = Client(1);
+    auto jobs = Claim(c1, "in-tx", "w", 5, 20000);
+    return std::make_pair(jobs, SteadyClock::now());
+  });
+  ASSERT_TRUE(WaitUntil([&] { return Parked(1, "in-tx") == 1; }, 10s));
+  testing::PgCluster& pg = testing::PgCluster::Shared();
+  auto rolled = pg.Psql("BEGIN; SELECT redrive.enqueue('in-tx', '{\"n\": 1}'); ROLLBACK;", db_);
+  ASSERT_TRUE(rolled.ok()) << rolled.status().ToString();
+  const auto committed_at = SteadyClock::now();
+  auto committed = pg.Psql(
+      "BEGIN; SELECT redrive.enqueue('in-tx', '{\"n\": 2}', tags => '{\"from\": \"sql\"}');"
+      " COMMIT;",
+      db_);
+  ASSERT_TRUE(committed.ok()) << committed.status().ToString();
+  auto [jobs, answered_at] = poll.get();
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0].at("payload").at("n").as_int64(), 2);
+  EXPECT_EQ(Str(jobs[0].at("tags").at("from")), "sql");
+  EXPECT_LT(answered_at - committed_at, 1500ms);  // woken, not re-polled
+  // The job is a job like any other: it completes through another node.
+  auto done = Post(2, "/jobs/" + Str(jobs[0].at("id")) + "/complete",
+                   json::object{{"worker_id", "w"}, {"lease_id", jobs[0].at("lease_id")}});
+  EXPECT_EQ(done.status, 200) << done.raw.body;
+  auto listed = Get(0, "/jobs?queue_name=in-tx");
+  ASSERT_EQ(listed.status, 200) << listed.raw.body;
+  EXPECT_EQ(listed.raw.body.find("\"n\":1"), std::string::npos) << listed.raw.body;
+}
+
+// Every node compares its clock with the database's (same machine here:
+// within the bound) and says so in /health/ready and /metrics.
+TEST_F(MultiNodeTest, EachNodeReportsItsClockAgainstTheDatabases) {
+  for (int node = 0; node < kNodes; ++node) {
+    JsonResponse ready;
+    ASSERT_TRUE(WaitUntil(
+        [&] {
+          ready = Client(node).JsonRequest("GET", "/health/ready");
+          return ready.status == 200 && ready.body.as_object().contains("clock");
+        },
+        10s))
+        << ready.raw.body;
+    EXPECT_EQ(Str(ready.body.at("clock")), "ok");
+    EXPECT_LT(std::abs(ready.body.at("clock_skew_ms").as_int64()), 1000);
+    EXPECT_NE(Client(node).Get("/metrics").body.find("\nredrive_clock_skew_seconds "),
+              std::string::npos);
+  }
 }
 
 TEST_F(MultiNodeTest, KillNineOfANodeLosesNothingAcknowledgedAndItsLeasesAreReclaimed) {

@@ -195,6 +195,97 @@ TEST_P(StoreConformanceTest, FindIdempotencyKeyNamesTheHolder) {
   EXPECT_EQ(*tx->FindIdempotencyKey("order-8"), std::nullopt);
 }
 
+// A batch inserts each job as InsertJob would, in order: a taken key gives
+// its holder, also when the holder is an earlier job of the same batch.
+TEST_P(StoreConformanceTest, InsertJobsInsertsABatchJobByJob) {
+  Job held = MakeJob("held");
+  held.idempotency_key = "taken";
+  Insert({held});
+  std::vector<NewJob> batch;
+  auto add = [&](const std::string& id, std::optional<std::string> key) {
+    Job j = MakeJob(id);
+    j.idempotency_key = std::move(key);
+    batch.push_back(NewJob{j, CreatedEntry(j)});
+  };
+  add("b0", std::nullopt);
+  add("b1", "taken");  // an earlier transaction's
+  add("b2", "fresh");
+  add("b3", "fresh");  // b2's, in this batch
+  add("b4", std::nullopt);
+  Write([&](WriteTx& tx) {
+    auto out = tx.InsertJobs(batch);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    ASSERT_EQ(out->size(), 5u);
+    std::vector<std::pair<std::string, bool>> got;
+    for (const InsertOutcome& o : *out) got.emplace_back(o.id, o.created);
+    EXPECT_THAT(got, ElementsAre(std::pair<std::string, bool>("b0", true),
+                                 std::pair<std::string, bool>("held", false),
+                                 std::pair<std::string, bool>("b2", true),
+                                 std::pair<std::string, bool>("b2", false),
+                                 std::pair<std::string, bool>("b4", true)));
+    auto none = tx.InsertJobs({});
+    ASSERT_TRUE(none.ok());
+    EXPECT_TRUE(none->empty());
+  });
+  auto tx = BeginRead();
+  EXPECT_EQ(tx->CountJobs(std::nullopt)->total(), 4);  // held, b0, b2, b4
+  EXPECT_EQ(tx->GetJob("b3").status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(tx->GetHistory("b2")->size(), 1u);
+  EXPECT_EQ(Get("b4"), batch[4].job);
+}
+
+TEST_P(StoreConformanceTest, FindIdempotencyKeysNamesTheHoldersOfThoseTaken) {
+  Job a = MakeJob("job-a");
+  a.idempotency_key = "ka";
+  Job b = MakeJob("job-b");
+  b.idempotency_key = "kb";
+  Insert({a, b, MakeJob("job-c")});
+  auto tx = BeginRead();
+  auto found = tx->FindIdempotencyKeys({"kb", "missing", "ka", "ka"});
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  EXPECT_EQ(*found, (std::map<std::string, std::string>{{"ka", "job-a"}, {"kb", "job-b"}}));
+  EXPECT_TRUE(tx->FindIdempotencyKeys({})->empty());
+}
+
+// A claim's reads are what the four calls read: the queue, the worker, the
+// due scheduled jobs of the queue and its claimable ones (locked as the
+// selects lock them). A missing queue reads nothing else.
+TEST_P(StoreConformanceTest, ReadForClaimReadsWhatTheFourCallsRead) {
+  Job first = MakeJob("p1", "emails", T(1));
+  Job urgent = MakeJob("p2", "emails", T(2));
+  urgent.priority = 5;
+  Job due = AsScheduled(MakeJob("s1", "emails", T(0)), T(5));
+  Job later = AsScheduled(MakeJob("s2", "emails", T(0)), T(50));
+  Job elsewhere = MakeJob("o1", "other", T(0));
+  Insert({first, urgent, due, later, elsewhere});
+  WorkerInfo w;
+  w.id = "w1";
+  w.queue_name = "emails";
+  w.hostname = "h";
+  Write([&](WriteTx& tx) {
+    ASSERT_TRUE(tx.EnsureQueue("emails", T(0)).ok());
+    ASSERT_TRUE(tx.PutWorker(w).ok());
+  });
+  Write([&](WriteTx& tx) {
+    auto r = tx.ReadForClaim("emails", "w1", T(10), 10);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_TRUE(r->queue.has_value());
+    EXPECT_EQ(r->queue->queue_name, "emails");
+    ASSERT_TRUE(r->worker.has_value());
+    EXPECT_EQ(r->worker->id, "w1");
+    EXPECT_THAT(Ids(r->due), ElementsAre("s1"));
+    EXPECT_THAT(Ids(r->claimable), ElementsAre("p2", "p1"));
+    auto limited = tx.ReadForClaim("emails", "nobody", T(10), 1);
+    ASSERT_TRUE(limited.ok());
+    EXPECT_FALSE(limited->worker.has_value());
+    EXPECT_EQ(limited->claimable.size(), 1u);
+    auto missing = tx.ReadForClaim("no-such-queue", "w1", T(10), 10);
+    ASSERT_TRUE(missing.ok());
+    EXPECT_FALSE(missing->queue.has_value());
+    EXPECT_THAT(Ids(missing->claimable), IsEmpty());
+  });
+}
+
 TEST_P(StoreConformanceTest, JobsWithoutIdempotencyKeyNeverCollide) {
   Insert({MakeJob("a"), MakeJob("b")});
   EXPECT_EQ(BeginRead()->CountJobs(std::nullopt)->total(), 2);

@@ -2,6 +2,7 @@
 
 #include <poll.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
@@ -224,10 +225,20 @@ Result<std::vector<PgResult>> PgConnection::ExecPreparedBatch(
     }
     return out;
   }
+  for (size_t start = 0; start < commands.size(); start += kMaxPipeline) {
+    const size_t end = std::min(commands.size(), start + kMaxPipeline);
+    REDRIVE_RETURN_IF_ERROR(Pipeline(commands, start, end, out));
+  }
+  return out;
+}
+
+Status PgConnection::Pipeline(
+    const std::vector<std::pair<std::string_view, const PgParams*>>& commands, size_t begin,
+    size_t end, std::vector<PgResult>& out) {
   std::vector<const std::string*> names;
-  names.reserve(commands.size());
-  for (const auto& [sql, params] : commands) {
-    REDRIVE_ASSIGN_OR_RETURN(const std::string* name, Prepared(sql));
+  names.reserve(end - begin);
+  for (size_t i = begin; i < end; ++i) {
+    REDRIVE_ASSIGN_OR_RETURN(const std::string* name, Prepared(commands[i].first));
     names.push_back(name);
   }
   auto lost = [&](const char* what) {
@@ -235,16 +246,16 @@ Result<std::vector<PgResult>> PgConnection::ExecPreparedBatch(
     return PgError("", std::string(what) + ": " + PQerrorMessage(conn_), false);
   };
   if (PQenterPipelineMode(conn_) != 1) return lost("cannot enter pipeline mode");
-  for (size_t i = 0; i < commands.size(); ++i) {
+  for (size_t i = begin; i < end; ++i) {
     const PgParams& p = *commands[i].second;
-    if (PQsendQueryPrepared(conn_, names[i]->c_str(), p.size(), p.values(), nullptr, nullptr, 0) !=
-        1) {
+    if (PQsendQueryPrepared(conn_, names[i - begin]->c_str(), p.size(), p.values(), nullptr,
+                            nullptr, 0) != 1) {
       return lost("cannot send a pipelined command");
     }
   }
   if (PQpipelineSync(conn_) != 1) return lost("cannot end the pipeline");
   Status first_error;
-  for (size_t i = 0; i < commands.size(); ++i) {
+  for (size_t i = begin; i < end; ++i) {
     PgResult last;
     while (PGresult* r = PQgetResult(conn_)) last = PgResult(r);
     if (last.get() == nullptr) return lost("a pipelined command gave no result");
@@ -263,8 +274,7 @@ Result<std::vector<PgResult>> PgConnection::ExecPreparedBatch(
     return lost("the pipeline did not end with its sync");
   }
   if (PQexitPipelineMode(conn_) != 1) return lost("cannot leave pipeline mode");
-  REDRIVE_RETURN_IF_ERROR(first_error);
-  return out;
+  return first_error;
 }
 
 Result<PgResult> PgConnection::ExecParams(const std::string& sql, const PgParams& params) {

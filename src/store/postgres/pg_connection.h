@@ -126,11 +126,14 @@ class PgConnection {
   // connection (one round trip afterwards).
   Result<PgResult> ExecPrepared(std::string_view sql, const PgParams& params);
   // Runs each (sql, params) as ExecPrepared would, in pipeline mode: one
-  // round trip for the whole batch (statements not yet prepared on this
-  // connection are prepared first). The results, in order; the first
+  // round trip per kMaxPipeline commands (statements not yet prepared on
+  // this connection are prepared first). The results, in order; the first
   // failure fails the call (the commands after it did not run).
   Result<std::vector<PgResult>> ExecPreparedBatch(
       const std::vector<std::pair<std::string_view, const PgParams*>>& commands);
+  // Commands per pipeline: the server's replies must fit the socket buffers
+  // while libpq is still sending (blocking mode).
+  static constexpr size_t kMaxPipeline = 128;
   // Runs `sql` once with parameters (unnamed statement): built queries
   // whose text varies with their filters.
   Result<PgResult> ExecParams(const std::string& sql, const PgParams& params);
@@ -151,6 +154,9 @@ class PgConnection {
   // The name `sql` is prepared under on this connection (preparing it now
   // if needed).
   Result<const std::string*> Prepared(std::string_view sql);
+  // Commands [begin, end) as one pipeline; their results appended to `out`.
+  Status Pipeline(const std::vector<std::pair<std::string_view, const PgParams*>>& commands,
+                  size_t begin, size_t end, std::vector<PgResult>& out);
   // The Status of `r` (OK for a command or tuples result); marks the
   // connection broken on a connection-class failure.
   Status Check(const PGresult* r);

@@ -46,6 +46,9 @@ inline constexpr char kGetJobsForUpdate[] = "SELECT " REDRIVE_PG_JOB_COLUMNS
 // $1 key.
 inline constexpr char kFindIdempotencyKey[] =
     "SELECT id FROM redrive.jobs WHERE idempotency_key = $1";
+// $1 text[] of keys: (key, id) of those taken.
+inline constexpr char kFindIdempotencyKeys[] =
+    "SELECT idempotency_key, id FROM redrive.jobs WHERE idempotency_key = ANY($1::text[])";
 
 // Inserts a job and its "created" history entry in one statement:
 // $1..$n every column (kPgAllColumns, as BindPgColumns binds them), then

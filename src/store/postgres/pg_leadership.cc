@@ -9,6 +9,11 @@ PgLeadership::PgLeadership(std::string url, std::string node_id, PgLeadershipOpt
 
 PgLeadership::~PgLeadership() {
   std::lock_guard<std::mutex> lock(mu_);
+  // Unlock before closing: a closed session's locks are released when its
+  // backend gets round to ending, not when PQfinish returns, so another node
+  // asking right after would still find them taken.
+  if (conn_ && conn_->healthy() && !held_.empty())
+    (void)conn_->Exec("SELECT pg_advisory_unlock_all()");
   DropSession();
 }
 

@@ -7,12 +7,8 @@
 namespace redrive::store::postgres {
 namespace {
 
-constexpr char kGetQueue[] =
-    "SELECT " REDRIVE_PG_QUEUE_COLUMNS " FROM redrive.queues WHERE queue_name = $1";
 constexpr char kListQueues[] =
     "SELECT " REDRIVE_PG_QUEUE_COLUMNS " FROM redrive.queues ORDER BY queue_name";
-constexpr char kGetWorker[] =
-    "SELECT " REDRIVE_PG_WORKER_COLUMNS " FROM redrive.workers WHERE id = $1";
 constexpr char kListWorkers[] = "SELECT " REDRIVE_PG_WORKER_COLUMNS
                                 " FROM redrive.workers ORDER BY registered_at, id"
                                 " LIMIT $1 OFFSET $2";
@@ -52,6 +48,18 @@ Result<Job> PgReads<Base>::GetJob(const std::string& id) {
                            Run(conn_, locking_ ? sql::kGetJobForUpdate : sql::kGetJob, &id));
   if (r.rows() == 0) return Status::NotFound("job " + id + " not found");
   return ReadPgJob(r, 0);
+}
+
+template <typename Base>
+Result<std::map<std::string, std::string>> PgReads<Base>::FindIdempotencyKeys(
+    const std::vector<std::string>& keys) {
+  std::map<std::string, std::string> out;
+  if (keys.empty()) return out;
+  PgParams p;
+  p.AddTextArray(keys);
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, conn_.ExecPrepared(sql::kFindIdempotencyKeys, p));
+  for (int i = 0; i < r.rows(); ++i) out.emplace(r.String(i, 0), r.String(i, 1));
+  return out;
 }
 
 template <typename Base>
@@ -134,7 +142,7 @@ Result<std::optional<Instant>> PgReads<Base>::OldestDeadletterAt(const std::stri
 
 template <typename Base>
 Result<std::optional<QueueConfig>> PgReads<Base>::GetQueue(const std::string& name) {
-  REDRIVE_ASSIGN_OR_RETURN(PgResult r, Run(conn_, kGetQueue, &name));
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, Run(conn_, kGetPgQueue, &name));
   if (r.rows() == 0) return std::optional<QueueConfig>();
   return std::optional<QueueConfig>(ReadPgQueue(r, 0));
 }
@@ -149,7 +157,7 @@ Result<std::vector<QueueConfig>> PgReads<Base>::ListQueues() {
 
 template <typename Base>
 Result<std::optional<WorkerInfo>> PgReads<Base>::GetWorker(const std::string& id) {
-  REDRIVE_ASSIGN_OR_RETURN(PgResult r, Run(conn_, kGetWorker, &id));
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, Run(conn_, kGetPgWorker, &id));
   if (r.rows() == 0) return std::optional<WorkerInfo>();
   return std::optional<WorkerInfo>(ReadPgWorker(r, 0));
 }

@@ -21,6 +21,8 @@ class PgReads : public Base {
  public:
   Result<Job> GetJob(const std::string& id) override;
   Result<std::optional<std::string>> FindIdempotencyKey(const std::string& key) override;
+  Result<std::map<std::string, std::string>> FindIdempotencyKeys(
+      const std::vector<std::string>& keys) override;
   Result<std::vector<Job>> ListJobs(const JobFilter& f, bool with_payload) override;
   Result<std::vector<Job>> ListDeadLetters(const JobFilter& f) override;
   Result<std::vector<DeadLetterGroup>> SummarizeDeadLetters(const JobFilter& f) override;

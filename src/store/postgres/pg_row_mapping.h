@@ -18,11 +18,17 @@ HistoryEntry ReadPgHistory(const PgResult& r, int row);  // REDRIVE_PG_HISTORY_C
   "retention_deadletter_s, retention_cancelled_s, created_at, updated_at"
 QueueConfig ReadPgQueue(const PgResult& r, int row);
 void BindPgQueue(PgParams& p, const QueueConfig& q);  // $1..$14
+// $1 queue_name; never locks (GetQueue).
+inline constexpr char kGetPgQueue[] =
+    "SELECT " REDRIVE_PG_QUEUE_COLUMNS " FROM redrive.queues WHERE queue_name = $1";
 
 #define REDRIVE_PG_WORKER_COLUMNS                                                       \
   "id, queue_name, hostname, worker_type, max_concurrency, metadata, version, status, " \
   "current_jobs, registered_at, last_heartbeat_at, deregistered_at"
 WorkerInfo ReadPgWorker(const PgResult& r, int row);
 void BindPgWorker(PgParams& p, const WorkerInfo& w);  // $1..$12
+// $1 id; never locks (GetWorker).
+inline constexpr char kGetPgWorker[] =
+    "SELECT " REDRIVE_PG_WORKER_COLUMNS " FROM redrive.workers WHERE id = $1";
 
 }  // namespace redrive::store::postgres

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "store/postgres/pg_enqueue_function.h"
 #include "store/postgres/pg_leadership.h"
 #include "store/postgres/pg_read_tx.h"
 #include "store/postgres/pg_schema.h"
@@ -78,6 +79,7 @@ Status PgStore::Migrate() {
   for (size_t attempt = 0; attempt <= writers_.capacity(); ++attempt) {
     REDRIVE_ASSIGN_OR_RETURN(PooledConnection conn, writers_.Acquire());
     st = postgres::PgMigrate(*conn);
+    if (st.ok()) st = postgres::PgInstallFunctions(*conn, options_.limits);
     if (st.ok() || conn->healthy()) return st;
   }
   return st;
@@ -98,6 +100,15 @@ Result<std::unique_ptr<WriteTx>> PgStore::BeginWrite() {
 Status PgStore::Ping() {
   // One round trip on a read connection; a dead idle one is replaced.
   return AcquireAndBegin(readers_, "SELECT 1").status();
+}
+
+Result<std::optional<Instant>> PgStore::DatabaseNow() {
+  // clock_timestamp(): the time now, not the transaction's start.
+  REDRIVE_ASSIGN_OR_RETURN(
+      Begun begun,
+      AcquireAndBegin(readers_,
+                      "SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint"));
+  return std::optional<Instant>(InstantFromMicros(begun.result.Int64(0, 0)));
 }
 
 std::string PgStore::Describe() const { return description_; }

@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 
+#include "core/limits.h"
 #include "core/status.h"
 #include "store/postgres/pg_pool.h"
 #include "store/store.h"
@@ -36,6 +37,9 @@ struct PgOptions {
   std::chrono::milliseconds connect_timeout{3000};
   // How long BeginRead/BeginWrite wait for a free connection of a full pool.
   std::chrono::milliseconds acquire_timeout{10000};
+  // The limits redrive.enqueue (transactional enqueue) applies: the
+  // server's, so that a job enqueued in SQL passes the same checks.
+  ServerLimits limits;
 };
 
 class PgStore final : public Store {
@@ -60,6 +64,7 @@ class PgStore final : public Store {
   Result<std::unique_ptr<ReadTx>> BeginRead() override;
   Result<std::unique_ptr<WriteTx>> BeginWrite() override;
   Status Ping() override;
+  Result<std::optional<Instant>> DatabaseNow() override;
   // "postgresql 15.18 on 127.0.0.1:5432/redrive (pool 16)".
   std::string Describe() const override;
 

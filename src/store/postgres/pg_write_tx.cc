@@ -8,6 +8,7 @@
 
 #include "store/postgres/pg_job_columns.h"
 #include "store/postgres/pg_job_sql.h"
+#include "store/postgres/pg_row_mapping.h"
 
 namespace redrive::store::postgres {
 namespace {
@@ -76,17 +77,23 @@ Status PgWriteTx::Commit() {
   return Status::Ok();
 }
 
-Result<InsertOutcome> PgWriteTx::InsertJob(const Job& job, const HistoryEntry& created) {
+namespace {
+
+Status BindInsert(const Job& job, const HistoryEntry& created, PgParams& p) {
   if (job.id.empty()) return Status::Internal("InsertJob: job has no id");
   REDRIVE_RETURN_IF_ERROR(RequireHistoryId(created, job.id));
-  PgParams p;
   BindPgColumns(p, job, kPgAllColumns);
   BindHistory(p, created);
-  REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecPrepared(sql::InsertJobSql(), p));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<InsertOutcome> PgWriteTx::Inserted(const Job& job, const PgResult& r) {
   if (r.rows() == 1) return InsertOutcome{job.id, true};
   if (!job.idempotency_key) return Status::Internal("InsertJob: job " + job.id + " not inserted");
   // The key is taken. This statement reads a new snapshot, which has the
-  // holder ON CONFLICT waited for.
+  // holder ON CONFLICT waited for (or the earlier job of the same batch).
   REDRIVE_ASSIGN_OR_RETURN(std::optional<std::string> holder,
                            FindIdempotencyKey(*job.idempotency_key));
   if (!holder) {
@@ -94,6 +101,55 @@ Result<InsertOutcome> PgWriteTx::InsertJob(const Job& job, const HistoryEntry& c
     return Status::Aborted("idempotency key " + *job.idempotency_key + " changed hands");
   }
   return InsertOutcome{*holder, false};
+}
+
+Result<InsertOutcome> PgWriteTx::InsertJob(const Job& job, const HistoryEntry& created) {
+  PgParams p;
+  REDRIVE_RETURN_IF_ERROR(BindInsert(job, created, p));
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecPrepared(sql::InsertJobSql(), p));
+  return Inserted(job, r);
+}
+
+Result<std::vector<InsertOutcome>> PgWriteTx::InsertJobs(const std::vector<NewJob>& jobs) {
+  std::deque<PgParams> params;
+  std::vector<std::pair<std::string_view, const PgParams*>> commands;
+  commands.reserve(jobs.size());
+  for (const NewJob& j : jobs) {
+    REDRIVE_RETURN_IF_ERROR(BindInsert(j.job, j.created, params.emplace_back()));
+    commands.emplace_back(sql::InsertJobSql(), &params.back());
+  }
+  REDRIVE_ASSIGN_OR_RETURN(std::vector<PgResult> results, held->ExecPreparedBatch(commands));
+  std::vector<InsertOutcome> out;
+  out.reserve(jobs.size());
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    REDRIVE_ASSIGN_OR_RETURN(InsertOutcome o, Inserted(jobs[i].job, results[i]));
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+Result<ClaimReads> PgWriteTx::ReadForClaim(const std::string& queue_name,
+                                           const std::string& worker_id, Instant now, int limit) {
+  PgParams queue, worker, due, claimable;
+  queue.AddRef(queue_name);
+  worker.AddRef(worker_id);
+  due.Add(now);
+  due.Add(limit);
+  due.AddRef(queue_name);
+  claimable.AddRef(queue_name);
+  claimable.Add(now);
+  claimable.Add(limit);
+  REDRIVE_ASSIGN_OR_RETURN(std::vector<PgResult> r,
+                           held->ExecPreparedBatch({{kGetPgQueue, &queue},
+                                                    {kGetPgWorker, &worker},
+                                                    {sql::kSelectDueScheduledInQueue, &due},
+                                                    {sql::kSelectClaimable, &claimable}}));
+  ClaimReads out;
+  if (r[0].rows() == 1) out.queue = ReadPgQueue(r[0], 0);
+  if (r[1].rows() == 1) out.worker = ReadPgWorker(r[1], 0);
+  REDRIVE_ASSIGN_OR_RETURN(out.due, PgJobs(r[2]));
+  REDRIVE_ASSIGN_OR_RETURN(out.claimable, PgJobs(r[3]));
+  return out;
 }
 
 namespace {
@@ -139,23 +195,18 @@ Status PgWriteTx::ApplyChange(const Change& change) {
 }
 
 Result<std::vector<bool>> PgWriteTx::ApplyChanges(const std::vector<Change>& changes) {
-  // Bounded pipelines: the server's replies must fit the socket buffers
-  // while libpq is still sending (blocking mode).
-  constexpr size_t kMaxPipeline = 128;
+  std::deque<PgParams> params;
+  std::vector<std::pair<std::string_view, const PgParams*>> commands;
+  commands.reserve(changes.size());
+  for (const Change& c : changes) {
+    std::string_view sql;
+    REDRIVE_RETURN_IF_ERROR(BindChange(c, params.emplace_back(), &sql));
+    commands.emplace_back(sql, &params.back());
+  }
+  REDRIVE_ASSIGN_OR_RETURN(auto results, held->ExecPreparedBatch(commands));
   std::vector<bool> applied;
   applied.reserve(changes.size());
-  for (size_t start = 0; start < changes.size(); start += kMaxPipeline) {
-    const size_t end = std::min(changes.size(), start + kMaxPipeline);
-    std::deque<PgParams> params;
-    std::vector<std::pair<std::string_view, const PgParams*>> commands;
-    for (size_t i = start; i < end; ++i) {
-      std::string_view sql;
-      REDRIVE_RETURN_IF_ERROR(BindChange(changes[i], params.emplace_back(), &sql));
-      commands.emplace_back(sql, &params.back());
-    }
-    REDRIVE_ASSIGN_OR_RETURN(auto results, held->ExecPreparedBatch(commands));
-    for (size_t i = start; i < end; ++i) applied.push_back(Written(changes[i], results[i - start]));
-  }
+  for (size_t i = 0; i < changes.size(); ++i) applied.push_back(Written(changes[i], results[i]));
   return applied;
 }
 

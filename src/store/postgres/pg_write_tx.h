@@ -48,6 +48,11 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
   Status Commit() override;
 
   Result<InsertOutcome> InsertJob(const Job& job, const HistoryEntry& created) override;
+  // One pipeline of inserts; a taken key is then looked up on its own.
+  Result<std::vector<InsertOutcome>> InsertJobs(const std::vector<NewJob>& jobs) override;
+  // The four reads as one pipeline.
+  Result<ClaimReads> ReadForClaim(const std::string& queue_name, const std::string& worker_id,
+                                  Instant now, int limit) override;
   Status ApplyChange(const Change& change) override;
   // One pipeline of guarded updates (one round trip for the batch).
   Result<std::vector<bool>> ApplyChanges(const std::vector<Change>& changes) override;
@@ -83,13 +88,13 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
   Result<long long> DeleteFinishedDeliveries(Instant before, int limit) override;
 
  private:
+  // The outcome of an insert statement's result `r` for `job`.
+  Result<InsertOutcome> Inserted(const Job& job, const PgResult& r);
   // OK while the transaction is open and ours to use.
   Status CheckOpen() const;
   Status Control(const char* sql);
 
   bool committed_ = false;
-
- private:
   std::optional<int64_t> webhooks_version_;
 };
 
