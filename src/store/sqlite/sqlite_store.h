@@ -18,8 +18,10 @@
 #include <mutex>
 #include <string>
 
+#include "core/clock.h"
 #include "core/status.h"
 #include "store/sqlite/checkpointer.h"
+#include "store/sqlite/commit_health.h"
 #include "store/sqlite/connection.h"
 #include "store/sqlite/read_connection_pool.h"
 #include "store/store.h"
@@ -38,6 +40,9 @@ struct SqliteOptions {
   // the interval at which holders renew (the background loop asks at least
   // once a second; a hold is rewritten after a third of this).
   std::chrono::milliseconds duty_lease_ttl{5000};
+  // The SQLite VFS of every connection; empty: the default. For tests
+  // (sqlite/fault_vfs_test_util.h).
+  std::string vfs;
 };
 
 class SqliteStore final : public Store {
@@ -54,6 +59,8 @@ class SqliteStore final : public Store {
   Status Migrate() override;
   Result<std::unique_ptr<ReadTx>> BeginRead() override;
   Result<std::unique_ptr<WriteTx>> BeginWrite() override;
+  // Also UNAVAILABLE while the latest commit failed, and for good once an
+  // fsync failed (sqlite/commit_health.h): readiness follows the disk.
   Status Ping() override;
   Result<std::unique_ptr<Leadership>> NewLeadership(const std::string& node_id) override;
   std::string Describe() const override;
@@ -65,6 +72,7 @@ class SqliteStore final : public Store {
 
   const std::string path_;
   const SqliteOptions options_;
+  sqlite::CommitHealth health_;
   std::mutex writer_mu_;                        // held by the live WriteTx, if any
   std::unique_ptr<sqlite::Connection> writer_;  // guarded by writer_mu_
   sqlite::ReadConnectionPool readers_;
