@@ -111,6 +111,14 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
   return 0;
 }
 
+Result<std::unique_ptr<store::Store>> OpenSqlite(const server::ServeConfig& config) {
+  store::SqliteOptions options;
+  options.exclusive = true;  // one server per file (store/sqlite/server_lock.h)
+  REDRIVE_ASSIGN_OR_RETURN(std::unique_ptr<store::SqliteStore> sqlite,
+                           store::SqliteStore::Open(config.store.location, options));
+  return std::unique_ptr<store::Store>(std::move(sqlite));
+}
+
 }  // namespace
 
 int RunServe(const server::ServeConfig& config) {
@@ -130,11 +138,7 @@ int RunServe(const server::ServeConfig& config) {
     else
       store = pg.status();
   } else {
-    auto sqlite = store::SqliteStore::Open(config.store.location);
-    if (sqlite.ok())
-      store = std::unique_ptr<store::Store>(std::move(*sqlite));
-    else
-      store = sqlite.status();
+    store = OpenSqlite(config);
   }
   if (!store.ok()) return Fail("cannot open store " + store_name + ": " + store.status().message());
   if (Status st = (*store)->Migrate(); !st.ok()) {

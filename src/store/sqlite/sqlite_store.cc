@@ -43,9 +43,16 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path,
                                  ec.message());
     }
   }
+  // The lock before any connection: a refused second server must not touch
+  // the file (not even switch it to WAL).
+  std::unique_ptr<sqlite::ServerLock> lock;
+  if (options.exclusive) {
+    REDRIVE_ASSIGN_OR_RETURN(lock, sqlite::ServerLock::Acquire(path));
+  }
   REDRIVE_ASSIGN_OR_RETURN(std::unique_ptr<Connection> writer,
                            Connection::Open(path, ConnectionOptionsFor(options, true)));
-  std::unique_ptr<SqliteStore> store(new SqliteStore(path, options, std::move(writer)));
+  std::unique_ptr<SqliteStore> store(
+      new SqliteStore(path, options, std::move(lock), std::move(writer)));
   REDRIVE_ASSIGN_OR_RETURN(store->checkpointer_,
                            sqlite::Checkpointer::Start(path, ConnectionOptionsFor(options, true),
                                                        *store->writer_, store->health_));
@@ -53,9 +60,11 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path,
 }
 
 SqliteStore::SqliteStore(std::string path, SqliteOptions options,
+                         std::unique_ptr<sqlite::ServerLock> lock,
                          std::unique_ptr<Connection> writer)
     : path_(std::move(path)),
       options_(std::move(options)),
+      lock_(std::move(lock)),
       writer_(std::move(writer)),
       readers_(path_, ConnectionOptionsFor(options_, false), options_.max_idle_readers) {}
 

@@ -24,6 +24,7 @@
 #include "store/sqlite/commit_health.h"
 #include "store/sqlite/connection.h"
 #include "store/sqlite/read_connection_pool.h"
+#include "store/sqlite/server_lock.h"
 #include "store/store.h"
 
 // Public: the app names these. The helpers live in redrive::store::sqlite.
@@ -40,6 +41,11 @@ struct SqliteOptions {
   // the interval at which holders renew (the background loop asks at least
   // once a second; a hold is rewritten after a third of this).
   std::chrono::milliseconds duty_lease_ttl{5000};
+  // One server per file: hold the exclusive lock on `<path>.lock`
+  // (sqlite/server_lock.h) while the store is open, and fail Open if
+  // another process holds it. `redrive serve` sets it; tests that open one
+  // file twice in a process (two "nodes") leave it off.
+  bool exclusive = false;
   // The SQLite VFS of every connection; empty: the default. For tests
   // (sqlite/fault_vfs_test_util.h).
   std::string vfs;
@@ -68,10 +74,13 @@ class SqliteStore final : public Store {
   const std::string& path() const { return path_; }
 
  private:
-  SqliteStore(std::string path, SqliteOptions options, std::unique_ptr<sqlite::Connection> writer);
+  SqliteStore(std::string path, SqliteOptions options, std::unique_ptr<sqlite::ServerLock> lock,
+              std::unique_ptr<sqlite::Connection> writer);
 
   const std::string path_;
   const SqliteOptions options_;
+  // Declared first: released last, after every connection is closed.
+  std::unique_ptr<sqlite::ServerLock> lock_;  // null unless options_.exclusive
   sqlite::CommitHealth health_;
   std::mutex writer_mu_;                        // held by the live WriteTx, if any
   std::unique_ptr<sqlite::Connection> writer_;  // guarded by writer_mu_
