@@ -1,12 +1,13 @@
-// The real binary on SQLite files it must not serve: a second server on a
-// file another server holds is refused — until that one dies, even by
-// kill -9.
+// The real binary on SQLite files it must not serve: a damaged database is
+// refused at start (the integrity check), and so is a second server on a
+// file another server holds — until that one dies, even by kill -9.
 // Both run on SQLite whatever REDRIVE_TEST_STORE says.
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "e2e/support/http_client.h"
@@ -26,12 +27,65 @@ void UseSqlite(ServerProcess& server) {
   server.options().store = "sqlite:" + server.db_path().string();
 }
 
+// Overwrites page `page` (1-based, 4 KiB pages) of the file with garbage.
+void DamagePage(const std::filesystem::path& db, int64_t page) {
+  std::fstream f(db, std::ios::in | std::ios::out | std::ios::binary);
+  ASSERT_TRUE(f.is_open()) << db;
+  f.seekp((page - 1) * 4096);
+  const std::string garbage(4096, '\xA5');
+  f.write(garbage.data(), garbage.size());
+}
+
 // Starting `redrive serve` on a file that must be refused: a refusal comes
 // within seconds; a server that starts anyway is killed at the timeout.
 ExitResult ServeOnce(const std::string& store, std::vector<std::string> extra = {}) {
   std::vector<std::string> args = {"serve", "--listen", "127.0.0.1:0", "--store", store};
   args.insert(args.end(), extra.begin(), extra.end());
   return RunRedrive(args, std::chrono::seconds(15));
+}
+
+TEST(SqliteSafetyTest, DamagedDatabaseIsRefusedAtStart) {
+  ServerProcess server;
+  UseSqlite(server);
+  ASSERT_TRUE(server.Start());
+  HttpClient c = server.Client();
+  json::array jobs;
+  for (int k = 0; k < 50; ++k) jobs.push_back(json::object{{"payload", std::string(2000, 'x')}});
+  for (int i = 0; i < 20; ++i) {
+    auto r = c.JsonRequest("POST", "/api/v1/jobs/bulk",
+                           json::object{{"queue_name", "q"}, {"jobs", jobs}});
+    ASSERT_EQ(r.status, 200) << r.raw.body;
+  }
+  ASSERT_EQ(server.Stop(), 0) << server.Stderr();  // checkpoints everything into the file
+  const std::filesystem::path db = server.db_path();
+  const int64_t pages = static_cast<int64_t>(std::filesystem::file_size(db)) / 4096;
+  ASSERT_GT(pages, 200);
+  DamagePage(db, pages / 2);  // a page of job rows, which start-up itself never reads
+
+  ExitResult refused = ServeOnce(server.store_url());
+  EXPECT_EQ(refused.exit_code, 1) << refused.err;
+  EXPECT_TRUE(Contains(refused.err, "the database file " + db.string() + " is damaged"))
+      << refused.err;
+  EXPECT_TRUE(Contains(refused.err, "restore the latest backup")) << refused.err;
+  EXPECT_TRUE(Contains(refused.err, "--skip-integrity-check")) << refused.err;
+  EXPECT_FALSE(Contains(refused.out, "listening on"));
+
+  // The operator's way out: start anyway, knowingly.
+  server.options().extra_args = {"--skip-integrity-check"};
+  ASSERT_TRUE(server.Start());
+  EXPECT_TRUE(Contains(server.Stderr(), "integrity check of " + db.string() + " skipped"));
+  EXPECT_EQ(server.Stop(), 0) << server.Stderr();
+}
+
+TEST(SqliteSafetyTest, CleanDatabasePassesTheCheck) {
+  ServerProcess server;
+  UseSqlite(server);
+  ASSERT_TRUE(server.Start());
+  ASSERT_TRUE(server.Restart());
+  EXPECT_TRUE(Contains(server.Stderr(), "integrity check of " + server.db_path().string() + ": ok"))
+      << server.Stderr();
+  EXPECT_EQ(server.Client().Get("/health/ready").status, 200);
+  EXPECT_EQ(server.Stop(), 0) << server.Stderr();
 }
 
 TEST(SqliteSafetyTest, SecondServerOnOneFileIsRefusedUntilTheFirstDies) {

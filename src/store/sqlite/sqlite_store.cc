@@ -70,6 +70,13 @@ SqliteStore::SqliteStore(std::string path, SqliteOptions options,
 
 SqliteStore::~SqliteStore() = default;
 
+Result<IntegrityReport> SqliteStore::CheckIntegrity(const Clock& clock,
+                                                    std::chrono::milliseconds budget) {
+  REDRIVE_ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn,
+                           Connection::Open(path_, ConnectionOptionsFor(options_, false)));
+  return sqlite::QuickCheck(*conn, clock, budget);
+}
+
 Status SqliteStore::Migrate() {
   std::lock_guard<std::mutex> lock(writer_mu_);
   return sqlite::Migrate(*writer_);

@@ -23,6 +23,7 @@
 #include "store/sqlite/checkpointer.h"
 #include "store/sqlite/commit_health.h"
 #include "store/sqlite/connection.h"
+#include "store/sqlite/integrity_check.h"
 #include "store/sqlite/read_connection_pool.h"
 #include "store/sqlite/server_lock.h"
 #include "store/store.h"
@@ -60,6 +61,11 @@ class SqliteStore final : public Store {
   static Result<std::unique_ptr<SqliteStore>> Open(const std::string& path,
                                                    SqliteOptions options = {});
   ~SqliteStore() override;
+
+  // PRAGMA quick_check of the file, on a connection of its own, for at most
+  // `budget` of `clock` (sqlite/integrity_check.h). Run it at start-up,
+  // before Migrate.
+  Result<IntegrityReport> CheckIntegrity(const Clock& clock, std::chrono::milliseconds budget);
 
   StoreTraits traits() const override { return {WriteModel::kGroupCommit, 1}; }
   Status Migrate() override;
