@@ -44,6 +44,14 @@ TEST(ServerLockTest, ExclusiveStoreRefusesASecondOneOnTheSameFile) {
   ASSERT_FALSE(second.ok());
   EXPECT_NE(second.status().message().find("one server per SQLite file"), std::string::npos)
       << second.status().message();
+  // The lock is not SQLite's: the file stays open to everyone else, as to a
+  // tool that reads it while the server runs.
+  auto reader = SqliteStore::Open(dir.File("redrive.db"));
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  ASSERT_TRUE((*reader)->Migrate().ok());
+  auto read = (*reader)->BeginRead();
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_TRUE((*read)->ListQueues().ok());
   // Another file is another lock.
   EXPECT_TRUE(SqliteStore::Open(dir.File("other.db"), exclusive).ok());
   first->reset();
