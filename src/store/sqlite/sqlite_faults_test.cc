@@ -4,6 +4,9 @@
 // write for good (fail-stop). Ping (readiness) follows each of these.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "store/sqlite/fault_vfs_test_util.h"
 #include "store/sqlite/sqlite_store.h"
 #include "store/sqlite/temp_dir_for_test.h"
@@ -163,6 +166,37 @@ TEST_F(SqliteFaultsTest, CommitThatWritesNothingDoesNotClaimRecovery) {
   EXPECT_FALSE(store_->Ping().ok()) << "nothing was written, so nothing is known";
   EXPECT_TRUE(Insert("full").ok());
   EXPECT_TRUE(store_->Ping().ok());
+}
+
+// The background checkpoint copies the WAL into the database and fsyncs it;
+// if that fsync fails, the database file's state is unknown as well.
+TEST_F(SqliteFaultsTest, FailedFsyncOfACheckpointStopsWrites) {
+  faults_.Inject(FaultOp::kSync, FaultFile::kDatabase, SQLITE_IOERR_FSYNC);
+  {
+    // One commit large enough (> Checkpointer::kCheckpointPages pages) to
+    // wake the checkpointer.
+    auto tx = store_->BeginWrite();
+    ASSERT_TRUE(tx.ok()) << tx.status().ToString();
+    for (int i = 0; i < 6000; ++i) {
+      Job job = PendingJob("big-" + std::to_string(i));
+      job.payload = "\"" + std::string(3000, 'x') + "\"";
+      HistoryEntry created{"h-" + job.id, job.id, "created", std::nullopt, "{}", kT0};
+      ASSERT_TRUE((*tx)->InsertJob(job, created).ok());
+    }
+    ASSERT_TRUE((*tx)->Commit().ok()) << "the WAL's own fsync is not failed";
+  }
+  // The checkpoint runs on its own thread: wait for its verdict.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (store_->Ping().ok() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::yield();
+  }
+  EXPECT_GE(faults_.injected(), 1);
+  Status ping = store_->Ping();
+  EXPECT_EQ(ping.code(), ErrorCode::kUnavailable);
+  EXPECT_NE(ping.message().find("writes are stopped"), std::string::npos) << ping.message();
+  faults_.Clear();
+  EXPECT_EQ(Insert("after").code(), ErrorCode::kUnavailable);
+  EXPECT_TRUE(Exists("big-0")) << "what was committed before stays readable";
 }
 
 }  // namespace
