@@ -40,7 +40,7 @@ class ApiTest : public ::testing::Test {
     dir_ = std::filesystem::temp_directory_path() /
            ("redrive-api-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
     std::filesystem::remove_all(dir_);
-    auto s = store::SqliteStore::Open((dir_ / "redrive.db").string());
+    auto s = store::SqliteStore::Open((dir_ / "redrive.db").string(), store_options_);
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     store_ = std::move(s).value();
     ASSERT_TRUE(store_->Migrate().ok());
@@ -118,6 +118,7 @@ class ApiTest : public ::testing::Test {
   // that check retry times enqueue with jitter_ms 0.
   SystemRandom random_{42};
   ApiOptions options_;
+  store::SqliteOptions store_options_;  // set before ApiTest::SetUp to change them
   std::unique_ptr<store::SqliteStore> store_;
   std::unique_ptr<engine::Engine> engine_;
   std::unique_ptr<Api> api_;

@@ -112,6 +112,53 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
   return 0;
 }
 
+// The start-up integrity check of a SQLite store (--skip-integrity-check,
+// --integrity-check-budget). A damaged file is refused: otherwise the server
+// would start, say it is ready, and fail every write that touches the damage.
+Status CheckIntegrity(const server::ServeConfig& config, store::SqliteStore& store) {
+  if (config.skip_integrity_check) {
+    spdlog::warn("integrity check of {} skipped (--skip-integrity-check)", store.path());
+    return Status::Ok();
+  }
+  SystemClock clock;
+  const Instant started = clock.Now();
+  auto report = store.CheckIntegrity(clock, config.integrity_check_budget);
+  if (!report.ok()) {
+    return Status::Unavailable("cannot check the integrity of " + store.path() + ": " +
+                               report.status().message());
+  }
+  const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(clock.Now() - started);
+  if (!report->ok()) {
+    std::string problems;
+    for (const std::string& p : report->problems) problems += (problems.empty() ? "" : "; ") + p;
+    return Status::Unavailable(
+        "the database file " + store.path() + " is damaged (PRAGMA quick_check: " + problems +
+        "). Keep a copy of the file (with its -wal file), then restore the latest backup, or "
+        "salvage what is readable with `sqlite3 " +
+        store.path() +
+        " .recover`. --skip-integrity-check starts anyway, but writes touching the damage "
+        "will fail");
+  }
+  if (!report->complete) {
+    spdlog::warn(
+        "integrity check of {} cut short after {} ms (--integrity-check-budget {}s); no damage "
+        "in the part checked",
+        store.path(), took.count(), config.integrity_check_budget.count());
+  } else {
+    spdlog::info("integrity check of {}: ok ({} ms)", store.path(), took.count());
+  }
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<store::Store>> OpenSqlite(const server::ServeConfig& config) {
+  store::SqliteOptions options;
+  options.exclusive = true;  // one server per file (store/sqlite/server_lock.h)
+  REDRIVE_ASSIGN_OR_RETURN(std::unique_ptr<store::SqliteStore> sqlite,
+                           store::SqliteStore::Open(config.store.location, options));
+  REDRIVE_RETURN_IF_ERROR(CheckIntegrity(config, *sqlite));
+  return std::unique_ptr<store::Store>(std::move(sqlite));
+}
+
 }  // namespace
 
 int RunServe(const server::ServeConfig& config) {
@@ -132,11 +179,7 @@ int RunServe(const server::ServeConfig& config) {
     else
       store = pg.status();
   } else {
-    auto sqlite = store::SqliteStore::Open(config.store.location);
-    if (sqlite.ok())
-      store = std::unique_ptr<store::Store>(std::move(*sqlite));
-    else
-      store = sqlite.status();
+    store = OpenSqlite(config);
   }
   if (!store.ok()) return Fail("cannot open store " + store_name + ": " + store.status().message());
   if (Status st = (*store)->Migrate(); !st.ok()) {

@@ -101,6 +101,16 @@ void AddServeFlags(CLI::App& serve, server::ServeFlags& flags) {
       ->envname("REDRIVE_WEBHOOK_RETRY_BASE_MS")
       ->capture_default_str();
   serve
+      .add_flag("--skip-integrity-check", flags.skip_integrity_check,
+                "SQLite: start without the start-up PRAGMA quick_check of the database file")
+      ->envname("REDRIVE_SKIP_INTEGRITY_CHECK");
+  serve
+      .add_option("--integrity-check-budget", flags.integrity_check_budget,
+                  "SQLite: how long the start-up integrity check may run; past it the check "
+                  "is cut short (logged) and the server starts (30s, 5m)")
+      ->envname("REDRIVE_INTEGRITY_CHECK_BUDGET")
+      ->capture_default_str();
+  serve
       .add_option("--log-level", flags.log_level,
                   "trace, debug (logs every request), info, warn, error, critical or off")
       ->envname("REDRIVE_LOG_LEVEL")

@@ -313,6 +313,15 @@ Result<ServeConfig> MakeServeConfig(const ServeFlags& flags) {
                               "--webhook-retry-base-ms must be between 1 and 3600000");
   }
   config.webhook_retry_base = std::chrono::milliseconds(flags.webhook_retry_base_ms);
+  config.skip_integrity_check = flags.skip_integrity_check;
+  auto budget = ParseDurationSeconds(flags.integrity_check_budget);
+  if (!budget.ok()) {
+    return Status::Validation("integrity_check_budget",
+                              "--integrity-check-budget: expected a positive duration (30s, 5m), "
+                              "got " +
+                                  Quoted(flags.integrity_check_budget));
+  }
+  config.integrity_check_budget = *budget;
   return config;
 }
 

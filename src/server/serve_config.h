@@ -81,6 +81,8 @@ struct ServeFlags {
   std::string max_clock_skew = "2s";  // "0": never reported
   std::string webhook_timeout = "10s";
   int64_t webhook_retry_base_ms = 5000;
+  bool skip_integrity_check = false;
+  std::string integrity_check_budget = "30s";
 };
 
 // The checked configuration `redrive serve` runs with.
@@ -106,6 +108,10 @@ struct ServeConfig {
   std::string node_id;
   std::chrono::seconds webhook_timeout{10};
   std::chrono::milliseconds webhook_retry_base{5000};
+  // SQLite: the start-up PRAGMA quick_check, and how long it may run before
+  // it is cut short (the server then starts, saying so in the log).
+  bool skip_integrity_check = false;
+  std::chrono::seconds integrity_check_budget{30};
 };
 
 // The shortest API key accepted on a non-loopback address: a key guessed

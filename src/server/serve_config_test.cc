@@ -141,6 +141,8 @@ TEST(MakeServeConfigTest, DefaultsAreValid) {
   EXPECT_EQ(c->webhook_concurrency, 4);
   EXPECT_EQ(c->webhook_timeout, std::chrono::seconds(10));
   EXPECT_EQ(c->webhook_retry_base, std::chrono::milliseconds(5000));
+  EXPECT_FALSE(c->skip_integrity_check);
+  EXPECT_EQ(c->integrity_check_budget, std::chrono::seconds(30));
 }
 
 TEST(MakeServeConfigTest, PruneWorkersAfterTakesADurationOrZero) {
@@ -231,6 +233,9 @@ TEST(MakeServeConfigTest, RejectsBadTunables) {
   EXPECT_TRUE(fails([](ServeFlags& f) { f.node_id = "-dash-first"; }));
   EXPECT_TRUE(fails([](ServeFlags& f) { f.node_id = std::string(101, 'n'); }));
   EXPECT_FALSE(fails([](ServeFlags& f) { f.node_id = "web-1.eu_west"; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.integrity_check_budget = "0"; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.integrity_check_budget = "soon"; }));
+  EXPECT_FALSE(fails([](ServeFlags& f) { f.integrity_check_budget = "5m"; }));
 }
 
 TEST(MakeServeConfigTest, NodeIdAndPoolSizePassThrough) {

@@ -8,12 +8,13 @@ namespace redrive::store::sqlite {
 
 Result<std::unique_ptr<Checkpointer>> Checkpointer::Start(const std::string& path,
                                                           const ConnectionOptions& options,
-                                                          Connection& writer) {
+                                                          Connection& writer,
+                                                          CommitHealth& health) {
   // Not query_only: a checkpoint writes the database file (never rows).
   ConnectionOptions own_options = options;
   own_options.writer = true;
   REDRIVE_ASSIGN_OR_RETURN(std::unique_ptr<Connection> own, Connection::Open(path, own_options));
-  std::unique_ptr<Checkpointer> c(new Checkpointer(std::move(own), writer));
+  std::unique_ptr<Checkpointer> c(new Checkpointer(std::move(own), writer, health));
   // Replaces SQLite's own auto-checkpoint hook (they share the slot).
   sqlite3_wal_hook(writer.db(), &Checkpointer::WalHook, c.get());
   c->thread_ = std::thread([p = c.get()] {
@@ -23,8 +24,21 @@ Result<std::unique_ptr<Checkpointer>> Checkpointer::Start(const std::string& pat
   return c;
 }
 
-Checkpointer::Checkpointer(std::unique_ptr<Connection> own, Connection& writer)
-    : own_(std::move(own)), writer_(writer) {}
+Checkpointer::Checkpointer(std::unique_ptr<Connection> own, Connection& writer,
+                           CommitHealth& health)
+    : own_(std::move(own)), writer_(writer), health_(health) {}
+
+void Checkpointer::Checkpoint(sqlite3* db, const char* name) {
+  int rc = sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+  // Only a failed fsync matters here: a checkpoint that could not copy
+  // everything (a reader, a full disk) leaves the pages in the WAL, where
+  // they stay durable, and is simply tried again later.
+  rc = rc == SQLITE_OK ? SQLITE_OK : sqlite3_extended_errcode(db);
+  if (rc == SQLITE_IOERR_FSYNC || rc == SQLITE_IOERR_DIR_FSYNC) {
+    const char* file = sqlite3_db_filename(db, "main");
+    health_.Record(rc, file != nullptr ? file : "", sqlite3_errmsg(db));
+  }
+}
 
 Checkpointer::~Checkpointer() {
   sqlite3_wal_hook(writer_.db(), nullptr, nullptr);
@@ -41,7 +55,7 @@ int Checkpointer::WalHook(void* self, sqlite3* db, const char* name, int pages) 
   if (pages >= kWriterTakesOverPages) {
     // The background checkpoints are not keeping up: do what SQLite's
     // auto-checkpoint would, on the writer, so the WAL stays bounded.
-    sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+    c->Checkpoint(db, name);
     return SQLITE_OK;
   }
   if (pages >= kCheckpointPages) {
@@ -63,7 +77,7 @@ void Checkpointer::Loop() {
     lock.unlock();
     // PASSIVE copies what it can without waiting for the writer or readers;
     // the writer restarts the WAL from its start once all of it is copied.
-    sqlite3_wal_checkpoint_v2(own_->db(), nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+    Checkpoint(own_->db(), nullptr);
     lock.lock();
     if (stopping) return;
   }

@@ -19,7 +19,8 @@ Result<std::unique_ptr<Connection>> Connection::Open(const std::string& path,
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
   if (options.writer) flags |= SQLITE_OPEN_CREATE;
   sqlite3* db = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+  int rc = sqlite3_open_v2(path.c_str(), &db, flags,
+                           options.vfs.empty() ? nullptr : options.vfs.c_str());
   if (rc != SQLITE_OK) {
     Status st = SqliteError(db, rc, "opening " + path);
     sqlite3_close(db);  // a handle is allocated even when opening fails

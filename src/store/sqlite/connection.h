@@ -25,6 +25,9 @@ struct ConnectionOptions {
   std::chrono::milliseconds busy_timeout{5000};
   // The writer creates the file and switches it to WAL; readers refuse writes.
   bool writer = false;
+  // The SQLite VFS to open the file with; empty: the default. Tests name a
+  // fault-injecting shim here (fault_vfs_test_util.h).
+  std::string vfs;
 };
 
 class Connection {

@@ -149,6 +149,7 @@ class JobColumnsTest : public ::testing::Test {
   TempDirForTest dir_;
   std::unique_ptr<Connection> conn_;
   std::mutex writer_;
+  CommitHealth health_;
 };
 
 TEST_F(JobColumnsTest, NameEveryColumnOfTheSchemaInOrder) {
@@ -181,7 +182,7 @@ TEST_F(JobColumnsTest, EachColumnIsDiffedWrittenAndReadOnItsOwn) {
     changes.at(name)(after);
     EXPECT_EQ(ChangedColumns(before, after), ColumnBit(i));
 
-    auto tx = SqliteWriteTx::Begin(*conn_, std::unique_lock(writer_));
+    auto tx = SqliteWriteTx::Begin(*conn_, std::unique_lock(writer_), health_);
     ASSERT_TRUE(tx.ok()) << tx.status().ToString();
     HistoryEntry created{"h-" + name, before.id, "created", std::nullopt, "{}", before.created_at};
     ASSERT_TRUE((*tx)->InsertJob(before, created).ok());

@@ -19,12 +19,13 @@ constexpr char kRelease[] = "DELETE FROM duty_leases WHERE node_id = ?1";
 
 Result<std::unique_ptr<SqliteLeadership>> SqliteLeadership::Open(const std::string& path,
                                                                  const ConnectionOptions& options,
-                                                                 std::string node_id, Micros ttl) {
+                                                                 std::string node_id, Micros ttl,
+                                                                 CommitHealth& health) {
   if (node_id.empty()) return Status::Internal("duty leadership needs a node id");
   if (ttl <= Micros::zero()) return Status::Internal("duty lease ttl must be positive");
   REDRIVE_ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, Connection::Open(path, options));
   return std::unique_ptr<SqliteLeadership>(
-      new SqliteLeadership(std::move(conn), std::move(node_id), ttl));
+      new SqliteLeadership(std::move(conn), std::move(node_id), ttl, health));
 }
 
 SqliteLeadership::~SqliteLeadership() { ReleaseAll(); }
@@ -55,7 +56,13 @@ Result<bool> SqliteLeadership::HeldByOther(const std::string& duty, Instant now)
 Result<bool> SqliteLeadership::TakeOrRenew(const std::string& duty, Instant now) {
   // IMMEDIATE: the write lock first, so the read in the upsert's WHERE and
   // its write see the same row (another node's take-over waits for us).
-  REDRIVE_RETURN_IF_ERROR(conn_->Exec("BEGIN IMMEDIATE"));
+  REDRIVE_RETURN_IF_ERROR(health_.CheckWritable());
+  auto record = [&](const Status& st) {
+    const char* file = sqlite3_db_filename(conn_->db(), "main");
+    return health_.Record(sqlite3_extended_errcode(conn_->db()), file != nullptr ? file : "",
+                          st.message());
+  };
+  if (Status st = conn_->Exec("BEGIN IMMEDIATE"); !st.ok()) return record(st);
   auto rollback = [&](Status why) -> Result<bool> {
     if (conn_->InTransaction()) conn_->Exec("ROLLBACK");
     return why;
@@ -72,7 +79,9 @@ Result<bool> SqliteLeadership::TakeOrRenew(const std::string& duty, Instant now)
     if (Status st = stmt->Run(); !st.ok()) return rollback(st);
     changes = stmt->Changes();
   }
-  if (Status st = conn_->Exec("COMMIT"); !st.ok()) return rollback(st);
+  if (Status st = conn_->Exec("COMMIT"); !st.ok()) return rollback(record(st));
+  // Only a commit that wrote shows the disk takes writes again.
+  if (changes == 1) health_.Record(SQLITE_OK, "", "");
   return changes == 1;
 }
 

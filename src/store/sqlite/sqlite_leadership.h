@@ -10,6 +10,9 @@
 //     background loop may ask before every pass; a non-holder reads the row
 //     (a WAL read) and writes only when the duty is free.
 //   - ReleaseAll (and the destructor) delete this node's rows.
+//   - Each commit is recorded in the store's CommitHealth: the renewals
+//     keep committing on an idle node, so readiness notices a freed disk.
+//     Once the store is stopped (a failed fsync), Hold refuses.
 //
 // Time is the caller's `now` (the engine clock), as everywhere in a store;
 // nodes sharing a file must have clocks that agree to well within the ttl.
@@ -23,6 +26,7 @@
 #include <string>
 
 #include "core/clock.h"
+#include "store/sqlite/commit_health.h"
 #include "store/sqlite/connection.h"
 #include "store/store.h"
 
@@ -31,10 +35,11 @@ namespace redrive::store::sqlite {
 class SqliteLeadership final : public Leadership {
  public:
   // Opens its own connection to `path`. REQUIRES: the schema is migrated,
-  // ttl > 0.
+  // ttl > 0; `health` outlives this object.
   static Result<std::unique_ptr<SqliteLeadership>> Open(const std::string& path,
                                                         const ConnectionOptions& options,
-                                                        std::string node_id, Micros ttl);
+                                                        std::string node_id, Micros ttl,
+                                                        CommitHealth& health);
   ~SqliteLeadership() override;  // ReleaseAll()
 
   Result<bool> Hold(const std::string& duty, Instant now) override;
@@ -43,8 +48,9 @@ class SqliteLeadership final : public Leadership {
   void ReleaseAll() override;
 
  private:
-  SqliteLeadership(std::unique_ptr<Connection> conn, std::string node_id, Micros ttl)
-      : conn_(std::move(conn)), node_id_(std::move(node_id)), ttl_(ttl) {}
+  SqliteLeadership(std::unique_ptr<Connection> conn, std::string node_id, Micros ttl,
+                   CommitHealth& health)
+      : conn_(std::move(conn)), node_id_(std::move(node_id)), ttl_(ttl), health_(health) {}
 
   // True when another node holds `duty` at `now` (no write needed to say no).
   Result<bool> HeldByOther(const std::string& duty, Instant now);
@@ -55,6 +61,7 @@ class SqliteLeadership final : public Leadership {
   const std::unique_ptr<Connection> conn_;  // guarded by mu_
   const std::string node_id_;
   const Micros ttl_;
+  CommitHealth& health_;
   std::map<std::string, Instant> renewed_at_;  // duties held, and when last written
 };
 

@@ -23,6 +23,7 @@ ConnectionOptions ConnectionOptionsFor(const SqliteOptions& options, bool writer
   ConnectionOptions c;
   c.busy_timeout = options.busy_timeout;
   c.writer = writer;
+  c.vfs = options.vfs;
   return c;
 }
 
@@ -42,23 +43,39 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path,
                                  ec.message());
     }
   }
+  // The lock before any connection: a refused second server must not touch
+  // the file (not even switch it to WAL).
+  std::unique_ptr<sqlite::ServerLock> lock;
+  if (options.exclusive) {
+    REDRIVE_ASSIGN_OR_RETURN(lock, sqlite::ServerLock::Acquire(path));
+  }
   REDRIVE_ASSIGN_OR_RETURN(std::unique_ptr<Connection> writer,
                            Connection::Open(path, ConnectionOptionsFor(options, true)));
-  std::unique_ptr<SqliteStore> store(new SqliteStore(path, options, std::move(writer)));
-  REDRIVE_ASSIGN_OR_RETURN(
-      store->checkpointer_,
-      sqlite::Checkpointer::Start(path, ConnectionOptionsFor(options, true), *store->writer_));
+  std::unique_ptr<SqliteStore> store(
+      new SqliteStore(path, options, std::move(lock), std::move(writer)));
+  REDRIVE_ASSIGN_OR_RETURN(store->checkpointer_,
+                           sqlite::Checkpointer::Start(path, ConnectionOptionsFor(options, true),
+                                                       *store->writer_, store->health_));
   return store;
 }
 
 SqliteStore::SqliteStore(std::string path, SqliteOptions options,
+                         std::unique_ptr<sqlite::ServerLock> lock,
                          std::unique_ptr<Connection> writer)
     : path_(std::move(path)),
-      options_(options),
+      options_(std::move(options)),
+      lock_(std::move(lock)),
       writer_(std::move(writer)),
       readers_(path_, ConnectionOptionsFor(options_, false), options_.max_idle_readers) {}
 
 SqliteStore::~SqliteStore() = default;
+
+Result<IntegrityReport> SqliteStore::CheckIntegrity(const Clock& clock,
+                                                    std::chrono::milliseconds budget) {
+  REDRIVE_ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn,
+                           Connection::Open(path_, ConnectionOptionsFor(options_, false)));
+  return sqlite::QuickCheck(*conn, clock, budget);
+}
 
 Status SqliteStore::Migrate() {
   std::lock_guard<std::mutex> lock(writer_mu_);
@@ -73,11 +90,13 @@ Result<std::unique_ptr<ReadTx>> SqliteStore::BeginRead() {
 Result<std::unique_ptr<WriteTx>> SqliteStore::BeginWrite() {
   std::unique_lock<std::mutex> lock(writer_mu_);
   REDRIVE_ASSIGN_OR_RETURN(std::unique_ptr<SqliteWriteTx> tx,
-                           SqliteWriteTx::Begin(*writer_, std::move(lock)));
+                           SqliteWriteTx::Begin(*writer_, std::move(lock), health_));
   return std::unique_ptr<WriteTx>(std::move(tx));
 }
 
 Status SqliteStore::Ping() {
+  // A store whose commits fail is not ready, though it still reads.
+  REDRIVE_RETURN_IF_ERROR(health_.Check());
   // Reads the schema version from the file itself, so a vanished or broken
   // database is noticed, not just a live handle.
   REDRIVE_ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, readers_.Acquire());
@@ -94,7 +113,8 @@ Result<std::unique_ptr<Leadership>> SqliteStore::NewLeadership(const std::string
   REDRIVE_ASSIGN_OR_RETURN(
       std::unique_ptr<sqlite::SqliteLeadership> leadership,
       sqlite::SqliteLeadership::Open(path_, ConnectionOptionsFor(options_, true), node_id,
-                                     std::chrono::duration_cast<Micros>(options_.duty_lease_ttl)));
+                                     std::chrono::duration_cast<Micros>(options_.duty_lease_ttl),
+                                     health_));
   return std::unique_ptr<Leadership>(std::move(leadership));
 }
 

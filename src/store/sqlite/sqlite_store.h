@@ -18,10 +18,14 @@
 #include <mutex>
 #include <string>
 
+#include "core/clock.h"
 #include "core/status.h"
 #include "store/sqlite/checkpointer.h"
+#include "store/sqlite/commit_health.h"
 #include "store/sqlite/connection.h"
+#include "store/sqlite/integrity_check.h"
 #include "store/sqlite/read_connection_pool.h"
+#include "store/sqlite/server_lock.h"
 #include "store/store.h"
 
 // Public: the app names these. The helpers live in redrive::store::sqlite.
@@ -38,6 +42,14 @@ struct SqliteOptions {
   // the interval at which holders renew (the background loop asks at least
   // once a second; a hold is rewritten after a third of this).
   std::chrono::milliseconds duty_lease_ttl{5000};
+  // One server per file: hold the exclusive lock on `<path>.lock`
+  // (sqlite/server_lock.h) while the store is open, and fail Open if
+  // another process holds it. `redrive serve` sets it; tests that open one
+  // file twice in a process (two "nodes") leave it off.
+  bool exclusive = false;
+  // The SQLite VFS of every connection; empty: the default. For tests
+  // (sqlite/fault_vfs_test_util.h).
+  std::string vfs;
 };
 
 class SqliteStore final : public Store {
@@ -50,10 +62,17 @@ class SqliteStore final : public Store {
                                                    SqliteOptions options = {});
   ~SqliteStore() override;
 
+  // PRAGMA quick_check of the file, on a connection of its own, for at most
+  // `budget` of `clock` (sqlite/integrity_check.h). Run it at start-up,
+  // before Migrate.
+  Result<IntegrityReport> CheckIntegrity(const Clock& clock, std::chrono::milliseconds budget);
+
   StoreTraits traits() const override { return {WriteModel::kGroupCommit, 1}; }
   Status Migrate() override;
   Result<std::unique_ptr<ReadTx>> BeginRead() override;
   Result<std::unique_ptr<WriteTx>> BeginWrite() override;
+  // Also UNAVAILABLE while the latest commit failed, and for good once an
+  // fsync failed (sqlite/commit_health.h): readiness follows the disk.
   Status Ping() override;
   Result<std::unique_ptr<Leadership>> NewLeadership(const std::string& node_id) override;
   std::string Describe() const override;
@@ -61,10 +80,14 @@ class SqliteStore final : public Store {
   const std::string& path() const { return path_; }
 
  private:
-  SqliteStore(std::string path, SqliteOptions options, std::unique_ptr<sqlite::Connection> writer);
+  SqliteStore(std::string path, SqliteOptions options, std::unique_ptr<sqlite::ServerLock> lock,
+              std::unique_ptr<sqlite::Connection> writer);
 
   const std::string path_;
   const SqliteOptions options_;
+  // Declared first: released last, after every connection is closed.
+  std::unique_ptr<sqlite::ServerLock> lock_;  // null unless options_.exclusive
+  sqlite::CommitHealth health_;
   std::mutex writer_mu_;                        // held by the live WriteTx, if any
   std::unique_ptr<sqlite::Connection> writer_;  // guarded by writer_mu_
   sqlite::ReadConnectionPool readers_;

@@ -22,23 +22,38 @@ const char* FirstFixedColumn(JobColumnSet changed) {
 }  // namespace
 
 Result<std::unique_ptr<SqliteWriteTx>> SqliteWriteTx::Begin(Connection& conn,
-                                                            std::unique_lock<std::mutex> lock) {
+                                                            std::unique_lock<std::mutex> lock,
+                                                            CommitHealth& health) {
+  REDRIVE_RETURN_IF_ERROR(health.CheckWritable());
   // IMMEDIATE takes the write lock now, so a transaction never fails
   // half-way with SQLITE_BUSY when it upgrades from reading to writing.
-  REDRIVE_RETURN_IF_ERROR(conn.Exec("BEGIN IMMEDIATE"));
-  return std::unique_ptr<SqliteWriteTx>(new SqliteWriteTx(conn, std::move(lock)));
+  std::unique_ptr<SqliteWriteTx> tx(new SqliteWriteTx(conn, std::move(lock), health));
+  if (Status st = conn.Exec("BEGIN IMMEDIATE"); !st.ok()) return tx->RecordFailure(st);
+  tx->changes_at_begin_ = sqlite3_total_changes64(conn.db());
+  return tx;
 }
 
 SqliteWriteTx::~SqliteWriteTx() {
   if (!committed_ && conn().InTransaction()) conn().Exec("ROLLBACK");
 }
 
-Status SqliteWriteTx::CheckOpen() const {
+Status SqliteWriteTx::CheckOpen() {
   if (committed_) return Status::Internal("write transaction already committed");
   if (!conn().InTransaction()) {
-    return Status::Unavailable("the database rolled the write transaction back after an error");
+    return RecordFailure(
+        Status::Unavailable("the database rolled the write transaction back after an error"));
   }
   return Status::Ok();
+}
+
+Status SqliteWriteTx::RecordFailure(const Status& st) {
+  sqlite3* db = conn().db();
+  int rc = sqlite3_extended_errcode(db);
+  // The connection's latest error is the one that failed us; if a later
+  // call succeeded meanwhile, report the failure as a generic error.
+  if (rc == SQLITE_OK) rc = SQLITE_ERROR;
+  const char* file = sqlite3_db_filename(db, "main");
+  return health_.Record(rc, file != nullptr ? file : "", st.message());
 }
 
 Status SqliteWriteTx::Savepoint() {
@@ -63,8 +78,13 @@ Status SqliteWriteTx::Commit() {
   REDRIVE_RETURN_IF_ERROR(CheckOpen());
   // With journal_mode=WAL and synchronous=FULL, COMMIT returns only after
   // the WAL has been fsync'd: the transaction is durable.
-  REDRIVE_RETURN_IF_ERROR(conn().Exec("COMMIT"));
+  if (Status st = conn().Exec("COMMIT"); !st.ok()) return RecordFailure(st);
   committed_ = true;
+  // Only a commit that wrote rows shows the disk takes writes again (one
+  // that wrote nothing commits without touching the file).
+  if (sqlite3_total_changes64(conn().db()) != changes_at_begin_) {
+    return health_.Record(SQLITE_OK, "", "");
+  }
   return Status::Ok();
 }
 

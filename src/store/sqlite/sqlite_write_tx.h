@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "store/sqlite/commit_health.h"
 #include "store/sqlite/connection.h"
 #include "store/sqlite/sqlite_reads.h"
 #include "store/store.h"
@@ -27,9 +28,12 @@ namespace redrive::store::sqlite {
 class SqliteWriteTx final : public SqliteReads<WriteTx> {
  public:
   // Starts the transaction on `conn` (BEGIN IMMEDIATE); `lock` holds the
-  // writer mutex and is released when the transaction is destroyed.
+  // writer mutex and is released when the transaction is destroyed. The
+  // outcomes of BEGIN and COMMIT are recorded in `health` (which must
+  // outlive the transaction); once it is stopped, Begin refuses.
   static Result<std::unique_ptr<SqliteWriteTx>> Begin(Connection& conn,
-                                                      std::unique_lock<std::mutex> lock);
+                                                      std::unique_lock<std::mutex> lock,
+                                                      CommitHealth& health);
   ~SqliteWriteTx() override;  // rolls back unless committed
 
   Status Savepoint() override;
@@ -76,17 +80,22 @@ class SqliteWriteTx final : public SqliteReads<WriteTx> {
   Result<long long> DeleteFinishedDeliveries(Instant before, int limit) override;
 
  private:
-  SqliteWriteTx(Connection& conn, std::unique_lock<std::mutex> lock)
-      : SqliteReads(conn), lock_(std::move(lock)) {}
+  SqliteWriteTx(Connection& conn, std::unique_lock<std::mutex> lock, CommitHealth& health)
+      : SqliteReads(conn), lock_(std::move(lock)), health_(health) {}
 
-  // OK while the transaction SQLite holds is still ours to use.
-  Status CheckOpen() const;
+  // OK while the transaction SQLite holds is still ours to use (a rollback
+  // SQLite made by itself is recorded in health_ as a failed commit).
+  Status CheckOpen();
+  // Records the connection's latest error in health_; returns what to report.
+  Status RecordFailure(const Status& st);
   // Writes `h` for job `job_id` (authoritative over h.job_id); INTERNAL if
   // `h` has no id (ids are core's to assign).
   Status InsertHistory(const HistoryEntry& h, const std::string& job_id);
   Status InsertTags(const std::string& job_id, const Tags& tags);
 
   std::unique_lock<std::mutex> lock_;
+  CommitHealth& health_;
+  int64_t changes_at_begin_ = 0;  // sqlite3_total_changes64 after BEGIN
   bool committed_ = false;
 };
 
