@@ -60,6 +60,7 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
   outbound_http::HttpSenderOptions sender_options;
   sender_options.timeout = config.webhook_timeout;
   sender_options.user_agent = std::string("Redrive-Webhooks/") + REDRIVE_VERSION;
+  sender_options.allow_private_targets = config.webhook_allow_private_targets;
   engine_options.webhook_sender = std::make_shared<outbound_http::HttpSender>(sender_options);
   engine_options.webhooks.concurrency = config.webhook_concurrency;
   engine_options.webhooks.policy.base = config.webhook_retry_base;

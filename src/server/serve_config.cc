@@ -303,6 +303,7 @@ Result<ServeConfig> MakeServeConfig(const ServeFlags& flags) {
                               "--webhook-retry-base-ms must be between 1 and 3600000");
   }
   config.webhook_retry_base = std::chrono::milliseconds(flags.webhook_retry_base_ms);
+  config.webhook_allow_private_targets = flags.webhook_allow_private_targets;
   return config;
 }
 

@@ -80,6 +80,7 @@ struct ServeFlags {
   std::string node_id;
   std::string webhook_timeout = "10s";
   int64_t webhook_retry_base_ms = 5000;
+  bool webhook_allow_private_targets = false;
 };
 
 // The checked configuration `redrive serve` runs with.
@@ -103,6 +104,9 @@ struct ServeConfig {
   std::string node_id;
   std::chrono::seconds webhook_timeout{10};
   std::chrono::milliseconds webhook_retry_base{5000};
+  // Also deliver to (and accept) loopback, private, link-local, ... webhook
+  // targets; off, only global addresses are (engine/webhooks/target_address.h).
+  bool webhook_allow_private_targets = false;
 };
 
 // The shortest API key accepted on a non-loopback address: a key guessed

@@ -141,6 +141,13 @@ TEST(MakeServeConfigTest, DefaultsAreValid) {
   EXPECT_EQ(c->webhook_concurrency, 4);
   EXPECT_EQ(c->webhook_timeout, std::chrono::seconds(10));
   EXPECT_EQ(c->webhook_retry_base, std::chrono::milliseconds(5000));
+  EXPECT_FALSE(c->webhook_allow_private_targets);
+}
+
+TEST(MakeServeConfigTest, WebhookAllowPrivateTargetsIsPassedOn) {
+  ServeFlags f;
+  f.webhook_allow_private_targets = true;
+  EXPECT_TRUE(MakeServeConfig(f)->webhook_allow_private_targets);
 }
 
 TEST(MakeServeConfigTest, PruneWorkersAfterTakesADurationOrZero) {

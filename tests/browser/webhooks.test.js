@@ -34,7 +34,9 @@ async function startReceiver() {
 async function setUp(t, {apiKeys = [], key} = {}) {
   const receiver = await startReceiver();
   // Retries 1 ms, 2 ms, 4 ms, … apart: failed attempts pile up within seconds.
-  const server = await startServer({apiKeys, args: ['--webhook-retry-base-ms', '1']});
+  // The receivers are on loopback, which a server refuses by default.
+  const server = await startServer({
+    apiKeys, args: ['--webhook-retry-base-ms', '1', '--webhook-allow-private-targets']});
   const api = client(server.url, key);
   const browser = await launch();
   t.after(async () => {
