@@ -1,4 +1,5 @@
-// /outgoing-webhooks through Api::Handle: validation, the secret rule, roles.
+// /outgoing-webhooks through Api::Handle: validation, the secret rule, the
+// target rules and roles.
 #include "api/api_test_util.h"
 
 namespace redrive::api::testing {
@@ -28,9 +29,10 @@ TEST_F(ApiTest, CreateAnswers201WithTheSecretOnceAndNeverAgain) {
 }
 
 TEST_F(ApiTest, CreateKeepsAGivenSecret) {
-  Reply created = Post("/api/v1/outgoing-webhooks",
-                       R"({"name":"a","url":"http://127.0.0.1:1/x","events":["job.created"],)"
-                       R"("secret":"mine","format":"slack","enabled":false})");
+  Reply created =
+      Post("/api/v1/outgoing-webhooks",
+           R"({"name":"a","url":"http://hooks.example.com:1/x","events":["job.created"],)"
+           R"("secret":"mine","format":"slack","enabled":false})");
   ASSERT_EQ(created.status, 201);
   EXPECT_EQ(created["secret"], "mine");
   EXPECT_EQ(created["format"], "slack");
@@ -109,6 +111,68 @@ TEST_F(ApiTest, WebhookRoutesFollowTheRoles) {
   EXPECT_EQ(Get("/api/v1/outgoing-webhooks", "wrk").status, 403);
   EXPECT_EQ(Post("/api/v1/outgoing-webhooks", kValid, "wrk").status, 403);
   EXPECT_EQ(Get("/api/v1/outgoing-webhooks").status, 401);
+}
+
+std::string CreateBody(const std::string& url) {
+  return R"({"name":"n","url":")" + url + R"(","events":["job.created"]})";
+}
+
+TEST_F(ApiTest, LiteralNonGlobalTargetsAreRefusedUnlessAllowed) {
+  const char* refused[] = {
+      "http://127.0.0.1/",
+      "http://127.0.0.1:8080/hook",
+      "http://127.1/",
+      "http://2130706433/",
+      "http://0x7f000001/",
+      "http://0177.0.0.1/",
+      "http://0.0.0.0/",
+      "http://0/",
+      "http://localhost:9000/",
+      "http://LOCALHOST./",
+      "http://app.localhost/",
+      "http://10.1.2.3/",
+      "http://172.16.0.1/",
+      "https://192.168.1.10/",
+      "http://100.64.0.1/",
+      "http://169.254.169.254/latest/meta-data/",
+      "http://169.254.43518/",
+      "http://224.0.0.1/",
+      "http://255.255.255.255/",
+      "http://[::1]/",
+      "http://[::]/",
+      "http://[::ffff:127.0.0.1]/",
+      "http://[::ffff:a9fe:a9fe]/",
+      "http://[fd00::1]/",
+      "http://[fe80::1]/",
+      "http://[ff02::1]/",
+      "http://127%2E0%2E0%2E1/",
+  };
+  for (const char* url : refused) {
+    Reply r = Post("/api/v1/outgoing-webhooks", CreateBody(url));
+    ASSERT_EQ(r.status, 400) << url;
+    EXPECT_EQ(r.Code(), "VALIDATION_ERROR") << url;
+    EXPECT_EQ(r.Field(), "url") << url;
+  }
+  EXPECT_EQ(Get("/api/v1/outgoing-webhooks").json.as_array().size(), 0u);
+  // Global literals and names pass (names are checked when sent).
+  for (const char* url : {"http://8.8.8.8/", "http://[2606:4700:4700::1111]/",
+                          "https://hooks.example.com/x", "http://127.example.com/"}) {
+    EXPECT_EQ(Post("/api/v1/outgoing-webhooks", CreateBody(url)).status, 201) << url;
+  }
+  Reply created = Post("/api/v1/outgoing-webhooks", kValid);
+  const std::string path = "/api/v1/outgoing-webhooks/" + Str(created["id"]);
+  Reply put = Do("PUT", path, R"({"url":"http://169.254.169.254/"})");
+  EXPECT_EQ(put.status, 400);
+  EXPECT_EQ(put.Field(), "url");
+  EXPECT_EQ(Get(path)["url"], "https://hooks.example.com/redrive");
+
+  ApiOptions allow;
+  allow.webhook_allow_private_targets = true;
+  Reconfigure(allow);
+  for (const char* url : refused) {
+    EXPECT_EQ(Post("/api/v1/outgoing-webhooks", CreateBody(url)).status, 201) << url;
+  }
+  EXPECT_EQ(Do("PUT", path, R"({"url":"http://127.0.0.1:1/"})").status, 200);
 }
 
 }  // namespace

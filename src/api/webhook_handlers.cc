@@ -16,6 +16,11 @@ using boost::json::value_from;  // an unset std::optional becomes null
 
 Response WebhookResponse(Webhook& w) { return JsonResponse(200, wire::WebhookToJson(w)); }
 
+// What the webhook's URL may point at, by the server's flag.
+WebhookUrlRules UrlRules(const Call& call) {
+  return {.allow_private_targets = call.options.webhook_allow_private_targets};
+}
+
 Result<engine::ListDeliveriesParams> DecodeListDeliveries(const Call& call) {
   engine::ListDeliveriesParams f;
   f.webhook_id = call.Param("id");
@@ -45,7 +50,7 @@ void HandleListWebhooks(Call& call) {
 void HandleCreateWebhook(Call& call) {
   Result<boost::json::object> body = call.Body();
   if (!body.ok()) return call.Fail(body.status());
-  Result<engine::CreateWebhookParams> p = DecodeCreateWebhook(*body);
+  Result<engine::CreateWebhookParams> p = DecodeCreateWebhook(*body, UrlRules(call));
   if (!p.ok()) return call.Fail(p.status());
   call.engine.CreateWebhook(std::move(*p), Answer<Webhook>(call.respond, [](Webhook& w) {
                               // The only answer that ever shows the secret.
@@ -62,7 +67,7 @@ void HandleGetWebhook(Call& call) {
 void HandleUpdateWebhook(Call& call) {
   Result<boost::json::object> body = call.Body();
   if (!body.ok()) return call.Fail(body.status());
-  Result<engine::WebhookPatch> patch = DecodeWebhookPatch(*body);
+  Result<engine::WebhookPatch> patch = DecodeWebhookPatch(*body, UrlRules(call));
   if (!patch.ok()) return call.Fail(patch.status());
   call.engine.UpdateWebhook(call.Param("id"), std::move(*patch),
                             Answer<Webhook>(call.respond, WebhookResponse));

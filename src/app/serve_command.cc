@@ -74,6 +74,7 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
   api_options.keys = config.api_keys;
   api_options.limits = config.limits;
   api_options.version = REDRIVE_VERSION;
+  api_options.webhook_allow_private_targets = config.webhook_allow_private_targets;
   api::Api api(engine, std::move(api_options));
 
   server::HttpServerOptions server_options;
