@@ -29,6 +29,10 @@ struct ApiOptions {
   std::vector<ApiKey> keys;  // empty: everyone is admin (loopback-only rule is the server's)
   ServerLimits limits;
   std::string version = "0.1.0";
+  // Accept webhook URLs whose host is a literal non-global address (a
+  // loopback, private, link-local, ... IP); the sender checks every target
+  // again at send time. --webhook-allow-private-targets.
+  bool webhook_allow_private_targets = false;
 };
 
 class Api {

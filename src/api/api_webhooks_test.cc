@@ -1,5 +1,9 @@
-// /outgoing-webhooks through Api::Handle: validation, the secret rule, roles.
+// /outgoing-webhooks through Api::Handle: validation, the secret rule, the
+// target rules, roles and what viewers see.
+#include <mutex>
+
 #include "api/api_test_util.h"
+#include "engine/webhooks/sender.h"
 
 namespace redrive::api::testing {
 namespace {
@@ -28,9 +32,10 @@ TEST_F(ApiTest, CreateAnswers201WithTheSecretOnceAndNeverAgain) {
 }
 
 TEST_F(ApiTest, CreateKeepsAGivenSecret) {
-  Reply created = Post("/api/v1/outgoing-webhooks",
-                       R"({"name":"a","url":"http://127.0.0.1:1/x","events":["job.created"],)"
-                       R"("secret":"mine","format":"slack","enabled":false})");
+  Reply created =
+      Post("/api/v1/outgoing-webhooks",
+           R"({"name":"a","url":"http://hooks.example.com:1/x","events":["job.created"],)"
+           R"("secret":"mine","format":"slack","enabled":false})");
   ASSERT_EQ(created.status, 201);
   EXPECT_EQ(created["secret"], "mine");
   EXPECT_EQ(created["format"], "slack");
@@ -109,6 +114,151 @@ TEST_F(ApiTest, WebhookRoutesFollowTheRoles) {
   EXPECT_EQ(Get("/api/v1/outgoing-webhooks", "wrk").status, 403);
   EXPECT_EQ(Post("/api/v1/outgoing-webhooks", kValid, "wrk").status, 403);
   EXPECT_EQ(Get("/api/v1/outgoing-webhooks").status, 401);
+}
+
+std::string CreateBody(const std::string& url) {
+  return R"({"name":"n","url":")" + url + R"(","events":["job.created"]})";
+}
+
+TEST_F(ApiTest, LiteralNonGlobalTargetsAreRefusedUnlessAllowed) {
+  const char* refused[] = {
+      "http://127.0.0.1/",
+      "http://127.0.0.1:8080/hook",
+      "http://127.1/",
+      "http://2130706433/",
+      "http://0x7f000001/",
+      "http://0177.0.0.1/",
+      "http://0.0.0.0/",
+      "http://0/",
+      "http://localhost:9000/",
+      "http://LOCALHOST./",
+      "http://app.localhost/",
+      "http://10.1.2.3/",
+      "http://172.16.0.1/",
+      "https://192.168.1.10/",
+      "http://100.64.0.1/",
+      "http://169.254.169.254/latest/meta-data/",
+      "http://169.254.43518/",
+      "http://224.0.0.1/",
+      "http://255.255.255.255/",
+      "http://[::1]/",
+      "http://[::]/",
+      "http://[::ffff:127.0.0.1]/",
+      "http://[::ffff:a9fe:a9fe]/",
+      "http://[fd00::1]/",
+      "http://[fe80::1]/",
+      "http://[ff02::1]/",
+      "http://127%2E0%2E0%2E1/",
+  };
+  for (const char* url : refused) {
+    Reply r = Post("/api/v1/outgoing-webhooks", CreateBody(url));
+    ASSERT_EQ(r.status, 400) << url;
+    EXPECT_EQ(r.Code(), "VALIDATION_ERROR") << url;
+    EXPECT_EQ(r.Field(), "url") << url;
+  }
+  EXPECT_EQ(Get("/api/v1/outgoing-webhooks").json.as_array().size(), 0u);
+  // Global literals and names pass (names are checked when sent).
+  for (const char* url : {"http://8.8.8.8/", "http://[2606:4700:4700::1111]/",
+                          "https://hooks.example.com/x", "http://127.example.com/"}) {
+    EXPECT_EQ(Post("/api/v1/outgoing-webhooks", CreateBody(url)).status, 201) << url;
+  }
+  Reply created = Post("/api/v1/outgoing-webhooks", kValid);
+  const std::string path = "/api/v1/outgoing-webhooks/" + Str(created["id"]);
+  Reply put = Do("PUT", path, R"({"url":"http://169.254.169.254/"})");
+  EXPECT_EQ(put.status, 400);
+  EXPECT_EQ(put.Field(), "url");
+  EXPECT_EQ(Get(path)["url"], "https://hooks.example.com/redrive");
+
+  ApiOptions allow;
+  allow.webhook_allow_private_targets = true;
+  Reconfigure(allow);
+  for (const char* url : refused) {
+    EXPECT_EQ(Post("/api/v1/outgoing-webhooks", CreateBody(url)).status, 201) << url;
+  }
+  EXPECT_EQ(Do("PUT", path, R"({"url":"http://127.0.0.1:1/"})").status, 200);
+}
+
+constexpr char kSlackUrl[] = "https://bot:pw@hooks.slack.com/services/T0/B0/s3cr3tT0k3n?x=1";
+
+TEST_F(ApiTest, ViewersSeeWebhookUrlsRedactedAndAdminsInFull) {
+  ApiOptions options;
+  options.keys = {{Role::kAdmin, "adm"}, {Role::kViewer, "view"}};
+  Reconfigure(options);
+  Reply created = Post("/api/v1/outgoing-webhooks", CreateBody(kSlackUrl), "adm");
+  ASSERT_EQ(created.status, 201) << created.raw.body;
+  EXPECT_EQ(created["url"], kSlackUrl);
+  const std::string path = "/api/v1/outgoing-webhooks/" + Str(created["id"]);
+  Reply updated = Do("PUT", path, R"({"name":"renamed"})", "adm");
+  EXPECT_EQ(updated["url"], kSlackUrl);
+
+  EXPECT_EQ(Get(path, "adm")["url"], kSlackUrl);
+  EXPECT_EQ(Get("/api/v1/outgoing-webhooks", "adm").json.at(0).at("url"), kSlackUrl);
+
+  Reply one = Get(path, "view");
+  ASSERT_EQ(one.status, 200);
+  EXPECT_EQ(one["url"], "https://hooks.slack.com/…");
+  Reply list = Get("/api/v1/outgoing-webhooks", "view");
+  ASSERT_EQ(list.status, 200);
+  EXPECT_EQ(list.json.at(0).at("url"), "https://hooks.slack.com/…");
+  for (const Reply* r : {&one, &list}) {
+    EXPECT_EQ(r->raw.body.find("s3cr3tT0k3n"), std::string::npos) << r->raw.body;
+    EXPECT_EQ(r->raw.body.find("pw@"), std::string::npos) << r->raw.body;
+  }
+  // Same fields for both roles.
+  EXPECT_EQ(one.json.as_object().size(), Get(path, "adm").json.as_object().size());
+}
+
+// Answers every POST with the error it is given.
+class ScriptedSender final : public engine::WebhookSender {
+ public:
+  AttemptResult Send(const engine::OutgoingPost&, Instant) override {
+    std::lock_guard lock(mu_);
+    return next_;
+  }
+  void Answer(AttemptResult r) {
+    std::lock_guard lock(mu_);
+    next_ = std::move(r);
+  }
+
+ private:
+  std::mutex mu_;
+  AttemptResult next_;
+};
+
+TEST_F(ApiTest, DeliveryErrorsAreDetailedForAdminsAndAClassForViewers) {
+  auto sender = std::make_shared<ScriptedSender>();
+  sender->Answer({false, std::nullopt, "Connection refused", std::chrono::milliseconds(1)});
+  api_.reset();
+  engine_.reset();
+  engine::EngineOptions engine_options;
+  engine_options.webhook_sender = sender;
+  engine_options.webhooks.run_threads = false;
+  engine_ = std::make_unique<engine::Engine>(*store_, clock_, random_, engine_options);
+  ASSERT_TRUE(engine_->Start().ok());
+  ApiOptions options;
+  options.keys = {{Role::kAdmin, "adm"}, {Role::kViewer, "view"}};
+  Reconfigure(options);
+
+  Reply created = Post("/api/v1/outgoing-webhooks", CreateBody(kSlackUrl), "adm");
+  ASSERT_EQ(created.status, 201) << created.raw.body;
+  const std::string path = "/api/v1/outgoing-webhooks/" + Str(created["id"]);
+  ASSERT_EQ(Post("/api/v1/jobs", R"({"queue_name":"q","payload":{}})", "adm").status, 201);
+  ASSERT_EQ(engine_->RunWebhooksOnce(), 1);
+
+  Reply admin = Get(path + "/deliveries", "adm");
+  ASSERT_EQ(admin.status, 200);
+  EXPECT_EQ(admin.json.at(0).at("last_error"), "Connection refused");
+  Reply viewer = Get(path + "/deliveries", "view");
+  ASSERT_EQ(viewer.status, 200);
+  EXPECT_EQ(viewer.json.at(0).at("last_error"), "delivery failed");
+  EXPECT_EQ(viewer.raw.body.find("refused"), std::string::npos) << viewer.raw.body;
+
+  // A receiver's answer is no secret: its status shows for both.
+  sender->Answer({false, 503, "HTTP 503", std::chrono::milliseconds(1)});
+  clock_.Advance(std::chrono::hours(2));
+  ASSERT_EQ(engine_->RunWebhooksOnce(), 1);
+  EXPECT_EQ(Get(path + "/deliveries", "view").json.at(0).at("last_error"), "HTTP 503");
+  EXPECT_EQ(Get(path + "/deliveries", "adm").json.at(0).at("last_error"), "HTTP 503");
 }
 
 }  // namespace

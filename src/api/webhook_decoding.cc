@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <boost/url/parse.hpp>
 
+#include "engine/webhooks/target_address.h"
 #include "wire/field_reader.h"
 
 namespace redrive::api {
@@ -27,9 +28,9 @@ Result<std::optional<std::vector<std::string>>> Events(const wire::FieldReader& 
   return std::optional<std::vector<std::string>>(std::move(events));
 }
 
-Result<std::optional<std::string>> Url(const wire::FieldReader& r) {
+Result<std::optional<std::string>> Url(const wire::FieldReader& r, const WebhookUrlRules& rules) {
   REDRIVE_ASSIGN_OR_RETURN(auto url, r.String("url", 1, kMaxUrlBytes));
-  if (url) REDRIVE_RETURN_IF_ERROR(CheckWebhookUrl(*url));
+  if (url) REDRIVE_RETURN_IF_ERROR(CheckWebhookUrl(*url, rules));
   return url;
 }
 
@@ -43,19 +44,30 @@ Result<std::optional<WebhookFormat>> Format(const wire::FieldReader& r) {
 
 }  // namespace
 
-Status CheckWebhookUrl(const std::string& url) {
+Status CheckWebhookUrl(const std::string& url, const WebhookUrlRules& rules) {
   auto u = boost::urls::parse_absolute_uri(url);
   if (!u || (u->scheme() != "http" && u->scheme() != "https") || u->host().empty()) {
     return Status::Validation("url", "url must be an absolute http:// or https:// URL");
   }
+  if (rules.allow_private_targets) return Status::Ok();
+  // host_address(): percent-decoded, IPv6 without brackets, as the sender
+  // resolves it.
+  const std::optional<engine::AddressClass> cls = engine::ClassifyLiteralHost(u->host_address());
+  if (cls && *cls != engine::AddressClass::kGlobal) {
+    return Status::Validation("url", std::string("url's host is a ") +
+                                         engine::AddressClassName(*cls) +
+                                         " address; webhooks may only target global addresses "
+                                         "unless the server allows private targets");
+  }
   return Status::Ok();
 }
 
-Result<engine::CreateWebhookParams> DecodeCreateWebhook(const boost::json::object& body) {
+Result<engine::CreateWebhookParams> DecodeCreateWebhook(const boost::json::object& body,
+                                                        const WebhookUrlRules& rules) {
   wire::FieldReader r(body);
   engine::CreateWebhookParams p;
   REDRIVE_ASSIGN_OR_RETURN(p.name, r.RequiredString("name", 1, kMaxNameBytes));
-  REDRIVE_ASSIGN_OR_RETURN(auto url, Url(r));
+  REDRIVE_ASSIGN_OR_RETURN(auto url, Url(r, rules));
   if (!url) return wire::MissingField("url");
   p.url = std::move(*url);
   REDRIVE_ASSIGN_OR_RETURN(auto events, Events(r));
@@ -69,11 +81,12 @@ Result<engine::CreateWebhookParams> DecodeCreateWebhook(const boost::json::objec
   return p;
 }
 
-Result<engine::WebhookPatch> DecodeWebhookPatch(const boost::json::object& body) {
+Result<engine::WebhookPatch> DecodeWebhookPatch(const boost::json::object& body,
+                                                const WebhookUrlRules& rules) {
   wire::FieldReader r(body);
   engine::WebhookPatch p;
   REDRIVE_ASSIGN_OR_RETURN(p.name, r.String("name", 1, kMaxNameBytes));
-  REDRIVE_ASSIGN_OR_RETURN(p.url, Url(r));
+  REDRIVE_ASSIGN_OR_RETURN(p.url, Url(r, rules));
   REDRIVE_ASSIGN_OR_RETURN(p.events, Events(r));
   REDRIVE_ASSIGN_OR_RETURN(p.secret, r.String("secret", 1, kMaxSecretBytes));
   REDRIVE_ASSIGN_OR_RETURN(p.enabled, r.Bool("enabled"));

@@ -7,14 +7,22 @@
 #include "api/request_decoding.h"
 #include "api/responses.h"
 #include "api/webhook_decoding.h"
-#include "wire/webhook_json.h"
+#include "api/webhook_views.h"
 
 namespace redrive::api {
 namespace {
 
 using boost::json::value_from;  // an unset std::optional becomes null
 
-Response WebhookResponse(Webhook& w) { return JsonResponse(200, wire::WebhookToJson(w)); }
+// What the webhook's URL may point at, by the server's flag.
+WebhookUrlRules UrlRules(const Call& call) {
+  return {.allow_private_targets = call.options.webhook_allow_private_targets};
+}
+
+// Encodes one webhook as `role` may see it (webhook_views.h).
+auto WebhookEncoder(Role role) {
+  return [role](Webhook& w) { return JsonResponse(200, WebhookJsonFor(w, role)); };
+}
 
 Result<engine::ListDeliveriesParams> DecodeListDeliveries(const Call& call) {
   engine::ListDeliveriesParams f;
@@ -35,37 +43,40 @@ Result<engine::ListDeliveriesParams> DecodeListDeliveries(const Call& call) {
 }  // namespace
 
 void HandleListWebhooks(Call& call) {
-  call.engine.ListWebhooks(Answer<std::vector<Webhook>>(call.respond, [](std::vector<Webhook>& ws) {
-    boost::json::array out;
-    for (const Webhook& w : ws) out.push_back(wire::WebhookToJson(w));
-    return JsonResponse(200, out);
-  }));
+  call.engine.ListWebhooks(
+      Answer<std::vector<Webhook>>(call.respond, [role = call.role](std::vector<Webhook>& ws) {
+        boost::json::array out;
+        for (const Webhook& w : ws) out.push_back(WebhookJsonFor(w, role));
+        return JsonResponse(200, out);
+      }));
 }
 
 void HandleCreateWebhook(Call& call) {
   Result<boost::json::object> body = call.Body();
   if (!body.ok()) return call.Fail(body.status());
-  Result<engine::CreateWebhookParams> p = DecodeCreateWebhook(*body);
+  Result<engine::CreateWebhookParams> p = DecodeCreateWebhook(*body, UrlRules(call));
   if (!p.ok()) return call.Fail(p.status());
-  call.engine.CreateWebhook(std::move(*p), Answer<Webhook>(call.respond, [](Webhook& w) {
+  call.engine.CreateWebhook(std::move(*p),
+                            Answer<Webhook>(call.respond, [role = call.role](Webhook& w) {
                               // The only answer that ever shows the secret.
-                              boost::json::object out = wire::WebhookToJson(w);
+                              boost::json::object out = WebhookJsonFor(w, role);
                               out["secret"] = w.secret;
                               return JsonResponse(201, out);
                             }));
 }
 
 void HandleGetWebhook(Call& call) {
-  call.engine.GetWebhook(call.Param("id"), Answer<Webhook>(call.respond, WebhookResponse));
+  call.engine.GetWebhook(call.Param("id"),
+                         Answer<Webhook>(call.respond, WebhookEncoder(call.role)));
 }
 
 void HandleUpdateWebhook(Call& call) {
   Result<boost::json::object> body = call.Body();
   if (!body.ok()) return call.Fail(body.status());
-  Result<engine::WebhookPatch> patch = DecodeWebhookPatch(*body);
+  Result<engine::WebhookPatch> patch = DecodeWebhookPatch(*body, UrlRules(call));
   if (!patch.ok()) return call.Fail(patch.status());
   call.engine.UpdateWebhook(call.Param("id"), std::move(*patch),
-                            Answer<Webhook>(call.respond, WebhookResponse));
+                            Answer<Webhook>(call.respond, WebhookEncoder(call.role)));
 }
 
 void HandleDeleteWebhook(Call& call) {
@@ -75,13 +86,14 @@ void HandleDeleteWebhook(Call& call) {
 void HandleListDeliveries(Call& call) {
   Result<engine::ListDeliveriesParams> f = DecodeListDeliveries(call);
   if (!f.ok()) return call.Fail(f.status());
-  call.engine.ListDeliveries(std::move(*f), Answer<std::vector<WebhookDelivery>>(
-                                                call.respond, [](std::vector<WebhookDelivery>& ds) {
-                                                  boost::json::array out;
-                                                  for (const WebhookDelivery& d : ds)
-                                                    out.push_back(wire::DeliveryToJson(d));
-                                                  return JsonResponse(200, out);
-                                                }));
+  call.engine.ListDeliveries(
+      std::move(*f), Answer<std::vector<WebhookDelivery>>(
+                         call.respond, [role = call.role](std::vector<WebhookDelivery>& ds) {
+                           boost::json::array out;
+                           for (const WebhookDelivery& d : ds)
+                             out.push_back(DeliveryJsonFor(d, role));
+                           return JsonResponse(200, out);
+                         }));
 }
 
 void HandleTestWebhook(Call& call) {

@@ -61,6 +61,7 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
   outbound_http::HttpSenderOptions sender_options;
   sender_options.timeout = config.webhook_timeout;
   sender_options.user_agent = std::string("Redrive-Webhooks/") + REDRIVE_VERSION;
+  sender_options.allow_private_targets = config.webhook_allow_private_targets;
   engine_options.webhook_sender = std::make_shared<outbound_http::HttpSender>(sender_options);
   engine_options.webhooks.concurrency = config.webhook_concurrency;
   engine_options.webhooks.policy.base = config.webhook_retry_base;
@@ -74,6 +75,7 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
   api_options.keys = config.api_keys;
   api_options.limits = config.limits;
   api_options.version = REDRIVE_VERSION;
+  api_options.webhook_allow_private_targets = config.webhook_allow_private_targets;
   api::Api api(engine, std::move(api_options));
 
   server::HttpServerOptions server_options;

@@ -111,6 +111,11 @@ void AddServeFlags(CLI::App& serve, server::ServeFlags& flags) {
       ->envname("REDRIVE_INTEGRITY_CHECK_BUDGET")
       ->capture_default_str();
   serve
+      .add_flag("--webhook-allow-private-targets", flags.webhook_allow_private_targets,
+                "Let webhooks target loopback, private (RFC 1918, CGNAT, ULA), link-local and "
+                "other non-global addresses; by default only global addresses are")
+      ->envname("REDRIVE_WEBHOOK_ALLOW_PRIVATE_TARGETS");
+  serve
       .add_option("--log-level", flags.log_level,
                   "trace, debug (logs every request), info, warn, error, critical or off")
       ->envname("REDRIVE_LOG_LEVEL")

@@ -14,7 +14,9 @@
 #include <boost/url/parse.hpp>
 #include <exception>
 #include <optional>
+#include <vector>
 
+#include "engine/webhooks/target_address.h"
 #include "outbound_http/hmac.h"
 
 namespace redrive::outbound_http {
@@ -68,13 +70,40 @@ net::awaitable<void> Exchange(Stream& stream, Request& req, Parser& parser) {
   co_await http::async_read(stream, buffer, parser, net::use_awaitable);
 }
 
+engine::IpAddress ToIpAddress(const net::ip::address& a) {
+  if (a.is_v4()) return engine::IpAddress::V4(a.to_v4().to_uint());
+  return engine::IpAddress::V6(a.to_v6().to_bytes());
+}
+
+// The resolved endpoints the policy allows. These, and only these, are
+// connected to: the check is on the addresses actually used, so a name that
+// resolves differently later (DNS rebinding) cannot slip past it.
+std::vector<tcp::endpoint> AllowedEndpoints(const tcp::resolver::results_type& resolved,
+                                            bool allow_private_targets) {
+  std::vector<tcp::endpoint> allowed;
+  for (const auto& entry : resolved) {
+    const tcp::endpoint& e = entry.endpoint();
+    if (allow_private_targets || engine::IsGlobalAddress(ToIpAddress(e.address()))) {
+      allowed.push_back(e);
+    }
+  }
+  return allowed;
+}
+
 // The whole exchange; a closed or reset connection after the status line
-// has been read still counts as an answer.
+// has been read still counts as an answer. Sets `refused` (and sends
+// nothing) when no resolved address of the target is allowed.
 net::awaitable<void> Post(const Target& t, Request& req, Parser& parser, ssl::context& tls,
-                          std::chrono::steady_clock::time_point deadline) {
+                          std::chrono::steady_clock::time_point deadline,
+                          bool allow_private_targets, bool& refused) {
   auto ex = co_await net::this_coro::executor;
   tcp::resolver resolver(ex);
-  auto endpoints = co_await resolver.async_resolve(t.host, t.port, net::use_awaitable);
+  auto resolved = co_await resolver.async_resolve(t.host, t.port, net::use_awaitable);
+  const std::vector<tcp::endpoint> endpoints = AllowedEndpoints(resolved, allow_private_targets);
+  if (endpoints.empty()) {
+    refused = true;
+    co_return;
+  }
   if (!t.https) {
     beast::tcp_stream stream(ex);
     stream.expires_at(deadline);
@@ -148,17 +177,23 @@ AttemptResult HttpSender::Send(const engine::OutgoingPost& post, Instant now) {
   const auto deadline = started + options_.timeout;
   std::exception_ptr failure;
   bool done = false;
+  bool refused = false;
   // Declared last, destroyed first: a coroutine still pending after the
   // timeout is destroyed with it, while everything it refers to is alive.
   net::io_context ioc;
-  net::co_spawn(ioc, Post(*target, req, parser, tls_->context, deadline),
-                [&](std::exception_ptr e) {
-                  failure = e;
-                  done = true;
-                });
+  net::co_spawn(
+      ioc,
+      Post(*target, req, parser, tls_->context, deadline, options_.allow_private_targets, refused),
+      [&](std::exception_ptr e) {
+        failure = e;
+        done = true;
+      });
   // The streams time out by themselves; this bounds name resolution too.
   ioc.run_for(options_.timeout + std::chrono::milliseconds(100));
   if (!done) return finish({false, std::nullopt, "timed out"});
+  if (refused) {
+    return finish({false, std::nullopt, std::string(engine::kTargetNotAllowedError)});
+  }
   if (failure) {
     try {
       std::rethrow_exception(failure);

@@ -40,6 +40,7 @@ class OneShotServer {
     ::close(fd_);
   }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/in?x=1"; }
+  uint16_t port() const { return port_; }
   const std::string& request() const { return request_; }  // after Send returned
 
  private:
@@ -78,9 +79,15 @@ engine::OutgoingPost Post(const std::string& url) {
 
 const Instant kNow = InstantFromMicros(1'800'000'000'000'000);
 
+// The receivers here are on loopback, which a default sender refuses.
+HttpSender LoopbackSender(HttpSenderOptions options = {}) {
+  options.allow_private_targets = true;
+  return HttpSender(options);
+}
+
 TEST(HttpSenderTest, PostsTheSignedBodyWithTheContractsHeaders) {
   OneShotServer server("HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n");
-  AttemptResult r = HttpSender().Send(Post(server.url()), kNow);
+  AttemptResult r = LoopbackSender().Send(Post(server.url()), kNow);
   EXPECT_TRUE(r.success);
   EXPECT_EQ(r.status_code, 204);
   EXPECT_FALSE(r.error);
@@ -98,7 +105,7 @@ TEST(HttpSenderTest, PostsTheSignedBodyWithTheContractsHeaders) {
 
 TEST(HttpSenderTest, ANon2xxAnswerIsAFailureWithItsStatus) {
   OneShotServer server("HTTP/1.1 500 Oops\r\nContent-Length: 4\r\nConnection: close\r\n\r\nnope");
-  AttemptResult r = HttpSender().Send(Post(server.url()), kNow);
+  AttemptResult r = LoopbackSender().Send(Post(server.url()), kNow);
   EXPECT_FALSE(r.success);
   EXPECT_EQ(r.status_code, 500);
   EXPECT_EQ(r.error, "HTTP 500");
@@ -108,7 +115,7 @@ TEST(HttpSenderTest, NoAnswerWithinTheTimeoutIsATimeout) {
   OneShotServer server("");
   HttpSenderOptions options;
   options.timeout = 200ms;
-  AttemptResult r = HttpSender(options).Send(Post(server.url()), kNow);
+  AttemptResult r = LoopbackSender(options).Send(Post(server.url()), kNow);
   EXPECT_FALSE(r.success);
   EXPECT_FALSE(r.status_code);
   EXPECT_EQ(r.error, "timed out");
@@ -117,12 +124,46 @@ TEST(HttpSenderTest, NoAnswerWithinTheTimeoutIsATimeout) {
 }
 
 TEST(HttpSenderTest, RefusedConnectionsAndBadUrlsAreFailures) {
-  AttemptResult refused = HttpSender().Send(Post("http://127.0.0.1:1/"), kNow);
+  AttemptResult refused = LoopbackSender().Send(Post("http://127.0.0.1:1/"), kNow);
   EXPECT_FALSE(refused.success);
   EXPECT_FALSE(refused.status_code);
   EXPECT_EQ(refused.error, "Connection refused");
   AttemptResult bad = HttpSender().Send(Post("ftp://example.com/"), kNow);
   EXPECT_EQ(bad.error, "invalid URL");
+}
+
+// By default no loopback target is connected to, whatever the notation, and
+// a name is judged by what it resolves to ("localhost", from the hosts
+// file). The one-shot server accepts one connection: the allowed POST after
+// the refused ones gets it only if none of them connected.
+TEST(HttpSenderTest, RefusesNonGlobalTargetsWithoutConnecting) {
+  OneShotServer server("HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n");
+  const std::string port = std::to_string(server.port());
+  for (const std::string host : {"127.0.0.1", "localhost", "2130706433", "127.1", "0x7f.1",
+                                 "[::ffff:127.0.0.1]", "[::1]", "0.0.0.0"}) {
+    AttemptResult r = HttpSender().Send(Post("http://" + host + ":" + port + "/in"), kNow);
+    EXPECT_FALSE(r.success) << host;
+    EXPECT_FALSE(r.status_code) << host;
+    EXPECT_EQ(r.error, "target address not allowed") << host;
+  }
+  HttpSenderOptions options;
+  options.timeout = 5s;
+  AttemptResult allowed = LoopbackSender(options).Send(Post(server.url()), kNow);
+  EXPECT_EQ(allowed.status_code, 204) << allowed.error.value_or("");
+  EXPECT_EQ(server.request().rfind("POST /in?x=1 HTTP/1.1\r\n", 0), 0u) << server.request();
+}
+
+TEST(HttpSenderTest, RefusesMetadataAndPrivateAddressesBeforeConnecting) {
+  // Nothing listens there: a sender that tried would time out or fail to
+  // connect, not answer the policy's error.
+  HttpSenderOptions options;
+  options.timeout = 2s;
+  for (const char* url :
+       {"http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/", "https://192.168.1.1/",
+        "http://100.64.0.1/", "http://[fd00::1]/", "http://[fe80::1]/", "http://224.0.0.1/"}) {
+    AttemptResult r = HttpSender(options).Send(Post(url), kNow);
+    EXPECT_EQ(r.error, "target address not allowed") << url;
+  }
 }
 
 }  // namespace

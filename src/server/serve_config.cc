@@ -322,6 +322,7 @@ Result<ServeConfig> MakeServeConfig(const ServeFlags& flags) {
                                   Quoted(flags.integrity_check_budget));
   }
   config.integrity_check_budget = *budget;
+  config.webhook_allow_private_targets = flags.webhook_allow_private_targets;
   return config;
 }
 

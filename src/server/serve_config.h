@@ -83,6 +83,7 @@ struct ServeFlags {
   int64_t webhook_retry_base_ms = 5000;
   bool skip_integrity_check = false;
   std::string integrity_check_budget = "30s";
+  bool webhook_allow_private_targets = false;
 };
 
 // The checked configuration `redrive serve` runs with.
@@ -112,6 +113,9 @@ struct ServeConfig {
   // it is cut short (the server then starts, saying so in the log).
   bool skip_integrity_check = false;
   std::chrono::seconds integrity_check_budget{30};
+  // Also deliver to (and accept) loopback, private, link-local, ... webhook
+  // targets; off, only global addresses are (engine/webhooks/target_address.h).
+  bool webhook_allow_private_targets = false;
 };
 
 // The shortest API key accepted on a non-loopback address: a key guessed

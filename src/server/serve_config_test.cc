@@ -143,6 +143,13 @@ TEST(MakeServeConfigTest, DefaultsAreValid) {
   EXPECT_EQ(c->webhook_retry_base, std::chrono::milliseconds(5000));
   EXPECT_FALSE(c->skip_integrity_check);
   EXPECT_EQ(c->integrity_check_budget, std::chrono::seconds(30));
+  EXPECT_FALSE(c->webhook_allow_private_targets);
+}
+
+TEST(MakeServeConfigTest, WebhookAllowPrivateTargetsIsPassedOn) {
+  ServeFlags f;
+  f.webhook_allow_private_targets = true;
+  EXPECT_TRUE(MakeServeConfig(f)->webhook_allow_private_targets);
 }
 
 TEST(MakeServeConfigTest, PruneWorkersAfterTakesADurationOrZero) {

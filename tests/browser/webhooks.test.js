@@ -34,7 +34,9 @@ async function startReceiver() {
 async function setUp(t, {apiKeys = [], key} = {}) {
   const receiver = await startReceiver();
   // Retries 1 ms, 2 ms, 4 ms, … apart: failed attempts pile up within seconds.
-  const server = await startServer({apiKeys, args: ['--webhook-retry-base-ms', '1']});
+  // The receivers are on loopback, which a server refuses by default.
+  const server = await startServer({
+    apiKeys, args: ['--webhook-retry-base-ms', '1', '--webhook-allow-private-targets']});
   const api = client(server.url, key);
   const browser = await launch();
   t.after(async () => {
@@ -265,6 +267,10 @@ test('viewer: the webhooks and their deliveries, read-only', async (t) => {
   assert.equal(await page.locator('main b').count(), 0, 'names are text, never markup');
   assert.match(await row.innerText(), /slack/);
   assert.match(await row.innerText(), /disabled/);
+  // A webhook URL can be a credential: viewers see only scheme and host.
+  const redacted = `${new URL(receiver.url).origin}/…`;
+  assert.ok((await row.innerText()).includes(redacted), await row.innerText());
+  assert.ok(!(await page.locator('main').innerText()).includes('/hooks'), 'no URL path');
   assert.equal(await page.locator('main button').count(), 0, 'no actions');
   assert.equal(await page.locator('main form, main input').count(), 0, 'no forms');
   await assertNoStrayValues(page);
@@ -272,6 +278,8 @@ test('viewer: the webhooks and their deliveries, read-only', async (t) => {
 
   await row.locator('a.webhook-name').click();
   await deliveryRows(page).first().waitFor();
+  assert.ok((await page.locator('main').innerText()).includes(redacted));
+  assert.ok(!(await page.locator('main').innerText()).includes('/hooks'), 'no URL path');
   assert.equal(await page.locator('main button').count(), 0);
   assert.equal(await page.locator('main form, main input').count(), 0);
   await deliveryRows(page).first().locator('summary').click();

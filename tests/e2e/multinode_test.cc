@@ -42,7 +42,8 @@ class MultiNodeTest : public ::testing::Test {
     for (int i = 0; i < kNodes; ++i) {
       ServerOptions o;
       o.store = url;
-      o.extra_args = {"--webhook-retry-base-ms", "100"};
+      // The test's webhook receiver is on loopback.
+      o.extra_args = {"--webhook-retry-base-ms", "100", "--webhook-allow-private-targets"};
       nodes_.push_back(std::make_unique<ServerProcess>(o));
     }
     // One at a time, so the first migrates and the others find the schema

@@ -1,6 +1,8 @@
 // Outgoing webhooks end to end: the real `redrive serve` POSTs to a receiver
-// on loopback started by the test. Retries use a 100 ms base delay
-// (--webhook-retry-base-ms) so the schedule plays out in well under a second.
+// on loopback started by the test, so the server runs with
+// --webhook-allow-private-targets (webhook_targets_test.cc runs without).
+// Retries use a 100 ms base delay (--webhook-retry-base-ms) so the schedule
+// plays out in well under a second.
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -22,7 +24,8 @@ class WebhooksTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(receiver_.listening());
-    server_.options().extra_args = {"--webhook-retry-base-ms",
+    server_.options().extra_args = {"--webhook-allow-private-targets",
+                                    "--webhook-retry-base-ms",
                                     "100",
                                     "--api-key",
                                     "admin:adm",
