@@ -1,60 +1,140 @@
 #include "api/api.h"
 
+#include <spdlog/spdlog.h>
+
 #include <atomic>
 #include <chrono>
 #include <exception>
 #include <memory>
+#include <optional>
 
 #include "api/auth.h"
 #include "api/call.h"
 #include "api/error_mapping.h"
 #include "api/http_metrics.h"
 #include "api/request_decoding.h"
+#include "api/request_guard.h"
 #include "api/router.h"
 #include "api/routes.h"
 
 namespace redrive::api {
+namespace {
+
+// The system clock, for an Api given none (one per process is enough).
+const Clock& DefaultClock() {
+  static const SystemClock clock;
+  return clock;
+}
+
+// How a request's head was judged: the refusal, or what Handle needs next.
+struct Admission {
+  std::optional<Response> refusal;
+  std::string_view route = kUnmatchedRoute;  // the matched route's template
+  RouteMatch match;
+  Target target;
+  Role role = Role::kAdmin;
+};
+
+}  // namespace
 
 class Api::Impl {
  public:
   Impl(engine::Engine& engine, ApiOptions options)
-      : engine_(engine), options_(std::move(options)), router_(AllRoutes()) {}
+      : engine_(engine),
+        options_(std::move(options)),
+        router_(AllRoutes()),
+        host_policy_{options_.listen_host, options_.allowed_hosts},
+        auth_failures_(options_.clock ? *options_.clock : DefaultClock(), options_.auth_failures) {}
 
-  // Order: route (404/405), then authenticate (401) and authorize (403),
-  // then the handler decodes the body (415/413/400) and calls the engine.
+  // Everything decided on the head, in order: the target (400), the Host
+  // when no keys are configured (403), the route (404/405), the origin of a
+  // state change (403), then authentication (429 while an address is over
+  // its failure budget, 401) and authorization (403).
+  Admission Admit(const Request& request) {
+    Admission a;
+    Result<Target> target = ParseTarget(request.target);
+    if (!target.ok()) return Refuse(std::move(a), ErrorResponse(target.status()));
+    a.target = std::move(*target);
+    if (options_.keys.empty()) {
+      if (Status st = CheckHost(request, host_policy_); !st.ok()) {
+        return Refuse(std::move(a), ErrorResponse(st));
+      }
+    }
+    a.match = router_.Match(request.method, a.target.segments);
+    if (a.match.kind == RouteMatch::Kind::kNotFound) {
+      return Refuse(std::move(a),
+                    ErrorResponse(Status::NotFound("no route for " + request.target)));
+    }
+    if (a.match.kind == RouteMatch::Kind::kMethodNotAllowed) {
+      return Refuse(std::move(a), MethodNotAllowed(request.method, a.match.allow));
+    }
+    a.route = a.match.route->pattern;
+    if (IsMutatingMethod(request.method)) {
+      if (Status st = CheckSameOrigin(request, host_policy_); !st.ok()) {
+        spdlog::info("{}: refused {} {}: {}", ClientName(request), request.method, a.route,
+                     st.message());
+        return Refuse(std::move(a), ErrorResponse(st));
+      }
+    }
+    const unsigned access = a.match.route->access;
+    const bool presents_key = request.header("authorization") != nullptr;
+    if ((access & kPublic) && !((access & kOptionalKey) && presents_key)) return a;
+    if (options_.keys.empty()) return a;  // everyone is admin
+    if (std::optional<std::chrono::seconds> wait =
+            auth_failures_.RetryAfter(request.client_address)) {
+      return Refuse(std::move(a), TooManyFailures(*wait));
+    }
+    Result<Role> role = Authenticate(request, options_.keys);
+    if (!role.ok()) {
+      auth_failures_.RecordFailure(request.client_address);
+      // Never the key itself: only who tried, where, and why it failed.
+      spdlog::info("{}: authentication failed on {} {}: {}", ClientName(request), request.method,
+                   a.route, role.status().message());
+      return Refuse(std::move(a), ErrorResponse(role.status()));
+    }
+    a.role = *role;
+    if (!(access & kPublic)) {
+      if (Status st = Authorize(a.role, access); !st.ok()) {
+        return Refuse(std::move(a), ErrorResponse(st));
+      }
+    }
+    return a;
+  }
+
   // Sets `*route` to the matched route's template before anything can answer.
   void Handle(Request request, Responder respond, std::string_view* route) {
-    Result<Target> target = ParseTarget(request.target);
-    if (!target.ok()) return respond(ErrorResponse(target.status()));
-    RouteMatch match = router_.Match(request.method, target->segments);
-    if (match.kind == RouteMatch::Kind::kNotFound) {
-      return respond(ErrorResponse(Status::NotFound("no route for " + request.target)));
-    }
-    if (match.kind == RouteMatch::Kind::kMethodNotAllowed) {
-      return respond(MethodNotAllowed(request.method, match.allow));
-    }
-    *route = match.route->pattern;
-    Result<Role> role = Authorized(request, match.route->access);
-    if (!role.ok()) return respond(ErrorResponse(role.status()));
+    Admission a = Admit(request);
+    *route = a.route;
+    if (a.refusal) return respond(std::move(*a.refusal));
     Call call{engine_,
               options_,
-              *role,
+              a.role,
               std::move(request),
-              std::move(match.params),
-              std::move(target->query),
+              std::move(a.match.params),
+              std::move(a.target.query),
               std::move(respond),
               http_metrics_};
-    match.route->handler(call);
+    a.match.route->handler(call);
   }
 
   const std::shared_ptr<HttpMetrics>& http_metrics() const { return http_metrics_; }
 
  private:
-  Result<Role> Authorized(const Request& request, unsigned access) const {
-    if (access & kPublic) return Role::kAdmin;
-    REDRIVE_ASSIGN_OR_RETURN(Role role, Authenticate(request, options_.keys));
-    REDRIVE_RETURN_IF_ERROR(Authorize(role, access));
-    return role;
+  static Admission Refuse(Admission a, Response response) {
+    a.refusal = std::move(response);
+    return a;
+  }
+
+  static std::string ClientName(const Request& request) {
+    return request.client_address.empty() ? std::string("client") : request.client_address;
+  }
+
+  Response TooManyFailures(std::chrono::seconds wait) const {
+    Response response = ErrorResponse(Status(
+        ErrorCode::kRateLimited, "too many failed authentications from this address; retry in " +
+                                     std::to_string(wait.count()) + " s"));
+    response.headers.emplace_back("Retry-After", std::to_string(wait.count()));
+    return response;
   }
 
   static Response MethodNotAllowed(const std::string& method, const std::string& allow) {
@@ -67,6 +147,8 @@ class Api::Impl {
   engine::Engine& engine_;
   const ApiOptions options_;
   const Router router_;
+  const HostPolicy host_policy_;
+  AuthFailureLimiter auth_failures_;
   // Shared with in-flight answers: the engine may answer a request (a parked
   // long-poll at shutdown) after the Api is gone.
   const std::shared_ptr<HttpMetrics> http_metrics_ = std::make_shared<HttpMetrics>();
@@ -105,6 +187,15 @@ void Api::Handle(Request request, Responder respond) {
   } catch (...) {
     once(ErrorResponse(Status::Internal("internal error")));
   }
+}
+
+std::optional<Response> Api::Screen(const Request& head) {
+  const auto arrived = std::chrono::steady_clock::now();
+  Admission a = impl_->Admit(head);
+  if (!a.refusal) return std::nullopt;
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - arrived;
+  impl_->http_metrics()->Record(a.route, head.method, a.refusal->status, took.count());
+  return std::move(a.refusal);
 }
 
 }  // namespace redrive::api

@@ -4,11 +4,14 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "api/auth_failure_limiter.h"
 #include "api/http_types.h"
+#include "core/clock.h"
 #include "core/limits.h"
 #include "core/status.h"
 
@@ -33,6 +36,14 @@ struct ApiOptions {
   // loopback, private, link-local, ... IP); the sender checks every target
   // again at send time. --webhook-allow-private-targets.
   bool webhook_allow_private_targets = false;
+  // The --listen host and the --allowed-host names (request_guard.h): which
+  // Host values are served when no keys are configured, and which origins
+  // besides the request's own Host may make changes.
+  std::string listen_host = "127.0.0.1";
+  std::vector<std::string> allowed_hosts;
+  AuthFailureLimits auth_failures;
+  // Times the auth-failure windows; null: the system clock. Must outlive the Api.
+  const Clock* clock = nullptr;
 };
 
 class Api {
@@ -45,6 +56,14 @@ class Api {
   // thread (an engine thread) and possibly before Handle returns.
   // Thread-safe.
   void Handle(Request request, Responder respond);
+
+  // Decides on a request's head alone (method, target, headers; the body not
+  // yet read): the answer to send instead (404, 405, 401, 403, 429, ...), or
+  // nullopt when the request may proceed to Handle once its body is in.
+  // Handle repeats these checks, so calling Screen is an optimisation that
+  // the server uses to refuse before buffering a body. A refusal is counted
+  // in the HTTP metrics like any answer. Thread-safe.
+  std::optional<Response> Screen(const Request& head);
 
  private:
   class Impl;

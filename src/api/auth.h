@@ -22,6 +22,9 @@ enum Access : unsigned {
   kWorkers = 1u << 0,
   kViewers = 1u << 1,
   kPublic = 1u << 2,  // no key needed (health checks)
+  // With kPublic: a key is optional, but one that is presented must be valid
+  // (and its failures count like any other; GET /api/v1/me).
+  kOptionalKey = 1u << 3,
 };
 
 const char* RoleName(Role role);  // "admin", "worker", "viewer"

@@ -30,6 +30,8 @@ int HttpStatusOf(ErrorCode code) {
       return 413;
     case ErrorCode::kUnsupportedMediaType:
       return 415;
+    case ErrorCode::kRateLimited:
+      return 429;
     case ErrorCode::kInternal:
       return 500;
     case ErrorCode::kUnavailable:

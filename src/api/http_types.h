@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <map>
+#include <stop_token>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,7 +18,11 @@ struct Request {
   // Header names lower-cased.
   std::map<std::string, std::string> headers;
   std::string body;
-  bool from_loopback = true;  // the peer address is 127.0.0.0/8 or ::1
+  bool from_loopback = true;   // the peer address is 127.0.0.0/8 or ::1
+  std::string client_address;  // the peer's IP address, without port ("" in tests)
+  // Requested by the server when the client disconnects while the request is
+  // being handled (a long-poll claim then stops waiting and takes no job).
+  std::stop_token client_gone;
 
   const std::string* header(const std::string& lower_name) const {
     auto it = headers.find(lower_name);

@@ -103,6 +103,7 @@ void HandleClaim(Call& call) {
   // Only a request that sent "acks" gets "results": plain Spooled claims keep
   // their exact shape.
   bool with_results = body->contains("acks");
+  p->abandoned = call.request.client_gone;
   call.engine.Claim(std::move(*p), Answer<engine::ClaimResult>(
                                        call.respond, [with_results](engine::ClaimResult& r) {
                                          boost::json::array jobs;

@@ -21,7 +21,7 @@ std::vector<Route> AllRoutes() {
       // data calls carry the key). /me tells it whether to ask for a key.
       {"GET", "/", kPublic, HandleConsoleIndex},
       {"GET", "/console/{file}", kPublic, HandleConsoleFile},
-      {"GET", "/api/v1/me", kPublic, HandleMe},
+      {"GET", "/api/v1/me", kPublic | kOptionalKey, HandleMe},
       {"GET", "/api/v1/throughput", kReadRoute, HandleThroughput},
       // Producer.
       {"POST", "/api/v1/jobs", kWorkerRoute, HandleEnqueue},

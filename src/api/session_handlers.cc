@@ -1,7 +1,9 @@
 // GET /api/v1/me [ext]: lets the console learn, before it shows anything,
 // whether the server wants a key and what the presented key may do. Public
-// (routed with kPublic) so a console without a key can ask; a key that is
-// presented must still be valid (401 otherwise), so the answer never guesses.
+// (routed with kPublic | kOptionalKey) so a console without a key can ask; a
+// key that is presented must still be valid (401 otherwise, checked and rate-
+// limited before this handler runs, like on every route), so the answer never
+// guesses and is no faster oracle for keys than any other route.
 #include <boost/json/object.hpp>
 
 #include "api/auth.h"

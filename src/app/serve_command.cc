@@ -76,6 +76,11 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
   api_options.limits = config.limits;
   api_options.version = REDRIVE_VERSION;
   api_options.webhook_allow_private_targets = config.webhook_allow_private_targets;
+  api_options.listen_host = config.listen.host;
+  api_options.allowed_hosts = config.allowed_hosts;
+  api_options.auth_failures.max_failures = config.auth_failure_limit;
+  api_options.auth_failures.window = config.auth_failure_window;
+  api_options.clock = &clock;
   api::Api api(engine, std::move(api_options));
 
   server::HttpServerOptions server_options;
@@ -83,6 +88,9 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
   server_options.port = config.listen.port;
   server_options.io_threads = config.io_threads;
   server_options.max_body_bytes = config.limits.max_body_bytes;
+  server_options.max_connections = config.max_connections;
+  server_options.max_buffered_body_bytes = config.max_buffered_body_bytes;
+  server_options.screen = [&api](const api::Request& head) { return api.Screen(head); };
   server::HttpServer http(server_options, [&api](api::Request request, api::Responder respond) {
     api.Handle(std::move(request), std::move(respond));
   });

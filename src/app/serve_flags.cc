@@ -30,6 +30,36 @@ void AddServeFlags(CLI::App& serve, server::ServeFlags& flags) {
       ->envname("REDRIVE_MAX_BODY_BYTES")
       ->capture_default_str();
   serve
+      .add_option("--max-connections", flags.max_connections,
+                  "HTTP connections served at once; more get 503 and are closed")
+      ->envname("REDRIVE_MAX_CONNECTIONS")
+      ->capture_default_str();
+  serve
+      .add_option("--max-buffered-body-bytes", flags.max_buffered_body_bytes,
+                  "Request body bytes held at once over all connections (at least "
+                  "--max-body-bytes); a request that would pass it gets 503")
+      ->envname("REDRIVE_MAX_BUFFERED_BODY_BYTES")
+      ->capture_default_str();
+  serve
+      .add_option("--allowed-host", flags.allowed_hosts,
+                  "Host name (no port) a browser may use to reach this server, besides "
+                  "localhost, IP addresses and the --listen host; repeatable. Without keys other "
+                  "Host headers get 403 (DNS rebinding); with keys it names the public origin "
+                  "behind a proxy that rewrites Host")
+      ->envname("REDRIVE_ALLOWED_HOSTS")
+      ->allow_extra_args(false);
+  serve
+      .add_option("--auth-failure-limit", flags.auth_failure_limit,
+                  "Failed authentications per client address within --auth-failure-window "
+                  "before its requests get 429; 0 no limit")
+      ->envname("REDRIVE_AUTH_FAILURE_LIMIT")
+      ->capture_default_str();
+  serve
+      .add_option("--auth-failure-window", flags.auth_failure_window,
+                  "The window of --auth-failure-limit (60s, 5m, 1h)")
+      ->envname("REDRIVE_AUTH_FAILURE_WINDOW")
+      ->capture_default_str();
+  serve
       .add_option("--max-payload-bytes", flags.max_payload_bytes, "Largest serialized job payload")
       ->envname("REDRIVE_MAX_PAYLOAD_BYTES")
       ->capture_default_str();

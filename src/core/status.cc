@@ -26,6 +26,8 @@ const char* ErrorCodeName(ErrorCode code) {
       return "PAYLOAD_TOO_LARGE";
     case ErrorCode::kUnsupportedMediaType:
       return "UNSUPPORTED_MEDIA_TYPE";
+    case ErrorCode::kRateLimited:
+      return "RATE_LIMITED";
     case ErrorCode::kInternal:
       return "INTERNAL_ERROR";
     case ErrorCode::kUnavailable:
@@ -36,11 +38,11 @@ const char* ErrorCodeName(ErrorCode code) {
 }
 
 ErrorCode ParseErrorCode(std::string_view name) {
-  for (ErrorCode c :
-       {ErrorCode::kOk, ErrorCode::kBadRequest, ErrorCode::kValidation, ErrorCode::kUnauthorized,
-        ErrorCode::kAccessDenied, ErrorCode::kNotFound, ErrorCode::kMethodNotAllowed,
-        ErrorCode::kConflict, ErrorCode::kLeaseExpired, ErrorCode::kPayloadTooLarge,
-        ErrorCode::kUnsupportedMediaType, ErrorCode::kInternal, ErrorCode::kUnavailable}) {
+  for (ErrorCode c : {ErrorCode::kOk, ErrorCode::kBadRequest, ErrorCode::kValidation,
+                      ErrorCode::kUnauthorized, ErrorCode::kAccessDenied, ErrorCode::kNotFound,
+                      ErrorCode::kMethodNotAllowed, ErrorCode::kConflict, ErrorCode::kLeaseExpired,
+                      ErrorCode::kPayloadTooLarge, ErrorCode::kUnsupportedMediaType,
+                      ErrorCode::kRateLimited, ErrorCode::kInternal, ErrorCode::kUnavailable}) {
     if (name == ErrorCodeName(c)) return c;
   }
   return ErrorCode::kInternal;

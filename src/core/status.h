@@ -24,6 +24,7 @@ enum class ErrorCode {
   kLeaseExpired,          // 409: the caller no longer holds the lease
   kPayloadTooLarge,       // 413
   kUnsupportedMediaType,  // 415
+  kRateLimited,           // 429: too many failed authentications; see Retry-After
   kInternal,              // 500
   kUnavailable,           // 503
   // Not a wire code: a store transaction lost a race it may win when run

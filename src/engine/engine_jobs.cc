@@ -55,6 +55,8 @@ void Engine::Claim(ClaimParams p, Callback<ClaimResult> done) {
 }
 
 void Engine::Impl::ClaimAttempt(std::shared_ptr<ClaimState> state) {
+  // A caller that left gets nothing more (its acks, if any, were applied).
+  if (!state->first && state->params.abandoned.stop_requested()) return state->Finish({});
   // The queue's wake sequence, read by the run that commits before it reads
   // anything: a wake-up after it means a commit this attempt may not have
   // seen (waiters.h). Read in the run, not at submission: with group commit
@@ -70,6 +72,7 @@ void Engine::Impl::ClaimAttempt(std::shared_ptr<ClaimState> state) {
         if (state->first) {
           REDRIVE_ASSIGN_OR_RETURN(r.ack_results, ops::ApplyAcks(tx, ctx, p.worker_id, p.acks));
         }
+        if (p.abandoned.stop_requested()) return r;  // no job for a caller that left
         REDRIVE_ASSIGN_OR_RETURN(
             r.jobs, ops::Claim(tx, ctx, p.queue_name, p.worker_id, p.limit, p.lease_duration));
         return r;
@@ -84,8 +87,11 @@ void Engine::Impl::ClaimAttempt(std::shared_ptr<ClaimState> state) {
         }
         if (first) state->ack_results = std::move(r->ack_results);
         const Instant now = clock.Now();
-        if (!r->jobs.empty() || now >= state->deadline) return state->Finish(std::move(r->jobs));
-        Waiters::Park park{seen->load(), state->deadline, std::nullopt};
+        if (!r->jobs.empty() || now >= state->deadline ||
+            state->params.abandoned.stop_requested()) {
+          return state->Finish(std::move(r->jobs));
+        }
+        Waiters::Park park{seen->load(), state->deadline, std::nullopt, state->params.abandoned};
         if (options.claim_repoll > std::chrono::milliseconds::zero() &&
             now + options.claim_repoll < state->deadline) {
           park.repoll_at = now + options.claim_repoll;

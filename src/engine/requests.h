@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,10 @@ struct ClaimParams {
   std::chrono::seconds lease_duration{30};
   std::chrono::milliseconds wait{0};  // long-poll
   std::vector<Ack> acks;              // applied before claiming
+  // Requested when the caller is gone (its connection closed): a claim that
+  // has not taken jobs yet stops waiting and takes none, so no job is leased
+  // to nobody. Acks already applied stay applied.
+  std::stop_token abandoned;
 };
 struct ClaimResult {
   std::vector<Job> jobs;                   // claimed (status processing, lease set)

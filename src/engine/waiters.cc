@@ -16,25 +16,32 @@ Waiters::Parked Waiters::Add(const std::string& queue, const Park& park, Resume 
   std::lock_guard<std::mutex> lock(mu_);
   if (closed_) return Parked::kClosed;
   if (SequenceLocked(queue) != park.seen) return Parked::kWokenMeanwhile;
-  by_queue_[queue].push_back({park.deadline, park.repoll_at, std::move(resume)});
+  by_queue_[queue].push_back({park.deadline, park.repoll_at, std::move(resume), park.abandoned});
   return Parked::kYes;
 }
 
 void Waiters::Wake(const std::string& queue, long long n) {
-  std::vector<Resume> woken;
+  std::vector<Resume> woken, abandoned;
   {
     std::lock_guard<std::mutex> lock(mu_);
     ++woken_[queue];
     auto it = by_queue_.find(queue);
     if (it == by_queue_.end()) return;
     auto& list = it->second;
-    while (n-- > 0 && !list.empty()) {
-      woken.push_back(std::move(list.front().resume));
+    while (n > 0 && !list.empty()) {
+      Waiter& w = list.front();
+      if (w.abandoned.stop_requested()) {
+        abandoned.push_back(std::move(w.resume));
+      } else {
+        woken.push_back(std::move(w.resume));
+        --n;
+      }
       list.pop_front();
     }
     if (list.empty()) by_queue_.erase(it);
   }
   // Resume outside the lock: a resumed claim may park again.
+  for (auto& r : abandoned) r(true);
   for (auto& r : woken) r(false);
 }
 

@@ -26,6 +26,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,9 @@ class Waiters {
     Instant deadline;
     // When to retry even without a wake-up (before the deadline), if ever.
     std::optional<Instant> repoll_at;
+    // Requested when the claim's caller left: Wake() then skips it (answering
+    // it as timed out) instead of spending a wake-up on it.
+    std::stop_token abandoned;
   };
   enum class Parked {
     kYes,
@@ -60,6 +64,7 @@ class Waiters {
 
   // Takes up to `n` waiters of `queue` (oldest first) and resumes them to
   // retry; moves the queue's sequence whether or not any was parked.
+  // Abandoned waiters met on the way are resumed as timed out and not counted.
   void Wake(const std::string& queue, long long n);
   void WakeAll(const std::string& queue);
   // Every queue (after a cross-node channel reconnects: what it missed is
@@ -83,6 +88,7 @@ class Waiters {
     Instant deadline;
     std::optional<Instant> repoll_at;
     Resume resume;
+    std::stop_token abandoned;
   };
   uint64_t SequenceLocked(const std::string& queue) const;
 

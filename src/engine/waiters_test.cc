@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,21 @@ TEST_F(WaitersTest, TheDeadlineEndsTheWaitAndCloseRefusesNewWaiters) {
   waiters.Close();
   EXPECT_EQ(waiters.Add("q", ParkFor(waiters.Sequence("q")), Record("late")),
             Waiters::Parked::kClosed);
+}
+
+// A claim whose caller left (its connection closed) must not take the
+// wake-up meant for a live one: the job would be leased to nobody.
+TEST_F(WaitersTest, AnAbandonedWaiterIsSkippedByWakeAndAnsweredAsTimedOut) {
+  std::stop_source gone;
+  Waiters::Park abandoned = ParkFor(waiters.Sequence("q"));
+  abandoned.abandoned = gone.get_token();
+  ASSERT_EQ(waiters.Add("q", abandoned, Record("gone")), Waiters::Parked::kYes);
+  ASSERT_EQ(waiters.Add("q", ParkFor(waiters.Sequence("q")), Record("live")),
+            Waiters::Parked::kYes);
+  gone.request_stop();
+  waiters.Wake("q", 1);  // one job committed: one wake-up
+  EXPECT_EQ(log, (std::vector<std::string>{"gone:timeout", "live:retry"}));
+  EXPECT_EQ(waiters.size(), 0u);
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -44,6 +45,9 @@ using Clock = std::chrono::steady_clock;
 // reads it (e.g. a 413 while the client is still uploading).
 constexpr std::chrono::seconds kLingerTimeout{2};
 
+// What one read of the close watch (WatchForClose) takes at most.
+constexpr size_t kWatchBytes = 4096;
+
 class Session;
 
 // State shared by the server, its sessions and every Responder handed out.
@@ -62,6 +66,25 @@ struct Shared {
   // no pending I/O; this map is what keeps it alive (Responders hold only a
   // weak_ptr, so they never destroy a socket off the I/O threads).
   std::unordered_map<Session*, std::shared_ptr<Session>> sessions;  // guarded by mu
+  // Sessions that count against max_connections: all but the refused ones
+  // (which only write a 503 and linger a moment).
+  size_t served_connections = 0;  // guarded by mu
+
+  // Bytes of request bodies being read or handled, over all sessions.
+  std::atomic<size_t> buffered_body_bytes{0};
+
+  // Adds `bytes` to buffered_body_bytes unless that would pass the cap.
+  bool TryReserveBody(size_t bytes) {
+    size_t current = buffered_body_bytes.load();
+    do {
+      if (bytes > options.max_buffered_body_bytes ||
+          current > options.max_buffered_body_bytes - bytes) {
+        return false;
+      }
+    } while (!buffered_body_bytes.compare_exchange_weak(current, current + bytes));
+    return true;
+  }
+  void ReleaseBody(size_t bytes) { buffered_body_bytes.fetch_sub(bytes); }
 };
 
 bool IsLoopback(const asio::ip::address& address) {
@@ -71,7 +94,10 @@ bool IsLoopback(const asio::ip::address& address) {
   return address.is_loopback();
 }
 
-api::Request ToApiRequest(http::request<http::string_body>&& message, bool from_loopback) {
+// The request without its body: what Screen judges, and the start of the
+// request the Handler gets.
+api::Request ToApiRequest(const http::request_header<>& message, bool from_loopback,
+                          const std::string& client_address) {
   api::Request request;
   request.method = std::string(message.method_string());
   request.target = std::string(message.target());
@@ -82,8 +108,8 @@ api::Request ToApiRequest(http::request<http::string_body>&& message, bool from_
     // Repeated headers combine into one comma-separated value (RFC 9110 5.3).
     if (!inserted) (it->second += ", ").append(field.value());
   }
-  request.body = std::move(message.body());
   request.from_loopback = from_loopback;
+  request.client_address = client_address;
   return request;
 }
 
@@ -91,21 +117,32 @@ api::Request ToApiRequest(http::request<http::string_body>&& message, bool from_
 // PostResponse and PostShutdown runs on it.
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket&& socket, std::shared_ptr<Shared> shared)
-      : stream_(std::move(socket)), shared_(std::move(shared)) {
+  // `over_capacity`: the server already serves max_connections; this one is
+  // answered 503 and closed.
+  Session(tcp::socket&& socket, std::shared_ptr<Shared> shared, bool over_capacity)
+      : stream_(std::move(socket)), shared_(std::move(shared)), over_capacity_(over_capacity) {
     beast::error_code ec;
     // Responses are single writes; Nagle would only delay back-to-back ones
     // (pipelining) by a delayed-ACK round.
     stream_.socket().set_option(tcp::no_delay(true), ec);
     tcp::endpoint peer = stream_.socket().remote_endpoint(ec);
     if (!ec) {
-      peer_ = FormatHostPort(peer.address().to_string(), peer.port());
+      client_address_ = peer.address().to_string();
+      peer_ = FormatHostPort(client_address_, peer.port());
       from_loopback_ = IsLoopback(peer.address());
     }
   }
 
+  ~Session() { ReleaseBody(); }
+
   void Start() {
-    asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->ReadHeader(); });
+    asio::dispatch(stream_.get_executor(), [self = shared_from_this()] {
+      if (!self->over_capacity_) return self->ReadHeader();
+      spdlog::warn("{} refused: already serving {} connections (--max-connections)", self->peer_,
+                   self->options().max_connections);
+      self->WriteError(503, "SERVICE_UNAVAILABLE",
+                       "the server is serving its maximum number of connections; retry later");
+    });
   }
 
   // Thread-safe. Delivers the handler's answer to request number `seq`.
@@ -114,6 +151,15 @@ class Session : public std::enable_shared_from_this<Session> {
                [self = shared_from_this(), seq, response = std::move(response)]() mutable {
                  self->OnResponse(seq, std::move(response));
                });
+  }
+
+  // Closes the socket at once. REQUIRES: no I/O thread runs (after Stop
+  // joined them): pending operations, which keep the session alive, will
+  // never complete, and the client must still see the connection end.
+  void CloseAfterIoStopped() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+    stream_.socket().close(ignored);
   }
 
   // Thread-safe. Part of the server's graceful stop.
@@ -144,6 +190,17 @@ class Session : public std::enable_shared_from_this<Session> {
     const auto& message = parser_->get();
     if (std::optional<std::string> why = RefusedHeader(message)) {
       return WriteError(400, "BAD_REQUEST", *why);
+    }
+    if (std::optional<api::Response> refusal = ScreenHead(message)) {
+      // Answered without reading the body; a body announced but not read
+      // leaves the connection unusable, so it closes (after lingering).
+      const bool no_body = parser_->is_done();
+      SetRequestInfo(message);
+      return Write(std::move(*refusal), no_body && message.keep_alive() && !shared_->stopping);
+    }
+    if (const boost::optional<uint64_t> length = parser_->content_length();
+        length && !ReserveBody(static_cast<size_t>(*length))) {
+      return RefuseBusy();
     }
     // curl and others wait (up to 1 s) for this before sending a large body.
     if (beast::iequals(message[http::field::expect], "100-continue") && !parser_->is_done() &&
@@ -192,9 +249,56 @@ class Session : public std::enable_shared_from_this<Session> {
     return std::nullopt;
   }
 
+  // The Screen's answer to this head, if any. A Screen that throws (a bug)
+  // lets the request through: the Handler makes the same checks.
+  std::optional<api::Response> ScreenHead(const http::request_header<>& message) {
+    if (!options().screen) return std::nullopt;
+    try {
+      return options().screen(ToApiRequest(message, from_loopback_, client_address_));
+    } catch (const std::exception& e) {
+      spdlog::error("screen threw on {}: {}", std::string(message.target()), e.what());
+      return std::nullopt;
+    }
+  }
+
+  // Counts `total` bytes of body for this request against the server-wide
+  // cap (growing what was counted so far); false when the cap would pass.
+  bool ReserveBody(size_t total) {
+    if (total <= body_reserved_) return true;
+    if (!shared_->TryReserveBody(total - body_reserved_)) return false;
+    body_reserved_ = total;
+    return true;
+  }
+
+  void ReleaseBody() {
+    if (body_reserved_ == 0) return;
+    shared_->ReleaseBody(body_reserved_);
+    body_reserved_ = 0;
+  }
+
+  void RefuseBusy() {
+    spdlog::warn(
+        "{} refused: request bodies in flight would pass {} bytes "
+        "(--max-buffered-body-bytes)",
+        peer_, options().max_buffered_body_bytes);
+    WriteError(503, "SERVICE_UNAVAILABLE",
+               "the server is holding its maximum of request body bytes; retry later");
+  }
+
+  // Piece by piece, so that a body whose length was not announced (chunked)
+  // is counted against the cap as it grows. (Beast's string body reserves
+  // an announced Content-Length at once, which OnHeader counted.)
   void ReadBody() {
-    http::async_read(stream_, buffer_, *parser_,
-                     beast::bind_front_handler(&Session::OnBody, shared_from_this()));
+    if (parser_->is_done()) return OnBody();  // no body, or all of it already buffered
+    http::async_read_some(stream_, buffer_, *parser_,
+                          beast::bind_front_handler(&Session::OnBodyPart, shared_from_this()));
+  }
+
+  void OnBodyPart(beast::error_code ec, size_t) {
+    if (ec) return OnReadError(ec);
+    if (!ReserveBody(parser_->get().body().size())) return RefuseBusy();
+    if (!parser_->is_done()) return ReadBody();
+    OnBody();
   }
 
   void OnReadError(beast::error_code ec) {
@@ -216,27 +320,63 @@ class Session : public std::enable_shared_from_this<Session> {
     Close();
   }
 
-  void OnBody(beast::error_code ec, size_t) {
-    if (ec) return OnReadError(ec);
-    http::request<http::string_body> message = parser_->release();
+  void SetRequestInfo(const http::request<http::string_body>& message) {
     keep_alive_ = message.keep_alive();
     head_ = message.method() == http::verb::head;
     version_ = message.version();
     log_method_ = std::string(message.method_string());
     log_target_ = std::string(message.target());
     started_ = Clock::now();
+  }
+
+  void OnBody() {
+    http::request<http::string_body> message = parser_->release();
+    SetRequestInfo(message);
+    api::Request request = ToApiRequest(message, from_loopback_, client_address_);
+    request.body = std::move(message.body());
+    client_gone_ = std::stop_source();
+    request.client_gone = client_gone_.get_token();
     phase_ = Phase::kHandling;
     // No timer while the handler works: a long-poll may take its full wait.
     stream_.expires_never();
+    WatchForClose();
     uint64_t seq = ++seq_;
     try {
-      shared_->handler(ToApiRequest(std::move(message), from_loopback_), MakeResponder(seq));
+      shared_->handler(std::move(request), MakeResponder(seq));
     } catch (const std::exception& e) {
       // A bug in the handler; answer rather than leave the client hanging.
       // If it already answered, OnResponse drops this second answer.
       spdlog::error("handler threw on {} {}: {}", log_method_, log_target_, e.what());
       OnResponse(seq, ErrorResponse(500, "INTERNAL_ERROR", "internal error"));
     }
+  }
+
+  // While the handler works, a read on the socket notices a client that
+  // hangs up (EOF or reset): the request's client_gone is requested, so a
+  // parked long-poll stops waiting and takes no job for nobody. Bytes that
+  // arrive instead (a pipelined request) stay in buffer_ for ReadHeader.
+  void WatchForClose() {
+    watching_ = true;
+    stream_.async_read_some(
+        buffer_.prepare(kWatchBytes),
+        [self = shared_from_this()](beast::error_code ec, size_t n) { self->OnWatch(ec, n); });
+  }
+
+  void OnWatch(beast::error_code ec, size_t n) {
+    watching_ = false;
+    buffer_.commit(n);
+    if (phase_ == Phase::kHandling) {
+      if (!ec || ec == asio::error::operation_aborted) return;  // data: the client is there
+      spdlog::debug("{} closed the connection while \"{} {}\" was handled", peer_, log_method_,
+                    log_target_);
+      client_gone_.request_stop();
+      // A reset: nobody can read an answer. An orderly EOF may be a half-
+      // close from a client still reading, so that one still gets its answer.
+      if (ec != asio::error::eof) Close();
+      return;
+    }
+    std::function<void()> next = std::exchange(after_watch_, nullptr);
+    if (next && phase_ != Phase::kClosed) next();
   }
 
   api::Responder MakeResponder(uint64_t seq) {
@@ -264,6 +404,13 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void Write(api::Response response, bool keep_alive) {
+    // The request's body is answered: whatever the handler still holds of it
+    // is about to go.
+    ReleaseBody();
+    if (watching_) {
+      beast::error_code ignored;
+      stream_.socket().cancel(ignored);  // only the watch is pending now
+    }
     response_.emplace();
     response_->version(version_);
     response_->result(static_cast<unsigned>(response.status));
@@ -294,11 +441,20 @@ class Session : public std::enable_shared_from_this<Session> {
       spdlog::debug("{} \"{} {}\" {} {}B {}us{}", peer_, log_method_, log_target_,
                     response_->result_int(), bytes, micros, ec ? " write failed" : "");
     }
-    bool keep_alive = response_->keep_alive();
+    bool keep_alive = response_->keep_alive() && !client_gone_.stop_requested();
     response_.reset();
     if (ec) return Close();
-    if (!keep_alive) return Linger();
-    ReadHeader();  // the next (maybe already buffered) request
+    auto next = [this, keep_alive] {
+      if (!keep_alive) return Linger();
+      ReadHeader();  // the next (maybe already buffered) request
+    };
+    // One read at a time: a cancelled watch may not have completed yet. (Its
+    // handler holds a reference to us, so `next` needs none of its own.)
+    if (watching_) {
+      after_watch_ = next;
+      return;
+    }
+    next();
   }
 
   void Linger() {
@@ -326,10 +482,12 @@ class Session : public std::enable_shared_from_this<Session> {
   void Close() {
     if (phase_ == Phase::kClosed) return;
     phase_ = Phase::kClosed;
+    ReleaseBody();
     beast::error_code ignored;
     stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
     stream_.close();
     std::lock_guard lock(shared_->mu);
+    if (!over_capacity_) --shared_->served_connections;
     shared_->sessions.erase(this);  // not the last reference: our caller holds one
     if (shared_->sessions.empty()) shared_->sessions_empty.notify_all();
   }
@@ -337,7 +495,13 @@ class Session : public std::enable_shared_from_this<Session> {
   beast::tcp_stream stream_;
   std::shared_ptr<Shared> shared_;
   std::string peer_ = "?";
+  std::string client_address_;
   bool from_loopback_ = false;
+  const bool over_capacity_;
+  size_t body_reserved_ = 0;           // bytes of this request's body counted in Shared
+  std::stop_source client_gone_;       // of the request being handled
+  bool watching_ = false;              // WatchForClose's read is pending
+  std::function<void()> after_watch_;  // what OnWrite left for the watch's end
 
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
@@ -408,9 +572,12 @@ class Listener : public std::enable_shared_from_this<Listener> {
       return;
     }
     if (shared_->stopping) return;  // `socket` closes as it goes out of scope
-    auto session = std::make_shared<Session>(std::move(socket), shared_);
+    std::shared_ptr<Session> session;
     {
       std::lock_guard lock(shared_->mu);
+      const bool over_capacity = shared_->served_connections >= shared_->options.max_connections;
+      if (!over_capacity) ++shared_->served_connections;
+      session = std::make_shared<Session>(std::move(socket), shared_, over_capacity);
       shared_->sessions.emplace(session.get(), session);
     }
     session->Start();
@@ -505,6 +672,7 @@ class HttpServer::Impl {
       shared_->accepting_responses = false;
       leftover.swap(shared_->sessions);
     }
+    for (auto& [ptr, session] : leftover) session->CloseAfterIoStopped();
     // `leftover` dies here, off the lock; ioc_ is still alive for the sockets.
   }
 

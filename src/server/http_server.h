@@ -16,6 +16,15 @@
 // `max_body_bytes` is answered 413 PAYLOAD_TOO_LARGE; bytes that do not parse
 // as HTTP get 400 BAD_REQUEST; both then close that connection only.
 //
+// Before a body is read (and before "100 Continue") the request's head goes
+// to `screen`, which may answer it at once (401, 403, ...): a client that may
+// not make the request cannot make the server buffer its body. Such an answer
+// closes the connection when a body was announced. At most `max_connections`
+// connections are served at once (others get 503 SERVICE_UNAVAILABLE and are
+// closed), and the bodies being read or handled on all connections together
+// hold at most `max_buffered_body_bytes` (a request that would pass it gets
+// 503 and its connection is closed).
+//
 // Thread-safety: Start() and Stop() are called from one thread; port() after
 // a successful Start() from any.
 #pragma once
@@ -25,6 +34,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "api/http_types.h"
@@ -37,12 +47,20 @@ namespace redrive::server {
 // is dropped safely.
 using Handler = std::function<void(api::Request request, api::Responder respond)>;
 
+// Judges a request by its head (its body is empty, not yet read): the answer
+// to send instead of reading the body and calling the Handler, or nullopt.
+// Runs on an I/O thread: must not block.
+using Screen = std::function<std::optional<api::Response>(const api::Request& head)>;
+
 struct HttpServerOptions {
   std::string host = "127.0.0.1";  // an address or a name resolved at Start()
   uint16_t port = 7070;            // 0: the kernel picks a free port
   int io_threads = 1;
   size_t max_body_bytes = 16 << 20;
   size_t max_header_bytes = 16 << 10;
+  size_t max_connections = 1024;
+  size_t max_buffered_body_bytes = 128 << 20;  // over all connections
+  Screen screen;                               // empty: every request is read
   std::chrono::milliseconds read_timeout{30'000};
   std::chrono::milliseconds write_timeout{30'000};
   // How long Stop() waits for requests in flight before cutting them off.

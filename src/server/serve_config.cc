@@ -1,6 +1,7 @@
 #include "server/serve_config.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 
 #include "api/auth.h"
@@ -161,6 +162,34 @@ Result<std::vector<api::ApiKey>> ParseApiKeyList(std::string_view text) {
   return keys;
 }
 
+Result<std::vector<std::string>> ParseAllowedHosts(std::string_view text) {
+  std::vector<std::string> hosts;
+  while (!text.empty()) {
+    const size_t comma = text.find(',');
+    std::string_view item = text.substr(0, comma);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (!item.empty()) {
+      std::string host(item);
+      for (char& c : host) {
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-';
+        if (!ok || host.size() > 253) {
+          return Status::Validation("allowed_host",
+                                    "--allowed-host: expected a host name like queue.example.com "
+                                    "(no scheme, port or path), got " +
+                                        Quoted(item.substr(0, 100)));
+        }
+      }
+      if (host.ends_with('.')) host.pop_back();
+      hosts.push_back(std::move(host));
+    }
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  return hosts;
+}
+
 Result<std::chrono::seconds> ParseDurationSeconds(std::string_view text) {
   auto bad = [&] {
     return Status::Validation("duration",
@@ -199,6 +228,37 @@ Status CheckTagAndMetadataLimits(const ServeFlags& flags) {
       return Status::Validation(field, flag + " must be positive");
     }
   }
+  return Status::Ok();
+}
+
+// Connections, buffered bodies, allowed hosts and the auth-failure limit.
+Status ApplyFrontDoorFlags(const ServeFlags& flags, ServeConfig* config) {
+  if (flags.max_connections < 1 || flags.max_connections > 1'000'000) {
+    return Status::Validation("max_connections", "--max-connections must be between 1 and 1000000");
+  }
+  config->max_connections = flags.max_connections;
+  if (flags.max_buffered_body_bytes < flags.max_body_bytes) {
+    return Status::Validation("max_buffered_body_bytes",
+                              "--max-buffered-body-bytes must be at least --max-body-bytes (" +
+                                  std::to_string(flags.max_body_bytes) + ")");
+  }
+  config->max_buffered_body_bytes = flags.max_buffered_body_bytes;
+  for (const std::string& item : flags.allowed_hosts) {
+    REDRIVE_ASSIGN_OR_RETURN(std::vector<std::string> hosts, ParseAllowedHosts(item));
+    config->allowed_hosts.insert(config->allowed_hosts.end(), hosts.begin(), hosts.end());
+  }
+  if (flags.auth_failure_limit < 0 || flags.auth_failure_limit > 1'000'000) {
+    return Status::Validation("auth_failure_limit",
+                              "--auth-failure-limit must be between 0 (no limit) and 1000000");
+  }
+  config->auth_failure_limit = flags.auth_failure_limit;
+  auto window = ParseDurationSeconds(flags.auth_failure_window);
+  if (!window.ok() || *window > std::chrono::hours(24)) {
+    return Status::Validation("auth_failure_window",
+                              "--auth-failure-window: expected a duration from 1s to 24h, got " +
+                                  Quoted(flags.auth_failure_window));
+  }
+  config->auth_failure_window = *window;
   return Status::Ok();
 }
 
@@ -247,6 +307,7 @@ Result<ServeConfig> MakeServeConfig(const ServeFlags& flags) {
   config.limits.max_tag_value_bytes = flags.max_tag_value_bytes;
   config.limits.max_tags_bytes = flags.max_tags_bytes;
   config.limits.max_worker_metadata_bytes = flags.max_worker_metadata_bytes;
+  REDRIVE_RETURN_IF_ERROR(ApplyFrontDoorFlags(flags, &config));
   auto interval = ParseDurationSeconds(flags.retention_interval);
   if (!interval.ok()) {
     return Status::Validation("retention_interval",

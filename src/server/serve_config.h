@@ -48,6 +48,10 @@ std::string RedactedStoreUrl(const StoreUrl& store);
 // "ROLE:KEY" with ROLE one of admin, worker, viewer and a non-empty KEY.
 Result<api::ApiKey> ParseApiKey(std::string_view text);
 
+// An --allowed-host value: comma-separated host names (no scheme, port or
+// path), lower-cased; empty items skipped. VALIDATION error naming the flag.
+Result<std::vector<std::string>> ParseAllowedHosts(std::string_view text);
+
 // Comma-separated "ROLE:KEY" items (REDRIVE_API_KEYS); empty items skipped.
 Result<std::vector<api::ApiKey>> ParseApiKeyList(std::string_view text);
 
@@ -71,6 +75,11 @@ struct ServeFlags {
   uint64_t max_tag_value_bytes = ServerLimits{}.max_tag_value_bytes;
   uint64_t max_tags_bytes = ServerLimits{}.max_tags_bytes;
   uint64_t max_worker_metadata_bytes = ServerLimits{}.max_worker_metadata_bytes;
+  uint64_t max_connections = 1024;
+  uint64_t max_buffered_body_bytes = 128 << 20;
+  std::vector<std::string> allowed_hosts;  // each a name or a comma-separated list
+  int auth_failure_limit = 10;             // 0: no limit
+  std::string auth_failure_window = "60s";
   std::string retention_interval = "60s";
   std::string prune_workers_after = "7d";  // "0": never
   int io_threads = 1;
@@ -93,6 +102,17 @@ struct ServeConfig {
   std::vector<api::ApiKey> api_keys;
   bool insecure_no_auth = false;
   ServerLimits limits;
+  // The front door (http_server.h): connections served at once, and request
+  // body bytes held at once over all of them.
+  size_t max_connections = 1024;
+  size_t max_buffered_body_bytes = 128 << 20;
+  // Host names besides loopback names, IP addresses and the listen host that
+  // a server without keys answers; lower case (api/request_guard.h).
+  std::vector<std::string> allowed_hosts;
+  // Failed authentications per client address within the window before it
+  // gets 429 until the window ends; 0: no limit.
+  int auth_failure_limit = 10;
+  std::chrono::seconds auth_failure_window{60};
   std::chrono::seconds retention_interval{60};
   // Workers silent this long are deleted from the registry; zero: never.
   std::chrono::seconds prune_workers_after{7 * 24 * 3600};

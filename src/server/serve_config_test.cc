@@ -257,5 +257,53 @@ TEST(MakeServeConfigTest, NodeIdAndPoolSizePassThrough) {
   EXPECT_EQ(c->db_pool_size, 4);
 }
 
+TEST(MakeServeConfigTest, FrontDoorFlags) {
+  ServeFlags flags;
+  auto defaults = MakeServeConfig(flags);
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(defaults->max_connections, 1024u);
+  EXPECT_EQ(defaults->max_buffered_body_bytes, size_t{128} << 20);
+  EXPECT_TRUE(defaults->allowed_hosts.empty());
+  EXPECT_EQ(defaults->auth_failure_limit, 10);
+  EXPECT_EQ(defaults->auth_failure_window, std::chrono::seconds(60));
+
+  flags.allowed_hosts = {"Queue.Example.com", "a.internal, b.internal."};
+  flags.max_connections = 10;
+  flags.auth_failure_limit = 0;
+  flags.auth_failure_window = "5m";
+  auto set = MakeServeConfig(flags);
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  EXPECT_EQ(set->allowed_hosts,
+            (std::vector<std::string>{"queue.example.com", "a.internal", "b.internal"}));
+  EXPECT_EQ(set->max_connections, 10u);
+  EXPECT_EQ(set->auth_failure_limit, 0);
+  EXPECT_EQ(set->auth_failure_window, std::chrono::minutes(5));
+}
+
+TEST(MakeServeConfigTest, RejectsBadFrontDoorFlags) {
+  auto message = [](auto change) {
+    ServeFlags flags;
+    change(flags);
+    auto config = MakeServeConfig(flags);
+    return config.ok() ? std::string("ok") : config.status().message();
+  };
+  EXPECT_NE(message([](ServeFlags& f) { f.max_connections = 0; }).find("--max-connections"),
+            std::string::npos);
+  EXPECT_NE(message([](ServeFlags& f) {
+              f.max_buffered_body_bytes = f.max_body_bytes - 1;
+            }).find("--max-buffered-body-bytes"),
+            std::string::npos);
+  for (const char* bad : {"http://x.example", "x.example:80", "x/y", "a b"}) {
+    EXPECT_NE(message([&](ServeFlags& f) { f.allowed_hosts = {bad}; }).find("--allowed-host"),
+              std::string::npos)
+        << bad;
+  }
+  EXPECT_NE(message([](ServeFlags& f) { f.auth_failure_limit = -1; }).find("--auth-failure-limit"),
+            std::string::npos);
+  EXPECT_NE(
+      message([](ServeFlags& f) { f.auth_failure_window = "2d"; }).find("--auth-failure-window"),
+      std::string::npos);
+}
+
 }  // namespace
 }  // namespace redrive::server

@@ -121,14 +121,15 @@ TEST(DecodeTest, ErrorsRoundTripAndFallBackToTheHttpStatus) {
             ErrorCode::kLeaseExpired);
   EXPECT_EQ(ErrorFromJson(nullptr, 409).code(), ErrorCode::kConflict);
   EXPECT_EQ(ErrorFromJson(nullptr, 502).code(), ErrorCode::kUnavailable);
+  EXPECT_EQ(ErrorFromJson(nullptr, 429).code(), ErrorCode::kRateLimited);
 }
 
 TEST(DecodeTest, ParseErrorCodeInvertsErrorCodeName) {
-  for (ErrorCode c :
-       {ErrorCode::kOk, ErrorCode::kBadRequest, ErrorCode::kValidation, ErrorCode::kUnauthorized,
-        ErrorCode::kAccessDenied, ErrorCode::kNotFound, ErrorCode::kMethodNotAllowed,
-        ErrorCode::kConflict, ErrorCode::kLeaseExpired, ErrorCode::kPayloadTooLarge,
-        ErrorCode::kUnsupportedMediaType, ErrorCode::kInternal, ErrorCode::kUnavailable}) {
+  for (ErrorCode c : {ErrorCode::kOk, ErrorCode::kBadRequest, ErrorCode::kValidation,
+                      ErrorCode::kUnauthorized, ErrorCode::kAccessDenied, ErrorCode::kNotFound,
+                      ErrorCode::kMethodNotAllowed, ErrorCode::kConflict, ErrorCode::kLeaseExpired,
+                      ErrorCode::kPayloadTooLarge, ErrorCode::kUnsupportedMediaType,
+                      ErrorCode::kRateLimited, ErrorCode::kInternal, ErrorCode::kUnavailable}) {
     EXPECT_EQ(ParseErrorCode(ErrorCodeName(c)), c);
   }
   EXPECT_EQ(ParseErrorCode("SOMETHING_NEW"), ErrorCode::kInternal);

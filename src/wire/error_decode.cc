@@ -24,6 +24,8 @@ ErrorCode ErrorCodeForHttpStatus(int http_status) {
       return ErrorCode::kPayloadTooLarge;
     case 415:
       return ErrorCode::kUnsupportedMediaType;
+    case 429:
+      return ErrorCode::kRateLimited;
     case 502:
     case 503:
     case 504:

@@ -179,7 +179,7 @@ TEST_F(BadInputTest, GarbageAndHalfRequestsHarmNoOne) {
     auto c = client_->Connect();
     ASSERT_TRUE(c->connected());
     c->Send(
-        "POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: "
+        "POST /api/v1/jobs HTTP/1.1\r\nHost: localhost\r\nContent-Type: "
         "application/json\r\nContent-Length: 100\r\n\r\n{\"queue");
   }
   // Another one still connected, idle mid-request, while others are served.
@@ -194,7 +194,7 @@ TEST_F(BadInputTest, GarbageAndHalfRequestsHarmNoOne) {
 // so RawExchange reads all of it.
 TEST_F(BadInputTest, StrictHttpFraming) {
   std::string reply = client_->RawExchange(
-      "POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+      "POST /api/v1/jobs HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
       "Transfer-Encoding: gzip\r\n\r\n{}");
   EXPECT_TRUE(reply.starts_with("HTTP/1.1 400")) << reply;
   EXPECT_NE(reply.find(R"("code":"BAD_REQUEST")"), std::string::npos) << reply;
@@ -204,7 +204,8 @@ TEST_F(BadInputTest, StrictHttpFraming) {
   reply = client_->RawExchange("GET /health HTTP/1.0\r\n\r\n");
   EXPECT_TRUE(reply.starts_with("HTTP/1.0 200")) << reply;
 
-  reply = client_->RawExchange("HEAD /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  reply =
+      client_->RawExchange("HEAD /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
   EXPECT_TRUE(reply.starts_with("HTTP/1.1 200")) << reply;
   EXPECT_TRUE(reply.ends_with("\r\n\r\n")) << reply;  // headers only
   EXPECT_NE(reply.find("Content-Length: "), std::string::npos) << reply;

@@ -108,7 +108,7 @@ TEST(ServerSmokeTest, OversizeBodyGets413) {
   ServerProcess server(options);
   ASSERT_TRUE(server.Start());
   std::string answer = server.Client().RawExchange(
-      "POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+      "POST /api/v1/jobs HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
       "Content-Length: 5000\r\n\r\n{\"queue_name\":\"q\",\"payload\":\"");
   EXPECT_TRUE(answer.starts_with("HTTP/1.1 413")) << answer;
   EXPECT_TRUE(Contains(answer, R"("code":"PAYLOAD_TOO_LARGE")")) << answer;
