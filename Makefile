@@ -13,7 +13,7 @@ export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 export CCACHE_COMPILERCHECK := content
 
-.PHONY: all deps test-deps configure build browser-deps run test bench clean
+.PHONY: all deps test-deps configure build browser-deps run test bench bench-pg-soak clean
 
 all: build
 
@@ -60,6 +60,11 @@ test: test-deps build browser-deps
 # (BENCH_ARGS are passed on, e.g. BENCH_ARGS="--mode batch --jobs 50000").
 bench: build
 	REDRIVE_BIN=$(BUILD_DIR)/redrive REDRIVE_BENCH_BIN=$(BUILD_DIR)/bench/redrive-bench bench/run.sh $(BENCH_ARGS)
+
+# Claim latency on PostgreSQL from 0 to 2 million finished jobs (several
+# minutes; FINISHED_LEVELS and SAMPLES tune it, see bench/pg-soak.sh).
+bench-pg-soak: build
+	REDRIVE_BIN=$(BUILD_DIR)/redrive bench/pg-soak.sh
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -272,6 +272,12 @@ Result<Change> Apply(const Job& job, const Event& event, Instant now, Random& ra
   return std::visit(Applier(job, now, random), event);
 }
 
+Status GuardFailed(const Change& change) {
+  const Job& before = change.before;
+  return Status::Conflict("job " + before.id + " is no longer " + JobStatusName(before.status) +
+                          (before.lease_id ? " under that lease" : ""));
+}
+
 HistoryEntry NewHistoryEntry(const std::string& job_id, Outcome outcome,
                              std::optional<std::string> worker_id, std::string details_json,
                              Instant now, Random& random) {

@@ -107,6 +107,11 @@ struct Change {
   std::optional<HistoryEntry> history;
 };
 
+// The CONFLICT of a change whose guard no longer held (the stored job moved
+// on: another node or request changed it first), as every store and the
+// engine's batches answer it.
+Status GuardFailed(const Change& change);
+
 inline constexpr size_t kMaxErrorLength = 2048;
 
 // REQUIRES: job is the current stored state. Pure: reads no clock.

@@ -245,10 +245,7 @@ Result<std::vector<AckItemResult>> ApplyAcks(store::WriteTx& tx, TxContext& ctx,
     if (change_of[i] == SIZE_MAX) continue;
     const size_t c = change_of[i];
     if (!applied[c]) {
-      const Job& before = changes[c].before;
-      out[i].status =
-          Status::Conflict("job " + before.id + " is no longer " + JobStatusName(before.status) +
-                           (before.lease_id ? " under that lease" : ""));
+      out[i].status = GuardFailed(changes[c]);
       continue;
     }
     const Job& after = changes[c].after;

@@ -262,6 +262,18 @@ Status ApplyFrontDoorFlags(const ServeFlags& flags, ServeConfig* config) {
   return Status::Ok();
 }
 
+// A duration flag where "0" means never (zero).
+Result<std::chrono::seconds> DurationOrNever(const std::string& text, const char* field,
+                                             const char* flag) {
+  if (text == "0") return std::chrono::seconds::zero();
+  auto d = ParseDurationSeconds(text);
+  if (!d.ok()) {
+    return Status::Validation(
+        field, std::string(flag) + ": " + d.status().message() + " (or 0 for never)");
+  }
+  return *d;
+}
+
 }  // namespace
 
 Result<ServeConfig> MakeServeConfig(const ServeFlags& flags) {
@@ -314,27 +326,12 @@ Result<ServeConfig> MakeServeConfig(const ServeFlags& flags) {
                               "--retention-interval: " + interval.status().message());
   }
   config.retention_interval = *interval;
-  if (flags.prune_workers_after == "0") {
-    config.prune_workers_after = std::chrono::seconds::zero();
-  } else {
-    auto prune = ParseDurationSeconds(flags.prune_workers_after);
-    if (!prune.ok()) {
-      return Status::Validation(
-          "prune_workers_after",
-          "--prune-workers-after: " + prune.status().message() + " (or 0 for never)");
-    }
-    config.prune_workers_after = *prune;
-  }
-  if (flags.max_clock_skew == "0") {
-    config.max_clock_skew = std::chrono::seconds::zero();
-  } else {
-    auto skew = ParseDurationSeconds(flags.max_clock_skew);
-    if (!skew.ok()) {
-      return Status::Validation(
-          "max_clock_skew", "--max-clock-skew: " + skew.status().message() + " (or 0 for never)");
-    }
-    config.max_clock_skew = *skew;
-  }
+  REDRIVE_ASSIGN_OR_RETURN(
+      config.prune_workers_after,
+      DurationOrNever(flags.prune_workers_after, "prune_workers_after", "--prune-workers-after"));
+  REDRIVE_ASSIGN_OR_RETURN(
+      config.max_clock_skew,
+      DurationOrNever(flags.max_clock_skew, "max_clock_skew", "--max-clock-skew"));
   if (flags.io_threads < 1 || flags.io_threads > 64) {
     return Status::Validation("io_threads", "--io-threads must be between 1 and 64");
   }

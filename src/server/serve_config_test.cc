@@ -160,6 +160,20 @@ TEST(MakeServeConfigTest, PruneWorkersAfterTakesADurationOrZero) {
   EXPECT_EQ(MakeServeConfig(f)->prune_workers_after, std::chrono::seconds::zero());
 }
 
+TEST(MakeServeConfigTest, MaxClockSkewTakesADurationOrZero) {
+  ServeFlags f;
+  EXPECT_EQ(MakeServeConfig(f)->max_clock_skew, std::chrono::seconds(2));
+  f.max_clock_skew = "10s";
+  EXPECT_EQ(MakeServeConfig(f)->max_clock_skew, std::chrono::seconds(10));
+  f.max_clock_skew = "0";
+  EXPECT_EQ(MakeServeConfig(f)->max_clock_skew, std::chrono::seconds::zero());
+  f.max_clock_skew = "soon";
+  auto bad = MakeServeConfig(f);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().field(), "max_clock_skew");
+  EXPECT_NE(bad.status().message().find("--max-clock-skew"), std::string::npos);
+}
+
 TEST(MakeServeConfigTest, CollectsKeysFromRepeatsAndLists) {
   ServeFlags f;
   f.api_keys = {"admin:a", "worker:w,viewer:v"};

@@ -11,6 +11,7 @@
 #include <boost/json.hpp>
 #include <chrono>
 #include <future>
+#include <iostream>
 #include <map>
 #include <mutex>
 #include <set>
@@ -367,6 +368,90 @@ TEST(PostgresOutageTest, ANodeAnswers503WhileTheDatabaseIsDownAndRecoversByItsel
   EXPECT_EQ(after.status, 201) << after.raw.body;
   auto kept = c.JsonRequest("GET", "/api/v1/jobs/" + Str(before.body.at("id")));
   EXPECT_EQ(kept.status, 200) << kept.raw.body;
+}
+
+// Failover: a primary with a synchronous standby, the node on the
+// multi-host URL. The primary is killed mid-load and the standby promoted:
+// the node serves again within seconds, on the new primary, and every job
+// it acknowledged (201) is there.
+TEST(PostgresFailoverTest, APromotedSyncStandbyHasEveryAcknowledgedJob) {
+  testing::PgClusterOptions primary_options;
+  primary_options.settings = {"synchronous_standby_names=standby1"};
+  auto primary = testing::PgCluster::Start(primary_options);
+  ASSERT_TRUE(primary.ok()) << primary.status().ToString();
+  auto standby = testing::PgCluster::StartStandby(**primary, "standby1");
+  ASSERT_TRUE(standby.ok()) << standby.status().ToString();
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        auto r = (*primary)->Psql(
+            "SELECT sync_state FROM pg_stat_replication WHERE application_name = 'standby1'");
+        return r.ok() && r->rfind("sync", 0) == 0;
+      },
+      30s))
+      << "the standby never became synchronous";
+  ASSERT_TRUE((*primary)->CreateDatabase("failover").ok());
+
+  ServerOptions o;
+  o.store = "postgresql://postgres@127.0.0.1:" + std::to_string((*primary)->port()) +
+            ",127.0.0.1:" + std::to_string((*standby)->port()) +
+            "/failover?target_session_attrs=read-write&connect_timeout=2";
+  ServerProcess node(o);
+  ASSERT_TRUE(node.Start());
+
+  // A producer enqueues one job after the other and keeps the ids the node
+  // acknowledged; the primary dies under it.
+  std::mutex mu;
+  std::vector<std::string> acknowledged;
+  int refused = 0;
+  std::atomic<bool> stop{false};
+  std::atomic<SteadyClock::rep> last_ack{0};
+  std::thread producer([&] {
+    HttpClient c = node.Client();
+    c.set_timeout(10s);
+    for (int i = 0; !stop; ++i) {
+      auto r = c.JsonRequest("POST", "/api/v1/jobs",
+                             json::object{{"queue_name", "failover"}, {"payload", {{"n", i}}}});
+      std::lock_guard<std::mutex> lock(mu);
+      if (r.status == 201) {
+        acknowledged.push_back(Str(r.body.at("id")));
+        last_ack = SteadyClock::now().time_since_epoch().count();
+      } else {
+        ++refused;
+        EXPECT_EQ(r.status, 503) << r.raw.body;  // never a hang, never another error
+      }
+    }
+  });
+  auto acked = [&] {
+    std::lock_guard<std::mutex> lock(mu);
+    return acknowledged.size();
+  };
+  ASSERT_TRUE(WaitUntil([&] { return acked() >= 50; }, 30s));
+  ASSERT_TRUE((*primary)->Kill().ok());
+  const size_t at_kill = acked();
+  ASSERT_TRUE((*standby)->Promote().ok());
+  const auto promoted_at = SteadyClock::now();
+  ASSERT_TRUE(WaitUntil([&] { return acked() >= at_kill + 20; }, 30s))
+      << "the node did not serve again after the promotion";
+  const auto first_after = SteadyClock::time_point(SteadyClock::duration(last_ack.load()));
+  stop = true;
+  producer.join();
+  EXPECT_LT(first_after - promoted_at, 15s);
+
+  // Every acknowledged job is on the new primary, and it is a primary.
+  HttpClient c = node.Client();
+  for (const std::string& id : acknowledged) {
+    auto r = c.JsonRequest("GET", "/api/v1/jobs/" + id);
+    ASSERT_EQ(r.status, 200) << "acknowledged job " << id << " is gone: " << r.raw.body;
+  }
+  auto count = (*standby)->Psql("SELECT count(*) FROM redrive.jobs", "failover");
+  ASSERT_TRUE(count.ok()) << count.status().ToString();
+  EXPECT_GE(std::stoul(*count), acknowledged.size());
+  auto claim = c.JsonRequest("POST", "/api/v1/jobs/claim",
+                             json::object{{"queue_name", "failover"}, {"worker_id", "w"}});
+  ASSERT_EQ(claim.status, 200) << claim.raw.body;
+  EXPECT_EQ(claim.body.at("jobs").as_array().size(), 1u);
+  std::cout << "failover: " << acknowledged.size() << " acknowledged, " << refused
+            << " answered 503 during the outage\n";
 }
 
 }  // namespace

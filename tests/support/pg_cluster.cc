@@ -160,6 +160,38 @@ bool WaitExit(pid_t pid, std::chrono::milliseconds limit) {
 }  // namespace
 
 Result<std::unique_ptr<PgCluster>> PgCluster::Start(PgClusterOptions options) {
+  REDRIVE_ASSIGN_OR_RETURN(std::unique_ptr<PgCluster> c, Prepare(std::move(options)));
+  REDRIVE_RETURN_IF_ERROR(c->InitDb());
+  c->port_ = FreeLoopbackPort();
+  if (c->port_ == 0) return Status::Unavailable("no free loopback port");
+  REDRIVE_RETURN_IF_ERROR(c->Launch());
+  return c;
+}
+
+Result<std::unique_ptr<PgCluster>> PgCluster::StartStandby(const PgCluster& primary,
+                                                           const std::string& application_name,
+                                                           PgClusterOptions options) {
+  REDRIVE_ASSIGN_OR_RETURN(std::unique_ptr<PgCluster> c, Prepare(std::move(options)));
+  const std::string conninfo = "host=127.0.0.1 port=" + std::to_string(primary.port()) +
+                               " user=postgres application_name=" + application_name;
+  RunResult r = RunToCompletion({{(c->bindir_ / "pg_basebackup").string(), "-d", conninfo, "-D",
+                                  c->data_dir_.string(), "-R", "-X", "stream", "--checkpoint=fast"},
+                                 /*as_server_user=*/true});
+  if (r.exit_code != 0) return Status::Unavailable("pg_basebackup failed: " + r.output);
+  // -R wrote standby.signal and a primary_conninfo; this one names the
+  // standby for synchronous_standby_names whatever -R put in it.
+  {
+    std::ofstream conf(c->data_dir_ / "postgresql.auto.conf", std::ios::app);
+    conf << "primary_conninfo = '" << conninfo << "'\n";
+    if (!conf) return Status::Unavailable("cannot write the standby's postgresql.auto.conf");
+  }
+  c->port_ = FreeLoopbackPort();
+  if (c->port_ == 0) return Status::Unavailable("no free loopback port");
+  REDRIVE_RETURN_IF_ERROR(c->Launch());
+  return c;
+}
+
+Result<std::unique_ptr<PgCluster>> PgCluster::Prepare(PgClusterOptions options) {
   std::unique_ptr<PgCluster> c(new PgCluster());
   c->options_ = std::move(options);
   c->bindir_ = FindBindir();
@@ -181,10 +213,6 @@ Result<std::unique_ptr<PgCluster>> PgCluster::Start(PgClusterOptions options) {
   } else if (::geteuid() == 0) {
     return Status::Unavailable("running as root and there is no `postgres` user");
   }
-  REDRIVE_RETURN_IF_ERROR(c->InitDb());
-  c->port_ = FreeLoopbackPort();
-  if (c->port_ == 0) return Status::Unavailable("no free loopback port");
-  REDRIVE_RETURN_IF_ERROR(c->Launch());
   return c;
 }
 
@@ -383,6 +411,20 @@ Status PgCluster::Kill() {
   }
   pid_ = -1;
   return Status::Ok();
+}
+
+Status PgCluster::Promote() {
+  RunResult r = RunToCompletion(
+      {{(bindir_ / "pg_ctl").string(), "promote", "-w", "-t", "60", "-D", data_dir_.string()},
+       /*as_server_user=*/true});
+  if (r.exit_code != 0) return Status::Unavailable("pg_ctl promote failed: " + r.output);
+  const auto until = Clock::now() + std::chrono::seconds(60);
+  while (Clock::now() < until) {
+    auto in_recovery = Psql("SELECT pg_is_in_recovery()");
+    if (in_recovery.ok() && in_recovery->rfind("f", 0) == 0) return Status::Ok();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return Status::Unavailable("the promoted standby still is in recovery");
 }
 
 Status PgCluster::Restart() {

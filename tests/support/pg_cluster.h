@@ -44,6 +44,13 @@ class PgCluster {
   // stopped at exit. Throws std::runtime_error if it cannot start (gtest
   // reports it as the calling test's failure).
   static PgCluster& Shared();
+  // A hot standby of `primary`, streaming from it as `application_name`
+  // (pg_basebackup -R into a fresh directory, its own free port, the same
+  // settings). For a synchronous standby, start the primary with
+  // "synchronous_standby_names=NAME": its commits then wait for this one.
+  static Result<std::unique_ptr<PgCluster>> StartStandby(const PgCluster& primary,
+                                                         const std::string& application_name,
+                                                         PgClusterOptions options = {});
 
   ~PgCluster();  // stops the server by its PID and removes the directory
   PgCluster(const PgCluster&) = delete;
@@ -70,9 +77,14 @@ class PgCluster {
   Status Restart();
   // SIGKILL to the postmaster and all its backends, waiting until gone.
   Status Kill();
+  // A standby becomes a primary (pg_ctl promote), waiting until it takes writes.
+  Status Promote();
 
  private:
   PgCluster() = default;
+  // A cluster object with its temporary directory (given to the server
+  // user) and binaries; no data directory yet.
+  static Result<std::unique_ptr<PgCluster>> Prepare(PgClusterOptions options);
   Status InitDb();
   Status Launch();
   Status WaitReady();

@@ -185,12 +185,7 @@ Status PgWriteTx::ApplyChange(const Change& change) {
   std::string_view sql;
   REDRIVE_RETURN_IF_ERROR(BindChange(change, p, &sql));
   REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecPrepared(sql, p));
-  if (!Written(change, r)) {
-    const Job& before = change.before;
-    return Status::Conflict("job " + change.after.id + " is no longer " +
-                            JobStatusName(before.status) +
-                            (before.lease_id ? " under that lease" : ""));
-  }
+  if (!Written(change, r)) return GuardFailed(change);
   return Status::Ok();
 }
 

@@ -128,10 +128,7 @@ Status SqliteWriteTx::ApplyChange(const Change& change) {
     update.Bind(sql::kGuardStatusParam, JobStatusName(before.status));
     update.Bind(sql::kGuardLeaseIdParam, before.lease_id);
     REDRIVE_RETURN_IF_ERROR(update.Run());
-    if (update.Changes() == 0) {
-      return Status::Conflict("job " + job.id + " is no longer " + JobStatusName(before.status) +
-                              (before.lease_id ? " under that lease" : ""));
-    }
+    if (update.Changes() == 0) return GuardFailed(change);
   }
   if (changed & kPayloadsColumns) {
     REDRIVE_ASSIGN_OR_RETURN(Statement update, conn().Prepare(sql::UpdatePayloadsSql(changed)));
