@@ -13,7 +13,7 @@ export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 export CCACHE_COMPILERCHECK := content
 
-.PHONY: all deps test-deps configure build browser-deps run test bench bench-pg-soak clean
+.PHONY: all deps test-deps configure build browser-deps run test bench bench-pg-soak soak clean
 
 all: build
 
@@ -60,6 +60,11 @@ test: test-deps build browser-deps
 # (BENCH_ARGS are passed on, e.g. BENCH_ARGS="--mode batch --jobs 50000").
 bench: build
 	REDRIVE_BIN=$(BUILD_DIR)/redrive REDRIVE_BENCH_BIN=$(BUILD_DIR)/bench/redrive-bench bench/run.sh $(BENCH_ARGS)
+
+# Mixed load for SOAK_SECONDS (default 30 min) with memory, open files, WAL
+# and latency sampled (bench/soak.sh).
+soak: build
+	REDRIVE_BIN=$(BUILD_DIR)/redrive REDRIVE_BENCH_BIN=$(BUILD_DIR)/bench/redrive-bench bench/soak.sh
 
 # Claim latency on PostgreSQL from 0 to 2 million finished jobs (several
 # minutes; FINISHED_LEVELS and SAMPLES tune it, see bench/pg-soak.sh).

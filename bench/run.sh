@@ -89,6 +89,8 @@ fi
 url="${url%/}"
 echo "run.sh: server $server_pid at $url (store sqlite:$tmp/redrive.db)" >&2
 
+# For drivers that watch the server while they load it (bench/soak.sh).
+export REDRIVE_SERVER_PID="$server_pid" REDRIVE_STORE_PATH="$tmp/redrive.db"
 set +e
 "$bench_bin" --server "$url" "$@"
 rc=$?
