@@ -56,7 +56,7 @@ Result<Change> ApplyToJob(store::WriteTx& tx, TxContext& ctx, const std::string&
 }
 
 Result<std::vector<Result<EnqueueResult>>> EnqueueBatch(store::WriteTx& tx, TxContext& ctx,
-                                                        const std::vector<EnqueueParams>& items) {
+                                                        std::span<const EnqueueParams> items) {
   std::vector<Result<EnqueueResult>> out(items.size(), Status::Internal("not enqueued"));
   // A replay answers with the existing job whatever has happened to the
   // queue since (disabled, deleted): the key identifies the job, not a try.
@@ -115,7 +115,8 @@ Result<std::vector<Result<EnqueueResult>>> EnqueueBatch(store::WriteTx& tx, TxCo
 }
 
 Result<EnqueueResult> Enqueue(store::WriteTx& tx, TxContext& ctx, const EnqueueParams& p) {
-  REDRIVE_ASSIGN_OR_RETURN(auto results, EnqueueBatch(tx, ctx, {p}));
+  // A span of the one item: its payload is not copied.
+  REDRIVE_ASSIGN_OR_RETURN(auto results, EnqueueBatch(tx, ctx, std::span(&p, 1)));
   return std::move(results[0]);
 }
 

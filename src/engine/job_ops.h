@@ -8,6 +8,7 @@
 #pragma once
 
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -40,7 +41,7 @@ Result<EnqueueResult> Enqueue(store::WriteTx& tx, TxContext& ctx, const EnqueueP
 // expires_at already passed; CONFLICT: the queue is disabled) is that
 // item's result, written nothing; any other failure fails the call.
 Result<std::vector<Result<EnqueueResult>>> EnqueueBatch(store::WriteTx& tx, TxContext& ctx,
-                                                        const std::vector<EnqueueParams>& items);
+                                                        std::span<const EnqueueParams> items);
 
 // Claims up to `limit` jobs of the queue for `worker_id` (none if the queue is
 // paused or disabled). Due scheduled jobs of the queue are promoted first.

@@ -23,6 +23,21 @@ namespace {
 // names the argument. Every object is schema-qualified: the search_path is
 // pinned so that an application's own tables or functions cannot stand in.
 constexpr std::string_view kTemplate = R"sql(
+-- A UUIDv7 text like core's NewUuidV7: 48 bits of milliseconds, then random
+-- bits with the version (7) and variant (10) set.
+CREATE OR REPLACE FUNCTION redrive.uuid_v7(at_us bigint) RETURNS text
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $redrive_uuid$
+DECLARE
+  v_bytes bytea := uuid_send(gen_random_uuid());
+BEGIN
+  v_bytes := overlay(v_bytes PLACING substring(int8send(at_us / 1000) FROM 3) FROM 1 FOR 6);
+  v_bytes := set_byte(v_bytes, 6, (get_byte(v_bytes, 6) & 15) | 112);
+  RETURN encode(v_bytes, 'hex')::uuid::text;
+END
+$redrive_uuid$;
+
 CREATE OR REPLACE FUNCTION redrive.enqueue(
   queue_name      text,
   payload         jsonb,
@@ -49,7 +64,6 @@ DECLARE
   v_expires bigint;
   v_status  text;
   v_id      text;
-  v_bytes   bytea;
   v_details text;
   v_key     text;
   v_value   jsonb;
@@ -143,12 +157,7 @@ BEGIN
   v_run := coalesce((extract(epoch FROM scheduled_at) * 1000000)::bigint, v_us);
   v_status := CASE WHEN v_run > v_us THEN 'scheduled' ELSE 'pending' END;
 
-  -- A UUIDv7 like core's NewUuidV7: 48 bits of milliseconds, then random
-  -- bits with the version (7) and variant (10) set.
-  v_bytes := uuid_send(gen_random_uuid());
-  v_bytes := overlay(v_bytes PLACING substring(int8send(v_us / 1000) FROM 3) FROM 1 FOR 6);
-  v_bytes := set_byte(v_bytes, 6, (get_byte(v_bytes, 6) & 15) | 112);
-  v_id := encode(v_bytes, 'hex')::uuid::text;
+  v_id := redrive.uuid_v7(v_us);
 
   INSERT INTO redrive.jobs AS j (id, queue_name, status, payload, priority, retry_count,
       max_retries, timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, tags,
@@ -179,11 +188,8 @@ BEGIN
               'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"';
   END IF;
   v_details := v_details || '}';
-  v_bytes := uuid_send(gen_random_uuid());
-  v_bytes := overlay(v_bytes PLACING substring(int8send(v_us / 1000) FROM 3) FROM 1 FOR 6);
-  v_bytes := set_byte(v_bytes, 6, (get_byte(v_bytes, 6) & 15) | 112);
   INSERT INTO redrive.job_history (id, job_id, event_type, worker_id, details, created_at)
-    VALUES (encode(v_bytes, 'hex')::uuid::text, v_id, 'created', NULL, v_details, v_us);
+    VALUES (redrive.uuid_v7(v_us), v_id, 'created', NULL, v_details, v_us);
 
   -- Delivered when (and only if) the caller's transaction commits.
   PERFORM pg_notify('{{WAKE_CHANNEL}}', 'sql ' || queue_name);

@@ -20,7 +20,8 @@
 
 namespace redrive::store::postgres {
 
-// The CREATE OR REPLACE FUNCTION statement for `limits`.
+// The CREATE OR REPLACE FUNCTION statements (redrive.enqueue and its
+// helper redrive.uuid_v7) for `limits`.
 std::string EnqueueFunctionSql(const ServerLimits& limits);
 
 // Installs the function in one transaction under the migration lock.
