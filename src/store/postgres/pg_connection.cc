@@ -37,6 +37,11 @@ void IgnoreNotice(void*, const char*) {}
 
 }  // namespace
 
+bool PgConnectionLost(std::string_view sqlstate, bool connection_ok) {
+  return !connection_ok || sqlstate.starts_with("08") || sqlstate == "57P01" ||
+         sqlstate == "57P02" || sqlstate == "57P03" || sqlstate == "25006";
+}
+
 Status PgError(std::string_view sqlstate, std::string_view message, bool connection_ok) {
   std::string m(message);
   if (sqlstate.empty()) {
@@ -46,8 +51,12 @@ Status PgError(std::string_view sqlstate, std::string_view message, bool connect
   }
   m = "postgresql " + std::string(sqlstate) + ": " + m;
   if (sqlstate == "40001" || sqlstate == "40P01") return Status::Aborted(std::move(m));
-  if (sqlstate.starts_with("08") || sqlstate == "57P01" || sqlstate == "57P02" ||
-      sqlstate == "57P03" || sqlstate == "25006" || !connection_ok) {
+  // The connection is lost or the server is going away, or (25006) it is a
+  // read-only server, e.g. a demoted primary: PgConnectionLost closes it.
+  if (PgConnectionLost(sqlstate, connection_ok)) return Status::Unavailable(std::move(m));
+  // The database cannot write now (disk full, out of memory, too many
+  // connections, I/O error): the connection itself is fine.
+  if (sqlstate.starts_with("53") || sqlstate.starts_with("58")) {
     return Status::Unavailable(std::move(m));
   }
   if (sqlstate == "23505") return Status::Conflict(std::move(m));
@@ -159,6 +168,11 @@ bool PgConnection::InTransaction() const {
   return t == PQTRANS_INTRANS || t == PQTRANS_INERROR || t == PQTRANS_ACTIVE;
 }
 
+void PgConnection::ClearLastError() {
+  last_sqlstate_.clear();
+  last_error_.clear();
+}
+
 std::string PgConnection::ServerVersion() const {
   int v = PQserverVersion(conn_);  // 150018 for 15.18
   return std::to_string(v / 10000) + "." + std::to_string(v % 100);
@@ -180,8 +194,11 @@ Status PgConnection::Check(const PGresult* r) {
   std::string message = Trimmed(r != nullptr ? PQresultErrorMessage(r) : PQerrorMessage(conn_));
   if (message.empty()) message = Trimmed(PQerrorMessage(conn_));
   bool connection_ok = PQstatus(conn_) == CONNECTION_OK;
-  Status status = PgError(state != nullptr ? state : "", message, connection_ok);
-  if (status.code() == ErrorCode::kUnavailable) broken_ = true;
+  std::string_view sqlstate = state != nullptr ? state : "";
+  Status status = PgError(sqlstate, message, connection_ok);
+  if (PgConnectionLost(sqlstate, connection_ok)) broken_ = true;
+  last_sqlstate_ = std::string(sqlstate);
+  last_error_ = message;
   return status;
 }
 

@@ -30,10 +30,15 @@ namespace redrive::store::postgres {
 
 // The Status for a failed command: by SQLSTATE, 40001 and 40P01 are
 // ABORTED (the write executor runs the request again); class 08, 57P01-03,
-// 25006 (read-only transaction) and a lost connection are UNAVAILABLE; a
-// unique violation (23505) is CONFLICT; anything else is INTERNAL. `sqlstate`
-// is empty when libpq itself failed (then `connection_ok` decides).
+// 25006 (read-only transaction), a lost connection, and classes 53 and 58
+// (disk full, out of memory, too many connections, I/O error) are
+// UNAVAILABLE; a unique violation (23505) is CONFLICT; anything else is
+// INTERNAL. `sqlstate` is empty when libpq itself failed (then
+// `connection_ok` decides).
 Status PgError(std::string_view sqlstate, std::string_view message, bool connection_ok);
+// True when a failure with `sqlstate` leaves the connection unusable (lost,
+// the server going away, or a read-only server): it is closed, not reused.
+bool PgConnectionLost(std::string_view sqlstate, bool connection_ok);
 
 // Owns one PGresult; rows and columns are read as text.
 class PgResult {
@@ -140,6 +145,11 @@ class PgConnection {
 
   // False once the connection is unusable (lost, or failed mid-protocol).
   bool healthy() const;
+  // The SQLSTATE and message of the latest failed command since
+  // ClearLastError (empty when none failed, or libpq failed on its own).
+  const std::string& last_sqlstate() const { return last_sqlstate_; }
+  const std::string& last_error() const { return last_error_; }
+  void ClearLastError();
   // True while a transaction block is open (or failed and not yet ended).
   bool InTransaction() const;
 
@@ -163,6 +173,8 @@ class PgConnection {
 
   PGconn* conn_;
   bool broken_ = false;
+  std::string last_sqlstate_;
+  std::string last_error_;
   struct Hash {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }

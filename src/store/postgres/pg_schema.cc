@@ -212,9 +212,21 @@ CREATE TRIGGER webhooks_version_on_update AFTER UPDATE ON redrive.webhooks
   EXECUTE FUNCTION redrive.bump_webhooks_version();
 )sql";
 
+// Version 3: the row readiness writes to find out whether the database
+// takes writes again, after a write failed because it could not
+// (PgStore::Ping). Written only then.
+constexpr char kSchemaV3[] = R"sql(
+CREATE TABLE redrive.write_probe (
+  id     integer PRIMARY KEY CHECK (id = 1),
+  probes bigint NOT NULL
+);
+INSERT INTO redrive.write_probe (id, probes) VALUES (1, 0);
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "delivery reservations, webhooks version", kSchemaV2},
+    {3, "readiness write probe", kSchemaV3},
 };
 
 constexpr char kCreateMigrationsTable[] =

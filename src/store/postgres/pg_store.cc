@@ -55,6 +55,7 @@ PgStore::PgStore(std::string url, PgOptions options, std::string description)
     : url_(std::move(url)),
       options_(options),
       description_(std::move(description)),
+      write_health_(options_.commit_stall_after),
       writers_(url_, options_.pool_size, {options_.connect_timeout}, options_.acquire_timeout),
       readers_(url_, options_.read_pool_size, {options_.connect_timeout},
                options_.acquire_timeout) {}
@@ -94,12 +95,30 @@ Result<std::unique_ptr<WriteTx>> PgStore::BeginWrite() {
   REDRIVE_ASSIGN_OR_RETURN(Begun begun, AcquireAndBegin(writers_, postgres::PgWriteTx::kBegin));
   std::optional<int64_t> version;
   if (begun.result.rows() == 1) version = begun.result.Int64(0, 0);
-  return std::unique_ptr<WriteTx>(new postgres::PgWriteTx(std::move(begun.conn), version));
+  return std::unique_ptr<WriteTx>(
+      new postgres::PgWriteTx(std::move(begun.conn), version, write_health_));
 }
 
 Status PgStore::Ping() {
-  // One round trip on a read connection; a dead idle one is replaced.
-  return AcquireAndBegin(readers_, "SELECT 1").status();
+  // One round trip on a read connection; a dead idle one is replaced. A
+  // standby answers reads but takes no writes (a connection made before
+  // a failover's demotion, or a url without target_session_attrs).
+  REDRIVE_ASSIGN_OR_RETURN(Begun begun, AcquireAndBegin(readers_, "SELECT pg_is_in_recovery()"));
+  if (begun.result.String(0, 0) == "t") {
+    return Status::Unavailable("postgresql on " + begun.conn->Where() +
+                               " is a standby (in recovery): it takes no writes");
+  }
+  Status health = write_health_.Check(std::chrono::steady_clock::now());
+  if (health.ok() || !write_health_.failing()) return health;
+  // The latest write could not commit. A probe write tells whether writes
+  // commit again; an idle node has no other.
+  {
+    REDRIVE_ASSIGN_OR_RETURN(Begun begun, AcquireAndBegin(writers_, postgres::PgWriteTx::kBegin));
+    postgres::PgWriteTx probe(std::move(begun.conn), std::nullopt, write_health_);
+    // Either outcome lands in write_health_.
+    if (probe.WriteProbe().ok()) (void)probe.Commit();
+  }
+  return write_health_.Check(std::chrono::steady_clock::now());
 }
 
 Result<std::optional<Instant>> PgStore::DatabaseNow() {

@@ -23,6 +23,7 @@
 #include "core/limits.h"
 #include "core/status.h"
 #include "store/postgres/pg_pool.h"
+#include "store/postgres/pg_write_health.h"
 #include "store/store.h"
 
 // Public: the app names these. The helpers live in redrive::store::postgres.
@@ -37,6 +38,9 @@ struct PgOptions {
   std::chrono::milliseconds connect_timeout{3000};
   // How long BeginRead/BeginWrite wait for a free connection of a full pool.
   std::chrono::milliseconds acquire_timeout{10000};
+  // Readiness (Ping) fails while a COMMIT has waited longer than this
+  // (pg_write_health.h).
+  std::chrono::milliseconds commit_stall_after{5000};
   // The limits redrive.enqueue (transactional enqueue) applies: the
   // server's, so that a job enqueued in SQL passes the same checks.
   ServerLimits limits;
@@ -63,6 +67,9 @@ class PgStore final : public Store {
   Status Migrate() override;
   Result<std::unique_ptr<ReadTx>> BeginRead() override;
   Result<std::unique_ptr<WriteTx>> BeginWrite() override;
+  // A read, then whether writes commit: not while a commit stalls, nor
+  // after a write failed because the database cannot write, until a commit
+  // (Ping's own probe commit, if need be) succeeds again.
   Status Ping() override;
   Result<std::optional<Instant>> DatabaseNow() override;
   // "postgresql 15.18 on 127.0.0.1:5432/redrive (pool 16)".
@@ -74,6 +81,7 @@ class PgStore final : public Store {
   const std::string url_;
   const PgOptions options_;
   const std::string description_;
+  postgres::PgWriteHealth write_health_;
   postgres::PgPool writers_;
   postgres::PgPool readers_;
 };

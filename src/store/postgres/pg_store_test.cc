@@ -113,6 +113,71 @@ TEST(PgStoreTest, AReadOnlyDatabaseIsUnavailableForWrites) {
   EXPECT_EQ(q.status().code(), ErrorCode::kUnavailable) << q.status().ToString();
 }
 
+TEST(PgStoreTest, ReadinessFailsWhileTheDatabaseCannotWriteAndRecoversWithoutTraffic) {
+  const std::string url = FreshDatabaseUrl();
+  auto store = OpenStore(url);
+  ASSERT_NE(store, nullptr);
+  const std::string db = url.substr(url.rfind('/') + 1);
+  auto admin = Connect(url);
+  ASSERT_TRUE(admin->Exec("ALTER DATABASE " + db + " SET default_transaction_read_only = on").ok());
+  // The store's sessions began before: end them, as a failover would.
+  ASSERT_TRUE(admin
+                  ->Exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                         " WHERE datname = current_database() AND pid <> pg_backend_pid()")
+                  .ok());
+  for (int i = 0; i < 2; ++i) {  // the first write may meet a terminated connection
+    auto tx = store->BeginWrite();
+    if (tx.ok()) (void)(*tx)->EnsureQueue("q", InstantFromMicros(0));
+  }
+  Status ready = store->Ping();
+  EXPECT_EQ(ready.code(), ErrorCode::kUnavailable) << ready.ToString();
+  EXPECT_THAT(ready.message(), HasSubstr("read-only"));
+  // Still not ready at the next ping: its probe commit fails the same way.
+  EXPECT_EQ(store->Ping().code(), ErrorCode::kUnavailable);
+  // The operator fixes the database; no client writes, the ping's probe
+  // finds out.
+  ASSERT_TRUE(admin->Exec("ALTER DATABASE " + db + " RESET default_transaction_read_only").ok());
+  ready = store->Ping();
+  EXPECT_TRUE(ready.ok()) << ready.ToString();
+}
+
+TEST(PgStoreTest, ReadinessFailsWhileACommitWaits) {
+  const std::string url = FreshDatabaseUrl();
+  PgOptions options;
+  options.commit_stall_after = std::chrono::milliseconds(100);
+  auto store = OpenStore(url, true, options);
+  ASSERT_NE(store, nullptr);
+  // A commit that waits, as one does for a synchronous standby that stopped
+  // answering: a deferred trigger that takes an advisory lock the test holds.
+  auto admin = Connect(url);
+  ASSERT_TRUE(admin
+                  ->Exec("CREATE FUNCTION public.wait_for_42() RETURNS trigger LANGUAGE plpgsql"
+                         " AS $$BEGIN PERFORM pg_advisory_xact_lock(42); RETURN NULL; END$$;"
+                         " CREATE CONSTRAINT TRIGGER wait_at_commit AFTER INSERT ON redrive.queues"
+                         " DEFERRABLE INITIALLY DEFERRED FOR EACH ROW"
+                         " EXECUTE FUNCTION public.wait_for_42();"
+                         " SELECT pg_advisory_lock(42)")
+                  .ok());
+  std::thread writer([&] {
+    auto tx = store->BeginWrite();
+    ASSERT_TRUE(tx.ok());
+    ASSERT_TRUE((*tx)->EnsureQueue("q", InstantFromMicros(0)).ok());
+    EXPECT_TRUE((*tx)->Commit().ok());
+  });
+  // Wait (bounded) for readiness to notice the waiting commit.
+  Status ready;
+  const auto give_up = SteadyClock::now() + std::chrono::seconds(10);
+  while ((ready = store->Ping()).ok() && SteadyClock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(ready.code(), ErrorCode::kUnavailable);
+  EXPECT_THAT(ready.message(), HasSubstr("a commit to postgresql has waited"));
+  ASSERT_TRUE(admin->Exec("SELECT pg_advisory_unlock(42)").ok());
+  writer.join();
+  ready = store->Ping();
+  EXPECT_TRUE(ready.ok()) << ready.ToString();
+}
+
 TEST(PgStoreTest, ALostConnectionIsUnavailableAndTheNextTransactionReconnects) {
   const std::string url = FreshDatabaseUrl();
   auto store = OpenStore(url);

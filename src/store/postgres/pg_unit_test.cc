@@ -7,6 +7,7 @@
 #include "store/postgres/pg_database_for_test.h"
 #include "store/postgres/pg_job_columns.h"
 #include "store/postgres/pg_schema.h"
+#include "store/postgres/pg_write_health.h"
 
 namespace redrive::store::postgres {
 namespace {
@@ -26,6 +27,51 @@ TEST(PgErrorTest, MapsSqlstatesToTheContractsCodes) {
   EXPECT_EQ(PgError("", "no such statement", true).code(), ErrorCode::kInternal);
   // Whatever the server said, a connection that is gone is UNAVAILABLE.
   EXPECT_EQ(PgError("XX000", "x", false).code(), ErrorCode::kUnavailable);
+  // The database cannot write now: 503, and the connection stays.
+  for (const char* s : {"53100", "53200", "53300", "58030"}) {
+    EXPECT_EQ(PgError(s, "x", true).code(), ErrorCode::kUnavailable) << s;
+    EXPECT_FALSE(PgConnectionLost(s, true)) << s;
+  }
+  for (const char* s : {"08006", "57P01", "25006"}) EXPECT_TRUE(PgConnectionLost(s, true)) << s;
+  EXPECT_FALSE(PgConnectionLost("23505", true));
+  EXPECT_TRUE(PgConnectionLost("", false));
+}
+
+TEST(PgWriteHealthTest, ACommitWaitingPastTheBoundFailsReadinessUntilItEnds) {
+  using std::chrono::milliseconds;
+  const auto t0 = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
+  PgWriteHealth health(milliseconds(500));
+  EXPECT_TRUE(health.Check(t0).ok());
+  uint64_t slow = health.CommitStarted(t0);
+  uint64_t quick = health.CommitStarted(t0 + milliseconds(400));
+  health.CommitFinished(quick, true);
+  EXPECT_TRUE(health.Check(t0 + milliseconds(500)).ok());  // not past the bound yet
+  Status stalled = health.Check(t0 + milliseconds(1500));
+  EXPECT_EQ(stalled.code(), ErrorCode::kUnavailable);
+  EXPECT_THAT(stalled.message(), ::testing::HasSubstr("has waited 1.5 s"));
+  EXPECT_FALSE(health.failing());  // a stall is not a failed write
+  health.CommitFinished(slow, true);
+  EXPECT_TRUE(health.Check(t0 + milliseconds(1500)).ok());
+}
+
+TEST(PgWriteHealthTest, AWriteTheDatabaseCouldNotMakeFailsReadinessUntilACommit) {
+  const auto now = std::chrono::steady_clock::time_point{};
+  PgWriteHealth health(std::chrono::seconds(5));
+  // Errors of the request, not of the database, say nothing about health.
+  health.RecordWriteError("23505", "duplicate key");
+  health.RecordWriteError("", "");
+  EXPECT_TRUE(health.Check(now).ok());
+  health.RecordWriteError("53100", "could not extend file: No space left on device");
+  EXPECT_TRUE(health.failing());
+  Status st = health.Check(now);
+  EXPECT_EQ(st.code(), ErrorCode::kUnavailable);
+  EXPECT_THAT(st.message(), ::testing::HasSubstr("No space left on device"));
+  // A commit that did not commit leaves it failing; one that did clears it.
+  health.CommitFinished(health.CommitStarted(now), false);
+  EXPECT_TRUE(health.failing());
+  health.CommitFinished(health.CommitStarted(now), true);
+  EXPECT_FALSE(health.failing());
+  EXPECT_TRUE(health.Check(now).ok());
 }
 
 TEST(PgParamsTest, TextArraysQuoteEveryElement) {

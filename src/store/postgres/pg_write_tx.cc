@@ -3,6 +3,7 @@
 #include "store/postgres/pg_write_tx.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <deque>
 
@@ -39,9 +40,12 @@ void BindHistory(PgParams& p, const HistoryEntry& h) {
 }  // namespace
 
 PgWriteTx::~PgWriteTx() {
+  if (committed_) return;
+  // Why the transaction did not commit, if the database could not write.
+  health_.RecordWriteError(held->last_sqlstate(), held->last_error());
   // If ROLLBACK fails the connection is still in a transaction (or lost),
   // and the pool closes it instead of reusing it.
-  if (!committed_ && held->healthy() && held->InTransaction()) (void)held->Exec("ROLLBACK");
+  if (held->healthy() && held->InTransaction()) (void)held->Exec("ROLLBACK");
 }
 
 Status PgWriteTx::CheckOpen() const {
@@ -64,14 +68,24 @@ Status PgWriteTx::RollbackToSavepoint() {
   return Control("ROLLBACK TO SAVEPOINT sp; RELEASE SAVEPOINT sp");
 }
 
+Status PgWriteTx::WriteProbe() {
+  REDRIVE_RETURN_IF_ERROR(CheckOpen());
+  return held->Exec("UPDATE redrive.write_probe SET probes = probes + 1 WHERE id = 1").status();
+}
+
 Status PgWriteTx::Commit() {
   REDRIVE_RETURN_IF_ERROR(CheckOpen());
   // COMMIT of a transaction a failed statement aborted succeeds as a
   // ROLLBACK: that must not pass for a commit.
   const bool failed = PQtransactionStatus(held->get()) == PQTRANS_INERROR;
-  REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->Exec("COMMIT"));
+  const uint64_t token = health_.CommitStarted(std::chrono::steady_clock::now());
+  auto r = held->Exec("COMMIT");
+  const bool committed = r.ok() && !failed && std::strcmp(PQcmdStatus(r->get()), "COMMIT") == 0;
+  health_.CommitFinished(token, committed);
+  REDRIVE_RETURN_IF_ERROR(r.status());
   committed_ = true;
-  if (failed || std::strcmp(PQcmdStatus(r.get()), "COMMIT") != 0) {
+  if (!committed) {
+    health_.RecordWriteError(held->last_sqlstate(), held->last_error());
     return Status::Internal("the transaction was rolled back after an earlier error");
   }
   return Status::Ok();

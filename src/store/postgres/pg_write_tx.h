@@ -20,6 +20,7 @@
 #include "store/postgres/pg_pool.h"
 #include "store/postgres/pg_read_tx.h"
 #include "store/postgres/pg_reads.h"
+#include "store/postgres/pg_write_health.h"
 #include "store/store.h"
 
 namespace redrive::store::postgres {
@@ -32,11 +33,15 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
       "BEGIN ISOLATION LEVEL READ COMMITTED;"
       " SELECT version FROM redrive.webhooks_version WHERE id = 1";
   // REQUIRES: `conn` is inside a transaction begun with kBegin, which read
-  // `webhooks_version`.
-  PgWriteTx(PooledConnection conn, std::optional<int64_t> webhooks_version)
+  // `webhooks_version`. The commit and a failure that says the database
+  // cannot write are reported to `health`, which must outlive this.
+  PgWriteTx(PooledConnection conn, std::optional<int64_t> webhooks_version, PgWriteHealth& health)
       : PgConnectionHolder(std::move(conn)),
         PgReads(*held, /*locking=*/true),
-        webhooks_version_(webhooks_version) {}
+        webhooks_version_(webhooks_version),
+        health_(health) {
+    held->ClearLastError();
+  }
   ~PgWriteTx() override;  // rolls back unless committed
 
   // As read by the begin, until this transaction writes a webhook.
@@ -46,6 +51,9 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
   Status ReleaseSavepoint() override;
   Status RollbackToSavepoint() override;
   Status Commit() override;
+  // A small write (to redrive.write_probe) that a database which cannot
+  // write refuses: PgStore::Ping's probe.
+  Status WriteProbe();
 
   Result<InsertOutcome> InsertJob(const Job& job, const HistoryEntry& created) override;
   // One pipeline of inserts; a taken key is then looked up on its own.
@@ -96,6 +104,7 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
 
   bool committed_ = false;
   std::optional<int64_t> webhooks_version_;
+  PgWriteHealth& health_;
 };
 
 }  // namespace redrive::store::postgres
