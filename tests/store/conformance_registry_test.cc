@@ -86,6 +86,7 @@ TEST_P(StoreConformanceTest, DeleteQueueWithAndWithoutJobs) {
   EXPECT_TRUE(tx->GetJob("a1").ok());
   EXPECT_EQ(tx->GetJob("b1").status().code(), ErrorCode::kNotFound);
   EXPECT_THAT(*tx->GetHistory("b1"), IsEmpty());
+  EXPECT_EQ(tx->GetHistory("a1")->size(), 1u);  // a kept job keeps its history
 }
 
 WorkerInfo MakeWorker(const std::string& id, Instant registered) {

@@ -375,6 +375,53 @@ TEST_P(StoreConformanceTest, ApplyChangesWritesABatchChangeByChange) {
   });
 }
 
+// Changes of several kinds in one batch, each job once (a claim batch with
+// acks): every guard is judged on its own row, and history is written
+// exactly for the changes applied.
+TEST_P(StoreConformanceTest, ApplyChangesJudgesEachGuardInABatchOfSeveralKinds) {
+  std::vector<Job> jobs;
+  for (int i = 0; i < 6; ++i) jobs.push_back(MakeJob("mixed-" + std::to_string(i)));
+  Insert(jobs);
+  std::vector<Change> claims;
+  for (int i = 0; i < 3; ++i)
+    claims.push_back(ClaimChange(jobs[i], "w1", "lease-" + std::to_string(i), T(1)));
+  Write([&](WriteTx& tx) { ASSERT_TRUE(tx.ApplyChanges(claims).ok()); });
+  std::vector<Change> changes;
+  changes.push_back(CompleteChange(claims[0].after, T(2)));  // held: applies
+  Change stale = CompleteChange(claims[1].after, T(2));
+  stale.before.lease_id = "lease-someone-else";  // a stale holder: refused
+  changes.push_back(stale);
+  changes.push_back(ClaimChange(jobs[3], "w2", "lease-3", T(2)));   // pending: applies
+  changes.push_back(ClaimChange(jobs[2], "w2", "lease-2b", T(2)));  // already held: refused
+  Change quiet = ClaimChange(jobs[4], "w2", "lease-4", T(2));
+  quiet.history.reset();  // no history entry: applies
+  changes.push_back(quiet);
+  changes.push_back(ClaimChange(MakeJob("mixed-ghost"), "w2", "lease-ghost", T(2)));
+  Write([&](WriteTx& tx) {
+    auto applied = tx.ApplyChanges(changes);
+    ASSERT_TRUE(applied.ok()) << applied.status().ToString();
+    EXPECT_THAT(*applied, ElementsAre(true, false, true, false, true, false));
+  });
+  EXPECT_EQ(Get(jobs[0].id), changes[0].after);
+  EXPECT_EQ(Get(jobs[1].id), claims[1].after);
+  EXPECT_EQ(Get(jobs[2].id), claims[2].after);
+  EXPECT_EQ(Get(jobs[3].id), changes[2].after);
+  EXPECT_EQ(Get(jobs[4].id), changes[4].after);
+  EXPECT_EQ(Get(jobs[5].id), jobs[5]);
+  auto events = [&](const std::string& id) {
+    std::vector<std::string> out;
+    auto history = BeginRead()->GetHistory(id);
+    if (!history.ok()) return out;
+    for (const HistoryEntry& h : *history) out.push_back(h.event_type);
+    return out;
+  };
+  EXPECT_THAT(events(jobs[0].id), ElementsAre("created", "processing", "completed"));
+  EXPECT_THAT(events(jobs[1].id), ElementsAre("created", "processing"));
+  EXPECT_THAT(events(jobs[2].id), ElementsAre("created", "processing"));
+  EXPECT_THAT(events(jobs[3].id), ElementsAre("created", "processing"));
+  EXPECT_THAT(events(jobs[4].id), ElementsAre("created"));
+}
+
 TEST_P(StoreConformanceTest, ApplyChangeRefusesStaleGuards) {
   Job job = MakeJob("job-1");
   Insert({job});

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
+#include <cstring>
 
 namespace redrive::store::postgres {
 namespace {
@@ -108,16 +109,40 @@ void PgParams::Add(std::string s) {
   values_.push_back(owned_.back().c_str());
 }
 
+namespace {
+
+void AppendArrayElement(std::string& a, std::string_view item) {
+  if (a.size() > 1) a += ',';
+  a += '"';
+  for (char c : item) {
+    if (c == '"' || c == '\\') a += '\\';
+    a += c;
+  }
+  a += '"';
+}
+
+}  // namespace
+
 void PgParams::AddTextArray(const std::vector<std::string>& items) {
   std::string a = "{";
-  for (const std::string& item : items) {
-    if (a.size() > 1) a += ',';
-    a += '"';
-    for (char c : item) {
-      if (c == '"' || c == '\\') a += '\\';
-      a += c;
+  for (const std::string& item : items) AppendArrayElement(a, item);
+  a += '}';
+  Add(std::move(a));
+}
+
+void PgParams::AddArray(const std::vector<const char*>& items) {
+  size_t bytes = 2;
+  for (const char* item : items) bytes += (item != nullptr ? std::strlen(item) : 0) + 4;
+  std::string a;
+  a.reserve(bytes);
+  a += '{';
+  for (const char* item : items) {
+    if (item != nullptr) {
+      AppendArrayElement(a, item);
+    } else {
+      if (a.size() > 1) a += ',';
+      a += "NULL";
     }
-    a += '"';
   }
   a += '}';
   Add(std::move(a));

@@ -100,6 +100,9 @@ class PgParams {
   void Add(const std::optional<int64_t>& v) { v ? Add(*v) : AddNull(); }
   // A text[] literal of `items` ({"a","b"}), for "= ANY($n::text[])".
   void AddTextArray(const std::vector<std::string>& items);
+  // An array literal of `items` (nullptr: NULL), each element quoted, for
+  // "$n::T[]" of any element type T.
+  void AddArray(const std::vector<const char*>& items);
 
   int size() const { return static_cast<int>(values_.size()); }
   const char* const* values() const { return values_.data(); }

@@ -82,6 +82,88 @@ std::string BuildUpdate(PgColumnSet changed, bool history) {
   return "WITH u AS (" + update + " RETURNING id) " + HistoryFrom("u", guard + 3);
 }
 
+// The parameters of a set-based statement: arrays ($1::T[], ...) unnested
+// into the rows of a CTE `v`, one column each.
+class UnnestList {
+ public:
+  void Add(const char* type, std::string column) {
+    if (!arrays_.empty()) {
+      arrays_ += ", ";
+      columns_ += ", ";
+    }
+    arrays_ += Param(++n_) + "::" + type + "[]";
+    columns_ += std::move(column);
+  }
+  void AddHistory() {
+    Add("text", "h_id");
+    Add("text", "h_event");
+    Add("text", "h_worker");
+    Add("text", "h_details");
+    Add("bigint", "h_created");
+  }
+  // "v AS (SELECT * FROM unnest(...) AS v(...))"
+  std::string Cte() const {
+    return "v AS (SELECT * FROM unnest(" + arrays_ + ") AS v(" + columns_ + "))";
+  }
+
+ private:
+  int n_ = 0;
+  std::string arrays_;
+  std::string columns_;
+};
+
+// ", h AS (INSERT INTO redrive.job_history ...)": the entries (v.h_*) of
+// the rows of v whose job `written` (a CTE of ids) wrote.
+std::string HistoryOfWritten(const char* id, const char* written) {
+  return std::string(", h AS (INSERT INTO redrive.job_history (" REDRIVE_PG_HISTORY_COLUMNS
+                     ") SELECT v.h_id, v.") +
+         id + ", v.h_event, v.h_worker, v.h_details, v.h_created FROM v JOIN " + written + " ON " +
+         written + ".id = v." + id + ")";
+}
+
+std::string ColumnAlias(int i) { return "c" + std::to_string(i); }
+
+std::string BuildInsertMany() {
+  UnnestList v;
+  std::string names;
+  std::string values;
+  for (int i = 0; i < kPgJobColumnCount; ++i) {
+    v.Add(kPgJobColumns[i].type, ColumnAlias(i));
+    if (i > 0) {
+      names += ", ";
+      values += ", ";
+    }
+    names += kPgJobColumns[i].name;
+    values += ColumnAlias(i);
+  }
+  v.AddHistory();
+  const std::string id = ColumnAlias(PgJobColumnIndex("id"));
+  return "WITH " + v.Cte() + ", j AS (INSERT INTO redrive.jobs (" + names + ") SELECT " + values +
+         " FROM v ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING"
+         " RETURNING id)" +
+         HistoryOfWritten(id.c_str(), "j") + " SELECT id FROM j";
+}
+
+std::string BuildUpdateMany(PgColumnSet changed, bool history) {
+  const PgColumnSet assigned = AssignedColumns(changed);
+  UnnestList v;
+  std::string sets;
+  for (int i = 0; i < kPgJobColumnCount; ++i) {
+    if (!(assigned & PgColumnBit(i))) continue;
+    v.Add(kPgJobColumns[i].type, ColumnAlias(i));
+    if (!sets.empty()) sets += ", ";
+    sets += std::string(kPgJobColumns[i].name) + " = v." + ColumnAlias(i);
+  }
+  v.Add("text", "id");
+  v.Add("text", "before_status");
+  v.Add("text", "before_lease");
+  if (history) v.AddHistory();
+  return "WITH " + v.Cte() + ", u AS (UPDATE redrive.jobs AS j SET " + sets +
+         " FROM v WHERE j.id = v.id AND j.status = v.before_status"
+         " AND j.lease_id IS NOT DISTINCT FROM v.before_lease RETURNING j.id)" +
+         (history ? HistoryOfWritten("id", "u") : "") + " SELECT id FROM u";
+}
+
 // Appends "AND <tag condition>" for "key=value" (exact) or "key" (presence);
 // both are answered by jobs_tags.
 void AddTagFilter(BuiltQuery& q, std::string_view tag) {
@@ -130,6 +212,21 @@ void AddLimitOffset(BuiltQuery& q, int limit, int offset) {
 std::string_view InsertJobSql() {
   static const std::string* const text = new std::string(BuildInsert());
   return *text;
+}
+
+std::string_view InsertJobsSql() {
+  static const std::string* const text = new std::string(BuildInsertMany());
+  return *text;
+}
+
+std::string_view UpdateJobsSql(PgColumnSet changed, bool history) {
+  static std::mutex mu;
+  static std::unordered_map<PgColumnSet, std::string> texts;
+  const PgColumnSet key = AssignedColumns(changed) | (history ? PgColumnSet{1} << 63 : 0);
+  std::lock_guard<std::mutex> lock(mu);
+  auto [it, inserted] = texts.try_emplace(key);
+  if (inserted) it->second = BuildUpdateMany(changed, history);
+  return it->second;
 }
 
 PgColumnSet AssignedColumns(PgColumnSet changed) {

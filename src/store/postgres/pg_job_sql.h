@@ -66,6 +66,14 @@ std::string_view InsertJobSql();
 // without, affected() counts them. The text of each (columns, history)
 // pair is built once.
 std::string_view UpdateJobSql(PgColumnSet changed, bool history);
+// The set-based forms, one statement for many rows (a bulk enqueue, the
+// changes of a batch of claims or acks): each parameter is an array with
+// one element per row, in the order of the one-row form's parameters; the
+// result has the id of each job written (inserted; updated, its guard
+// holding), and each written job's history entry is inserted too. A job id
+// must not occur twice in one update.
+std::string_view InsertJobsSql();
+std::string_view UpdateJobsSql(PgColumnSet changed, bool history);
 // The first parameter after the assigned columns of UpdateJobSql(changed, ...).
 int GuardParam(PgColumnSet changed);
 // The columns UpdateJobSql(changed, ...) assigns.
@@ -76,10 +84,17 @@ inline constexpr char kGetHistory[] = "SELECT " REDRIVE_PG_HISTORY_COLUMNS
                                       " FROM redrive.job_history WHERE job_id = $1"
                                       " ORDER BY created_at, seq";
 
-// $1 ids (text[]). History goes with the job (ON DELETE CASCADE).
-inline constexpr char kDeleteJobs[] = "DELETE FROM redrive.jobs WHERE id = ANY($1::text[])";
-// $1 queue.
-inline constexpr char kDeleteQueueJobs[] = "DELETE FROM redrive.jobs WHERE queue_name = $1";
+// $1 ids (text[]); the result is the count of jobs deleted. Their history
+// goes with them (in the same statement: job_history has no foreign key,
+// whose per-row check would cost every history insert a lookup).
+inline constexpr char kDeleteJobs[] =
+    "WITH d AS (DELETE FROM redrive.jobs WHERE id = ANY($1::text[]) RETURNING id),"
+    " h AS (DELETE FROM redrive.job_history WHERE job_id IN (SELECT id FROM d))"
+    " SELECT count(*) FROM d";
+// $1 queue. With their history, as kDeleteJobs.
+inline constexpr char kDeleteQueueJobs[] =
+    "WITH d AS (DELETE FROM redrive.jobs WHERE queue_name = $1 RETURNING id)"
+    " DELETE FROM redrive.job_history WHERE job_id IN (SELECT id FROM d)";
 
 // $1 queue, $2 now, $3 limit. Walks jobs_claim in its order (no sort).
 inline constexpr char kSelectClaimable[] =

@@ -110,7 +110,7 @@ Result<long long> PgWriteTx::DeleteJobs(const std::vector<std::string>& ids) {
   PgParams p;
   p.AddTextArray(ids);
   REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecPrepared(sql::kDeleteJobs, p));
-  return r.affected();  // rows of jobs only, not the cascaded history
+  return static_cast<long long>(r.Int64(0, 0));  // jobs, not their history
 }
 
 Result<std::vector<std::string>> PgWriteTx::SelectRetentionExpired(const std::string& queue_name,

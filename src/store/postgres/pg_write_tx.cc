@@ -6,6 +6,9 @@
 #include <chrono>
 #include <cstring>
 #include <deque>
+#include <map>
+#include <string_view>
+#include <unordered_set>
 
 #include "store/postgres/pg_job_columns.h"
 #include "store/postgres/pg_job_sql.h"
@@ -93,6 +96,18 @@ Status PgWriteTx::Commit() {
 
 namespace {
 
+// `rows` are bound alike (one statement's parameters each); `out` gets,
+// for each parameter, the array of its values over the rows: the
+// parameters of the set-based form (pg_job_sql.h).
+// REQUIRES: `rows` is not empty.
+void BindColumnsOfRows(const std::deque<PgParams>& rows, PgParams& out) {
+  std::vector<const char*> column(rows.size());
+  for (int k = 0; k < rows.front().size(); ++k) {
+    for (size_t r = 0; r < rows.size(); ++r) column[r] = rows[r].values()[k];
+    out.AddArray(column);
+  }
+}
+
 Status BindInsert(const Job& job, const HistoryEntry& created, PgParams& p) {
   if (job.id.empty()) return Status::Internal("InsertJob: job has no id");
   REDRIVE_RETURN_IF_ERROR(RequireHistoryId(created, job.id));
@@ -105,6 +120,10 @@ Status BindInsert(const Job& job, const HistoryEntry& created, PgParams& p) {
 
 Result<InsertOutcome> PgWriteTx::Inserted(const Job& job, const PgResult& r) {
   if (r.rows() == 1) return InsertOutcome{job.id, true};
+  return TakenKey(job);
+}
+
+Result<InsertOutcome> PgWriteTx::TakenKey(const Job& job) {
   if (!job.idempotency_key) return Status::Internal("InsertJob: job " + job.id + " not inserted");
   // The key is taken. This statement reads a new snapshot, which has the
   // holder ON CONFLICT waited for (or the earlier job of the same batch).
@@ -125,18 +144,29 @@ Result<InsertOutcome> PgWriteTx::InsertJob(const Job& job, const HistoryEntry& c
 }
 
 Result<std::vector<InsertOutcome>> PgWriteTx::InsertJobs(const std::vector<NewJob>& jobs) {
-  std::deque<PgParams> params;
-  std::vector<std::pair<std::string_view, const PgParams*>> commands;
-  commands.reserve(jobs.size());
-  for (const NewJob& j : jobs) {
-    REDRIVE_RETURN_IF_ERROR(BindInsert(j.job, j.created, params.emplace_back()));
-    commands.emplace_back(sql::InsertJobSql(), &params.back());
+  if (jobs.empty()) return std::vector<InsertOutcome>{};
+  if (jobs.size() == 1) {
+    REDRIVE_ASSIGN_OR_RETURN(InsertOutcome o, InsertJob(jobs[0].job, jobs[0].created));
+    return std::vector<InsertOutcome>{std::move(o)};
   }
-  REDRIVE_ASSIGN_OR_RETURN(std::vector<PgResult> results, held->ExecPreparedBatch(commands));
+  // One statement for the batch: each row bound as InsertJob binds it, then
+  // the rows' values passed as one array per parameter.
+  std::deque<PgParams> rows;
+  for (const NewJob& j : jobs)
+    REDRIVE_RETURN_IF_ERROR(BindInsert(j.job, j.created, rows.emplace_back()));
+  PgParams p;
+  BindColumnsOfRows(rows, p);
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecPrepared(sql::InsertJobsSql(), p));
+  std::unordered_set<std::string_view> inserted;
+  for (int i = 0; i < r.rows(); ++i) inserted.insert(r.Text(i, 0));
   std::vector<InsertOutcome> out;
   out.reserve(jobs.size());
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    REDRIVE_ASSIGN_OR_RETURN(InsertOutcome o, Inserted(jobs[i].job, results[i]));
+  for (const NewJob& j : jobs) {
+    if (inserted.contains(j.job.id)) {
+      out.push_back(InsertOutcome{j.job.id, true});
+      continue;
+    }
+    REDRIVE_ASSIGN_OR_RETURN(InsertOutcome o, TakenKey(j.job));
     out.push_back(std::move(o));
   }
   return out;
@@ -204,6 +234,51 @@ Status PgWriteTx::ApplyChange(const Change& change) {
 }
 
 Result<std::vector<bool>> PgWriteTx::ApplyChanges(const std::vector<Change>& changes) {
+  // One set-based statement per kind of change (the columns it assigns,
+  // with or without history): a batch of claims is one, a batch of acks
+  // one or two. A job changed twice in one call takes one statement per
+  // change, in order.
+  if (changes.empty()) return std::vector<bool>{};
+  std::unordered_set<std::string_view> ids;
+  for (const Change& c : changes) {
+    if (!ids.insert(c.after.id).second) return ApplyEach(changes);
+  }
+  struct Group {
+    std::string_view sql;
+    std::vector<size_t> members;  // indexes into `changes`
+    std::deque<PgParams> rows;
+    PgParams arrays;
+  };
+  std::map<std::pair<PgColumnSet, bool>, Group> groups;
+  for (size_t i = 0; i < changes.size(); ++i) {
+    const Change& c = changes[i];
+    std::string_view single;
+    PgParams row;
+    REDRIVE_RETURN_IF_ERROR(BindChange(c, row, &single));
+    const PgColumnSet assigned = sql::AssignedColumns(ChangedPgColumns(c.before, c.after));
+    Group& g = groups[{assigned, c.history.has_value()}];
+    if (g.sql.empty()) g.sql = sql::UpdateJobsSql(assigned, c.history.has_value());
+    g.members.push_back(i);
+    g.rows.push_back(std::move(row));
+  }
+  std::vector<std::pair<std::string_view, const PgParams*>> commands;
+  for (auto& [key, g] : groups) {
+    BindColumnsOfRows(g.rows, g.arrays);
+    commands.emplace_back(g.sql, &g.arrays);
+  }
+  REDRIVE_ASSIGN_OR_RETURN(auto results, held->ExecPreparedBatch(commands));
+  std::vector<bool> applied(changes.size(), false);
+  size_t k = 0;
+  for (auto& [key, g] : groups) {
+    const PgResult& r = results[k++];
+    std::unordered_set<std::string_view> written;
+    for (int i = 0; i < r.rows(); ++i) written.insert(r.Text(i, 0));
+    for (size_t i : g.members) applied[i] = written.contains(changes[i].after.id);
+  }
+  return applied;
+}
+
+Result<std::vector<bool>> PgWriteTx::ApplyEach(const std::vector<Change>& changes) {
   std::deque<PgParams> params;
   std::vector<std::pair<std::string_view, const PgParams*>> commands;
   commands.reserve(changes.size());

@@ -56,13 +56,14 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
   Status WriteProbe();
 
   Result<InsertOutcome> InsertJob(const Job& job, const HistoryEntry& created) override;
-  // One pipeline of inserts; a taken key is then looked up on its own.
+  // One statement for the batch; a taken key is then looked up on its own.
   Result<std::vector<InsertOutcome>> InsertJobs(const std::vector<NewJob>& jobs) override;
   // The four reads as one pipeline.
   Result<ClaimReads> ReadForClaim(const std::string& queue_name, const std::string& worker_id,
                                   Instant now, int limit) override;
   Status ApplyChange(const Change& change) override;
-  // One pipeline of guarded updates (one round trip for the batch).
+  // One set-based guarded update per kind of change, pipelined (one round
+  // trip for the batch).
   Result<std::vector<bool>> ApplyChanges(const std::vector<Change>& changes) override;
 
   Result<std::vector<Job>> SelectClaimable(const std::string& queue_name, Instant now,
@@ -98,6 +99,10 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
  private:
   // The outcome of an insert statement's result `r` for `job`.
   Result<InsertOutcome> Inserted(const Job& job, const PgResult& r);
+  // The outcome for `job`, which was not inserted: its key is taken.
+  Result<InsertOutcome> TakenKey(const Job& job);
+  // ApplyChanges as one guarded update per change (pipelined).
+  Result<std::vector<bool>> ApplyEach(const std::vector<Change>& changes);
   // OK while the transaction is open and ours to use.
   Status CheckOpen() const;
   Status Control(const char* sql);
