@@ -165,8 +165,11 @@ std::string BuildUpdateMany(PgColumnSet changed, bool history) {
 }
 
 // Appends "AND <tag condition>" for "key=value" (exact) or "key" (presence);
-// both are answered by jobs_tags.
+// both are answered by jobs_tags, which holds only jobs with tags: the
+// condition says so too (it follows from either), so that the planner may
+// use the partial index.
 void AddTagFilter(BuiltQuery& q, std::string_view tag) {
+  q.sql += " AND tags <> '{}'::jsonb";
   size_t eq = tag.find('=');
   if (eq == std::string_view::npos) {
     q.params.Add(std::string(tag));

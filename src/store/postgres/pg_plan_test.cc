@@ -6,6 +6,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <bit>
+
 #include "store/postgres/pg_database_for_test.h"
 #include "store/postgres/pg_job_sql.h"
 #include "store/postgres/pg_schema.h"
@@ -39,7 +41,10 @@ FROM generate_series(1, 21000) AS i,
 LATERAL (SELECT CASE WHEN i <= 20000 THEN 'completed'
                      ELSE (ARRAY['pending','scheduled','processing','deadletter','cancelled'])
                           [1 + i % 5] END AS status) AS s;
+INSERT INTO redrive.job_history (id, job_id, event_type, details, created_at)
+SELECT 'h-' || i, 'job-' || i, 'created', '{}', i FROM generate_series(1, 21000) AS i;
 ANALYZE redrive.jobs;
+ANALYZE redrive.job_history;
 )sql";
 
 class PgPlanTest : public ::testing::Test {
@@ -117,6 +122,30 @@ TEST_F(PgPlanTest, NextWakeTimesReadOneIndexEntry) {
     EXPECT_THAT(plan, Not(HasSubstr("Seq Scan"))) << plan;
   }
   ExpectIndexInOrder(sql::kOldestDeadletter, "'q1'", "jobs_dlq");
+}
+
+// NULL for each of the `n` parameters of a statement whose parameters are
+// all typed by casts (EXPLAIN does not run it).
+std::string Nulls(int n) {
+  std::string args;
+  for (int i = 0; i < n; ++i) args += i == 0 ? "NULL" : ", NULL";
+  return args;
+}
+
+TEST_F(PgPlanTest, SetBasedWritesFindTheirRowsByKey) {
+  const PgColumnSet changed =
+      PgColumnBit(PgJobColumnIndex("status")) | PgColumnBit(PgJobColumnIndex("lease_id"));
+  const int update_params = std::popcount(sql::AssignedColumns(changed)) + 3 + 5;
+  for (bool generic : {false, true}) {
+    std::string plan =
+        Plan(std::string(sql::UpdateJobsSql(changed, true)), Nulls(update_params), generic);
+    EXPECT_THAT(plan, HasSubstr("jobs_pkey")) << plan;
+    EXPECT_THAT(plan, Not(HasSubstr("Seq Scan"))) << plan;
+    // The history of deleted jobs is found through its index, not a scan.
+    plan = Plan(sql::kDeleteJobs, "'{job-1,job-2}'", generic);
+    EXPECT_THAT(plan, HasSubstr("job_history_job")) << plan;
+    EXPECT_THAT(plan, Not(HasSubstr("Seq Scan"))) << plan;
+  }
 }
 
 TEST_F(PgPlanTest, TagFiltersUseTheGinIndex) {

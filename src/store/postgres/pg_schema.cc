@@ -232,11 +232,21 @@ constexpr char kSchemaV4[] = R"sql(
 ALTER TABLE redrive.job_history DROP CONSTRAINT job_history_job_id_fkey;
 )sql";
 
+// Version 5: jobs_tags holds only jobs that have tags. A status change is
+// never a HOT update, so every claim and completion inserted an entry for
+// the new row version into the GIN index too, even for the empty tags of
+// most jobs (and the GIN pending list takes one lock for all writers).
+constexpr char kSchemaV5[] = R"sql(
+DROP INDEX redrive.jobs_tags;
+CREATE INDEX jobs_tags ON redrive.jobs USING gin (tags) WHERE tags <> '{}'::jsonb;
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "delivery reservations, webhooks version", kSchemaV2},
     {3, "readiness write probe", kSchemaV3},
     {4, "history without a foreign key", kSchemaV4},
+    {5, "tags index of jobs with tags only", kSchemaV5},
 };
 
 constexpr char kCreateMigrationsTable[] =
