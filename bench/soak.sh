@@ -6,6 +6,12 @@
 # memory, open file descriptors, the SQLite WAL and database sizes, and the
 # round's W2 p99. At the end it compares the first and last samples.
 #
+# Resident memory is sampled in two parts: anon (the heap: a leak shows
+# here, next to SQLite's page caches, which grow with the database up to
+# their cache_size) and file (pages of the database file mapped by
+# SQLite's mmap, which grow as more of the file is read, up to mmap_size,
+# and which the kernel can drop at any time).
+#
 #   make soak                          # 30 minutes on a fresh SQLite store
 #   SOAK_SECONDS=600 bench/soak.sh     # any length
 #
@@ -34,14 +40,17 @@ seconds="${SOAK_SECONDS:-1800}"
 read -r -a bench_args <<<"${SOAK_BENCH_ARGS:--n 5000 --latency-seconds 5 --dlq 200}"
 
 rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$pid/status"; }
+anon_kb() { awk '/^RssAnon:/ {print $2}' "/proc/$pid/status"; }
+file_kb() { awk '/^RssFile:/ {print $2}' "/proc/$pid/status"; }
 fds() { find "/proc/$pid/fd" -mindepth 1 -maxdepth 1 | wc -l; }
 size_kb() { if [[ -f "$1" ]]; then echo $(($(stat -c %s "$1") / 1024)); else echo 0; fi; }
 
-printf '%8s %6s %9s %5s %9s %10s %9s %s\n' elapsed round rss_kb fds wal_kb db_kb w2_p99ms mode
+printf '%8s %6s %9s %9s %9s %5s %9s %10s %9s %s\n' elapsed round rss_kb anon_kb file_kb fds \
+  wal_kb db_kb w2_p99ms mode
 start=$SECONDS
 round=0
 failed=0
-first_rss="" first_fds="" max_wal=0 last_rss="" last_fds=""
+first_rss="" first_fds="" max_wal=0 last_rss="" last_fds="" first_anon="" last_anon=""
 while ((SECONDS - start < seconds)); do
   round=$((round + 1))
   mode=batch
@@ -52,18 +61,20 @@ while ((SECONDS - start < seconds)); do
   set -e
   ((rc == 0)) || failed=$((failed + 1))
   p99="$(grep -o '"w2":{[^}]*' <<<"$out" | grep -o '"p99_ms":[0-9.]*' | cut -d: -f2)"
-  rss="$(rss_kb)" fd="$(fds)" wal="$(size_kb "$db-wal")" dbk="$(size_kb "$db")"
-  printf '%8s %6s %9s %5s %9s %10s %9s %s%s\n' "$((SECONDS - start))s" "$round" "$rss" "$fd" \
-    "$wal" "$dbk" "${p99:-?}" "$mode" "$([[ $rc -eq 0 ]] || echo " FAILED (exit $rc)")"
+  rss="$(rss_kb)" anon="$(anon_kb)" file="$(file_kb)" fd="$(fds)"
+  wal="$(size_kb "$db-wal")" dbk="$(size_kb "$db")"
+  printf '%8s %6s %9s %9s %9s %5s %9s %10s %9s %s%s\n' "$((SECONDS - start))s" "$round" "$rss" \
+    "$anon" "$file" "$fd" "$wal" "$dbk" "${p99:-?}" "$mode" \
+    "$([[ $rc -eq 0 ]] || echo " FAILED (exit $rc)")"
   # The first rounds warm caches and pools: compare from the third sample.
-  if ((round == 3)); then first_rss=$rss first_fds=$fd; fi
-  last_rss=$rss last_fds=$fd
+  if ((round == 3)); then first_rss=$rss first_fds=$fd first_anon=$anon; fi
+  last_rss=$rss last_fds=$fd last_anon=$anon
   ((wal > max_wal)) && max_wal=$wal
 done
 
 echo "soak: $round rounds in $((SECONDS - start)) s, $failed failed"
 if [[ -n "$first_rss" ]]; then
-  echo "soak: RSS $first_rss kB (round 3) -> $last_rss kB (last); open fds $first_fds -> $last_fds;" \
-    "largest WAL $max_wal kB"
+  echo "soak: RSS $first_rss kB (round 3) -> $last_rss kB (last), of it anon $first_anon ->" \
+    "$last_anon kB; open fds $first_fds -> $last_fds; largest WAL $max_wal kB"
 fi
 ((failed == 0))
