@@ -40,6 +40,7 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
       duties(options.node_id.empty() ? DefaultNodeId() : options.node_id),
       loop(clock, waiters, duties, options.max_idle) {
   WriteExecutor& committer = *writer;  // what the services and the dispatcher write through
+  committer.SetNodeId(duties.node_id());  // on every history entry this node writes
   loop.Add(MakeScheduler(committer, store, options.sweep_batch));
   loop.Add(MakeLeaseReaper(committer, store, options.sweep_batch));
   loop.Add(MakeDeadlineSweep(committer, store, options.sweep_batch));

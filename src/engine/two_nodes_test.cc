@@ -165,6 +165,17 @@ class TwoNodesTest : public ::testing::Test {
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : Job{};
   }
+  // event_type -> node_id of each history entry of the job, oldest first.
+  static std::vector<std::pair<std::string, std::string>> HistoryNodes(Engine& e,
+                                                                       const std::string& id) {
+    auto h = Call<std::vector<HistoryEntry>>(e, &Engine::History, std::string(id));
+    EXPECT_TRUE(h.ok());
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const HistoryEntry& entry : *h) {
+      out.emplace_back(entry.event_type, entry.node_id.value_or("(none)"));
+    }
+    return out;
+  }
   static int LeaseExpiredEntries(Engine& e, const std::string& id) {
     auto h = Call<std::vector<HistoryEntry>>(e, &Engine::History, std::string(id));
     EXPECT_TRUE(h.ok());
@@ -256,6 +267,23 @@ TEST_F(TwoNodesTest, EachDutyRunsOnOneNodeAndMovesAtOnceWhenItsLeaderStops) {
   EXPECT_TRUE(WaitUntil([&] { return GetJob(*b_.engine, second).lease_expiries == 1; }));
   EXPECT_EQ(LeaseExpiredEntries(*b_.engine, second), 1);
   EXPECT_EQ(LeaseExpiries(*b_.engine), 1);
+}
+
+// Each history entry names the node that wrote it: a request's node, or for
+// a duty's change (here the lease reaper) the node leading the duty.
+TEST_F(TwoNodesTest, EachHistoryEntryNamesTheNodeThatMadeTheChange) {
+  StartNode(a_, "node-a", 1);
+  a_.engine->RunServicesOnce();  // node-a leads every duty
+  StartNode(b_, "node-b", 2);
+  const std::string id = Enqueue(*a_.engine);
+  ClaimOne(*b_.engine, 30);
+  clock_.Advance(seconds(31));
+  a_.engine->RunServicesOnce();
+  ASSERT_TRUE(WaitUntil([&] { return GetJob(*b_.engine, id).lease_expiries == 1; }));
+  using Entry = std::pair<std::string, std::string>;
+  EXPECT_EQ(HistoryNodes(*b_.engine, id),
+            (std::vector<Entry>{
+                {"created", "node-a"}, {"processing", "node-b"}, {"lease_expired", "node-a"}}));
 }
 
 TEST_F(TwoNodesTest, DutiesOfADeadLeaderMoveWhenItsLeaseLapses) {

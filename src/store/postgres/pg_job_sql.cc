@@ -45,7 +45,7 @@ std::string HistoryFrom(const char* cte, int first) {
   return std::string("INSERT INTO redrive.job_history (" REDRIVE_PG_HISTORY_COLUMNS ") SELECT ") +
          Param(first) + "::text, " + cte + ".id, " + Param(first + 1) + "::text, " +
          Param(first + 2) + "::text, " + Param(first + 3) + "::text, " + Param(first + 4) +
-         "::bigint FROM " + cte + " RETURNING job_id";
+         "::bigint, " + Param(first + 5) + "::text FROM " + cte + " RETURNING job_id";
 }
 
 std::string BuildInsert() {

@@ -212,9 +212,18 @@ CREATE TRIGGER webhooks_version_on_update AFTER UPDATE ON redrive.webhooks
   EXECUTE FUNCTION redrive.bump_webhooks_version();
 )sql";
 
+// Version 3: which node made each history entry (HistoryEntry::node_id;
+// NULL for entries written before, and for those of redrive.enqueue, which
+// runs in an application's transaction, not on a node). Adding a nullable
+// column without a default rewrites no row.
+constexpr char kSchemaV3[] = R"sql(
+ALTER TABLE redrive.job_history ADD COLUMN node_id text;
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "delivery reservations, webhooks version", kSchemaV2},
+    {3, "history node id", kSchemaV3},
 };
 
 constexpr char kCreateMigrationsTable[] =

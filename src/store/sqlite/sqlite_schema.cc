@@ -224,11 +224,18 @@ WHEN OLD.name IS NOT NEW.name OR OLD.url IS NOT NEW.url OR OLD.events IS NOT NEW
 BEGIN UPDATE webhooks_version SET version = version + 1 WHERE id = 1; END;
 )sql";
 
+// Version 5: which node made each history entry (HistoryEntry::node_id;
+// NULL for entries written before).
+constexpr char kSchemaV5[] = R"sql(
+ALTER TABLE job_history ADD COLUMN node_id TEXT;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "outgoing webhooks", kSchemaV2},
     {3, "duty leases and delivery reservations", kSchemaV3},
     {4, "webhooks version", kSchemaV4},
+    {5, "history node id", kSchemaV5},
 };
 
 constexpr char kCreateMigrationsTable[] =
