@@ -286,6 +286,42 @@ TEST_F(TwoNodesTest, EachHistoryEntryNamesTheNodeThatMadeTheChange) {
                 {"created", "node-a"}, {"processing", "node-b"}, {"lease_expired", "node-a"}}));
 }
 
+// Each node samples its own counters into the store; either node's
+// throughput history is the sum. A node restarted within an interval adds
+// only what it did since (its counters start again from a baseline).
+TEST_F(TwoNodesTest, TheThroughputHistoryIsTheSumOverTheNodes) {
+  clock_.Set(InstantFromMicros(1'800'000'000'000'000) + seconds(3));  // 3 s past a boundary
+  StartNode(a_, "node-a", 1);
+  StartNode(b_, "node-b", 2);
+  a_.engine->RunServicesOnce();  // the baselines (unless their loops took them already)
+  b_.engine->RunServicesOnce();
+  for (int i = 0; i < 2; ++i) Enqueue(*a_.engine);
+  for (int i = 0; i < 3; ++i) Enqueue(*b_.engine);
+  clock_.Advance(seconds(10));
+  a_.engine->RunServicesOnce();
+  b_.engine->RunServicesOnce();
+
+  a_.engine.reset();  // node-a restarts, same id
+  StartNode(a_, "node-a", 3);
+  a_.engine->RunServicesOnce();
+  Enqueue(*a_.engine);
+  clock_.Advance(seconds(10));
+  a_.engine->RunServicesOnce();
+  b_.engine->RunServicesOnce();
+
+  const Instant first = InstantFromMicros(1'800'000'000'000'000) + seconds(10);
+  for (Engine* e : {a_.engine.get(), b_.engine.get()}) {
+    auto points = Call<std::vector<ThroughputPoint>>(*e, &Engine::Throughput,
+                                                     std::optional<std::string>("q"));
+    ASSERT_TRUE(points.ok()) << points.status().ToString();
+    ASSERT_EQ(points->size(), 2u);
+    EXPECT_EQ((*points)[0].at, first);
+    EXPECT_EQ((*points)[0].counts, (JobCounts{5, 0, 0, 0}));
+    EXPECT_EQ((*points)[1].at, first + seconds(10));
+    EXPECT_EQ((*points)[1].counts, (JobCounts{1, 0, 0, 0}));
+  }
+}
+
 TEST_F(TwoNodesTest, DutiesOfADeadLeaderMoveWhenItsLeaseLapses) {
   ttl_ = seconds(5);
   // A leader killed mid-run: its holds are in the file, nobody renews them.

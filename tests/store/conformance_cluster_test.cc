@@ -1,5 +1,6 @@
 // Conformance: what nodes sharing a store record about themselves — the node
-// that wrote each history entry.
+// that wrote each history entry, and each node's throughput samples, which
+// add up to the cluster's history.
 #include "store_conformance.h"
 
 namespace redrive::store::testing {
@@ -57,6 +58,69 @@ TEST_P(StoreConformanceTest, HistoryEntriesKeepTheNodeThatWroteThem) {
   EXPECT_THAT(NodeIds(*tx, "one"), ElementsAre("node-a", "node-b"));
   EXPECT_THAT(NodeIds(*tx, "two"), ElementsAre("node-b", "node-c"));
   EXPECT_THAT(NodeIds(*tx, "three"), ElementsAre(std::nullopt));
+}
+
+ThroughputSample Sample(const std::string& node, Instant at,
+                        std::map<std::string, JobCounts> per_queue) {
+  return ThroughputSample{node, at, std::move(per_queue)};
+}
+
+std::vector<ThroughputPoint> Throughput(ReadTx& tx, const std::optional<std::string>& queue,
+                                        Instant after) {
+  auto points = tx.ReadThroughput(queue, after);
+  EXPECT_TRUE(points.ok()) << points.status().ToString();
+  return points.ok() ? *points : std::vector<ThroughputPoint>{};
+}
+
+// Two nodes writing the same interval add up; a node writing an interval
+// again (restarted within it) adds to its own rows; a quiet sample still
+// makes a point; one queue reads only its rows.
+TEST_P(StoreConformanceTest, ThroughputSamplesOfEveryNodeAddUpPerInterval) {
+  Write([&](WriteTx& tx) {
+    ASSERT_TRUE(tx.RecordThroughput(Sample("node-a", T(10),
+                                           {{"emails", {3, 1, 0, 0}}, {"reports", {1, 0, 2, 1}}}))
+                    .ok());
+    ASSERT_TRUE(tx.RecordThroughput(Sample("node-b", T(10), {{"emails", {2, 2, 1, 0}}})).ok());
+  });
+  // One transaction each, as nodes write them.
+  Write([&](WriteTx& tx) { ASSERT_TRUE(tx.RecordThroughput(Sample("node-a", T(20), {})).ok()); });
+  Write([&](WriteTx& tx) {
+    ASSERT_TRUE(tx.RecordThroughput(Sample("node-a", T(10), {{"emails", {1, 0, 0, 0}}})).ok());
+    ASSERT_TRUE(tx.RecordThroughput(Sample("node-b", T(30), {{"reports", {0, 5, 0, 0}}})).ok());
+  });
+
+  auto tx = BeginRead();
+  EXPECT_THAT(Throughput(*tx, std::nullopt, T(0)),
+              ElementsAre(ThroughputPoint{T(10), {7, 3, 3, 1}}, ThroughputPoint{T(20), {}},
+                          ThroughputPoint{T(30), {0, 5, 0, 0}}));
+  EXPECT_THAT(Throughput(*tx, "emails", T(0)),
+              ElementsAre(ThroughputPoint{T(10), {6, 3, 1, 0}}, ThroughputPoint{T(20), {}},
+                          ThroughputPoint{T(30), {}}));
+  EXPECT_THAT(Throughput(*tx, "nope", T(0)),
+              ElementsAre(ThroughputPoint{T(10), {}}, ThroughputPoint{T(20), {}},
+                          ThroughputPoint{T(30), {}}));
+  // Only intervals ending after `after`.
+  EXPECT_THAT(Throughput(*tx, "reports", T(10)),
+              ElementsAre(ThroughputPoint{T(20), {}}, ThroughputPoint{T(30), {0, 5, 0, 0}}));
+}
+
+TEST_P(StoreConformanceTest, DeleteThroughputBeforePrunesEveryNodesOldSamples) {
+  Write([&](WriteTx& tx) {
+    ASSERT_TRUE(tx.RecordThroughput(Sample("node-a", T(10), {{"emails", {1, 0, 0, 0}}})).ok());
+    ASSERT_TRUE(tx.RecordThroughput(Sample("node-b", T(10), {{"emails", {1, 0, 0, 0}}})).ok());
+    ASSERT_TRUE(tx.RecordThroughput(Sample("node-b", T(20), {})).ok());
+    ASSERT_TRUE(tx.RecordThroughput(Sample("node-a", T(30), {{"emails", {4, 0, 0, 0}}})).ok());
+  });
+  Write([&](WriteTx& tx) {
+    auto deleted = tx.DeleteThroughputBefore(T(30));
+    ASSERT_TRUE(deleted.ok()) << deleted.status().ToString();
+    EXPECT_EQ(*deleted, 3);
+    auto again = tx.DeleteThroughputBefore(T(30));  // idempotent: another node pruned too
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(*again, 0);
+  });
+  EXPECT_THAT(Throughput(*BeginRead(), std::nullopt, T(0)),
+              ElementsAre(ThroughputPoint{T(30), {4, 0, 0, 0}}));
 }
 
 }  // namespace

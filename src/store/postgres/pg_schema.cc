@@ -220,10 +220,29 @@ constexpr char kSchemaV3[] = R"sql(
 ALTER TABLE redrive.job_history ADD COLUMN node_id text;
 )sql";
 
+// Version 4: the cluster's throughput history (RecordThroughput): each
+// node's job counts per sampling interval (`at`, its end, in microseconds)
+// and queue, summed over the nodes when read and pruned by age. The key
+// leads with `at`, so the read and the pruning walk it by range. A node
+// writes only its own rows, so nodes never wait for each other's inserts.
+constexpr char kSchemaV4[] = R"sql(
+CREATE TABLE redrive.throughput_samples (
+  at           bigint NOT NULL,
+  node_id      text COLLATE "C" NOT NULL,
+  queue_name   text COLLATE "C" NOT NULL,
+  enqueued     bigint NOT NULL CHECK (enqueued >= 0),
+  completed    bigint NOT NULL CHECK (completed >= 0),
+  failed       bigint NOT NULL CHECK (failed >= 0),
+  deadlettered bigint NOT NULL CHECK (deadlettered >= 0),
+  PRIMARY KEY (at, node_id, queue_name)
+);
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "delivery reservations, webhooks version", kSchemaV2},
     {3, "history node id", kSchemaV3},
+    {4, "throughput samples", kSchemaV4},
 };
 
 constexpr char kCreateMigrationsTable[] =
