@@ -19,7 +19,7 @@ export function throughputChart(data, scope = 'all queues') {
   if (points.length === 0) {
     return h('div', {class: 'chart'},
       h('p', {class: 'muted empty'},
-        `Collecting data: one point every ${data.interval_seconds} s since the server started.`),
+        `Collecting data: one point every ${data.interval_seconds} s while a server is up.`),
       legend);
   }
   const max = Math.max(1, ...points.flatMap((p) => SERIES.map((s) => p[s.key])));

@@ -60,6 +60,8 @@ TEST_F(ApiOperatorTest, StatusesStatsAndHistory) {
   ASSERT_EQ(history.status, 200);
   ASSERT_GE(history.json.as_array().size(), 1u);
   EXPECT_EQ(history.json.as_array()[0].at("event_type"), "created");
+  // [ext] the node that wrote the entry: this engine's (default) node id.
+  EXPECT_EQ(history.json.as_array()[0].at("node_id"), engine_->node_id().c_str());
 }
 
 TEST_F(ApiOperatorTest, CancelRetryPriorityPayload) {

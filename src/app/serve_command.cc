@@ -30,11 +30,19 @@ int Fail(const std::string& message) {
 }
 
 // Logs go to stderr (stdout carries only the "listening on" line, which
-// scripts and the e2e harness parse), with UTC timestamps.
+// scripts and the e2e harness parse), with UTC timestamps; with `node_id`,
+// each line names the node after its level ("... info [node-a] ...").
+void SetLogPattern(const std::string& node_id = "") {
+  // Node ids are letters, digits and . _ - (serve_config.cc): no pattern flags.
+  const std::string node = node_id.empty() ? "" : "[" + node_id + "] ";
+  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %^%l%$ " + node + "%v",
+                      spdlog::pattern_time_type::utc);
+}
+
 void ConfigureLogging(const std::string& level) {
   auto logger = spdlog::stderr_color_mt("redrive");
   spdlog::set_default_logger(logger);
-  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %^%l%$ %v", spdlog::pattern_time_type::utc);
+  SetLogPattern();
   spdlog::set_level(spdlog::level::from_str(level));
 }
 
@@ -69,6 +77,11 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
   // mid-attempt lets the reservation lapse (and then it is sent again).
   engine_options.webhooks.policy.attempt_lease = config.webhook_timeout + std::chrono::seconds(5);
   engine::Engine engine(store, clock, random, engine_options);
+  // Where several nodes may write (PostgreSQL), or one was named, every log
+  // line says which node wrote it, from the engine's start on.
+  if (config.store.kind == server::StoreUrl::Kind::kPostgres || !config.node_id.empty()) {
+    SetLogPattern(engine.node_id());
+  }
   if (Status st = engine.Start(); !st.ok()) return Fail("cannot start engine: " + st.message());
 
   api::ApiOptions api_options;

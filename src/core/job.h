@@ -98,6 +98,11 @@ struct HistoryEntry {
   std::optional<std::string> worker_id;
   std::string details_json = "{}";  // a serialized JSON object
   Instant created_at{};
+  // The node that made the change (EngineOptions::node_id), stamped by the
+  // engine's write context (engine/tx_context.h); unset for entries written
+  // by no node (PostgreSQL's SQL function redrive.enqueue) or before nodes
+  // were recorded.
+  std::optional<std::string> node_id;
   friend bool operator==(const HistoryEntry&, const HistoryEntry&) = default;
 };
 

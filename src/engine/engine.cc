@@ -29,7 +29,6 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
       clock(clock),
       random(random),
       options(options),
-      throughput(static_cast<size_t>(options.throughput_window / options.throughput_interval)),
       notifier(options.notifier ? options.notifier : MakeNotifier(store)),
       writer(MakeWriteExecutor(
           store, clock, random,
@@ -39,7 +38,8 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
       readers(store, options.reader_threads),
       duties(options.node_id.empty() ? DefaultNodeId() : options.node_id),
       loop(clock, waiters, duties, options.max_idle) {
-  WriteExecutor& committer = *writer;  // what the services and the dispatcher write through
+  WriteExecutor& committer = *writer;     // what the services and the dispatcher write through
+  committer.SetNodeId(duties.node_id());  // on every history entry this node writes
   loop.Add(MakeScheduler(committer, store, options.sweep_batch));
   loop.Add(MakeLeaseReaper(committer, store, options.sweep_batch));
   loop.Add(MakeDeadlineSweep(committer, store, options.sweep_batch));
@@ -49,7 +49,9 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
     loop.Add(std::make_unique<WorkerPruning>(
         committer, options.sweep_batch, options.prune_workers_after, options.retention_interval));
   }
-  loop.Add(std::make_unique<ThroughputSampler>(metrics, throughput, options.throughput_interval));
+  loop.Add(std::make_unique<ThroughputSampler>(
+      metrics, duties.node_id(), options.throughput_interval,
+      RecordThroughputInStore(committer, options.throughput_window)));
   loop.Add(std::make_unique<ClockCheck>(
       clock, [&store] { return store.DatabaseNow(); }, clock_skew,
       std::chrono::duration_cast<Micros>(options.max_clock_skew), options.clock_check_interval));
@@ -134,9 +136,14 @@ void Engine::ScrapeMetrics(Callback<std::string> done) {
       std::move(done));
 }
 
-std::vector<ThroughputPoint> Engine::Throughput(
-    const std::optional<std::string>& queue_name) const {
-  return impl_->throughput.Points(queue_name);
+void Engine::Throughput(std::optional<std::string> queue_name,
+                        Callback<std::vector<ThroughputPoint>> done) {
+  const Instant after = impl_->clock.Now() - impl_->options.throughput_window;
+  impl_->Read<std::vector<ThroughputPoint>>(
+      [queue_name = std::move(queue_name), after](store::ReadTx& tx) {
+        return tx.ReadThroughput(queue_name, after);
+      },
+      std::move(done));
 }
 
 std::chrono::seconds Engine::throughput_interval() const {

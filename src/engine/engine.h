@@ -28,9 +28,9 @@
 #include "core/limits.h"
 #include "core/random.h"
 #include "core/status.h"
+#include "core/throughput.h"
 #include "engine/requests.h"
 #include "engine/services/clock_check.h"
-#include "engine/throughput.h"
 #include "engine/webhooks/sender.h"
 #include "engine/webhooks/webhook_types.h"
 
@@ -83,8 +83,9 @@ struct EngineOptions {
   std::chrono::milliseconds max_idle{1000};
   // Max jobs one pass of a sweep touches.
   int sweep_batch = 500;
-  // The throughput history (console chart): one sample per interval, the
-  // last `throughput_window` of them kept.
+  // The throughput history (console chart): each node records one sample
+  // per interval in the store; the last `throughput_window` of them are
+  // kept and shown.
   std::chrono::seconds throughput_interval{10};
   std::chrono::seconds throughput_window{15 * 60};
   // Outgoing webhooks. Without a sender, deliveries are still written to
@@ -183,9 +184,11 @@ class Engine {
   // The last clock comparison with a shared database; unset on SQLite.
   std::optional<ClockSkewReport> clock_skew() const;
 
-  // Job throughput per sampling interval, oldest first, for one queue or all
-  // (in memory, since this process started; answered on the calling thread).
-  std::vector<ThroughputPoint> Throughput(const std::optional<std::string>& queue_name) const;
+  // The cluster's job throughput per sampling interval of the last
+  // `throughput_window`, oldest first, for one queue or all: what every node
+  // sharing the store recorded (services/throughput_sampler.h), summed.
+  void Throughput(std::optional<std::string> queue_name,
+                  Callback<std::vector<ThroughputPoint>> done);
   std::chrono::seconds throughput_interval() const;
 
   // Prometheus text of the engine's metrics: the store gauges (jobs by queue

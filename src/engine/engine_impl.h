@@ -78,7 +78,6 @@ class Engine::Impl {
   EngineOptions options;
   // Before the write executor: it is fed from the executor's threads.
   EngineMetrics metrics;
-  ThroughputHistory throughput;
   ClockSkewState clock_skew;  // written by the clock-check service
   Waiters waiters;
   // options.notifier, else a ChannelNotifier on the store's wake channel,

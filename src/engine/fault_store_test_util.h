@@ -128,6 +128,10 @@ class FaultStore final : public store::Store {
     Result<std::optional<Instant>> NextDeadline() override { return inner_->NextDeadline(); }
     Result<std::vector<Webhook>> ListWebhooks() override { return inner_->ListWebhooks(); }
     Result<int64_t> WebhooksVersion() override { return inner_->WebhooksVersion(); }
+    Result<std::vector<ThroughputPoint>> ReadThroughput(
+        const std::optional<std::string>& queue_name, Instant after) override {
+      return inner_->ReadThroughput(queue_name, after);
+    }
     Result<Webhook> GetWebhook(const std::string& id) override { return inner_->GetWebhook(id); }
     Result<std::vector<WebhookDelivery>> ListDeliveries(const store::DeliveryFilter& f) override {
       return inner_->ListDeliveries(f);
@@ -203,6 +207,12 @@ class FaultStore final : public store::Store {
     }
     Result<long long> DeleteFinishedDeliveries(Instant before, int limit) override {
       return inner_->DeleteFinishedDeliveries(before, limit);
+    }
+    Status RecordThroughput(const ThroughputSample& sample) override {
+      return inner_->RecordThroughput(sample);
+    }
+    Result<long long> DeleteThroughputBefore(Instant before) override {
+      return inner_->DeleteThroughputBefore(before);
     }
 
    private:

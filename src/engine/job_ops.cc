@@ -11,7 +11,7 @@ namespace redrive::engine::ops {
 
 Result<Change> ApplyToLoaded(store::WriteTx& tx, TxContext& ctx, const Job& job,
                              const Event& event) {
-  auto change = Apply(job, event, ctx.now, ctx.random);
+  auto change = ctx.Apply(job, event);
   if (!change.ok()) return change;
   REDRIVE_RETURN_IF_ERROR(tx.ApplyChange(*change));
   ctx.Track(change->after);
@@ -28,7 +28,7 @@ Result<std::vector<Change>> ApplyToLoadedBatch(store::WriteTx& tx, TxContext& ct
   changes.reserve(jobs.size());
   for (const Job& job : jobs) {
     Event event = event_for(job);
-    auto change = Apply(job, event, ctx.now, ctx.random);
+    auto change = ctx.Apply(job, event);
     if (!change.ok()) {
       if (change.status().code() == ErrorCode::kConflict) continue;
       return change.status();
@@ -96,7 +96,7 @@ Result<std::vector<Result<EnqueueResult>>> EnqueueBatch(store::WriteTx& tx, TxCo
       out[i] = Status::Conflict("queue " + p.queue_name + " is disabled");
       continue;
     }
-    made.push_back(MakeNewJob(p, queue, ctx.now, ctx.random));
+    made.push_back(ctx.MakeNewJob(p, queue));
     made_for.push_back(i);
   }
   if (made.empty()) return out;
@@ -229,7 +229,7 @@ Result<std::vector<AckItemResult>> ApplyAcks(store::WriteTx& tx, TxContext& ctx,
       r.status = Status::NotFound("job " + acks[i].job_id + " not found");
     } else {
       Event event = AckEvent(worker_id, acks[i]);
-      auto change = Apply(*job->second, event, ctx.now, ctx.random);
+      auto change = ctx.Apply(*job->second, event);
       if (!change.ok()) {
         if (!IsAckRefusal(change.status().code())) return change.status();
         r.status = change.status();

@@ -13,8 +13,8 @@
 
 #include "core/clock.h"
 #include "core/metrics_registry.h"
+#include "core/throughput.h"
 #include "engine/requests.h"
-#include "engine/throughput.h"
 #include "engine/tx_context.h"
 #include "engine/write_hook.h"
 

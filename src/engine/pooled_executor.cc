@@ -109,6 +109,7 @@ Status PooledExecutor::TryOnce(WriteOp& op, TxEffects& effects) {
   if (!tx.ok())
     return tx.status().code() == ErrorCode::kAborted ? tx.status() : StoreError(tx.status());
   TxContext ctx{clock_.Now(), random_, {}, {}, hooks_};
+  ctx.node_id = node_id_;
   for (WriteHook* hook : hooks_) {
     Status begun = hook->BeginTransaction(**tx, ctx);
     if (!begun.ok()) return begun.code() == ErrorCode::kAborted ? begun : StoreError(begun);

@@ -165,6 +165,17 @@ class TwoNodesTest : public ::testing::Test {
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : Job{};
   }
+  // event_type -> node_id of each history entry of the job, oldest first.
+  static std::vector<std::pair<std::string, std::string>> HistoryNodes(Engine& e,
+                                                                       const std::string& id) {
+    auto h = Call<std::vector<HistoryEntry>>(e, &Engine::History, std::string(id));
+    EXPECT_TRUE(h.ok());
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const HistoryEntry& entry : *h) {
+      out.emplace_back(entry.event_type, entry.node_id.value_or("(none)"));
+    }
+    return out;
+  }
   static int LeaseExpiredEntries(Engine& e, const std::string& id) {
     auto h = Call<std::vector<HistoryEntry>>(e, &Engine::History, std::string(id));
     EXPECT_TRUE(h.ok());
@@ -256,6 +267,59 @@ TEST_F(TwoNodesTest, EachDutyRunsOnOneNodeAndMovesAtOnceWhenItsLeaderStops) {
   EXPECT_TRUE(WaitUntil([&] { return GetJob(*b_.engine, second).lease_expiries == 1; }));
   EXPECT_EQ(LeaseExpiredEntries(*b_.engine, second), 1);
   EXPECT_EQ(LeaseExpiries(*b_.engine), 1);
+}
+
+// Each history entry names the node that wrote it: a request's node, or for
+// a duty's change (here the lease reaper) the node leading the duty.
+TEST_F(TwoNodesTest, EachHistoryEntryNamesTheNodeThatMadeTheChange) {
+  StartNode(a_, "node-a", 1);
+  a_.engine->RunServicesOnce();  // node-a leads every duty
+  StartNode(b_, "node-b", 2);
+  const std::string id = Enqueue(*a_.engine);
+  ClaimOne(*b_.engine, 30);
+  clock_.Advance(seconds(31));
+  a_.engine->RunServicesOnce();
+  ASSERT_TRUE(WaitUntil([&] { return GetJob(*b_.engine, id).lease_expiries == 1; }));
+  using Entry = std::pair<std::string, std::string>;
+  EXPECT_EQ(HistoryNodes(*b_.engine, id),
+            (std::vector<Entry>{
+                {"created", "node-a"}, {"processing", "node-b"}, {"lease_expired", "node-a"}}));
+}
+
+// Each node samples its own counters into the store; either node's
+// throughput history is the sum. A node restarted within an interval adds
+// only what it did since (its counters start again from a baseline).
+TEST_F(TwoNodesTest, TheThroughputHistoryIsTheSumOverTheNodes) {
+  clock_.Set(InstantFromMicros(1'800'000'000'000'000) + seconds(3));  // 3 s past a boundary
+  StartNode(a_, "node-a", 1);
+  StartNode(b_, "node-b", 2);
+  a_.engine->RunServicesOnce();  // the baselines (unless their loops took them already)
+  b_.engine->RunServicesOnce();
+  for (int i = 0; i < 2; ++i) Enqueue(*a_.engine);
+  for (int i = 0; i < 3; ++i) Enqueue(*b_.engine);
+  clock_.Advance(seconds(10));
+  a_.engine->RunServicesOnce();
+  b_.engine->RunServicesOnce();
+
+  a_.engine.reset();  // node-a restarts, same id
+  StartNode(a_, "node-a", 3);
+  a_.engine->RunServicesOnce();
+  Enqueue(*a_.engine);
+  clock_.Advance(seconds(10));
+  a_.engine->RunServicesOnce();
+  b_.engine->RunServicesOnce();
+
+  const Instant first = InstantFromMicros(1'800'000'000'000'000) + seconds(10);
+  for (Engine* e : {a_.engine.get(), b_.engine.get()}) {
+    auto points = Call<std::vector<ThroughputPoint>>(*e, &Engine::Throughput,
+                                                     std::optional<std::string>("q"));
+    ASSERT_TRUE(points.ok()) << points.status().ToString();
+    ASSERT_EQ(points->size(), 2u);
+    EXPECT_EQ((*points)[0].at, first);
+    EXPECT_EQ((*points)[0].counts, (JobCounts{5, 0, 0, 0}));
+    EXPECT_EQ((*points)[1].at, first + seconds(10));
+    EXPECT_EQ((*points)[1].counts, (JobCounts{1, 0, 0, 0}));
+  }
 }
 
 TEST_F(TwoNodesTest, DutiesOfADeadLeaderMoveWhenItsLeaseLapses) {

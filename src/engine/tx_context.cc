@@ -39,6 +39,18 @@ void TxContext::Track(const Job& job) {
   }
 }
 
+Result<Change> TxContext::Apply(const Job& job, const Event& event) {
+  Result<Change> change = redrive::Apply(job, event, now, random);
+  if (change.ok() && change->history) change->history->node_id = node_id;
+  return change;
+}
+
+NewJob TxContext::MakeNewJob(const NewJobParams& params, const QueueConfig& queue) {
+  NewJob made = redrive::MakeNewJob(params, queue, now, random);
+  made.created.node_id = node_id;
+  return made;
+}
+
 Status TxContext::Wrote(store::WriteTx& tx, const JobWrite& write) {
   for (WriteHook* hook : hooks) REDRIVE_RETURN_IF_ERROR(hook->OnJob(tx, *this, write));
   return Status::Ok();

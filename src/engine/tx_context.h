@@ -18,9 +18,11 @@
 
 #include "core/clock.h"
 #include "core/job.h"
+#include "core/new_job.h"
 #include "core/queue.h"
 #include "core/random.h"
 #include "core/status.h"
+#include "core/transition.h"
 #include "engine/write_hook.h"
 #include "store/store.h"
 
@@ -66,6 +68,16 @@ struct TxContext {
   // Taken by the webhook outbox once per transaction (BeginTransaction):
   // the enabled webhooks, or null when there are none.
   std::shared_ptr<const WebhookSubscriptions> subscriptions;
+  // The node running the transaction (the engine's node id; unset in tests
+  // that build a context by hand): stamped on every history entry made below.
+  std::optional<std::string> node_id;
+
+  // Core's Apply and MakeNewJob at this transaction's `now` and randomness,
+  // with the history entry naming `node_id`. The engine makes every change
+  // and new job it writes through these two, so every history entry it
+  // writes says which node wrote it.
+  Result<Change> Apply(const Job& job, const Event& event);
+  NewJob MakeNewJob(const NewJobParams& params, const QueueConfig& queue);
 
   // Records the effects of a job now being in state `job`.
   void Track(const Job& job);

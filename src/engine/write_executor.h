@@ -31,6 +31,8 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "core/clock.h"
@@ -62,6 +64,9 @@ class WriteExecutor {
   // Adds a hook called for every write of every op, in the order added.
   // `hook` must outlive the executor. Call before Start().
   void AddHook(WriteHook* hook) { hooks_.push_back(hook); }
+  // Names the node whose ops this executor runs (TxContext::node_id: on
+  // every history entry they write). Call before Start().
+  void SetNodeId(std::string node_id) { node_id_ = std::move(node_id); }
 
   virtual void Start() = 0;
   // Refuses new ops (SERVICE_UNAVAILABLE), runs and commits what is queued,
@@ -77,6 +82,7 @@ class WriteExecutor {
 
  protected:
   std::vector<WriteHook*> hooks_;
+  std::optional<std::string> node_id_;
 };
 
 struct WriteExecutorOptions {

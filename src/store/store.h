@@ -49,6 +49,7 @@
 #include "core/new_job.h"
 #include "core/queue.h"
 #include "core/status.h"
+#include "core/throughput.h"
 #include "core/transition.h"
 #include "core/webhook.h"
 
@@ -174,6 +175,14 @@ class ReadTx {
   // The earliest next_attempt_at of a pending delivery of an enabled
   // webhook, if any (the dispatcher's next wake).
   virtual Result<std::optional<Instant>> NextDeliveryDue() = 0;
+
+  // The cluster's throughput history (WriteTx::RecordThroughput): one point
+  // per interval ending after `after` that any node recorded, oldest first,
+  // counts summed over every node and over one queue or (unset) all queues.
+  // A queue that did nothing in a recorded interval counts zero there.
+  // Cost: a range of the samples' key, whatever the age of the store.
+  virtual Result<std::vector<ThroughputPoint>> ReadThroughput(
+      const std::optional<std::string>& queue_name, Instant after) = 0;
 };
 
 // A write transaction. Commit() makes every change durable (fsync) before it
@@ -316,6 +325,18 @@ class WriteTx : public ReadTx {
   // Deletes delivered and failed deliveries created before `before`, at most
   // `limit`. Returns how many were deleted.
   virtual Result<long long> DeleteFinishedDeliveries(Instant before, int limit) = 0;
+
+  // Adds one node's sample of one interval to the throughput history, as
+  // one batch (one statement on PostgreSQL). Counts add up per (node,
+  // interval, queue): a node that writes an interval again (it restarted
+  // within it) adds to what it wrote, never overwrites it; other nodes'
+  // rows of the interval are their own, summed by ReadThroughput. The
+  // interval is recorded even when sample.per_queue is empty (a quiet
+  // interval is a point of zeros). A node only ever writes its own rows.
+  virtual Status RecordThroughput(const ThroughputSample& sample) = 0;
+  // Deletes every node's throughput samples of intervals ending before
+  // `before` (idempotent: any node may prune). Returns how many rows.
+  virtual Result<long long> DeleteThroughputBefore(Instant before) = 0;
 };
 
 // How the engine runs writes on a store (engine/write_executor.h).

@@ -68,7 +68,7 @@ TEST(DecodeTest, DeadLetterGroupRoundTrips) {
 }
 
 TEST(DecodeTest, HistoryEntryRoundTrips) {
-  HistoryEntry e{"h1", "j1", "retry_scheduled", "w1", R"({"error":"x"})", T(9)};
+  HistoryEntry e{"h1", "j1", "retry_scheduled", "w1", R"({"error":"x"})", T(9), "node-a"};
   auto decoded = HistoryEntryFromJson(HistoryEntryToJson(e));
   ASSERT_TRUE(decoded.ok());
   EXPECT_EQ(*decoded, e);

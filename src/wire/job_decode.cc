@@ -73,6 +73,7 @@ Result<HistoryEntry> HistoryEntryFromJson(const boost::json::value& v) {
   e.worker_id = ReadString(*o, "worker_id");
   e.details_json = ReadJsonText(*o, "details").value_or("{}");
   e.created_at = ReadTime(*o, "created_at").value_or(Instant{});
+  e.node_id = ReadString(*o, "node_id");
   return e;
 }
 

@@ -124,7 +124,8 @@ boost::json::object HistoryEntryToJson(const HistoryEntry& entry) {
           {"event_type", entry.event_type},
           {"worker_id", OptionalString(entry.worker_id)},
           {"details", EmbedJsonText(entry.details_json)},
-          {"created_at", TimeToJson(entry.created_at)}};
+          {"created_at", TimeToJson(entry.created_at)},
+          {"node_id", OptionalString(entry.node_id)}};
 }
 
 boost::json::object DeadLetterGroupToJson(const DeadLetterGroup& group) {

@@ -120,6 +120,7 @@ TEST(JobJsonTest, HistoryEntry) {
                        .created_at = At("2026-11-29T12:00:00Z")};
   boost::json::object o = HistoryEntryToJson(e);
   EXPECT_TRUE(o.at("worker_id").is_null());
+  EXPECT_TRUE(o.at("node_id").is_null());  // written by no node
   EXPECT_EQ(o.at("details").at("retry_count"), 1);
   EXPECT_EQ(o.at("event_type"), "retry_scheduled");
 }

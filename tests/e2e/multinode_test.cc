@@ -2,7 +2,8 @@
 // load balancer: every job completed exactly once under contention, fencing
 // across nodes, a redrive on one node waking a long-poll on another, kill -9
 // of a node losing nothing acknowledged (its leases reclaimed by the others),
-// and webhook events delivered once; and a node outliving a database
+// and webhook events delivered once; history entries, log lines and the
+// throughput chart that know their nodes; and a node outliving a database
 // outage. Always on PostgreSQL (the shared test
 // cluster), whatever REDRIVE_TEST_STORE says.
 #include <gtest/gtest.h>
@@ -44,7 +45,8 @@ class MultiNodeTest : public ::testing::Test {
       ServerOptions o;
       o.store = url;
       // The test's webhook receiver is on loopback.
-      o.extra_args = {"--webhook-retry-base-ms", "100", "--webhook-allow-private-targets"};
+      o.extra_args = {"--webhook-retry-base-ms", "100", "--webhook-allow-private-targets",
+                      "--node-id", "node-" + std::to_string(i)};
       nodes_.push_back(std::make_unique<ServerProcess>(o));
     }
     // One at a time, so the first migrates and the others find the schema
@@ -163,6 +165,50 @@ TEST_F(MultiNodeTest, AStaleLeaseHolderIsFencedThroughAnotherNode) {
                      json::object{{"worker_id", "fast"}, {"lease_id", second[0].at("lease_id")}});
   EXPECT_EQ(ok.status, 200) << ok.raw.body;
   EXPECT_EQ(Status(1, id), "completed");
+}
+
+// Each history entry names the node that made the change, each node's log
+// lines name it, and every node's throughput chart is the cluster's.
+TEST_F(MultiNodeTest, HistoryLogsAndThroughputKnowTheNodes) {
+  const std::string id = Enqueue(0, "named");
+  Enqueue(2, "named");
+  HttpClient c1 = Client(1), c2 = Client(2);
+  auto claimed = Claim(c1, "named", "w", 1, 0);
+  ASSERT_EQ(claimed.size(), 1u);
+  ASSERT_EQ(Str(claimed[0].at("id")), id);  // the older one
+  auto done =
+      c2.JsonRequest("POST", "/api/v1/jobs/" + id + "/complete",
+                     json::object{{"worker_id", "w"}, {"lease_id", claimed[0].at("lease_id")}});
+  ASSERT_EQ(done.status, 200) << done.raw.body;
+
+  auto history = Get(1, "/jobs/" + id + "/history");
+  ASSERT_EQ(history.status, 200) << history.raw.body;
+  std::vector<std::string> nodes;
+  for (const auto& entry : history.body.as_array()) nodes.push_back(Str(entry.at("node_id")));
+  EXPECT_EQ(nodes, (std::vector<std::string>{"node-0", "node-1", "node-2"})) << history.raw.body;
+  for (int i = 0; i < kNodes; ++i) {
+    const std::string log = nodes_[i]->Stderr();
+    EXPECT_NE(log.find(" [node-" + std::to_string(i) + "] "), std::string::npos) << log;
+  }
+
+  // Nodes 0 and 2 each enqueued one, node 2 completed one: node 1's chart
+  // shows both once their 10 s samples are written.
+  auto totals = [&] {
+    auto r = Get(1, "/throughput?queue_name=named");
+    long long enqueued = 0, completed = 0;
+    if (r.status != 200) return std::pair<long long, long long>{-1, -1};
+    for (const auto& p : r.body.at("points").as_array()) {
+      enqueued += p.at("enqueued").as_int64();
+      completed += p.at("completed").as_int64();
+    }
+    return std::pair{enqueued, completed};
+  };
+  EXPECT_TRUE(WaitUntil(
+      [&] {
+        return totals() == std::pair<long long, long long>{2, 1};
+      },
+      25s))
+      << totals().first << " enqueued, " << totals().second << " completed";
 }
 
 TEST_F(MultiNodeTest, ARedriveOnOneNodeWakesALongPollOnAnother) {

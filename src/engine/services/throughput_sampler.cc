@@ -1,5 +1,9 @@
 #include "engine/services/throughput_sampler.h"
 
+#include <spdlog/spdlog.h>
+
+#include "core/time_format.h"
+
 namespace redrive::engine {
 
 Instant ThroughputSampler::NextBoundary(Instant t) const {
@@ -13,17 +17,34 @@ ServiceRun ThroughputSampler::RunOnce(Instant now) {
   if (next_sample_) {
     // The loop may run late (a long sweep, a suspended process): the point is
     // stamped with the boundary it was due at and holds everything since the
-    // previous sample, so no event is lost or counted twice.
-    std::map<std::string, JobCounts> delta;
+    // previous sample, so no event is lost or counted twice. Queues that did
+    // nothing are left out (the store still records the interval).
+    ThroughputSample sample{node_id_, *next_sample_, {}};
     for (const auto& [queue, total] : totals) {
       auto it = last_totals_.find(queue);
-      delta[queue] = it == last_totals_.end() ? total : total - it->second;
+      JobCounts delta = it == last_totals_.end() ? total : total - it->second;
+      if (!delta.empty()) sample.per_queue.emplace(queue, delta);
     }
-    history_.Record(*next_sample_, std::move(delta));
+    if (Status st = record_(sample); !st.ok()) {
+      // Keep the old baseline: the next sample carries these counts.
+      spdlog::warn("throughput sample at {}: {}", FormatTime(sample.at), st.ToString());
+      next_sample_ = NextBoundary(now);
+      return {0, false, next_sample_};
+    }
   }
   last_totals_ = std::move(totals);
   next_sample_ = NextBoundary(now);
   return {0, false, next_sample_};
+}
+
+ThroughputSampler::Recorder RecordThroughputInStore(Committer& committer,
+                                                    std::chrono::seconds window) {
+  return [&committer, window](const ThroughputSample& sample) {
+    return committer.RunAndWait([&sample, window](store::WriteTx& tx, TxContext&) -> Status {
+      REDRIVE_RETURN_IF_ERROR(tx.RecordThroughput(sample));
+      return tx.DeleteThroughputBefore(sample.at - window).status();
+    });
+  };
 }
 
 }  // namespace redrive::engine

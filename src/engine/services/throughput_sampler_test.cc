@@ -26,10 +26,28 @@ class ThroughputSamplerTest : public ::testing::Test {
     return sampler_.RunOnce(clock_.Now());
   }
 
+  // The recorded samples' counts for one queue (or all), oldest first.
+  std::vector<ThroughputPoint> Points(const std::optional<std::string>& queue) const {
+    std::vector<ThroughputPoint> out;
+    for (const ThroughputSample& s : samples_) {
+      ThroughputPoint p{s.at, {}};
+      for (const auto& [name, counts] : s.per_queue) {
+        if (!queue || *queue == name) p.counts += counts;
+      }
+      out.push_back(p);
+    }
+    return out;
+  }
+
   ManualClock clock_{kStart};
   EngineMetrics metrics_;
-  ThroughputHistory history_{3};
-  ThroughputSampler sampler_{metrics_, history_, seconds(10)};
+  std::vector<ThroughputSample> samples_;
+  Status fail_with_ = Status::Ok();  // what the recorder answers
+  ThroughputSampler sampler_{metrics_, "node-a", seconds(10), [this](const ThroughputSample& s) {
+                               if (!fail_with_.ok()) return fail_with_;
+                               samples_.push_back(s);
+                               return Status::Ok();
+                             }};
 };
 
 TEST_F(ThroughputSamplerTest, FirstPassTakesTheBaselineAndAsksForTheNextBoundary) {
@@ -39,7 +57,7 @@ TEST_F(ThroughputSamplerTest, FirstPassTakesTheBaselineAndAsksForTheNextBoundary
   EXPECT_FALSE(run.more);
   ASSERT_TRUE(run.next_run);
   EXPECT_EQ(*run.next_run, kStart + seconds(7));
-  EXPECT_TRUE(history_.Points(std::nullopt).empty());
+  EXPECT_TRUE(Points(std::nullopt).empty());
 }
 
 TEST_F(ThroughputSamplerTest, EachIntervalHoldsExactlyItsOwnEvents) {
@@ -49,7 +67,7 @@ TEST_F(ThroughputSamplerTest, EachIntervalHoldsExactlyItsOwnEvents) {
   Commit("other", "failed", 1);
   // Early call: nothing recorded, same next run.
   EXPECT_EQ(*RunAt(kStart + seconds(5)).next_run, kStart + seconds(7));
-  EXPECT_TRUE(history_.Points(std::nullopt).empty());
+  EXPECT_TRUE(Points(std::nullopt).empty());
 
   EXPECT_EQ(*RunAt(kStart + seconds(7)).next_run, kStart + seconds(17));
   Commit("q", "deadlettered", 3, "max_retries_exceeded");
@@ -57,35 +75,48 @@ TEST_F(ThroughputSamplerTest, EachIntervalHoldsExactlyItsOwnEvents) {
   Commit("q", "claimed", 9);  // not charted
   RunAt(kStart + seconds(17));
 
-  auto q = history_.Points("q");
+  auto q = Points("q");
   ASSERT_EQ(q.size(), 2u);
   EXPECT_EQ(q[0].at, kStart + seconds(7));
   EXPECT_EQ(q[0].counts, (JobCounts{4, 2, 0, 0}));
   EXPECT_EQ(q[1].at, kStart + seconds(17));
   EXPECT_EQ(q[1].counts, (JobCounts{0, 0, 0, 4}));
 
-  auto all = history_.Points(std::nullopt);
+  auto all = Points(std::nullopt);
   ASSERT_EQ(all.size(), 2u);
   EXPECT_EQ(all[0].counts, (JobCounts{4, 2, 1, 0}));
 
-  auto unknown = history_.Points("nope");
+  auto unknown = Points("nope");
   ASSERT_EQ(unknown.size(), 2u);
   EXPECT_EQ(unknown[0].counts, JobCounts{});
 }
 
-TEST_F(ThroughputSamplerTest, QuietIntervalsAreZeroPointsAndOldOnesAreDropped) {
+TEST_F(ThroughputSamplerTest, QuietIntervalsAreRecordedWithNoQueues) {
   RunAt(kStart);
   Commit("q", "enqueued", 1);
   RunAt(kStart + seconds(7));
   RunAt(kStart + seconds(17));
-  RunAt(kStart + seconds(27));
-  Commit("q", "enqueued", 2);
-  RunAt(kStart + seconds(37));
-  auto points = history_.Points("q");
-  ASSERT_EQ(points.size(), 3u);  // capacity 3: the first interval is gone
+  ASSERT_EQ(samples_.size(), 2u);
+  EXPECT_EQ(samples_[0].node_id, "node-a");
+  EXPECT_EQ(samples_[0].per_queue.size(), 1u);
+  EXPECT_TRUE(samples_[1].per_queue.empty());  // q did nothing: no row for it
+  EXPECT_EQ(samples_[1].at, kStart + seconds(17));
+}
+
+// A sample the store refused is not lost: the next one carries its counts.
+TEST_F(ThroughputSamplerTest, AFailedRecordLeavesItsCountsToTheNextSample) {
+  RunAt(kStart);
+  Commit("q", "completed", 2);
+  fail_with_ = Status::Unavailable("database down");
+  EXPECT_EQ(*RunAt(kStart + seconds(7)).next_run, kStart + seconds(17));
+  EXPECT_TRUE(samples_.empty());
+  fail_with_ = Status::Ok();
+  Commit("q", "completed", 1);
+  RunAt(kStart + seconds(17));
+  auto points = Points("q");
+  ASSERT_EQ(points.size(), 1u);
   EXPECT_EQ(points[0].at, kStart + seconds(17));
-  EXPECT_EQ(points[0].counts, JobCounts{});
-  EXPECT_EQ(points[2].counts.enqueued, 2);
+  EXPECT_EQ(points[0].counts.completed, 3);
 }
 
 TEST_F(ThroughputSamplerTest, ALatePassPutsEverythingSinceTheLastSampleInOnePoint) {
@@ -93,7 +124,7 @@ TEST_F(ThroughputSamplerTest, ALatePassPutsEverythingSinceTheLastSampleInOnePoin
   Commit("q", "completed", 6);
   ServiceRun run = RunAt(kStart + seconds(31));  // three boundaries late
   EXPECT_EQ(*run.next_run, kStart + seconds(37));
-  auto points = history_.Points("q");
+  auto points = Points("q");
   ASSERT_EQ(points.size(), 1u);
   EXPECT_EQ(points[0].at, kStart + seconds(7));
   EXPECT_EQ(points[0].counts.completed, 6);

@@ -188,8 +188,10 @@ BEGIN
               'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"';
   END IF;
   v_details := v_details || '}';
-  INSERT INTO redrive.job_history (id, job_id, event_type, worker_id, details, created_at)
-    VALUES (redrive.uuid_v7(v_us), v_id, 'created', NULL, v_details, v_us);
+  -- node_id NULL: the application's transaction wrote it, not a node.
+  INSERT INTO redrive.job_history (id, job_id, event_type, worker_id, details, created_at,
+                                   node_id)
+    VALUES (redrive.uuid_v7(v_us), v_id, 'created', NULL, v_details, v_us, NULL);
 
   -- Delivered when (and only if) the caller's transaction commits.
   PERFORM pg_notify('{{WAKE_CHANNEL}}', 'sql ' || queue_name);

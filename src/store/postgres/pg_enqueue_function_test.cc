@@ -161,6 +161,7 @@ TEST_F(PgEnqueueFunctionTest, ACommittedEnqueueWritesWhatTheStoresOwnEnqueueWrit
   EXPECT_EQ(h[0].details_json, "{\"queue_name\":\"sqlq\"}");
   EXPECT_EQ(h[0].created_at, sql_job.created_at);
   EXPECT_EQ(h[0].worker_id, std::nullopt);
+  EXPECT_EQ(h[0].node_id, std::nullopt);  // no node wrote it: the application's transaction
   EXPECT_EQ(History(own.id)[0].details_json, "{\"queue_name\":\"ownq\"}");
 }
 

@@ -45,7 +45,7 @@ std::string HistoryFrom(const char* cte, int first) {
   return std::string("INSERT INTO redrive.job_history (" REDRIVE_PG_HISTORY_COLUMNS ") SELECT ") +
          Param(first) + "::text, " + cte + ".id, " + Param(first + 1) + "::text, " +
          Param(first + 2) + "::text, " + Param(first + 3) + "::text, " + Param(first + 4) +
-         "::bigint FROM " + cte + " RETURNING job_id";
+         "::bigint, " + Param(first + 5) + "::text FROM " + cte + " RETURNING job_id";
 }
 
 std::string BuildInsert() {
@@ -100,6 +100,7 @@ class UnnestList {
     Add("text", "h_worker");
     Add("text", "h_details");
     Add("bigint", "h_created");
+    Add("text", "h_node");
   }
   // "v AS (SELECT * FROM unnest(...) AS v(...))"
   std::string Cte() const {
@@ -117,8 +118,8 @@ class UnnestList {
 std::string HistoryOfWritten(const char* id, const char* written) {
   return std::string(", h AS (INSERT INTO redrive.job_history (" REDRIVE_PG_HISTORY_COLUMNS
                      ") SELECT v.h_id, v.") +
-         id + ", v.h_event, v.h_worker, v.h_details, v.h_created FROM v JOIN " + written + " ON " +
-         written + ".id = v." + id + ")";
+         id + ", v.h_event, v.h_worker, v.h_details, v.h_created, v.h_node FROM v JOIN " + written +
+         " ON " + written + ".id = v." + id + ")";
 }
 
 std::string ColumnAlias(int i) { return "c" + std::to_string(i); }

@@ -30,7 +30,7 @@ namespace redrive::store::postgres::sql {
   "completed_at, expires_at, deadlettered_at, assigned_worker_id, lease_id, "              \
   "lease_expires_at, attempts, lease_expiries"
 
-#define REDRIVE_PG_HISTORY_COLUMNS "id, job_id, event_type, worker_id, details, created_at"
+#define REDRIVE_PG_HISTORY_COLUMNS "id, job_id, event_type, worker_id, details, created_at, node_id"
 
 // $1 id.
 inline constexpr char kGetJob[] =

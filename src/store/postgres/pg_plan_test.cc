@@ -135,7 +135,7 @@ std::string Nulls(int n) {
 TEST_F(PgPlanTest, SetBasedWritesFindTheirRowsByKey) {
   const PgColumnSet changed =
       PgColumnBit(PgJobColumnIndex("status")) | PgColumnBit(PgJobColumnIndex("lease_id"));
-  const int update_params = std::popcount(sql::AssignedColumns(changed)) + 3 + 5;
+  const int update_params = std::popcount(sql::AssignedColumns(changed)) + 3 + 6;
   for (bool generic : {false, true}) {
     std::string plan =
         Plan(std::string(sql::UpdateJobsSql(changed, true)), Nulls(update_params), generic);

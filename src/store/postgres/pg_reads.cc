@@ -2,6 +2,7 @@
 
 #include "store/postgres/pg_job_sql.h"
 #include "store/postgres/pg_row_mapping.h"
+#include "store/postgres/pg_throughput_sql.h"
 #include "store/postgres/pg_webhook_sql.h"
 
 namespace redrive::store::postgres {
@@ -216,6 +217,12 @@ Result<std::optional<Instant>> PgReads<Base>::NextDeliveryDue() {
 template <typename Base>
 Result<int64_t> PgReads<Base>::WebhooksVersion() {
   return webhook_sql::WebhooksVersion(conn_);
+}
+
+template <typename Base>
+Result<std::vector<ThroughputPoint>> PgReads<Base>::ReadThroughput(
+    const std::optional<std::string>& queue_name, Instant after) {
+  return throughput_sql::ReadThroughput(conn_, queue_name, after);
 }
 
 template class PgReads<ReadTx>;

@@ -43,6 +43,8 @@ class PgReads : public Base {
   Result<WebhookDelivery> GetDelivery(const std::string& id) override;
   Result<std::optional<Instant>> NextDeliveryDue() override;
   Result<int64_t> WebhooksVersion() override;
+  Result<std::vector<ThroughputPoint>> ReadThroughput(const std::optional<std::string>& queue_name,
+                                                      Instant after) override;
 
  protected:
   // `conn` must outlive this object.

@@ -28,6 +28,7 @@ HistoryEntry ReadPgHistory(const PgResult& r, int row) {
   h.worker_id = r.OptString(row, 3);
   h.details_json = r.String(row, 4);
   h.created_at = r.Time(row, 5);
+  h.node_id = r.OptString(row, 6);
   return h;
 }
 

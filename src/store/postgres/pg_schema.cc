@@ -241,12 +241,40 @@ DROP INDEX redrive.jobs_tags;
 CREATE INDEX jobs_tags ON redrive.jobs USING gin (tags) WHERE tags <> '{}'::jsonb;
 )sql";
 
+// Version 6: which node made each history entry (HistoryEntry::node_id;
+// NULL for entries written before, and for those of redrive.enqueue, which
+// runs in an application's transaction, not on a node). Adding a nullable
+// column without a default rewrites no row.
+constexpr char kSchemaV6[] = R"sql(
+ALTER TABLE redrive.job_history ADD COLUMN node_id text;
+)sql";
+
+// Version 7: the cluster's throughput history (RecordThroughput): each
+// node's job counts per sampling interval (`at`, its end, in microseconds)
+// and queue, summed over the nodes when read and pruned by age. The key
+// leads with `at`, so the read and the pruning walk it by range. A node
+// writes only its own rows, so nodes never wait for each other's inserts.
+constexpr char kSchemaV7[] = R"sql(
+CREATE TABLE redrive.throughput_samples (
+  at           bigint NOT NULL,
+  node_id      text COLLATE "C" NOT NULL,
+  queue_name   text COLLATE "C" NOT NULL,
+  enqueued     bigint NOT NULL CHECK (enqueued >= 0),
+  completed    bigint NOT NULL CHECK (completed >= 0),
+  failed       bigint NOT NULL CHECK (failed >= 0),
+  deadlettered bigint NOT NULL CHECK (deadlettered >= 0),
+  PRIMARY KEY (at, node_id, queue_name)
+);
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "delivery reservations, webhooks version", kSchemaV2},
     {3, "readiness write probe", kSchemaV3},
     {4, "history without a foreign key", kSchemaV4},
     {5, "tags index of jobs with tags only", kSchemaV5},
+    {6, "history node id", kSchemaV6},
+    {7, "throughput samples", kSchemaV7},
 };
 
 constexpr char kCreateMigrationsTable[] =

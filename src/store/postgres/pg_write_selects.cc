@@ -1,9 +1,10 @@
 // The selects of PgWriteTx (what the engine is about to change, locked as
-// it is read) and its queue, worker and webhook writes.
+// it is read) and its queue, worker, webhook and throughput writes.
 #include <type_traits>
 
 #include "store/postgres/pg_job_sql.h"
 #include "store/postgres/pg_row_mapping.h"
+#include "store/postgres/pg_throughput_sql.h"
 #include "store/postgres/pg_webhook_sql.h"
 #include "store/postgres/pg_write_tx.h"
 
@@ -227,6 +228,14 @@ Result<std::vector<WebhookDelivery>> PgWriteTx::SelectDueDeliveries(Instant now,
 
 Result<long long> PgWriteTx::DeleteFinishedDeliveries(Instant before, int limit) {
   return webhook_sql::DeleteFinishedDeliveries(*held, before, limit);
+}
+
+Status PgWriteTx::RecordThroughput(const ThroughputSample& sample) {
+  return throughput_sql::RecordThroughput(*held, sample);
+}
+
+Result<long long> PgWriteTx::DeleteThroughputBefore(Instant before) {
+  return throughput_sql::DeleteThroughputBefore(*held, before);
 }
 
 }  // namespace redrive::store::postgres

@@ -38,6 +38,7 @@ void BindHistory(PgParams& p, const HistoryEntry& h) {
   p.AddRef(h.worker_id);
   p.AddRef(h.details_json);
   p.Add(h.created_at);
+  p.AddRef(h.node_id);
 }
 
 }  // namespace

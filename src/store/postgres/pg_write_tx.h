@@ -95,6 +95,8 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
   Status UpdateDelivery(const WebhookDelivery& delivery) override;
   Result<std::vector<WebhookDelivery>> SelectDueDeliveries(Instant now, int limit) override;
   Result<long long> DeleteFinishedDeliveries(Instant before, int limit) override;
+  Status RecordThroughput(const ThroughputSample& sample) override;
+  Result<long long> DeleteThroughputBefore(Instant before) override;
 
  private:
   // The outcome of an insert statement's result `r` for `job`.

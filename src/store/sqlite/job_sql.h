@@ -37,7 +37,7 @@ inline constexpr char kDeleteJob[] = "DELETE FROM jobs WHERE id = ?1";
 inline constexpr char kDeleteQueueJobs[] = "DELETE FROM jobs WHERE queue_name = ?1";
 
 inline constexpr char kInsertHistory[] =
-    "INSERT INTO job_history (" REDRIVE_HISTORY_COLUMNS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+    "INSERT INTO job_history (" REDRIVE_HISTORY_COLUMNS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
 // rowid breaks ties in insertion order (ids are time-ordered only to the ms).
 inline constexpr char kGetHistory[] = "SELECT " REDRIVE_HISTORY_COLUMNS
                                       " FROM job_history WHERE job_id = ?1"

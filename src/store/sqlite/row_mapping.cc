@@ -88,6 +88,7 @@ HistoryEntry ReadHistory(const Statement& stmt) {
   h.worker_id = stmt.OptString(3);
   h.details_json = stmt.String(4);
   h.created_at = stmt.Time(5);
+  h.node_id = stmt.OptString(6);
   return h;
 }
 

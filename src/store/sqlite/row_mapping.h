@@ -39,7 +39,7 @@ namespace redrive::store::sqlite {
 // REDRIVE_JOB_COLUMNS order. INTERNAL if a stored value cannot be decoded.
 Result<Job> ReadJob(const Statement& stmt, int first = 0);
 
-#define REDRIVE_HISTORY_COLUMNS "id, job_id, event_type, worker_id, details, created_at"
+#define REDRIVE_HISTORY_COLUMNS "id, job_id, event_type, worker_id, details, created_at, node_id"
 HistoryEntry ReadHistory(const Statement& stmt);
 
 #define REDRIVE_QUEUE_COLUMNS                                                   \

@@ -4,6 +4,7 @@
 #include "store/sqlite/job_sql.h"
 #include "store/sqlite/query_util.h"
 #include "store/sqlite/row_mapping.h"
+#include "store/sqlite/throughput_sql.h"
 #include "store/sqlite/webhook_sql.h"
 
 namespace redrive::store::sqlite {
@@ -181,6 +182,12 @@ Result<std::optional<Instant>> SqliteReads<Base>::NextDeliveryDue() {
 template <typename Base>
 Result<int64_t> SqliteReads<Base>::WebhooksVersion() {
   return webhook_sql::WebhooksVersion(conn_);
+}
+
+template <typename Base>
+Result<std::vector<ThroughputPoint>> SqliteReads<Base>::ReadThroughput(
+    const std::optional<std::string>& queue_name, Instant after) {
+  return throughput_sql::ReadThroughput(conn_, queue_name, after);
 }
 
 template class SqliteReads<ReadTx>;

@@ -224,11 +224,36 @@ WHEN OLD.name IS NOT NEW.name OR OLD.url IS NOT NEW.url OR OLD.events IS NOT NEW
 BEGIN UPDATE webhooks_version SET version = version + 1 WHERE id = 1; END;
 )sql";
 
+// Version 5: which node made each history entry (HistoryEntry::node_id;
+// NULL for entries written before).
+constexpr char kSchemaV5[] = R"sql(
+ALTER TABLE job_history ADD COLUMN node_id TEXT;
+)sql";
+
+// Version 6: the cluster's throughput history (RecordThroughput): each
+// node's job counts per sampling interval (`at`, its end) and queue, summed
+// over the nodes when read and pruned by age. The key leads with `at`, so
+// the read and the pruning walk it by range.
+constexpr char kSchemaV6[] = R"sql(
+CREATE TABLE throughput_samples (
+  at           INTEGER NOT NULL,
+  node_id      TEXT NOT NULL,
+  queue_name   TEXT NOT NULL,
+  enqueued     INTEGER NOT NULL CHECK (enqueued >= 0),
+  completed    INTEGER NOT NULL CHECK (completed >= 0),
+  failed       INTEGER NOT NULL CHECK (failed >= 0),
+  deadlettered INTEGER NOT NULL CHECK (deadlettered >= 0),
+  PRIMARY KEY (at, node_id, queue_name)
+) STRICT, WITHOUT ROWID;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "outgoing webhooks", kSchemaV2},
     {3, "duty leases and delivery reservations", kSchemaV3},
     {4, "webhooks version", kSchemaV4},
+    {5, "history node id", kSchemaV5},
+    {6, "throughput samples", kSchemaV6},
 };
 
 constexpr char kCreateMigrationsTable[] =

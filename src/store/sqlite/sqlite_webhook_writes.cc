@@ -1,5 +1,7 @@
-// SqliteWriteTx's webhook operations: thin forwards to webhook_sql.
+// SqliteWriteTx's webhook and throughput operations: thin forwards to
+// webhook_sql and throughput_sql.
 #include "store/sqlite/sqlite_write_tx.h"
+#include "store/sqlite/throughput_sql.h"
 #include "store/sqlite/webhook_sql.h"
 
 namespace redrive::store::sqlite {
@@ -37,6 +39,16 @@ Result<std::vector<WebhookDelivery>> SqliteWriteTx::SelectDueDeliveries(Instant 
 Result<long long> SqliteWriteTx::DeleteFinishedDeliveries(Instant before, int limit) {
   REDRIVE_RETURN_IF_ERROR(CheckOpen());
   return webhook_sql::DeleteFinishedDeliveries(conn(), before, limit);
+}
+
+Status SqliteWriteTx::RecordThroughput(const ThroughputSample& sample) {
+  REDRIVE_RETURN_IF_ERROR(CheckOpen());
+  return throughput_sql::RecordThroughput(conn(), sample);
+}
+
+Result<long long> SqliteWriteTx::DeleteThroughputBefore(Instant before) {
+  REDRIVE_RETURN_IF_ERROR(CheckOpen());
+  return throughput_sql::DeleteThroughputBefore(conn(), before);
 }
 
 }  // namespace redrive::store::sqlite

@@ -152,6 +152,7 @@ Status SqliteWriteTx::InsertHistory(const HistoryEntry& h, const std::string& jo
   stmt.Bind(4, h.worker_id);
   stmt.Bind(5, h.details_json);
   stmt.Bind(6, h.created_at);
+  stmt.Bind(7, h.node_id);
   return stmt.Run();
 }
 

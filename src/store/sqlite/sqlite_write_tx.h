@@ -78,6 +78,8 @@ class SqliteWriteTx final : public SqliteReads<WriteTx> {
   Status UpdateDelivery(const WebhookDelivery& delivery) override;
   Result<std::vector<WebhookDelivery>> SelectDueDeliveries(Instant now, int limit) override;
   Result<long long> DeleteFinishedDeliveries(Instant before, int limit) override;
+  Status RecordThroughput(const ThroughputSample& sample) override;
+  Result<long long> DeleteThroughputBefore(Instant before) override;
 
  private:
   SqliteWriteTx(Connection& conn, std::unique_lock<std::mutex> lock, CommitHealth& health)
