@@ -154,5 +154,12 @@ TEST(FormatDurationTest, NegativeDurationsKeepTheSign) {
   EXPECT_EQ(FormatDuration(-1500ms), "-1.5s");
 }
 
+// Found by fuzz_time_parsing: negating Micros::min() overflowed (UB).
+TEST(FormatDurationTest, TheExtremesOfMicros) {
+  EXPECT_EQ(FormatDuration(Micros::min()), "-106751991d4h");
+  EXPECT_EQ(FormatDuration(Micros::max()), "106751991d4h");
+  EXPECT_EQ(FormatDuration(Micros::min() + Micros(1)), "-106751991d4h");
+}
+
 }  // namespace
 }  // namespace redrive
