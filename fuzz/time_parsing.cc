@@ -61,9 +61,6 @@ int64_t Int64(std::string_view bytes, size_t index) {
   return v;
 }
 
-// 0000-01-01T00:00:00Z, the earliest time RFC 3339 can write.
-constexpr Instant kMinInstant{std::chrono::seconds(-62'167'219'200)};
-
 void Numbers(std::string_view bytes) {
   (void)FormatDuration(Micros(Int64(bytes, 0)));
   // FormatTime's and AddClamped's domain: kMinInstant <= t <= kMaxInstant

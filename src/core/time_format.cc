@@ -80,7 +80,9 @@ std::optional<Instant> ParseTime(std::string_view s) {
   if (pos != s.size()) return std::nullopt;
   auto t = chr::sys_days(ymd) + chr::hours(h) + chr::minutes(mi) + chr::seconds(sec) -
            chr::minutes(offset_minutes);
-  return chr::time_point_cast<Micros>(t) + Micros(micros);
+  const Instant instant = chr::time_point_cast<Micros>(t) + Micros(micros);
+  if (instant < kMinInstant || instant > kMaxInstant) return std::nullopt;
+  return instant;
 }
 
 std::string FormatDuration(Micros d) {
