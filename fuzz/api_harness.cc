@@ -1,5 +1,6 @@
 #include "api_harness.h"
 
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <boost/json/parse.hpp>
@@ -46,6 +47,18 @@ void RemoveDataDir() {
   fs::remove_all(DataDir(), ec);
 }
 
+engine::Engine*& RunningEngine() {
+  static engine::Engine* engine = nullptr;
+  return engine;
+}
+
+// At exit, before the statics made before it are destroyed (spdlog's among
+// them), the engine's threads stop: they must not outlive what they use.
+void StopAtExit() {
+  if (RunningEngine() != nullptr) RunningEngine()->Stop();
+  RemoveDataDir();
+}
+
 bool HasForbiddenByte(std::string_view s) {
   return s.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos;
 }
@@ -75,15 +88,19 @@ ApiHarness& ApiHarness::Get() {
 }
 
 ApiHarness::ApiHarness() : state_(new State) {
+  // Made now, spdlog's registry outlives StopAtExit (registered later); the
+  // engine's info lines would only slow the runs.
+  spdlog::set_level(spdlog::level::warn);
   DataDir() = TempRoot() / ("redrive-fuzz-" + std::to_string(::getpid()));
   RemoveDataDir();
-  std::atexit(RemoveDataDir);
   auto store = store::SqliteStore::Open((DataDir() / "redrive.db").string());
   if (!store.ok()) Die("cannot open the store", store.status().ToString());
   state_->store = std::move(store).value();
   if (Status st = state_->store->Migrate(); !st.ok()) Die("cannot migrate", st.ToString());
   state_->engine = std::make_unique<engine::Engine>(*state_->store, state_->clock, state_->random);
   if (Status st = state_->engine->Start(); !st.ok()) Die("cannot start the engine", st.ToString());
+  RunningEngine() = state_->engine.get();
+  std::atexit(StopAtExit);
 
   api::ApiOptions open;
   open.clock = &state_->clock;
