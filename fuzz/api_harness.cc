@@ -1,9 +1,11 @@
 #include "api_harness.h"
 
+#include <signal.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <boost/json/parse.hpp>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -40,6 +42,19 @@ fs::path TempRoot() {
 fs::path& DataDir() {
   static fs::path dir;
   return dir;
+}
+
+// Removes the folders of earlier runs that died (a crash or a timeout ends
+// a run without its atexit handlers).
+void RemoveDeadRunsFolders(const fs::path& root) {
+  std::error_code ec;
+  constexpr std::string_view kPrefix = "redrive-fuzz-";
+  for (const fs::directory_entry& entry : fs::directory_iterator(root, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with(kPrefix)) continue;
+    const pid_t pid = static_cast<pid_t>(std::atol(name.c_str() + kPrefix.size()));
+    if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH) fs::remove_all(entry.path(), ec);
+  }
 }
 
 void RemoveDataDir() {
@@ -91,6 +106,7 @@ ApiHarness::ApiHarness() : state_(new State) {
   // Made now, spdlog's registry outlives StopAtExit (registered later); the
   // engine's info lines would only slow the runs.
   spdlog::set_level(spdlog::level::warn);
+  RemoveDeadRunsFolders(TempRoot());
   DataDir() = TempRoot() / ("redrive-fuzz-" + std::to_string(::getpid()));
   RemoveDataDir();
   auto store = store::SqliteStore::Open((DataDir() / "redrive.db").string());
