@@ -13,7 +13,8 @@ export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 export CCACHE_COMPILERCHECK := content
 
-.PHONY: all deps test-deps configure build browser-deps run test bench bench-pg-soak soak clean
+.PHONY: all deps test-deps configure build browser-deps run test bench bench-pg-soak soak clean \
+        fuzz-build fuzz
 
 all: build
 
@@ -55,6 +56,28 @@ browser-deps: $(BROWSER_TESTS)/node_modules/.package-lock.json
 
 test: test-deps build browser-deps
 	ctest --test-dir $(BUILD_DIR) -j$(JOBS) --output-on-failure --timeout 600
+	$(MAKE) fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
+
+# The libFuzzer targets of fuzz/ (fuzz/README.md) in a build folder of their
+# own, with clang++, coverage instrumentation, ASan and UBSan; only the
+# libraries they use are built. `make fuzz` runs each for FUZZ_SECONDS, one
+# after another, and fails on any finding (fuzz/run.sh); `make test` gives
+# each TEST_FUZZ_SECONDS. Clang warns where GCC does not (-Wmissing-braces),
+# so warnings stay warnings here; `make build` is the -Werror build.
+FUZZ_DIR ?= build-fuzz
+FUZZ_SECONDS ?= 300
+TEST_FUZZ_SECONDS ?= 20
+FUZZ_TARGETS ?= http_request json_decoders time_parsing
+
+$(FUZZ_DIR)/CMakeCache.txt: | test-deps
+	cmake -S . -B $(FUZZ_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+	  -DREDRIVE_FUZZ=ON -DREDRIVE_WERROR=OFF
+
+fuzz-build: test-deps $(FUZZ_DIR)/CMakeCache.txt
+	cmake --build $(FUZZ_DIR) -j$(JOBS) --target fuzz_targets
+
+fuzz: fuzz-build
+	fuzz/run.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # A fresh server on a free loopback port, then redrive-bench against it
 # (BENCH_ARGS are passed on, e.g. BENCH_ARGS="--mode batch --jobs 50000").
@@ -72,4 +95,4 @@ bench-pg-soak: build
 	REDRIVE_BIN=$(BUILD_DIR)/redrive bench/pg-soak.sh
 
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(FUZZ_DIR)

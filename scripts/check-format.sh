@@ -14,7 +14,7 @@ if ! command -v clang-format >/dev/null 2>&1; then
 fi
 
 # The project's own C++ (not build trees, not node_modules).
-mapfile -t files < <(find src include tests bench examples \
+mapfile -t files < <(find src include tests bench examples fuzz \
   -path '*/node_modules' -prune -o -type f \( -name '*.cc' -o -name '*.h' \) -print | sort)
 
 if [[ $fix -eq 1 ]]; then

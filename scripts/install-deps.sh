@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages Redrive needs to build (and, with --test, to
-# run every test: the browser tests' chromium and Node.js too), skipping those
-# already present. Idempotent; needs root (or sudo) only when something is
-# missing.
+# run every test: the browser tests' chromium and Node.js, and clang with
+# libFuzzer for the fuzz targets, too), skipping those already present.
+# Idempotent; needs root (or sudo) only when something is missing.
 set -euo pipefail
 
 packages=(
@@ -14,6 +14,9 @@ packages=(
 )
 if [[ "${1:-}" == "--test" ]]; then
   packages+=(chromium clang-format)
+  # The fuzz targets (fuzz/, `make fuzz`): clang++ with libFuzzer and the
+  # sanitizer runtimes.
+  packages+=(clang libfuzzer-14-dev libclang-rt-14-dev)
   # The console's browser tests run on Node.js (>= 18) with npm. A Node.js from
   # elsewhere (e.g. one that bundles npm) is kept; only a missing one is added.
   command -v node >/dev/null 2>&1 || packages+=(nodejs)

@@ -1,6 +1,7 @@
 #include "core/time_format.h"
 
 #include <charconv>
+#include <cstdint>
 #include <cstdio>
 
 namespace redrive {
@@ -79,17 +80,21 @@ std::optional<Instant> ParseTime(std::string_view s) {
   if (pos != s.size()) return std::nullopt;
   auto t = chr::sys_days(ymd) + chr::hours(h) + chr::minutes(mi) + chr::seconds(sec) -
            chr::minutes(offset_minutes);
-  return chr::time_point_cast<Micros>(t) + Micros(micros);
+  const Instant instant = chr::time_point_cast<Micros>(t) + Micros(micros);
+  if (instant < kMinInstant || instant > kMaxInstant) return std::nullopt;
+  return instant;
 }
 
 std::string FormatDuration(Micros d) {
   const bool negative = d.count() < 0;
-  if (negative) d = -d;
   std::string out = negative ? "-" : "";
-  const auto ms = chr::duration_cast<chr::milliseconds>(d).count();
+  // The magnitude in unsigned arithmetic: -d overflows for Micros::min().
+  const uint64_t us =
+      negative ? 0 - static_cast<uint64_t>(d.count()) : static_cast<uint64_t>(d.count());
+  const uint64_t ms = us / 1000;
   if (ms < 1000) return out + std::to_string(ms) + "ms";
-  long long s = ms / 1000;
-  const long long days = s / 86400, hours = (s / 3600) % 24, minutes = (s / 60) % 60;
+  uint64_t s = ms / 1000;
+  const uint64_t days = s / 86400, hours = (s / 3600) % 24, minutes = (s / 60) % 60;
   s %= 60;
   if (days > 0) return out + std::to_string(days) + "d" + std::to_string(hours) + "h";
   if (hours > 0) return out + std::to_string(hours) + "h" + std::to_string(minutes) + "m";

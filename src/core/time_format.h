@@ -14,6 +14,8 @@ namespace redrive {
 // numbers (a throttled redrive's run_at, a retry's delay, a lease) saturates
 // here rather than leaving the four-digit year (or overflowing int64).
 inline constexpr Instant kMaxInstant{Micros(253'402'300'799'999'999)};
+// The earliest: 0000-01-01T00:00:00Z.
+inline constexpr Instant kMinInstant{Micros(-62'167'219'200'000'000)};
 
 // min(t + d, kMaxInstant), without overflow. REQUIRES: d >= 0 and
 // t <= kMaxInstant.
@@ -23,7 +25,9 @@ Instant AddClamped(Instant t, Micros d);
 std::string FormatTime(Instant t);
 
 // Accepts "YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)"; 't'/'z' lower case too.
-// Returns nullopt for anything else.
+// Returns nullopt for anything else, and for a time outside [kMinInstant,
+// kMaxInstant] (a leap second or an offset past either end), which
+// FormatTime could not write back.
 std::optional<Instant> ParseTime(std::string_view text);
 
 // "3m12s", "450ms", "2h0m": a compact human duration (CLI, logs).

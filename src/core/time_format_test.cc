@@ -119,6 +119,21 @@ TEST(MaxInstantTest, IsTheLastFormattableMicrosecond) {
   EXPECT_EQ(ParseTime(FormatTime(kMaxInstant)), kMaxInstant - Micros(999));
 }
 
+// Found by fuzz_time_parsing: a leap second or an offset past either end of
+// the four-digit years parsed to a time FormatTime writes with five digits
+// or a minus sign, which no client (nor ParseTime) reads back.
+TEST(ParseTimeTest, RefusesTimesOutsideTheFormattableRange) {
+  for (const char* past_the_end :
+       {"9999-12-31T23:59:60Z", "9999-12-31T23:59:60.999Z", "9999-12-31T23:59:59.999-00:01",
+        "9999-12-31T12:00:00-23:59", "0000-01-01T00:00:00+00:01", "0000-01-01T00:00:00.5+23:59"}) {
+    EXPECT_FALSE(ParseTime(past_the_end).has_value()) << past_the_end;
+  }
+  EXPECT_EQ(ParseTime("0000-01-01T00:00:00Z"), kMinInstant);
+  EXPECT_EQ(FormatTime(kMinInstant), "0000-01-01T00:00:00.000Z");
+  EXPECT_EQ(ParseTime("9999-12-31T23:59:59.999999+00:00"), kMaxInstant);
+  EXPECT_EQ(ParseTime("1998-12-31T23:59:60Z"), ParseTime("1999-01-01T00:00:00Z"));
+}
+
 TEST(AddClampedTest, AddsExactlyAndSaturatesAtMaxInstant) {
   const Instant t = InstantFromMicros(1'800'000'000'000'000);
   EXPECT_EQ(AddClamped(t, Micros(0)), t);
@@ -152,6 +167,13 @@ TEST(FormatDurationTest, NegativeDurationsKeepTheSign) {
   EXPECT_EQ(FormatDuration(-450ms), "-450ms");
   EXPECT_EQ(FormatDuration(-(3min + 12s)), "-3m12s");
   EXPECT_EQ(FormatDuration(-1500ms), "-1.5s");
+}
+
+// Found by fuzz_time_parsing: negating Micros::min() overflowed (UB).
+TEST(FormatDurationTest, TheExtremesOfMicros) {
+  EXPECT_EQ(FormatDuration(Micros::min()), "-106751991d4h");
+  EXPECT_EQ(FormatDuration(Micros::max()), "106751991d4h");
+  EXPECT_EQ(FormatDuration(Micros::min() + Micros(1)), "-106751991d4h");
 }
 
 }  // namespace

@@ -16,7 +16,11 @@ ServiceRun Retention::RunOnce(Instant now) {
         {JobStatus::kCompleted, q.retention.completed},
         {JobStatus::kDeadletter, q.retention.deadletter},
         {JobStatus::kCancelled, q.retention.cancelled}};
-    for (const auto& [status, keep] : rules) {
+    // Not a structured binding: the lambda below captures these, which
+    // clang before 16 does not allow for bindings.
+    for (const auto& rule : rules) {
+      const JobStatus status = rule.first;
+      const std::optional<std::chrono::seconds>& keep = rule.second;
       if (!keep) continue;
       // The run may be re-run (an aborted transaction): it sets, never
       // adds; only a committed run counts.
