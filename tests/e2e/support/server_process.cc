@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "e2e/support/sanitizer_reports.h"
 #include "support/pg_cluster.h"
 
 extern char** environ;
@@ -137,6 +138,7 @@ ExitResult RunRedrive(const std::vector<std::string>& args, std::chrono::millise
   close(err_pipe[0]);
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now());
   result.exit_code = WaitOrKill(pid, std::max(left, std::chrono::milliseconds(0)));
+  ExpectNoSanitizerReport(pid, "redrive " + (args.empty() ? std::string() : args.front()));
   return result;
 }
 
@@ -224,6 +226,7 @@ std::string ServerProcess::Stderr() const {
 
 int ServerProcess::Wait(std::chrono::milliseconds timeout) {
   int code = WaitOrKill(pid_, timeout);
+  ExpectNoSanitizerReport(pid_, "redrive serve");
   pid_ = -1;
   if (stdout_fd_ >= 0) close(stdout_fd_);
   stdout_fd_ = -1;
