@@ -4,7 +4,8 @@
 // the state it shares with the server (Shared).
 //
 // Private to src/server: only http_server.cc includes it (Beast lives in
-// that one translation unit, for compile time).
+// that one translation unit, for compile time), and the HTTP fuzz target,
+// which drives requests through the server's own conversion.
 #pragma once
 
 #include <spdlog/spdlog.h>
