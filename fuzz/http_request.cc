@@ -17,7 +17,7 @@
 
 #include "api_harness.h"
 #include "server/http_server.h"
-#include "server/http_session.h"  // ToApiRequest, the conversion under test
+#include "server/http_session.h"  // RefusedHeader and ToApiRequest, the server's own checks
 
 namespace {
 
@@ -27,28 +27,6 @@ using redrive::fuzz::ApiHarness;
 
 constexpr int kMaxRequests = 8;
 const redrive::server::HttpServerOptions kServer;  // the server's default limits
-
-// The checks Session::RefusedHeader (a private member) makes: a request it
-// refuses is answered 400 and never reaches the Api.
-bool RefusedHeader(const http::request_header<>& message) {
-  const size_t hosts = message.count(http::field::host);
-  if (hosts > 1 || (hosts == 0 && message.version() >= 11)) return true;
-  if (message.count(http::field::transfer_encoding) == 0) return false;
-  std::string codings;
-  auto [it, end] = message.equal_range(http::field::transfer_encoding);
-  for (; it != end; ++it) {
-    if (!codings.empty()) codings += ",";
-    codings.append(it->value());
-  }
-  std::string_view trimmed = codings;
-  while (!trimmed.empty() && (trimmed.front() == ' ' || trimmed.front() == '\t')) {
-    trimmed.remove_prefix(1);
-  }
-  while (!trimmed.empty() && (trimmed.back() == ' ' || trimmed.back() == '\t')) {
-    trimmed.remove_suffix(1);
-  }
-  return !beast::iequals(trimmed, "chunked");
-}
 
 using Parser = http::request_parser<http::string_body>;
 
@@ -93,7 +71,8 @@ bool ServeOne(ApiHarness& harness, std::string_view& rest) {
   // A parse error or a limit is a 400 or 413 that closes the connection; an
   // incomplete head is a client that hung up.
   if (ec || !parser.is_header_done()) return false;
-  if (RefusedHeader(parser.get())) return false;
+  // Refused with 400 by the server: it never reaches the Api.
+  if (redrive::server::internal::RefusedHeader(parser.get())) return false;
   redrive::api::Request head =
       redrive::server::internal::ToApiRequest(parser.get(), true, "127.0.0.1");
   if (std::optional<redrive::api::Response> refusal = harness.ApiFor(head).Screen(head)) {

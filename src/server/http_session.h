@@ -112,6 +112,39 @@ inline api::Request ToApiRequest(const http::request_header<>& message, bool fro
   return request;
 }
 
+// Why a request head that Beast parsed is still refused, or nullopt. The
+// connection closes after the answer: its framing cannot be trusted.
+inline std::optional<std::string> RefusedHeader(const http::request_header<>& message) {
+  // RFC 9112 3.2: an HTTP/1.1 request has exactly one Host; HTTP/1.0 may
+  // have none.
+  const size_t hosts = message.count(http::field::host);
+  if (hosts > 1) return "more than one Host header";
+  if (hosts == 0 && message.version() >= 11) return "an HTTP/1.1 request needs a Host header";
+  // The only transfer coding we read is chunked, alone (RFC 9112 6.1: a
+  // request whose final coding is not chunked has no knowable length; any
+  // other coding is one we do not implement). A closed set of error codes
+  // has no 501, and 400 is what 6.3 requires for the first case.
+  if (message.count(http::field::transfer_encoding) > 0) {
+    std::string codings;
+    auto [it, end] = message.equal_range(http::field::transfer_encoding);
+    for (; it != end; ++it) {
+      if (!codings.empty()) codings += ",";
+      codings.append(it->value());
+    }
+    std::string_view trimmed = codings;
+    while (!trimmed.empty() && (trimmed.front() == ' ' || trimmed.front() == '\t')) {
+      trimmed.remove_prefix(1);
+    }
+    while (!trimmed.empty() && (trimmed.back() == ' ' || trimmed.back() == '\t')) {
+      trimmed.remove_suffix(1);
+    }
+    if (!beast::iequals(trimmed, "chunked")) {
+      return "unsupported Transfer-Encoding (only chunked is accepted)";
+    }
+  }
+  return std::nullopt;
+}
+
 // One connection. Lives on its own strand; every member function below except
 // PostResponse and PostShutdown runs on it.
 class Session : public std::enable_shared_from_this<Session> {
@@ -213,39 +246,6 @@ class Session : public std::enable_shared_from_this<Session> {
       return;
     }
     ReadBody();
-  }
-
-  // Why a request head that Beast parsed is still refused, or nullopt. The
-  // connection closes after the answer: its framing cannot be trusted.
-  static std::optional<std::string> RefusedHeader(const http::request_header<>& message) {
-    // RFC 9112 3.2: an HTTP/1.1 request has exactly one Host; HTTP/1.0 may
-    // have none.
-    const size_t hosts = message.count(http::field::host);
-    if (hosts > 1) return "more than one Host header";
-    if (hosts == 0 && message.version() >= 11) return "an HTTP/1.1 request needs a Host header";
-    // The only transfer coding we read is chunked, alone (RFC 9112 6.1: a
-    // request whose final coding is not chunked has no knowable length; any
-    // other coding is one we do not implement). A closed set of error codes
-    // has no 501, and 400 is what 6.3 requires for the first case.
-    if (message.count(http::field::transfer_encoding) > 0) {
-      std::string codings;
-      auto [it, end] = message.equal_range(http::field::transfer_encoding);
-      for (; it != end; ++it) {
-        if (!codings.empty()) codings += ",";
-        codings.append(it->value());
-      }
-      std::string_view trimmed = codings;
-      while (!trimmed.empty() && (trimmed.front() == ' ' || trimmed.front() == '\t')) {
-        trimmed.remove_prefix(1);
-      }
-      while (!trimmed.empty() && (trimmed.back() == ' ' || trimmed.back() == '\t')) {
-        trimmed.remove_suffix(1);
-      }
-      if (!beast::iequals(trimmed, "chunked")) {
-        return "unsupported Transfer-Encoding (only chunked is accepted)";
-      }
-    }
-    return std::nullopt;
   }
 
   // The Screen's answer to this head, if any. A Screen that throws (a bug)
