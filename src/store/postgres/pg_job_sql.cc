@@ -211,6 +211,20 @@ void AddLimitOffset(BuiltQuery& q, int limit, int offset) {
   q.sql += " OFFSET " + Param(q.params.size());
 }
 
+// The text `build` makes for (changed, history), built once per key: a
+// handful of keys occur (one per kind of transition), and each text stays
+// valid for the life of the process. The top bit (no column) marks history.
+template <std::string (*build)(PgColumnSet, bool)>
+std::string_view CachedUpdateText(PgColumnSet changed, bool history) {
+  static std::mutex mu;
+  static std::unordered_map<PgColumnSet, std::string> texts;
+  const PgColumnSet key = AssignedColumns(changed) | (history ? PgColumnSet{1} << 63 : 0);
+  std::lock_guard<std::mutex> lock(mu);
+  auto [it, inserted] = texts.try_emplace(key);
+  if (inserted) it->second = build(changed, history);
+  return it->second;
+}
+
 }  // namespace
 
 std::string_view InsertJobSql() {
@@ -224,13 +238,7 @@ std::string_view InsertJobsSql() {
 }
 
 std::string_view UpdateJobsSql(PgColumnSet changed, bool history) {
-  static std::mutex mu;
-  static std::unordered_map<PgColumnSet, std::string> texts;
-  const PgColumnSet key = AssignedColumns(changed) | (history ? PgColumnSet{1} << 63 : 0);
-  std::lock_guard<std::mutex> lock(mu);
-  auto [it, inserted] = texts.try_emplace(key);
-  if (inserted) it->second = BuildUpdateMany(changed, history);
-  return it->second;
+  return CachedUpdateText<BuildUpdateMany>(changed, history);
 }
 
 PgColumnSet AssignedColumns(PgColumnSet changed) {
@@ -240,15 +248,7 @@ PgColumnSet AssignedColumns(PgColumnSet changed) {
 int GuardParam(PgColumnSet changed) { return std::popcount(AssignedColumns(changed)) + 1; }
 
 std::string_view UpdateJobSql(PgColumnSet changed, bool history) {
-  // A handful of keys occur (one per kind of transition); each text stays
-  // valid for the life of the process. The top bit (no column) marks history.
-  static std::mutex mu;
-  static std::unordered_map<PgColumnSet, std::string> texts;
-  const PgColumnSet key = AssignedColumns(changed) | (history ? PgColumnSet{1} << 63 : 0);
-  std::lock_guard<std::mutex> lock(mu);
-  auto [it, inserted] = texts.try_emplace(key);
-  if (inserted) it->second = BuildUpdate(changed, history);
-  return it->second;
+  return CachedUpdateText<BuildUpdate>(changed, history);
 }
 
 BuiltQuery ListJobs(const JobFilter& f, bool with_payload) {

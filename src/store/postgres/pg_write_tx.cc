@@ -199,8 +199,10 @@ Result<ClaimReads> PgWriteTx::ReadForClaim(const std::string& queue_name,
 
 namespace {
 
-// The guarded update of `change`: its statement and parameters.
-Status BindChange(const Change& change, PgParams& p, std::string_view* sql) {
+// The guarded update of `change`: its statement and parameters, and (if
+// asked) the columns it assigns.
+Status BindChange(const Change& change, PgParams& p, std::string_view* sql,
+                  PgColumnSet* assigned = nullptr) {
   const Job& before = change.before;
   const Job& job = change.after;
   const PgColumnSet changed = ChangedPgColumns(before, job);
@@ -216,6 +218,7 @@ Status BindChange(const Change& change, PgParams& p, std::string_view* sql) {
   p.AddRef(before.lease_id);
   if (change.history) BindHistory(p, *change.history);
   *sql = sql::UpdateJobSql(changed, change.history.has_value());
+  if (assigned != nullptr) *assigned = sql::AssignedColumns(changed);
   return Status::Ok();
 }
 
@@ -256,8 +259,8 @@ Result<std::vector<bool>> PgWriteTx::ApplyChanges(const std::vector<Change>& cha
     const Change& c = changes[i];
     std::string_view single;
     PgParams row;
-    REDRIVE_RETURN_IF_ERROR(BindChange(c, row, &single));
-    const PgColumnSet assigned = sql::AssignedColumns(ChangedPgColumns(c.before, c.after));
+    PgColumnSet assigned = 0;
+    REDRIVE_RETURN_IF_ERROR(BindChange(c, row, &single, &assigned));
     Group& g = groups[{assigned, c.history.has_value()}];
     if (g.sql.empty()) g.sql = sql::UpdateJobsSql(assigned, c.history.has_value());
     g.single_sql = single;
