@@ -61,6 +61,7 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
   engine_options.prune_workers_after = config.prune_workers_after;
   engine_options.node_id = config.node_id;
   engine_options.max_clock_skew = config.max_clock_skew;
+  engine_options.max_queues = config.limits.max_queues;
   if (store.traits().write_model == store::WriteModel::kTransactionPerRequest) {
     // Several nodes may share the store: cross-node wake-ups are a hint
     // (LISTEN/NOTIFY), so parked claims also look again now and then.

@@ -85,6 +85,12 @@ void AddServeFlags(CLI::App& serve, server::ServeFlags& flags) {
       ->envname("REDRIVE_MAX_WORKER_METADATA_BYTES")
       ->capture_default_str();
   serve
+      .add_option("--max-queues", flags.max_queues,
+                  "Most queues the store holds; a job or configuration for a new queue beyond "
+                  "it is refused (409)")
+      ->envname("REDRIVE_MAX_QUEUES")
+      ->capture_default_str();
+  serve
       .add_option("--retention-interval", flags.retention_interval,
                   "How often finished jobs past their retention are deleted (60, 60s, 5m, 1h)")
       ->envname("REDRIVE_RETENTION_INTERVAL")

@@ -13,4 +13,10 @@ bool IsValidQueueName(std::string_view name) {
   return true;
 }
 
+std::string QueueLimitMessage(std::string_view queue_name, size_t max_queues) {
+  return "cannot create queue " + std::string(queue_name) + ": the server already holds " +
+         std::to_string(max_queues) +
+         " queues, its limit (--max-queues); delete unused queues or raise the limit";
+}
+
 }  // namespace redrive

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace redrive {
@@ -41,7 +42,16 @@ struct ServerLimits {
   // A worker's serialized metadata (register and heartbeat); every
   // GET /workers page carries it.
   size_t max_worker_metadata_bytes = 16 << 10;
+  // Queues a store holds at once. Any key that may enqueue creates queues by
+  // naming them, and each costs a row and per-queue counters on every node:
+  // beyond this, a job for a new queue is refused (CONFLICT) until a queue is
+  // deleted.
+  size_t max_queues = 10'000;
 };
+
+// The message of the CONFLICT a store answers when making one more queue
+// would pass `max_queues` (WriteTx::EnsureQueue).
+std::string QueueLimitMessage(std::string_view queue_name, size_t max_queues);
 
 // 1–100 chars of [A-Za-z0-9._-], not starting with '.' or '-'.
 bool IsValidQueueName(std::string_view name);

@@ -40,6 +40,7 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
       loop(clock, waiters, duties, options.max_idle) {
   WriteExecutor& committer = *writer;     // what the services and the dispatcher write through
   committer.SetNodeId(duties.node_id());  // on every history entry this node writes
+  committer.SetMaxQueues(options.max_queues);
   loop.Add(MakeScheduler(committer, store, options.sweep_batch));
   loop.Add(MakeLeaseReaper(committer, store, options.sweep_batch));
   loop.Add(MakeDeadlineSweep(committer, store, options.sweep_batch));

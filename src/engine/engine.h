@@ -88,6 +88,9 @@ struct EngineOptions {
   // kept and shown.
   std::chrono::seconds throughput_interval{10};
   std::chrono::seconds throughput_window{15 * 60};
+  // The most queues the store may hold; a job or configuration for a new
+  // queue beyond it is refused with CONFLICT (ServerLimits::max_queues).
+  size_t max_queues = ServerLimits{}.max_queues;
   // Outgoing webhooks. Without a sender, deliveries are still written to
   // the outbox but nobody sends them (tests that inspect the outbox).
   std::shared_ptr<WebhookSender> webhook_sender;

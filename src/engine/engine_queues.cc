@@ -54,7 +54,7 @@ void Engine::ConfigureQueue(std::string name, QueueConfigPatch patch, Callback<Q
   impl_->Write<QueueConfig>(
       [name = std::move(name), patch = std::move(patch)](WriteTx& tx,
                                                          TxContext& ctx) -> Result<QueueConfig> {
-        REDRIVE_RETURN_IF_ERROR(tx.EnsureQueue(name, ctx.now).status());
+        REDRIVE_RETURN_IF_ERROR(tx.EnsureQueue(name, ctx.now, ctx.max_queues).status());
         REDRIVE_ASSIGN_OR_RETURN(auto locked, tx.LockQueue(name));
         if (!locked) return QueueNotFound(name);  // deleted between the two
         QueueConfig& c = *locked;

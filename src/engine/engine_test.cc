@@ -196,6 +196,43 @@ TEST_P(EngineByExecutorTest, IdempotentReplayWinsOverADisabledQueue) {
   EXPECT_EQ(Call<EnqueueResult>(&Engine::Enqueue, fresh).status().code(), ErrorCode::kConflict);
 }
 
+TEST_P(EngineByExecutorTest, ANewQueuePastMaxQueuesIsRefusedAndTheRestOfABulkGoesIn) {
+  EngineOptions options;
+  options.max_queues = 2;
+  StartEngine(options);
+  Enqueue("a");
+  Enqueue("b");
+  EnqueueParams third;
+  third.queue_name = "c";
+  third.payload_json = "{}";
+  Result<EnqueueResult> refused = Call<EnqueueResult>(&Engine::Enqueue, third);
+  EXPECT_EQ(refused.status().code(), ErrorCode::kConflict);
+  EXPECT_EQ(refused.status().message(), QueueLimitMessage("c", 2));
+  EXPECT_EQ(Call<QueueConfig>(&Engine::ConfigureQueue, std::string("d"), QueueConfigPatch{})
+                .status()
+                .code(),
+            ErrorCode::kConflict);
+
+  // A bulk enqueue: the item for a new queue is refused, the others go in.
+  BulkEnqueueParams bulk;
+  for (const char* queue : {"a", "c", "b"}) {
+    EnqueueParams p;
+    p.queue_name = queue;
+    p.payload_json = "{}";
+    bulk.jobs.push_back(p);
+  }
+  auto items = Call<std::vector<BulkItemResult>>(&Engine::EnqueueBulk, bulk);
+  ASSERT_TRUE(items.ok()) << items.status().ToString();
+  ASSERT_EQ(items->size(), 3u);
+  EXPECT_TRUE((*items)[0].error.ok());
+  EXPECT_EQ((*items)[1].error.code(), ErrorCode::kConflict);
+  EXPECT_TRUE((*items)[2].error.ok());
+
+  // Deleting a queue makes room.
+  ASSERT_TRUE(CallStatus(&Engine::DeleteQueue, std::string("b"), true).ok());
+  EXPECT_TRUE(Call<EnqueueResult>(&Engine::Enqueue, third).ok());
+}
+
 TEST_P(EngineByExecutorTest, SilentWorkersAreShownOffline) {
   RegisterWorkerParams reg;
   reg.queue_name = "q";

@@ -176,8 +176,9 @@ class FaultStore final : public store::Store {
                                                             int limit) override {
       return inner_->SelectRetentionExpired(queue_name, status, before, limit);
     }
-    Result<QueueConfig> EnsureQueue(const std::string& name, Instant now) override {
-      return inner_->EnsureQueue(name, now);
+    Result<QueueConfig> EnsureQueue(const std::string& name, Instant now,
+                                    size_t max_queues) override {
+      return inner_->EnsureQueue(name, now, max_queues);
     }
     Result<std::optional<QueueConfig>> LockQueue(const std::string& name) override {
       return inner_->LockQueue(name);

@@ -88,8 +88,15 @@ Result<std::vector<Result<EnqueueResult>>> EnqueueBatch(store::WriteTx& tx, TxCo
     }
     auto cached = ctx.queues.find(p.queue_name);
     if (cached == ctx.queues.end()) {
-      REDRIVE_ASSIGN_OR_RETURN(QueueConfig config, tx.EnsureQueue(p.queue_name, ctx.now));
-      cached = ctx.queues.emplace(p.queue_name, std::move(config)).first;
+      Result<QueueConfig> config = tx.EnsureQueue(p.queue_name, ctx.now, ctx.max_queues);
+      // Past the queue limit: this item is refused, the rest of the batch
+      // goes on (the count read nothing that needs undoing).
+      if (config.status().code() == ErrorCode::kConflict) {
+        out[i] = config.status();
+        continue;
+      }
+      if (!config.ok()) return config.status();
+      cached = ctx.queues.emplace(p.queue_name, std::move(config).value()).first;
     }
     const QueueConfig& queue = cached->second;
     if (!queue.enabled) {

@@ -110,6 +110,7 @@ Status PooledExecutor::TryOnce(WriteOp& op, TxEffects& effects) {
     return tx.status().code() == ErrorCode::kAborted ? tx.status() : StoreError(tx.status());
   TxContext ctx{clock_.Now(), random_, {}, {}, hooks_};
   ctx.node_id = node_id_;
+  ctx.max_queues = max_queues_;
   for (WriteHook* hook : hooks_) {
     Status begun = hook->BeginTransaction(**tx, ctx);
     if (!begun.ok()) return begun.code() == ErrorCode::kAborted ? begun : StoreError(begun);

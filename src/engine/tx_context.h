@@ -18,6 +18,7 @@
 
 #include "core/clock.h"
 #include "core/job.h"
+#include "core/limits.h"
 #include "core/new_job.h"
 #include "core/queue.h"
 #include "core/random.h"
@@ -71,6 +72,9 @@ struct TxContext {
   // The node running the transaction (the engine's node id; unset in tests
   // that build a context by hand): stamped on every history entry made below.
   std::optional<std::string> node_id;
+  // The most queues the store may hold: an op that creates one passes it to
+  // WriteTx::EnsureQueue (EngineOptions::max_queues).
+  size_t max_queues = ServerLimits{}.max_queues;
 
   // Core's Apply and MakeNewJob at this transaction's `now` and randomness,
   // with the history entry naming `node_id`. The engine makes every change

@@ -67,6 +67,9 @@ class WriteExecutor {
   // Names the node whose ops this executor runs (TxContext::node_id: on
   // every history entry they write). Call before Start().
   void SetNodeId(std::string node_id) { node_id_ = std::move(node_id); }
+  // The queue limit of every op's context (TxContext::max_queues). Call
+  // before Start().
+  void SetMaxQueues(size_t max_queues) { max_queues_ = max_queues; }
 
   virtual void Start() = 0;
   // Refuses new ops (SERVICE_UNAVAILABLE), runs and commits what is queued,
@@ -83,6 +86,7 @@ class WriteExecutor {
  protected:
   std::vector<WriteHook*> hooks_;
   std::optional<std::string> node_id_;
+  size_t max_queues_ = ServerLimits{}.max_queues;
 };
 
 struct WriteExecutorOptions {

@@ -191,6 +191,9 @@ class ReadTx {
 // Savepoints let the engine group many independent requests into one
 // transaction (group commit): each request runs between Savepoint() and
 // Release(), and a request that fails is undone alone with Rollback().
+// EnsureQueue's `max_queues` for callers that set no limit (tests, tools).
+inline constexpr size_t kNoQueueLimit = static_cast<size_t>(-1);
+
 class WriteTx : public ReadTx {
  public:
   virtual Status Savepoint() = 0;
@@ -283,7 +286,11 @@ class WriteTx : public ReadTx {
                                                                   int limit) = 0;
 
   // Creates the queue with defaults if absent; returns its config either way.
-  virtual Result<QueueConfig> EnsureQueue(const std::string& name, Instant now) = 0;
+  // Creating it when the store already holds `max_queues` queues is CONFLICT
+  // (QueueLimitMessage), and exact under concurrent creations (SQLite has one
+  // writer; PostgreSQL serializes creations on an advisory lock).
+  virtual Result<QueueConfig> EnsureQueue(const std::string& name, Instant now,
+                                          size_t max_queues) = 0;
   // The queue's config with its row locked until the transaction ends, for a
   // read-modify-write (pause, resume, configure). Unset if absent.
   virtual Result<std::optional<QueueConfig>> LockQueue(const std::string& name) = 0;

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <thread>
 
+#include "core/limits.h"
 #include "store_conformance.h"
 
 namespace redrive::store::testing {
@@ -14,7 +15,7 @@ using ::testing::IsEmpty;
 TEST_P(StoreConformanceTest, EnsureQueueCreatesDefaultsOnce) {
   QueueConfig created;
   Write([&](WriteTx& tx) {
-    auto q = tx.EnsureQueue("emails", T(1));
+    auto q = tx.EnsureQueue("emails", T(1), kNoQueueLimit);
     ASSERT_TRUE(q.ok()) << q.status().ToString();
     created = *q;
   });
@@ -24,12 +25,31 @@ TEST_P(StoreConformanceTest, EnsureQueueCreatesDefaultsOnce) {
   expected.updated_at = T(1);
   EXPECT_EQ(created, expected);
   Write([&](WriteTx& tx) {
-    auto again = tx.EnsureQueue("emails", T(2));
+    auto again = tx.EnsureQueue("emails", T(2), kNoQueueLimit);
     ASSERT_TRUE(again.ok());
     EXPECT_EQ(*again, expected);  // not recreated
   });
   auto tx = BeginRead();
   EXPECT_EQ(*tx->GetQueue("emails"), expected);
+}
+
+TEST_P(StoreConformanceTest, EnsureQueueRefusesANewQueuePastTheLimit) {
+  Write([&](WriteTx& tx) {
+    ASSERT_TRUE(tx.EnsureQueue("a", T(1), 2).ok());
+    ASSERT_TRUE(tx.EnsureQueue("b", T(1), 2).ok());
+  });
+  Write([&](WriteTx& tx) {
+    auto third = tx.EnsureQueue("c", T(2), 2);
+    EXPECT_EQ(third.status().code(), ErrorCode::kConflict);
+    EXPECT_EQ(third.status().message(), QueueLimitMessage("c", 2));
+    // A queue that exists is no new queue, at the limit or past it.
+    EXPECT_TRUE(tx.EnsureQueue("a", T(2), 2).ok());
+    EXPECT_TRUE(tx.EnsureQueue("b", T(2), 1).ok());
+  });
+  EXPECT_FALSE(BeginRead()->GetQueue("c")->has_value());
+  Write([&](WriteTx& tx) { ASSERT_TRUE(tx.DeleteQueue("b", /*delete_jobs=*/true).ok()); });
+  Write([&](WriteTx& tx) { EXPECT_TRUE(tx.EnsureQueue("c", T(3), 2).ok()); });
+  EXPECT_EQ(BeginRead()->ListQueues()->size(), 2u);
 }
 
 TEST_P(StoreConformanceTest, PutQueueReplacesEveryField) {
@@ -48,7 +68,7 @@ TEST_P(StoreConformanceTest, PutQueueReplacesEveryField) {
   q.created_at = T(3);
   q.updated_at = T(4);
   Write([&](WriteTx& tx) {
-    ASSERT_TRUE(tx.EnsureQueue("billing", T(1)).ok());
+    ASSERT_TRUE(tx.EnsureQueue("billing", T(1), kNoQueueLimit).ok());
     ASSERT_TRUE(tx.PutQueue(q).ok());
   });
   EXPECT_EQ(*BeginRead()->GetQueue("billing"), q);
@@ -60,8 +80,8 @@ TEST_P(StoreConformanceTest, PutQueueReplacesEveryField) {
 
 TEST_P(StoreConformanceTest, ListQueuesByName) {
   Write([&](WriteTx& tx) {
-    ASSERT_TRUE(tx.EnsureQueue("zeta", T(1)).ok());
-    ASSERT_TRUE(tx.EnsureQueue("alpha", T(2)).ok());
+    ASSERT_TRUE(tx.EnsureQueue("zeta", T(1), kNoQueueLimit).ok());
+    ASSERT_TRUE(tx.EnsureQueue("alpha", T(2), kNoQueueLimit).ok());
   });
   auto queues = BeginRead()->ListQueues();
   ASSERT_TRUE(queues.ok());
@@ -74,8 +94,8 @@ TEST_P(StoreConformanceTest, ListQueuesByName) {
 TEST_P(StoreConformanceTest, DeleteQueueWithAndWithoutJobs) {
   Insert({MakeJob("a1", "a"), MakeJob("b1", "b")});
   Write([&](WriteTx& tx) {
-    ASSERT_TRUE(tx.EnsureQueue("a", T(0)).ok());
-    ASSERT_TRUE(tx.EnsureQueue("b", T(0)).ok());
+    ASSERT_TRUE(tx.EnsureQueue("a", T(0), kNoQueueLimit).ok());
+    ASSERT_TRUE(tx.EnsureQueue("b", T(0), kNoQueueLimit).ok());
     EXPECT_EQ(tx.DeleteQueue("missing", true).code(), ErrorCode::kNotFound);
     EXPECT_TRUE(tx.DeleteQueue("a", false).ok());
     EXPECT_TRUE(tx.DeleteQueue("b", true).ok());

@@ -263,7 +263,7 @@ TEST_P(StoreConformanceTest, ReadForClaimReadsWhatTheFourCallsRead) {
   w.queue_name = "emails";
   w.hostname = "h";
   Write([&](WriteTx& tx) {
-    ASSERT_TRUE(tx.EnsureQueue("emails", T(0)).ok());
+    ASSERT_TRUE(tx.EnsureQueue("emails", T(0), kNoQueueLimit).ok());
     ASSERT_TRUE(tx.PutWorker(w).ok());
   });
   Write([&](WriteTx& tx) {
@@ -547,7 +547,7 @@ TEST_P(StoreConformanceTest, DroppedWriteTxRollsBack) {
     auto tx = BeginWrite();
     Job job = MakeJob("job-1");
     ASSERT_TRUE(tx->InsertJob(job, CreatedEntry(job)).ok());
-    ASSERT_TRUE(tx->EnsureQueue("emails", T(0)).ok());
+    ASSERT_TRUE(tx->EnsureQueue("emails", T(0), kNoQueueLimit).ok());
   }  // no Commit
   auto tx = BeginRead();
   EXPECT_EQ(tx->GetJob("job-1").status().code(), ErrorCode::kNotFound);

@@ -137,6 +137,16 @@ BEGIN
     IF FOUND THEN RETURN v_id::uuid; END IF;
   END IF;
 
+  -- A new queue: creations take turns (the lock EnsureQueue takes too), so
+  -- the count, made after the lock, is exact.
+  IF NOT EXISTS (SELECT 1 FROM redrive.queues AS q WHERE q.queue_name = enqueue.queue_name) THEN
+    PERFORM pg_advisory_xact_lock({{QUEUE_CREATION_LOCK}});
+    IF NOT EXISTS (SELECT 1 FROM redrive.queues AS q WHERE q.queue_name = enqueue.queue_name)
+       AND (SELECT count(*) FROM redrive.queues) >= {{MAX_QUEUES}} THEN
+      RAISE EXCEPTION 'redrive.enqueue: cannot create queue %: the database already holds {{MAX_QUEUES}} queues, the server''s limit (--max-queues)', queue_name
+        USING ERRCODE = '54000';
+    END IF;
+  END IF;
   INSERT INTO redrive.queues AS q (queue_name, max_retries, default_timeout, enabled, paused,
       paused_reason, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, retention_completed_s,
       retention_deadletter_s, retention_cancelled_s, created_at, updated_at)
@@ -235,6 +245,8 @@ std::string EnqueueFunctionSql(const ServerLimits& limits) {
       {"QUEUE_RETENTION_DEADLETTER", SecondsOrNull(queue.retention.deadletter)},
       {"QUEUE_RETENTION_CANCELLED", SecondsOrNull(queue.retention.cancelled)},
       {"WAKE_CHANNEL", kWakeChannelName},
+      {"MAX_QUEUES", std::to_string(limits.max_queues)},
+      {"QUEUE_CREATION_LOCK", std::to_string(kQueueCreationLockKey)},
   };
   std::string out;
   out.reserve(kTemplate.size() + 256);

@@ -90,7 +90,7 @@ class PgEnqueueFunctionTest : public ::testing::Test {
     auto tx = store_->BeginWrite();
     EXPECT_TRUE(tx.ok());
     const Instant now = SystemClock().Now();
-    auto queue = (*tx)->EnsureQueue(params.queue_name, now);
+    auto queue = (*tx)->EnsureQueue(params.queue_name, now, kNoQueueLimit);
     EXPECT_TRUE(queue.ok());
     SystemRandom random;
     NewJob made = MakeNewJob(params, *queue, now, random);
@@ -295,6 +295,24 @@ TEST_F(PgEnqueueFunctionTest, TheLimitsAreTheServersConfiguredOnes) {
   EXPECT_NE(error.find("more than 1 entries"), std::string::npos) << error;
   ASSERT_EQ(Run("ROLLBACK"), "");
   EXPECT_FALSE(Enqueue("'q', '{\"a\": 1}'").empty());
+}
+
+TEST_F(PgEnqueueFunctionTest, ANewQueuePastTheQueueLimitIsRefused) {
+  PgOptions options;
+  options.limits.max_queues = 2;
+  auto strict = OpenStore(url_, true, options);  // reinstalls the function
+  ASSERT_NE(strict, nullptr);
+  EXPECT_FALSE(Enqueue("'a', '{}'").empty());
+  EXPECT_FALSE(Enqueue("'b', '{}'").empty());
+  ASSERT_EQ(Run("BEGIN"), "");
+  const std::string error = Run("SELECT redrive.enqueue('c', '{}')");
+  EXPECT_NE(error.find("postgresql 54000"), std::string::npos) << error;
+  EXPECT_NE(error.find("cannot create queue c: the database already holds 2 queues"),
+            std::string::npos)
+      << error;
+  ASSERT_EQ(Run("ROLLBACK"), "");
+  EXPECT_FALSE(Enqueue("'a', '{}'").empty());  // an existing queue still takes jobs
+  EXPECT_FALSE(Queue("c").has_value());
 }
 
 }  // namespace

@@ -142,11 +142,11 @@ TEST_F(PgRaceTest, AKeyWhoseHolderRollsBackGoesToTheWaiter) {
 
 TEST_F(PgRaceTest, TwoEnsureQueueOfOneNameGiveOneQueue) {
   auto a = Begin();
-  auto created = a->EnsureQueue("emails", At(1));
+  auto created = a->EnsureQueue("emails", At(1), kNoQueueLimit);
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   auto racer = std::async(std::launch::async, [&]() -> Result<QueueConfig> {
     auto b = Begin();
-    auto q = b->EnsureQueue("emails", At(2));
+    auto q = b->EnsureQueue("emails", At(2), kNoQueueLimit);
     if (!q.ok()) return q;
     REDRIVE_RETURN_IF_ERROR(b->Commit());
     return q;
@@ -156,6 +156,25 @@ TEST_F(PgRaceTest, TwoEnsureQueueOfOneNameGiveOneQueue) {
   Result<QueueConfig> q = racer.get();
   ASSERT_TRUE(q.ok()) << q.status().ToString();
   EXPECT_EQ(*q, *created);  // the first one's, created at At(1)
+  EXPECT_EQ((*store_->BeginRead())->ListQueues()->size(), 1u);
+}
+
+// Two nodes creating different queues at once, with room for one more: the
+// second waits for the first's creation to commit and then sees it counted.
+TEST_F(PgRaceTest, TwoCreationsAtTheQueueLimitGiveOneQueue) {
+  auto a = Begin();
+  ASSERT_TRUE(a->EnsureQueue("first", At(1), 1).ok());
+  auto racer = std::async(std::launch::async, [&]() -> Result<QueueConfig> {
+    auto b = Begin();
+    auto q = b->EnsureQueue("second", At(2), 1);
+    if (!q.ok()) return q;
+    REDRIVE_RETURN_IF_ERROR(b->Commit());
+    return q;
+  });
+  ASSERT_TRUE(WaitForLockWaiters(*watcher_));
+  ASSERT_TRUE(a->Commit().ok());
+  Result<QueueConfig> q = racer.get();
+  EXPECT_EQ(q.status().code(), ErrorCode::kConflict) << q.status().ToString();
   EXPECT_EQ((*store_->BeginRead())->ListQueues()->size(), 1u);
 }
 
@@ -198,7 +217,7 @@ TEST_F(PgRaceTest, AReaperSkipsAJobAnotherTransactionHolds) {
 TEST_F(PgRaceTest, ARowLockingReadWaitsAndSeesTheOtherWrite) {
   {
     auto tx = Begin();
-    ASSERT_TRUE(tx->EnsureQueue("q", At(0)).ok());
+    ASSERT_TRUE(tx->EnsureQueue("q", At(0), kNoQueueLimit).ok());
     ASSERT_TRUE(tx->Commit().ok());
   }
   auto pause = Begin();

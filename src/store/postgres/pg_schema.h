@@ -22,6 +22,11 @@ std::span<const PgMigration> PgMigrations();
 // The key of the transaction-level advisory lock Migrate holds, so nodes
 // starting at once apply each migration exactly once.
 inline constexpr long long kMigrationLockKey = 0x5245445249564531;  // "REDRIVE1"
+// The key of the transaction-level advisory lock every creation of a queue
+// takes between counting the queues and inserting one (EnsureQueue,
+// redrive.enqueue), so that nodes creating queues at once never pass
+// --max-queues together.
+inline constexpr long long kQueueCreationLockKey = 0x5245445249564532;  // "REDRIVE2"
 
 // Applies the migrations not yet recorded, in one transaction under the
 // advisory lock. UNAVAILABLE if the database is newer than `migrations`.

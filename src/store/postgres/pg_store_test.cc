@@ -108,7 +108,7 @@ TEST(PgStoreTest, AReadOnlyDatabaseIsUnavailableForWrites) {
   ASSERT_NE(read_only, nullptr);
   auto tx = read_only->BeginWrite();
   ASSERT_TRUE(tx.ok()) << tx.status().ToString();
-  auto q = (*tx)->EnsureQueue("q", InstantFromMicros(0));
+  auto q = (*tx)->EnsureQueue("q", InstantFromMicros(0), kNoQueueLimit);
   ASSERT_FALSE(q.ok());
   EXPECT_EQ(q.status().code(), ErrorCode::kUnavailable) << q.status().ToString();
 }
@@ -127,7 +127,7 @@ TEST(PgStoreTest, ReadinessFailsWhileTheDatabaseCannotWriteAndRecoversWithoutTra
                   .ok());
   for (int i = 0; i < 2; ++i) {  // the first write may meet a terminated connection
     auto tx = store->BeginWrite();
-    if (tx.ok()) (void)(*tx)->EnsureQueue("q", InstantFromMicros(0));
+    if (tx.ok()) (void)(*tx)->EnsureQueue("q", InstantFromMicros(0), kNoQueueLimit);
   }
   Status ready = store->Ping();
   EXPECT_EQ(ready.code(), ErrorCode::kUnavailable) << ready.ToString();
@@ -161,7 +161,7 @@ TEST(PgStoreTest, ReadinessFailsWhileACommitWaits) {
   std::thread writer([&] {
     auto tx = store->BeginWrite();
     ASSERT_TRUE(tx.ok());
-    ASSERT_TRUE((*tx)->EnsureQueue("q", InstantFromMicros(0)).ok());
+    ASSERT_TRUE((*tx)->EnsureQueue("q", InstantFromMicros(0), kNoQueueLimit).ok());
     EXPECT_TRUE((*tx)->Commit().ok());
   });
   // Wait (bounded) for readiness to notice the waiting commit.
@@ -190,7 +190,7 @@ TEST(PgStoreTest, ALostConnectionIsUnavailableAndTheNextTransactionReconnects) {
                   ->Exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
                          " WHERE datname = current_database() AND pid <> pg_backend_pid()")
                   .ok());
-  auto q = (*tx)->EnsureQueue("q", InstantFromMicros(0));
+  auto q = (*tx)->EnsureQueue("q", InstantFromMicros(0), kNoQueueLimit);
   ASSERT_FALSE(q.ok());
   EXPECT_EQ(q.status().code(), ErrorCode::kUnavailable) << q.status().ToString();
   tx->reset();
@@ -198,7 +198,7 @@ TEST(PgStoreTest, ALostConnectionIsUnavailableAndTheNextTransactionReconnects) {
   for (int i = 0; i < 3; ++i) {
     auto again = store->BeginWrite();
     ASSERT_TRUE(again.ok()) << again.status().ToString();
-    ASSERT_TRUE((*again)->EnsureQueue("q", InstantFromMicros(0)).ok());
+    ASSERT_TRUE((*again)->EnsureQueue("q", InstantFromMicros(0), kNoQueueLimit).ok());
     ASSERT_TRUE((*again)->Commit().ok());
   }
   EXPECT_TRUE(store->Ping().ok());
@@ -218,7 +218,7 @@ TEST(PgStoreTest, SurvivesAServerCrashAndRestart) {
     // Committed before the crash: it survives it (synchronous_commit=on).
     auto tx = store->BeginWrite();
     ASSERT_TRUE(tx.ok());
-    ASSERT_TRUE((*tx)->EnsureQueue("durable", InstantFromMicros(0)).ok());
+    ASSERT_TRUE((*tx)->EnsureQueue("durable", InstantFromMicros(0), kNoQueueLimit).ok());
     ASSERT_TRUE((*tx)->Commit().ok());
   }
 
@@ -243,7 +243,7 @@ TEST(PgStoreTest, SurvivesAServerCrashAndRestart) {
   ASSERT_TRUE((*cluster)->Restart().ok());
   auto up = store->BeginWrite();
   ASSERT_TRUE(up.ok()) << up.status().ToString();
-  ASSERT_TRUE((*up)->EnsureQueue("q", InstantFromMicros(0)).ok());
+  ASSERT_TRUE((*up)->EnsureQueue("q", InstantFromMicros(0), kNoQueueLimit).ok());
   EXPECT_TRUE((*up)->Commit().ok());
   EXPECT_TRUE(store->Ping().ok());
   auto read = store->BeginRead();
@@ -271,7 +271,7 @@ TEST(PgStoreTest, ARollbackAfterAFailedStatementKeepsTheConnection) {
   }
   auto tx = store->BeginWrite();
   ASSERT_TRUE(tx.ok()) << tx.status().ToString();
-  EXPECT_TRUE((*tx)->EnsureQueue("q", InstantFromMicros(0)).ok());
+  EXPECT_TRUE((*tx)->EnsureQueue("q", InstantFromMicros(0), kNoQueueLimit).ok());
   EXPECT_TRUE((*tx)->Commit().ok());
 }
 

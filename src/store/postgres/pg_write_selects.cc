@@ -1,9 +1,12 @@
 // The selects of PgWriteTx (what the engine is about to change, locked as
 // it is read) and its queue, worker, webhook and throughput writes.
+#include <string>
 #include <type_traits>
 
+#include "core/limits.h"
 #include "store/postgres/pg_job_sql.h"
 #include "store/postgres/pg_row_mapping.h"
+#include "store/postgres/pg_schema.h"
 #include "store/postgres/pg_throughput_sql.h"
 #include "store/postgres/pg_webhook_sql.h"
 #include "store/postgres/pg_write_tx.h"
@@ -11,6 +14,9 @@
 namespace redrive::store::postgres {
 namespace {
 
+const std::string kLockQueueCreation =
+    "SELECT pg_advisory_xact_lock(" + std::to_string(kQueueCreationLockKey) + ")";
+constexpr char kCountQueues[] = "SELECT count(*) FROM redrive.queues";
 constexpr char kLockQueue[] =
     "SELECT " REDRIVE_PG_QUEUE_COLUMNS " FROM redrive.queues WHERE queue_name = $1 FOR UPDATE";
 constexpr char kInsertQueueIfAbsent[] =
@@ -128,11 +134,23 @@ Result<std::vector<std::string>> PgWriteTx::SelectRetentionExpired(const std::st
   return ids;
 }
 
-Result<QueueConfig> PgWriteTx::EnsureQueue(const std::string& name, Instant now) {
+Result<QueueConfig> PgWriteTx::EnsureQueue(const std::string& name, Instant now,
+                                           size_t max_queues) {
   // Read first: enqueue calls this every time, and the queue almost always
   // exists already.
   REDRIVE_ASSIGN_OR_RETURN(std::optional<QueueConfig> existing, GetQueue(name));
   if (existing) return std::move(*existing);
+  // Creations take turns from here to their commit: the count (a statement
+  // after the lock, so a snapshot that sees every earlier creation) is
+  // exact. Rare: only a queue's first job or configuration comes here.
+  REDRIVE_RETURN_IF_ERROR(held->ExecPrepared(kLockQueueCreation, PgParams()).status());
+  REDRIVE_ASSIGN_OR_RETURN(PgResult count, held->ExecPrepared(kCountQueues, PgParams()));
+  if (static_cast<uint64_t>(count.Int64(0, 0)) >= max_queues) {
+    // Unless it was created while this waited for the lock.
+    REDRIVE_ASSIGN_OR_RETURN(existing, GetQueue(name));
+    if (existing) return std::move(*existing);
+    return Status::Conflict(QueueLimitMessage(name, max_queues));
+  }
   QueueConfig config;
   config.queue_name = name;
   config.created_at = now;

@@ -80,7 +80,7 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
                                                           JobStatus status, Instant before,
                                                           int limit) override;
 
-  Result<QueueConfig> EnsureQueue(const std::string& name, Instant now) override;
+  Result<QueueConfig> EnsureQueue(const std::string& name, Instant now, size_t max_queues) override;
   Result<std::optional<QueueConfig>> LockQueue(const std::string& name) override;
   Status PutQueue(const QueueConfig& config) override;
   Status DeleteQueue(const std::string& name, bool delete_jobs) override;

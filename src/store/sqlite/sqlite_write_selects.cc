@@ -1,5 +1,6 @@
 // The selects of SqliteWriteTx (what the engine is about to change, read
 // under the write lock) and its queue/worker writes.
+#include "core/limits.h"
 #include "core/tags_json.h"
 #include "store/sqlite/job_sql.h"
 #include "store/sqlite/query_util.h"
@@ -13,6 +14,7 @@ constexpr char kPutQueue[] = "INSERT OR REPLACE INTO queues (" REDRIVE_QUEUE_COL
                              ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
                              "?14)";
 constexpr char kDeleteQueue[] = "DELETE FROM queues WHERE queue_name = ?1";
+constexpr char kCountQueues[] = "SELECT count(*) FROM queues";
 constexpr char kPutWorker[] = "INSERT OR REPLACE INTO workers (" REDRIVE_WORKER_COLUMNS
                               ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
 // A worker holding a lease keeps its row whatever its heartbeat says: the
@@ -101,11 +103,21 @@ Result<std::vector<std::string>> SqliteWriteTx::SelectRetentionExpired(
   }
 }
 
-Result<QueueConfig> SqliteWriteTx::EnsureQueue(const std::string& name, Instant now) {
+Result<QueueConfig> SqliteWriteTx::EnsureQueue(const std::string& name, Instant now,
+                                               size_t max_queues) {
   // Read first: enqueue calls this every time, and the queue almost always
   // exists already.
   REDRIVE_ASSIGN_OR_RETURN(std::optional<QueueConfig> existing, GetQueue(name));
   if (existing) return std::move(*existing);
+  {
+    // One writer at a time: nobody creates a queue between the count and
+    // the insert.
+    REDRIVE_ASSIGN_OR_RETURN(Statement count, conn().Prepare(kCountQueues));
+    REDRIVE_ASSIGN_OR_RETURN(bool row, count.Step());
+    if (row && static_cast<uint64_t>(count.Int64(0)) >= max_queues) {
+      return Status::Conflict(QueueLimitMessage(name, max_queues));
+    }
+  }
   QueueConfig config;
   config.queue_name = name;
   config.created_at = now;

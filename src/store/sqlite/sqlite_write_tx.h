@@ -58,7 +58,7 @@ class SqliteWriteTx final : public SqliteReads<WriteTx> {
                                                           JobStatus status, Instant before,
                                                           int limit) override;
 
-  Result<QueueConfig> EnsureQueue(const std::string& name, Instant now) override;
+  Result<QueueConfig> EnsureQueue(const std::string& name, Instant now, size_t max_queues) override;
   // The write lock is the database's: a locking read is a plain read.
   Result<std::optional<QueueConfig>> LockQueue(const std::string& name) override {
     return GetQueue(name);
