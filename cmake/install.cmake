@@ -44,6 +44,16 @@ install(TARGETS redrive_sdk redrive_wire redrive_core
         EXPORT RedriveTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT sdk)
 install(DIRECTORY ${sdk_stage_dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT sdk)
+# A stripped install (`cmake --install --strip`, `make install`, the Debian
+# package) drops the libraries' debug info too, which CMake leaves in static
+# libraries (the three shrink from 44 MB to 1.7 MB).
+foreach(lib redrive_sdk redrive_wire redrive_core)
+  install(CODE "if(CMAKE_INSTALL_DO_STRIP)
+  execute_process(COMMAND \"${CMAKE_STRIP}\" --strip-debug
+    \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/$<TARGET_FILE_NAME:${lib}>\"
+    COMMAND_ERROR_IS_FATAL ANY)
+endif()" COMPONENT sdk)
+endforeach()
 
 set(cmake_package_dir ${CMAKE_INSTALL_LIBDIR}/cmake/Redrive)
 install(EXPORT RedriveTargets NAMESPACE redrive:: DESTINATION ${cmake_package_dir}
@@ -70,16 +80,18 @@ if(TARGET redrive)
 
   # The man page is generated from the binary's own --help (every command's),
   # so it cannot drift from the flags.
+  # Installed gzipped (-n: no name or time, so the bytes depend only on the text).
   set(manpage ${PROJECT_BINARY_DIR}/redrive.1)
   add_custom_command(
-    OUTPUT ${manpage}
+    OUTPUT ${manpage}.gz
     COMMAND ${CMAKE_COMMAND} -DREDRIVE=$<TARGET_FILE:redrive> -DOUTPUT=${manpage}
             -DVERSION=${PROJECT_VERSION} -P ${PROJECT_SOURCE_DIR}/cmake/manpage.cmake
+    COMMAND gzip -9nf ${manpage}
     DEPENDS redrive ${PROJECT_SOURCE_DIR}/cmake/manpage.cmake
     COMMENT "Generating the redrive(1) man page"
     VERBATIM)
-  add_custom_target(redrive_manpage ALL DEPENDS ${manpage})
-  install(FILES ${manpage} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT server)
+  add_custom_target(redrive_manpage ALL DEPENDS ${manpage}.gz)
+  install(FILES ${manpage}.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT server)
   install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR}
           COMPONENT server)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs

@@ -28,9 +28,12 @@ dpkg-deb -x "$server_deb" "$root"
 dpkg-deb -x "$sdk_deb" "$root"
 binary="$root/usr/bin/redrive"
 expect_output "redrive --version" "redrive $version" "$("$binary" --version)"
-if readelf -S "$binary" | grep -q '\.debug_info'; then fail "usr/bin/redrive is not stripped"; fi
-grep -q '^\.TH REDRIVE 1' "$root/usr/share/man/man1/redrive.1" || fail "no redrive(1) man page"
-grep -q 'redrive serve' "$root/usr/share/man/man1/redrive.1" || fail "the man page lacks serve"
+for f in "$binary" "$root"/usr/lib/libredrive_*.a; do
+  if readelf -S "$f" | grep -q '\.debug_info'; then fail "${f#"$root"/} is not stripped"; fi
+done
+manpage=$(gzip -dc "$root/usr/share/man/man1/redrive.1.gz") || fail "no redrive(1) man page"
+grep -q '^\.TH REDRIVE 1' <<<"$manpage" || fail "redrive.1.gz is not a man page"
+grep -q '^\.SS "redrive serve"' <<<"$manpage" || fail "the man page lacks serve"
 for f in usr/share/doc/redrive/README.md usr/include/redrive/client.h \
   usr/include/redrive/core/job.h usr/lib/libredrive_sdk.a usr/lib/cmake/Redrive/RedriveConfig.cmake; do
   [[ -f "$root/$f" ]] || fail "missing $f"
