@@ -12,28 +12,7 @@ include(CMakePackageConfigHelpers)
 
 # ---- The SDK ----------------------------------------------------------------
 
-# The public headers reuse four headers of src/core (job, queue, status,
-# clock). They are installed with them, under include/redrive/core/, so that
-# a consumer needs nothing from src/: cmake/stage_sdk_headers.cmake copies
-# include/redrive/ and the core headers it reaches into sdk-include/ of the
-# build folder, with `#include "core/x.h"` written `#include
-# "redrive/core/x.h"`, and fails the build if a public header reaches any
-# other header of ours.
-set(sdk_stage_dir ${PROJECT_BINARY_DIR}/sdk-include)
-set(sdk_stage_stamp ${PROJECT_BINARY_DIR}/sdk-include.stamp)
-file(GLOB sdk_header_inputs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/include/redrive/*.h
-     ${PROJECT_SOURCE_DIR}/src/core/*.h)
-add_custom_command(
-  OUTPUT ${sdk_stage_stamp}
-  COMMAND ${CMAKE_COMMAND} -DINCLUDE_DIR=${PROJECT_SOURCE_DIR}/include
-          -DSRC_DIR=${PROJECT_SOURCE_DIR}/src -DOUTPUT_DIR=${sdk_stage_dir}
-          -P ${PROJECT_SOURCE_DIR}/cmake/stage_sdk_headers.cmake
-  COMMAND ${CMAKE_COMMAND} -E touch ${sdk_stage_stamp}
-  DEPENDS ${sdk_header_inputs} ${PROJECT_SOURCE_DIR}/cmake/stage_sdk_headers.cmake
-  COMMENT "Staging the SDK's public headers"
-  VERBATIM)
-add_custom_target(redrive_sdk_headers ALL DEPENDS ${sdk_stage_stamp})
-
+# The headers are the staged ones of cmake/sdk_headers.cmake.
 target_include_directories(redrive_sdk PUBLIC $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 # Exported as redrive::client; core and wire come along as its link
 # dependencies (static libraries), not as an API of their own.
@@ -43,7 +22,7 @@ set_target_properties(redrive_core PROPERTIES EXPORT_NAME core)
 install(TARGETS redrive_sdk redrive_wire redrive_core
         EXPORT RedriveTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT sdk)
-install(DIRECTORY ${sdk_stage_dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT sdk)
+install(DIRECTORY ${REDRIVE_SDK_STAGE_DIR}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT sdk)
 # A stripped install (`cmake --install --strip`, `make install`, the Debian
 # package) drops the libraries' debug info too, which CMake leaves in static
 # libraries (the three shrink from 44 MB to 1.7 MB).

@@ -6,6 +6,8 @@
 #      used: nothing of src/);
 #   2. add_subdirectory(SOURCE): only the SDK is built (no server, tests,
 #      bench), in C++20 without the consumer asking for it.
+# Either way the consumer compiles with no include path into our source tree,
+# and with a core/job.h of its own that our headers must not pick up.
 #
 #   sdk_consumer_test.sh SOURCE BUILD REDRIVE_BINARY CXX_COMPILER BUILD_TYPE WERROR
 # (the last three are the main build's, so that ccache serves the SDK's objects).
@@ -54,15 +56,22 @@ prefix="$scratch/stage/opt/redrive"
 cmake_consumer find_package -DCMAKE_PREFIX_PATH="$prefix"
 grep -qx "Redrive_DIR:PATH=$prefix/lib/cmake/Redrive" "$scratch/find_package/CMakeCache.txt" ||
   fail "find_package found another Redrive: $(grep Redrive_DIR "$scratch/find_package/CMakeCache.txt")"
-if grep -rq -- "$source_dir" "$scratch/find_package/CMakeFiles/consumer.dir/flags.make"; then
-  fail "the installed SDK's consumer compiles with paths of the source tree"
-fi
+# no_source_paths NAME: the consumer compiles with no include path into our
+# tree (nothing of src/, and no include/ whose headers reach src/).
+no_source_paths() {
+  local flags="$scratch/$1/CMakeFiles/consumer.dir/flags.make"
+  if grep -Eq -- "$source_dir/(src|include)( |\$)" "$flags"; then
+    fail "the $1 consumer compiles with paths of the source tree: $(grep INCLUDES "$flags")"
+  fi
+}
+no_source_paths find_package
 check_consumer find_package
 echo "find_package: ok"
 
 # 2. add_subdirectory of the source tree.
 cmake_consumer add_subdirectory -DREDRIVE_SOURCE_DIR="$source_dir" -DREDRIVE_WERROR="$werror"
 check_consumer add_subdirectory
+no_source_paths add_subdirectory
 targets=$(cmake --build "$scratch/add_subdirectory" --target help)
 for unwanted in redrive_engine redrive_cli redrive_core_test redrive-bench example_producer; do
   ! grep -qw "$unwanted" <<<"$targets" || fail "add_subdirectory defined our target $unwanted"
