@@ -46,6 +46,15 @@ cmake_consumer() {
     fail "building the $name consumer: $(cat "$scratch/$name.log")"
 }
 
+# no_source_paths NAME: the consumer compiles with no include path into our
+# tree (nothing of src/, and no include/ whose headers reach src/).
+no_source_paths() {
+  local flags="$scratch/$1/CMakeFiles/consumer.dir/flags.make"
+  if grep -Eq -- "$source_dir/(src|include)( |\$)" "$flags"; then
+    fail "the $1 consumer compiles with paths of the source tree: $(grep INCLUDES "$flags")"
+  fi
+}
+
 # 1. find_package against an installed SDK: staged with DESTDIR, then used
 # from where it landed, so the package must also be relocatable.
 DESTDIR="$scratch/stage" cmake --install "$build_dir" --component sdk --prefix /opt/redrive \
@@ -56,14 +65,6 @@ prefix="$scratch/stage/opt/redrive"
 cmake_consumer find_package -DCMAKE_PREFIX_PATH="$prefix"
 grep -qx "Redrive_DIR:PATH=$prefix/lib/cmake/Redrive" "$scratch/find_package/CMakeCache.txt" ||
   fail "find_package found another Redrive: $(grep Redrive_DIR "$scratch/find_package/CMakeCache.txt")"
-# no_source_paths NAME: the consumer compiles with no include path into our
-# tree (nothing of src/, and no include/ whose headers reach src/).
-no_source_paths() {
-  local flags="$scratch/$1/CMakeFiles/consumer.dir/flags.make"
-  if grep -Eq -- "$source_dir/(src|include)( |\$)" "$flags"; then
-    fail "the $1 consumer compiles with paths of the source tree: $(grep INCLUDES "$flags")"
-  fi
-}
 no_source_paths find_package
 check_consumer find_package
 echo "find_package: ok"
