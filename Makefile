@@ -13,8 +13,8 @@ export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 export CCACHE_COMPILERCHECK := content
 
-.PHONY: all deps test-deps configure build browser-deps run test test-sanitize test-tsan bench \
-        bench-pg-soak soak clean fuzz-build fuzz
+.PHONY: all deps test-deps configure build browser-deps run install package test test-sanitize \
+        test-tsan bench bench-pg-soak soak clean fuzz-build fuzz
 
 all: build
 
@@ -40,9 +40,29 @@ configure: $(BUILD_DIR)/CMakeCache.txt
 build: deps configure
 	cmake --build $(BUILD_DIR) -j$(JOBS)
 
-run: build
+# Only what the server needs: the `redrive` target, not the tests and bench.
+run: deps configure
+	cmake --build $(BUILD_DIR) -j$(JOBS) --target redrive
 	@mkdir -p redrive-data
 	$(BUILD_DIR)/redrive serve --listen $(LISTEN) --store $(STORE)
+
+# `make install` builds what it installs (cmake/install.cmake: the target
+# redrive_dist, not the tests), then installs under $(DESTDIR)$(PREFIX):
+# bin/redrive (stripped; `make install STRIP=` keeps its debug info), its man
+# page, README and docs, and the C++ SDK (headers, static libraries, the CMake
+# package for find_package(Redrive)). `make package` builds the Debian
+# packages redrive and libredrive-dev into $(BUILD_DIR)/packages.
+PREFIX ?= /usr/local
+DESTDIR ?=
+STRIP ?= --strip
+
+install: deps configure
+	cmake --build $(BUILD_DIR) -j$(JOBS) --target redrive_dist
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD_DIR) --prefix "$(PREFIX)" $(STRIP)
+
+package: deps configure
+	cmake --build $(BUILD_DIR) -j$(JOBS) --target redrive_dist
+	cpack --config $(BUILD_DIR)/CPackConfig.cmake -B $(BUILD_DIR)/packages
 
 # npm ci writes node_modules/.package-lock.json; it is the stamp. The
 # browser is Debian's chromium (scripts/install-deps.sh): playwright-core

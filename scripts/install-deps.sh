@@ -12,6 +12,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   postgresql-15 curl
 )
+# `make package` (CPack): dpkg-shlibdeps and file work out the Debian package's Depends.
+packages+=(dpkg-dev file)
 if [[ "${1:-}" == "--test" ]]; then
   packages+=(chromium clang-format)
   # The fuzz targets (fuzz/, `make fuzz`): clang++ with libFuzzer and the
