@@ -1,6 +1,5 @@
 #include "app/serve_command.h"
 
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <cstdlib>
@@ -11,6 +10,7 @@
 #include <utility>
 
 #include "api/api.h"
+#include "app/logging.h"
 #include "core/clock.h"
 #include "core/random.h"
 #include "engine/engine.h"
@@ -27,23 +27,6 @@ namespace {
 int Fail(const std::string& message) {
   std::cerr << "redrive: " << message << "\n";
   return 1;
-}
-
-// Logs go to stderr (stdout carries only the "listening on" line, which
-// scripts and the e2e harness parse), with UTC timestamps; with `node_id`,
-// each line names the node after its level ("... info [node-a] ...").
-void SetLogPattern(const std::string& node_id = "") {
-  // Node ids are letters, digits and . _ - (serve_config.cc): no pattern flags.
-  const std::string node = node_id.empty() ? "" : "[" + node_id + "] ";
-  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %^%l%$ " + node + "%v",
-                      spdlog::pattern_time_type::utc);
-}
-
-void ConfigureLogging(const std::string& level) {
-  auto logger = spdlog::stderr_color_mt("redrive");
-  spdlog::set_default_logger(logger);
-  SetLogPattern();
-  spdlog::set_level(spdlog::level::from_str(level));
 }
 
 std::string DescribeAuth(const server::ServeConfig& config) {
@@ -78,9 +61,11 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
   engine_options.webhooks.policy.attempt_lease = config.webhook_timeout + std::chrono::seconds(5);
   engine::Engine engine(store, clock, random, engine_options);
   // Where several nodes may write (PostgreSQL), or one was named, every log
-  // line says which node wrote it, from the engine's start on.
-  if (config.store.kind == server::StoreUrl::Kind::kPostgres || !config.node_id.empty()) {
-    SetLogPattern(engine.node_id());
+  // line says which node wrote it, from the engine's start on; JSON lines
+  // always do (a field costs a person reading text nothing, a machine less).
+  if (config.store.kind == server::StoreUrl::Kind::kPostgres || !config.node_id.empty() ||
+      config.log_json) {
+    SetLogNode(engine.node_id());
   }
   if (Status st = engine.Start(); !st.ok()) return Fail("cannot start engine: " + st.message());
 
@@ -188,7 +173,7 @@ int RunServe(const server::ServeConfig& config) {
   // Before any thread exists (the store's, the engine's, the server's), so
   // that all of them inherit the blocked mask.
   server::BlockTerminationSignals();
-  ConfigureLogging(config.log_level);
+  ConfigureLogging(config.log_level, config.log_json ? LogFormat::kJson : LogFormat::kText);
 
   const std::string store_name = server::RedactedStoreUrl(config.store);
   Result<std::unique_ptr<store::Store>> store = Status::Internal("no store");

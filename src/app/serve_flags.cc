@@ -150,6 +150,12 @@ void AddServeFlags(CLI::App& serve, server::ServeFlags& flags) {
                   "trace, debug (logs every request), info, warn, error, critical or off")
       ->envname("REDRIVE_LOG_LEVEL")
       ->capture_default_str();
+  serve
+      .add_option("--log-format", flags.log_format,
+                  "text (for a person) or json (one object per line: time, level, node, "
+                  "request_id, message)")
+      ->envname("REDRIVE_LOG_FORMAT")
+      ->capture_default_str();
 }
 
 }  // namespace redrive::app
