@@ -12,7 +12,9 @@ void AddServeFlags(CLI::App& serve, server::ServeFlags& flags) {
       ->capture_default_str();
   serve
       .add_option("--store", flags.store,
-                  "Where jobs live: sqlite:PATH or postgres://... (directories are created)")
+                  "Where jobs live: sqlite:PATH (one server per file; its directory is "
+                  "created) or postgres://USER@HOST:PORT/DB (also postgresql://; several nodes "
+                  "may share it; the password from PGPASSWORD or ~/.pgpass rather than the URL)")
       ->envname("REDRIVE_STORE")
       ->capture_default_str();
   serve

@@ -101,6 +101,25 @@ TEST(ConfigFileTest, RepeatableFlagsTakeArraysAndOnOffFlagsBooleans) {
   EXPECT_EQ(c.Get("/api/v1/jobs/stats?queue_name=q").status, 200);
 }
 
+TEST(ConfigFileTest, TheShippedConfigFileIsValid) {
+  ServerProcess server;
+  UseSqliteAndConfig(server, std::filesystem::path(REDRIVE_SOURCE_DIR) / "deploy/redrive.toml");
+  // It listens on 0.0.0.0 and so wants keys; ServerProcess's --listen and
+  // --store flags win over the file's.
+  server.options().env = {{"REDRIVE_API_KEYS", "admin:admin-key-0123456789"}};
+  ASSERT_TRUE(server.Start());
+  EXPECT_EQ(server.host(), "127.0.0.1");
+  HttpClient c = server.Client();
+  EXPECT_EQ(c.Get("/api/v1/jobs/stats?queue_name=q").status, 401);
+  ASSERT_EQ(server.Stop(), 0) << server.Stderr();
+  // Its log-format = "json" took effect.
+  const std::string log = server.Stderr();
+  ASSERT_FALSE(log.empty());
+  boost::system::error_code ec;
+  json::parse(log.substr(0, log.find('\n')), ec);
+  EXPECT_FALSE(ec) << log;
+}
+
 TEST(ConfigFileTest, BadFilesAreRefusedNamingTheFileAndLine) {
   TempDir dir;
   struct Case {
