@@ -6,7 +6,8 @@
 //   json  {"time":"2026-12-01T20:15:03.123Z","level":"info","node":"node-a",
 //          "request_id":"5f0c…","message":"message"}   (one object per line)
 //
-// The node appears once SetLogNode named it, the request id on lines
+// The node appears once SetLogNode named it (in JSON from the first line
+// on; in text on PostgreSQL or with --node-id, from the engine's start), the request id on lines
 // written while a request is screened or handed to the API on its I/O
 // thread (server/request_id.h). JSON strings are valid UTF-8: bytes that are
 // not are replaced by U+FFFD, control characters escaped.

@@ -14,6 +14,7 @@
 #include "core/clock.h"
 #include "core/random.h"
 #include "engine/engine.h"
+#include "engine/services/duties.h"
 #include "outbound_http/http_sender.h"
 #include "server/http_server.h"
 #include "server/signals.h"
@@ -60,11 +61,10 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
   // mid-attempt lets the reservation lapse (and then it is sent again).
   engine_options.webhooks.policy.attempt_lease = config.webhook_timeout + std::chrono::seconds(5);
   engine::Engine engine(store, clock, random, engine_options);
-  // Where several nodes may write (PostgreSQL), or one was named, every log
-  // line says which node wrote it, from the engine's start on; JSON lines
-  // always do (a field costs a person reading text nothing, a machine less).
-  if (config.store.kind == server::StoreUrl::Kind::kPostgres || !config.node_id.empty() ||
-      config.log_json) {
+  // Where several nodes may write (PostgreSQL), or one was named, every text
+  // log line says which node wrote it, from the engine's start on. (JSON
+  // lines name it from the first line on: RunServe.)
+  if (config.store.kind == server::StoreUrl::Kind::kPostgres || !config.node_id.empty()) {
     SetLogNode(engine.node_id());
   }
   if (Status st = engine.Start(); !st.ok()) return Fail("cannot start engine: " + st.message());
@@ -169,11 +169,18 @@ Result<std::unique_ptr<store::Store>> OpenSqlite(const server::ServeConfig& conf
 
 }  // namespace
 
-int RunServe(const server::ServeConfig& config) {
+int RunServe(const server::ServeConfig& given) {
   // Before any thread exists (the store's, the engine's, the server's), so
   // that all of them inherit the blocked mask.
   server::BlockTerminationSignals();
-  ConfigureLogging(config.log_level, config.log_json ? LogFormat::kJson : LogFormat::kText);
+  ConfigureLogging(given.log_level, given.log_json ? LogFormat::kJson : LogFormat::kText);
+  server::ServeConfig config = given;
+  if (config.log_json) {
+    // A collector groups lines by node, so every JSON line names it, the
+    // start-up ones too: the engine's default id is chosen here instead.
+    if (config.node_id.empty()) config.node_id = engine::DefaultNodeId();
+    SetLogNode(config.node_id);
+  }
 
   const std::string store_name = server::RedactedStoreUrl(config.store);
   Result<std::unique_ptr<store::Store>> store = Status::Internal("no store");
