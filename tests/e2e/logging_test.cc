@@ -85,6 +85,33 @@ TEST(LoggingTest, JsonLinesParseAndTheAuthFailureLineHasTheAddressNotTheKey) {
   EXPECT_EQ(auth_lines, 1) << server.Stderr();
 }
 
+// A client's bytes in a log line (the target, on the debug line of every
+// request) cannot break the line or its JSON: quotes and backslashes are
+// escaped, bytes that are not UTF-8 replaced.
+TEST(LoggingTest, HostileBytesStayInsideValidJson) {
+  ServerProcess server(
+      ServerOptions{.extra_args = {"--log-format", "json", "--log-level", "debug"}});
+  ASSERT_TRUE(server.Start());
+  const std::string reply = server.Client().RawExchange(
+      "GET /caf\xC3\xA9/\xFF\"q\\ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+      "X-Request-Id: id\"with\\quote\r\nConnection: close\r\n\r\n");
+  EXPECT_TRUE(Contains(reply, "X-Request-Id: id\"with\\quote")) << reply;
+  ASSERT_EQ(server.Stop(), 0) << server.Stderr();
+  int request_lines = 0;
+  for (const std::string& line : Lines(server.Stderr())) {
+    boost::system::error_code ec;
+    json::value v = json::parse(line, ec);  // Boost.JSON refuses invalid UTF-8
+    ASSERT_FALSE(ec) << "not JSON: " << line;
+    const json::object& o = v.as_object();
+    if (!o.contains("request_id") || o.at("request_id").as_string() != "id\"with\\quote") continue;
+    ++request_lines;
+    EXPECT_TRUE(Contains(std::string(o.at("message").as_string()),
+                         "\"GET /caf\xC3\xA9/\xEF\xBF\xBD\"q\\\""))
+        << line;
+  }
+  EXPECT_EQ(request_lines, 1) << server.Stderr();
+}
+
 TEST(LoggingTest, EveryResponseCarriesARequestIdAndAnInsaneOneIsReplaced) {
   ServerProcess server;
   ASSERT_TRUE(server.Start());
