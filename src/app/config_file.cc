@@ -1,5 +1,7 @@
 #include "app/config_file.h"
 
+#include <sys/stat.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cctype>
@@ -160,8 +162,7 @@ Result<std::vector<ConfigEntry>> ParseConfigText(std::string_view text) {
   return entries;
 }
 
-Result<std::vector<std::string>> ConfigFileArguments(const CLI::App& serve,
-                                                     const std::string& path) {
+Result<ConfigFileArgs> ConfigFileArguments(const CLI::App& serve, const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::Validation("config", "--config: cannot read " + path);
   std::string text;
@@ -175,7 +176,8 @@ Result<std::vector<std::string>> ConfigFileArguments(const CLI::App& serve,
   Result<std::vector<ConfigEntry>> entries = ParseConfigText(text);
   if (!entries.ok()) return Status::Validation("config", path + ":" + entries.status().message());
 
-  std::vector<std::string> args;
+  ConfigFileArgs result;
+  std::vector<std::string>& args = result.args;
   for (const ConfigEntry& e : *entries) {
     const std::string where = path + ":" + std::to_string(e.line) + ": ";
     const CLI::Option* option =
@@ -185,6 +187,14 @@ Result<std::vector<std::string>> ConfigFileArguments(const CLI::App& serve,
           "config", where + "unknown key " + Quoted(e.key) +
                         " (keys are `redrive serve` flags without the leading --, e.g. listen, "
                         "store, api-key; see redrive serve --help)");
+    }
+    if (e.key == "api-key") {
+      struct stat st {};
+      if (stat(path.c_str(), &st) == 0 && (st.st_mode & (S_IRGRP | S_IROTH)) != 0) {
+        result.warnings.push_back("warning: " + path +
+                                  " holds API keys and other users may read it (chmod 600 " + path +
+                                  ", or pass the keys in REDRIVE_API_KEYS)");
+      }
     }
     if (option->count() > 0) continue;  // the command line or the environment said it
     const std::string flag = "--" + e.key;
@@ -205,7 +215,7 @@ Result<std::vector<std::string>> ConfigFileArguments(const CLI::App& serve,
     // --flag=VALUE: a value that starts with '-' stays a value.
     for (const std::string& v : e.values) args.push_back(flag + "=" + v);
   }
-  return args;
+  return result;
 }
 
 }  // namespace redrive::app

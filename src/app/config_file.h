@@ -46,10 +46,15 @@ inline constexpr size_t kMaxConfigFileBytes = 1 << 20;
 // Parses the file's text. VALIDATION error "LINE: why" on the first problem.
 Result<std::vector<ConfigEntry>> ParseConfigText(std::string_view text);
 
+struct ConfigFileArgs {
+  std::vector<std::string> args;      // e.g. "--listen=0.0.0.0:7070"
+  std::vector<std::string> warnings;  // one line each, for stderr
+};
+
 // Reads and parses `path`, then returns the arguments that give `serve`'s
 // still-unset flags (count() == 0 after a parse) their values from the file.
-// Errors name the file: "redrive.toml:3: unknown key 'lisen' ...".
-Result<std::vector<std::string>> ConfigFileArguments(const CLI::App& serve,
-                                                     const std::string& path);
+// Errors name the file: "redrive.toml:3: unknown key 'lisen' ...". Warns
+// when the file holds API keys and other users may read it.
+Result<ConfigFileArgs> ConfigFileArguments(const CLI::App& serve, const std::string& path);
 
 }  // namespace redrive::app

@@ -69,8 +69,10 @@ int main(int argc, char** argv) {
         std::cerr << "redrive: " << extra.status().message() << "\n";
         return 2;
       }
+      for (const std::string& warning : extra->warnings)
+        std::cerr << "redrive: " << warning << "\n";
       std::vector<std::string> args(argv + 1, argv + argc);
-      args.insert(args.end(), extra->begin(), extra->end());
+      args.insert(args.end(), extra->args.begin(), extra->args.end());
       std::reverse(args.begin(), args.end());  // CLI11 takes them last first
       try {
         app.parse(std::move(args));

@@ -92,15 +92,27 @@ TEST(ConfigFileTest, RepeatableFlagsTakeArraysAndOnOffFlagsBooleans) {
   WriteFile(config,
             "api-key = [\"admin:admin-key-0123456789\", 'viewer:viewer-key#0123456789']\n"
             "insecure-no-auth = false\n");
+  std::filesystem::permissions(
+      config, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
   ServerProcess server;
   UseSqliteAndConfig(server, config);
   ASSERT_TRUE(server.Start());
+  EXPECT_FALSE(Contains(server.Stderr(), "other users may read it")) << server.Stderr();
   HttpClient c = server.Client();
   EXPECT_EQ(c.Get("/api/v1/jobs/stats?queue_name=q").status, 401);
   c.set_bearer_token("viewer-key#0123456789");  // '#' inside a string is no comment
   EXPECT_EQ(c.Get("/api/v1/jobs/stats?queue_name=q").status, 200);
   c.set_bearer_token("admin-key-0123456789");
   EXPECT_EQ(c.Get("/api/v1/jobs/stats?queue_name=q").status, 200);
+  ASSERT_EQ(server.Stop(), 0) << server.Stderr();
+
+  // Keys in a file others may read: served, with a warning.
+  std::filesystem::permissions(config, std::filesystem::perms::others_read,
+                               std::filesystem::perm_options::add);
+  ASSERT_TRUE(server.Start());
+  EXPECT_TRUE(Contains(server.Stderr(), "redrive: warning: " + config.string() +
+                                            " holds API keys and other users may read it"))
+      << server.Stderr();
 }
 
 TEST(ConfigFileTest, TheShippedConfigFileIsValid) {
