@@ -20,7 +20,8 @@ CLI::App* AddBackupCommand(CLI::App& app, BackupFlags& flags) {
   backup->footer(
       "The copy is one commit's state of the store, checked (PRAGMA quick_check) and fsync'd "
       "before it appears at DEST.\nRestore: stop the server, replace the store's file with "
-      "the copy (and remove its -wal and -shm files), start the server.");
+      "the copy, delete the old file's -wal and -shm (they would be replayed onto the copy), "
+      "start the server.");
   return backup;
 }
 
