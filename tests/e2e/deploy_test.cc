@@ -18,6 +18,7 @@
 #include "e2e/support/server_process.h"
 #include "e2e/support/temp_dir.h"
 #include "e2e/support/wait.h"
+#include "support/pg_cluster.h"
 
 namespace redrive::e2e {
 namespace {
@@ -302,6 +303,31 @@ TEST(UpgradeTest, AStoreFromANewerBinaryIsRefusedAndLeftAlone) {
   EXPECT_EQ(sqlite3_column_int(stmt, 1), 1);
   sqlite3_finalize(stmt);
   sqlite3_close(conn);
+}
+
+// The same refusal on PostgreSQL, where nodes sharing a database may run
+// different binaries. Runs in deploy_test.postgres (REDRIVE_TEST_STORE).
+TEST(UpgradeTest, APostgresStoreFromANewerBinaryIsRefused) {
+  if (!TestingOnPostgres()) GTEST_SKIP() << "PostgreSQL only: run by deploy_test.postgres";
+  ServerProcess server;  // on a fresh database of the shared test cluster
+  ASSERT_TRUE(server.Start());
+  EnqueueSome(*std::make_unique<HttpClient>(server.Client()), 1);
+  ASSERT_EQ(server.Stop(), 0) << server.Stderr();
+  const std::string url = server.store_url();
+  const std::string db = url.substr(url.rfind('/') + 1);
+  testing::PgCluster& pg = testing::PgCluster::Shared();
+  auto inserted =
+      pg.Psql("INSERT INTO redrive.schema_migrations (version, applied_at) VALUES (999, 0)", db);
+  ASSERT_TRUE(inserted.ok()) << inserted.status().ToString();
+
+  ExitResult r =
+      RunRedrive({"serve", "--listen", "127.0.0.1:0", "--store", url}, std::chrono::seconds(30));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(Contains(r.err, "schema version 999 is newer than this binary supports")) << r.err;
+  EXPECT_FALSE(Contains(r.out, "listening on"));
+  auto version = pg.Psql("SELECT max(version) FROM redrive.schema_migrations", db);
+  ASSERT_TRUE(version.ok()) << version.status().ToString();
+  EXPECT_EQ(version->substr(0, 3), "999");
 }
 
 }  // namespace
