@@ -1,13 +1,28 @@
 // The `redrive` binary: parses the command line and runs a subcommand.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <csignal>
 #include <iostream>
+#include <string>
+#include <vector>
 
+#include "app/backup_command.h"
+#include "app/config_file.h"
 #include "app/serve_command.h"
 #include "app/serve_flags.h"
 #include "cli/cli_context.h"
 #include "cli/commands.h"
 #include "server/serve_config.h"
+
+namespace {
+
+// CLI11's errors in one line, not two: this often ends up in a service log.
+int UsageError(const std::string& message) {
+  std::cerr << "redrive: " << message << " (see redrive --help)\n";
+  return 2;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   // Writes to a vanished peer or pipe must fail with EPIPE, not kill us.
@@ -20,6 +35,15 @@ int main(int argc, char** argv) {
   redrive::server::ServeFlags serve_flags;
   CLI::App* serve = app.add_subcommand("serve", "Run the Redrive server");
   redrive::app::AddServeFlags(*serve, serve_flags);
+  std::string config_path;
+  serve
+      ->add_option("--config", config_path,
+                   "A file of serve flags (KEY = VALUE, TOML); flags and their env twins win "
+                   "over it, it wins over the defaults. See docs/deploy.md")
+      ->envname("REDRIVE_CONFIG");
+
+  redrive::app::BackupFlags backup_flags;
+  CLI::App* backup = redrive::app::AddBackupCommand(app, backup_flags);
 
   // Every other subcommand is a client of a running server (src/cli/).
   redrive::cli::CliContext cli;
@@ -33,12 +57,29 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    // One line, not CLI11's two: this often ends up in a service log.
-    std::cerr << "redrive: " << e.what() << " (see redrive --help)\n";
-    return 2;
+    return UsageError(e.what());
   }
 
   if (serve->parsed()) {
+    if (!config_path.empty()) {
+      // The file fills in what the command line and the environment left
+      // unset, as more arguments; then everything is parsed once more.
+      auto extra = redrive::app::ConfigFileArguments(*serve, config_path);
+      if (!extra.ok()) {
+        std::cerr << "redrive: " << extra.status().message() << "\n";
+        return 2;
+      }
+      for (const std::string& warning : extra->warnings)
+        std::cerr << "redrive: " << warning << "\n";
+      std::vector<std::string> args(argv + 1, argv + argc);
+      args.insert(args.end(), extra->args.begin(), extra->args.end());
+      std::reverse(args.begin(), args.end());  // CLI11 takes them last first
+      try {
+        app.parse(std::move(args));
+      } catch (const CLI::ParseError& e) {
+        return UsageError(std::string(e.what()) + " (in " + config_path + ")");
+      }
+    }
     auto config = redrive::server::MakeServeConfig(serve_flags);
     if (!config.ok()) {
       std::cerr << "redrive: " << config.status().message() << "\n";
@@ -46,6 +87,7 @@ int main(int argc, char** argv) {
     }
     return redrive::app::RunServe(*config);
   }
+  if (backup->parsed()) return redrive::app::RunBackup(backup_flags);
   if (cli.action()) return cli.action()();
   return 2;  // unreachable: require_subcommand(1)
 }

@@ -1,6 +1,5 @@
 #include "app/serve_command.h"
 
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <cstdlib>
@@ -11,9 +10,11 @@
 #include <utility>
 
 #include "api/api.h"
+#include "app/logging.h"
 #include "core/clock.h"
 #include "core/random.h"
 #include "engine/engine.h"
+#include "engine/services/duties.h"
 #include "outbound_http/http_sender.h"
 #include "server/http_server.h"
 #include "server/signals.h"
@@ -27,23 +28,6 @@ namespace {
 int Fail(const std::string& message) {
   std::cerr << "redrive: " << message << "\n";
   return 1;
-}
-
-// Logs go to stderr (stdout carries only the "listening on" line, which
-// scripts and the e2e harness parse), with UTC timestamps; with `node_id`,
-// each line names the node after its level ("... info [node-a] ...").
-void SetLogPattern(const std::string& node_id = "") {
-  // Node ids are letters, digits and . _ - (serve_config.cc): no pattern flags.
-  const std::string node = node_id.empty() ? "" : "[" + node_id + "] ";
-  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %^%l%$ " + node + "%v",
-                      spdlog::pattern_time_type::utc);
-}
-
-void ConfigureLogging(const std::string& level) {
-  auto logger = spdlog::stderr_color_mt("redrive");
-  spdlog::set_default_logger(logger);
-  SetLogPattern();
-  spdlog::set_level(spdlog::level::from_str(level));
 }
 
 std::string DescribeAuth(const server::ServeConfig& config) {
@@ -78,10 +62,11 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
   // mid-attempt lets the reservation lapse (and then it is sent again).
   engine_options.webhooks.policy.attempt_lease = config.webhook_timeout + std::chrono::seconds(5);
   engine::Engine engine(store, clock, random, engine_options);
-  // Where several nodes may write (PostgreSQL), or one was named, every log
-  // line says which node wrote it, from the engine's start on.
+  // Where several nodes may write (PostgreSQL), or one was named, every text
+  // log line says which node wrote it, from the engine's start on. (JSON
+  // lines name it from the first line on: RunServe.)
   if (config.store.kind == server::StoreUrl::Kind::kPostgres || !config.node_id.empty()) {
-    SetLogPattern(engine.node_id());
+    SetLogNode(engine.node_id());
   }
   if (Status st = engine.Start(); !st.ok()) return Fail("cannot start engine: " + st.message());
 
@@ -185,11 +170,18 @@ Result<std::unique_ptr<store::Store>> OpenSqlite(const server::ServeConfig& conf
 
 }  // namespace
 
-int RunServe(const server::ServeConfig& config) {
+int RunServe(const server::ServeConfig& given) {
   // Before any thread exists (the store's, the engine's, the server's), so
   // that all of them inherit the blocked mask.
   server::BlockTerminationSignals();
-  ConfigureLogging(config.log_level);
+  ConfigureLogging(given.log_level, given.log_json ? LogFormat::kJson : LogFormat::kText);
+  server::ServeConfig config = given;
+  if (config.log_json) {
+    // A collector groups lines by node, so every JSON line names it, the
+    // start-up ones too: the engine's default id is chosen here instead.
+    if (config.node_id.empty()) config.node_id = engine::DefaultNodeId();
+    SetLogNode(config.node_id);
+  }
 
   const std::string store_name = server::RedactedStoreUrl(config.store);
   Result<std::unique_ptr<store::Store>> store = Status::Internal("no store");

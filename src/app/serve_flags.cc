@@ -12,7 +12,9 @@ void AddServeFlags(CLI::App& serve, server::ServeFlags& flags) {
       ->capture_default_str();
   serve
       .add_option("--store", flags.store,
-                  "Where jobs live: sqlite:PATH or postgres://... (directories are created)")
+                  "Where jobs live: sqlite:PATH (one server per file; its directory is "
+                  "created) or postgres://USER@HOST:PORT/DB (also postgresql://; several nodes "
+                  "may share it; the password from PGPASSWORD or ~/.pgpass rather than the URL)")
       ->envname("REDRIVE_STORE")
       ->capture_default_str();
   serve
@@ -155,6 +157,12 @@ void AddServeFlags(CLI::App& serve, server::ServeFlags& flags) {
       .add_option("--log-level", flags.log_level,
                   "trace, debug (logs every request), info, warn, error, critical or off")
       ->envname("REDRIVE_LOG_LEVEL")
+      ->capture_default_str();
+  serve
+      .add_option("--log-format", flags.log_format,
+                  "text (for a person) or json (one object per line: time, level, node, "
+                  "request_id, message)")
+      ->envname("REDRIVE_LOG_FORMAT")
       ->capture_default_str();
 }
 

@@ -28,6 +28,7 @@
 
 #include "server/error_body.h"
 #include "server/http_server.h"
+#include "server/request_id.h"
 #include "server/serve_config.h"
 
 namespace redrive::server::internal {
@@ -206,6 +207,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void ReadHeader() {
     if (shared_->stopping) return Close();
+    request_id_.clear();
     parser_.emplace();
     parser_->body_limit(options().max_body_bytes);
     parser_->header_limit(static_cast<uint32_t>(options().max_header_bytes));
@@ -220,6 +222,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void OnHeader(beast::error_code ec, size_t) {
     if (ec) return OnReadError(ec);
     const auto& message = parser_->get();
+    request_id_ = AcceptOrMakeRequestId(message["X-Request-Id"]);
     if (std::optional<std::string> why = RefusedHeader(message)) {
       return WriteError(400, "BAD_REQUEST", *why);
     }
@@ -252,6 +255,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // lets the request through: the Handler makes the same checks.
   std::optional<api::Response> ScreenHead(const http::request_header<>& message) {
     if (!options().screen) return std::nullopt;
+    ScopedRequestId scope(request_id_);
     try {
       return options().screen(ToApiRequest(message, from_loopback_, client_address_));
     } catch (const std::exception& e) {
@@ -340,6 +344,7 @@ class Session : public std::enable_shared_from_this<Session> {
     stream_.expires_never();
     WatchForClose();
     uint64_t seq = ++seq_;
+    ScopedRequestId scope(request_id_);
     try {
       shared_->handler(std::move(request), MakeResponder(seq));
     } catch (const std::exception& e) {
@@ -418,6 +423,7 @@ class Session : public std::enable_shared_from_this<Session> {
       response_->set(http::field::content_type, response.content_type);
     }
     for (auto& [name, value] : response.headers) response_->set(name, value);
+    if (!request_id_.empty()) response_->set("X-Request-Id", request_id_);
     response_->body() = std::move(response.body);
     response_->keep_alive(keep_alive);
     response_->prepare_payload();
@@ -435,6 +441,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void OnWrite(beast::error_code ec, size_t bytes) {
     if (spdlog::should_log(spdlog::level::debug)) {
+      ScopedRequestId scope(request_id_);
       auto micros =
           std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started_).count();
       spdlog::debug("{} \"{} {}\" {} {}B {}us{}", peer_, log_method_, log_target_,
@@ -512,6 +519,9 @@ class Session : public std::enable_shared_from_this<Session> {
   bool head_ = false;  // the request being answered is a HEAD
   unsigned version_ = 11;
   std::string log_method_, log_target_;
+  // Of the request being handled or answered (server/request_id.h); empty
+  // before its head is read.
+  std::string request_id_;
   Clock::time_point started_;
 };
 

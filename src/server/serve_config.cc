@@ -345,6 +345,11 @@ Result<ServeConfig> MakeServeConfig(const ServeFlags& flags) {
             Quoted(flags.log_level));
   }
   config.log_level = flags.log_level;
+  if (flags.log_format != "text" && flags.log_format != "json") {
+    return Status::Validation(
+        "log_format", "--log-format: expected text or json, got " + Quoted(flags.log_format));
+  }
+  config.log_json = flags.log_format == "json";
   if (flags.webhook_concurrency < 1 || flags.webhook_concurrency > 64) {
     return Status::Validation("webhook_concurrency",
                               "--webhook-concurrency must be between 1 and 64");

@@ -85,6 +85,7 @@ struct ServeFlags {
   std::string prune_workers_after = "7d";  // "0": never
   int io_threads = 1;
   std::string log_level = "info";
+  std::string log_format = "text";
   int webhook_concurrency = 4;
   int db_pool_size = 16;
   std::string node_id;
@@ -119,6 +120,8 @@ struct ServeConfig {
   std::chrono::seconds prune_workers_after{7 * 24 * 3600};
   int io_threads = 1;
   std::string log_level = "info";
+  // "text" (one line for a person) or "json" (one object per line); see app/logging.h.
+  bool log_json = false;
   // A shared database's clock this far from the node's is reported; zero: never.
   std::chrono::seconds max_clock_skew{2};
   // Outgoing webhooks: deliveries sent at once, the timeout of one POST, and

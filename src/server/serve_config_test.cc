@@ -247,6 +247,9 @@ TEST(MakeServeConfigTest, RejectsBadTunables) {
   EXPECT_TRUE(fails([](ServeFlags& f) { f.webhook_timeout = "10m"; }));
   EXPECT_TRUE(fails([](ServeFlags& f) { f.webhook_retry_base_ms = 0; }));
   EXPECT_FALSE(fails([](ServeFlags& f) { f.log_level = "debug"; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.log_format = "JSON"; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.log_format = "logfmt"; }));
+  EXPECT_FALSE(fails([](ServeFlags& f) { f.log_format = "json"; }));
   EXPECT_FALSE(fails([](ServeFlags& f) { f.webhook_retry_base_ms = 20; }));
   EXPECT_TRUE(fails([](ServeFlags& f) { f.db_pool_size = 0; }));
   EXPECT_TRUE(fails([](ServeFlags& f) { f.db_pool_size = 257; }));
