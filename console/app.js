@@ -16,6 +16,7 @@ import {mountQueue} from './queue.js';
 import {mountWebhooks} from './webhooks.js';
 import {mountWebhook} from './webhook.js';
 import {showError, clearMessages, isDialogOpen} from './ui.js';
+import {formatDuration} from './durations.js';
 
 const POLL_MS = 5000;
 const main = document.getElementById('main');
@@ -78,7 +79,7 @@ function renderUpdated() {
   const el = document.getElementById('updated');
   if (!lastUpdated) { el.textContent = ''; return; }
   const s = Math.round((Date.now() - lastUpdated) / 1000);
-  el.textContent = `updated ${s < 2 ? 'just now' : `${s} s ago`}`;
+  el.textContent = `updated ${s < 2 ? 'just now' : `${formatDuration(s * 1000)} ago`}`;
   el.title = lastUpdated.toISOString();
 }
 

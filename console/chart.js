@@ -1,5 +1,6 @@
 // The throughput chart: inline SVG lines, one per series, no library.
 import {h, svg} from './dom.js';
+import {formatDuration} from './durations.js';
 
 export const SERIES = [
   {key: 'enqueued', label: 'enqueued'},
@@ -19,7 +20,7 @@ export function throughputChart(data, scope = 'all queues') {
   if (points.length === 0) {
     return h('div', {class: 'chart'},
       h('p', {class: 'muted empty'},
-        `Collecting data: one point every ${data.interval_seconds} s while a server is up.`),
+        `Collecting data: one point every ${formatDuration(data.interval_seconds * 1000)} while a server is up.`),
       legend);
   }
   const max = Math.max(1, ...points.flatMap((p) => SERIES.map((s) => p[s.key])));
@@ -44,11 +45,11 @@ export function throughputChart(data, scope = 'all queues') {
                    class: `dot series-${s.key}`}, svg('title', {}, `${s.label}: ${p[s.key]}`))));
   return h('div', {class: 'chart'},
     svg('svg', {viewBox: `0 0 ${W} ${H}`, role: 'img', class: 'chart-svg',
-                'aria-label': `Jobs per ${data.interval_seconds} s`},
+                'aria-label': `Jobs per ${formatDuration(data.interval_seconds * 1000)}`},
       grid, lines, dots,
       svg('text', {x: PAD_L, y: H - 4, class: 'axis'}, `${clock(first)} UTC`),
       svg('text', {x: W - PAD_R, y: H - 4, class: 'axis', 'text-anchor': 'end'},
           `${clock(last)} UTC`)),
-    h('p', {class: 'muted small'}, `Jobs per ${data.interval_seconds} s interval, ${scope}.`),
+    h('p', {class: 'muted small'}, `Jobs per ${formatDuration(data.interval_seconds * 1000)} interval, ${scope}.`),
     legend);
 }

@@ -1,13 +1,17 @@
 // The DLQ's actions for an admin: retry the selected rows; retry everything
 // matching the filters (a dry run counts first, then a confirmation with an
-// optional rate); purge everything matching the filters (a dry run counts
-// first, then typing the queue name or the count). Retry and purge honour
-// every filter: queue, dead reason, tag and error class (filters.error_prefix).
+// optional rate; every match is retried, a page of 1000 per request);
+// purge everything matching the filters (a dry run counts first, then typing
+// the queue name or the count). Retry and purge honour every filter: queue,
+// dead reason, tag and error class (filters.error_prefix). A selection that
+// matches nothing says so and lists the closest error classes.
 import * as api from './api.js';
 import {h} from './dom.js';
 import {openDialog, showNotice, busy} from './ui.js';
+import {formatDuration} from './durations.js';
+import {classHash} from './dlq_summary.js';
 
-const MAX_BATCH = 1000;  // the server's limit per retry request
+const PAGE = 1000;  // the server's limit per retry request
 const MAX_PURGE = 10000;  // the server's limit per purge request
 
 export function dlqActionBar(filters, selected, refresh) {
@@ -41,35 +45,40 @@ export function dlqActionBar(filters, selected, refresh) {
   retryMatching.addEventListener('click', async () => {
     const selection = selectionOf(filters);
     const counted = await busy(retryMatching, 'Dry run', () =>
-      api.post('/jobs/dlq/retry', {...selection, limit: MAX_BATCH, dry_run: true}));
+      api.post('/jobs/dlq/retry', {...selection, limit: PAGE, dry_run: true}));
     if (!counted) return;
     const n = counted.matched_count;
     const scope = describe(filters);
     if (n === 0) {
-      await openDialog({title: 'Nothing to retry', body: [`No dead jobs match ${scope}.`],
-                        confirmLabel: 'OK'});
+      await noMatch('Nothing to retry', `No dead jobs match ${scope}.`, counted, filters);
       return;
     }
     const values = await openDialog({
       title: `Retry ${n} dead job${n === 1 ? '' : 's'}?`,
       body: [h('p', {'data-test': 'matched-count'},
-               `${n}${n === MAX_BATCH ? ' (the most one request retries)' : ''} dead jobs match ` +
-               `${scope}. The oldest dead go first.`),
+               `${n} dead jobs match ${scope}. All ${n} are retried, the oldest dead first` +
+               `${n > PAGE ? `, in requests of ${PAGE}` : ''}.`),
              'Without a rate they all become pending at once. With a rate, they are spread ' +
-             'out so the replay does not overload whatever made them fail.'],
+             'out so the replay does not overload whatever made them fail; a queue\'s ' +
+             'throttled redrives share the rate (this one starts after the last job of an ' +
+             'earlier one).'],
       fields: [{name: 'rate', label: 'Rate (jobs per second, optional)', type: 'number',
                 min: '0', step: 'any', placeholder: 'e.g. 5'}],
       validate: ({rate}) => (rate !== '' && !(Number(rate) > 0) ? 'The rate must be above 0.' : null),
       confirmLabel: `Retry ${n}`});
     if (!values) return;
-    const body = {...selection, limit: MAX_BATCH};
+    const body = {...selection};
     if (values.rate !== '') body.rate_per_second = Number(values.rate);
     await busy(retryMatching, 'Retry all matching', async () => {
-      const r = await api.post('/jobs/dlq/retry', body);
-      const spread = body.rate_per_second
-        ? ` over about ${Math.ceil(r.retried_count / body.rate_per_second)} s` : '';
-      showNotice(`Retried ${r.retried_count} jobs${spread}.`);
-    });
+      const done = await retryAll(body, n, (k) => {
+        retryMatching.textContent = `Retrying… ${k} of ${n}`;
+      });
+      const due = done.lastDue ? Date.parse(done.lastDue) - Date.now() : 0;
+      // Whole seconds, as the CLI says it ("in 13m20s").
+      const spread = due > 0
+        ? `; the last is due in ${formatDuration(Math.ceil(due / 1000) * 1000)}` : '';
+      showNotice(`Retried ${done.retried} of ${n} matching jobs${spread}.`);
+    }).finally(() => { retryMatching.textContent = 'Retry all matching…'; });
     await refresh();
   });
 
@@ -82,8 +91,7 @@ export function dlqActionBar(filters, selected, refresh) {
     const n = counted.matched_count;
     const where = purgeScope(filters);
     if (n === 0) {
-      await openDialog({title: 'Nothing to purge', body: [`There are no dead jobs of ${where}.`],
-                        confirmLabel: 'OK'});
+      await noMatch('Nothing to purge', `There are no dead jobs of ${where}.`, counted, filters);
       return;
     }
     const ok = await openDialog({
@@ -104,6 +112,39 @@ export function dlqActionBar(filters, selected, refresh) {
 
   update();
   return {element, update};
+}
+
+// Retries the `n` jobs the dry run counted, a page per request (retried
+// jobs leave the DLQ, so each page is the next), never more than `n`.
+async function retryAll(body, n, progress) {
+  let retried = 0;
+  let lastDue = null;
+  while (retried < n) {
+    const r = await api.post('/jobs/dlq/retry', {...body, limit: Math.min(PAGE, n - retried)});
+    if (r.retried_count === 0) break;
+    retried += r.retried_count;
+    lastDue = r.last_due_at || lastDue;
+    progress(retried);
+  }
+  return {retried, lastDue};
+}
+
+// "Nothing matches", with the closest error classes the server found (each
+// links to the DLQ narrowed to it).
+async function noMatch(title, text, answer, filters) {
+  const classes = answer.closest_classes || [];
+  const body = [h('p', {'data-test': 'no-match'}, text)];
+  if (classes.length) {
+    body.push(h('p', {}, 'The closest error classes in the DLQ:'),
+      h('ul', {class: 'closest', 'data-test': 'closest-classes'}, classes.map((g) =>
+        h('li', {},
+          h('a', {href: classHash(g, filters), 'data-test': 'closest-class',
+                  onclick: () => document.querySelector('#dialog button[value=cancel]').click()},
+            `${g.count} × ${g.queue_name} · ${g.dead_reason || '—'} · `,
+            g.error === null ? h('span', {class: 'muted'}, '(no error)')
+                             : h('span', {class: 'error-text'}, g.error))))));
+  }
+  await openDialog({title, body, confirmLabel: 'OK'});
 }
 
 // The request fields that select the dead jobs the filters show.

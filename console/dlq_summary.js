@@ -3,7 +3,7 @@
 // class links to the DLQ filtered to it (queue, reason and error_prefix in the
 // hash), where "Retry all matching…" and "Purge…" then act on that class only.
 import * as api from './api.js';
-import {h, fill, time, truncate} from './dom.js';
+import {h, fill, time} from './dom.js';
 
 const GROUPS_SHOWN = 10;
 
@@ -38,8 +38,8 @@ function groupTable(groups, filters) {
         h('td', {class: 'num count'}, String(g.count)),
         h('td', {}, g.queue_name),
         h('td', {}, g.dead_reason || ''),
-        h('td', {class: 'error-text', title: g.error || ''},
-          g.error === null ? h('span', {class: 'muted'}, '(no error)') : truncate(g.error, 120)),
+        h('td', {class: 'error-text'},
+          g.error === null ? h('span', {class: 'muted'}, '(no error)') : g.error),
         h('td', {}, time(g.oldest_deadlettered_at)),
         h('td', {}, active
           ? h('span', {class: 'muted'}, 'shown below')
@@ -49,9 +49,10 @@ function groupTable(groups, filters) {
 }
 
 // The DLQ view of one class. A group's error is its jobs' first 200
-// characters, so as a prefix it selects exactly the group's jobs (a group
+// characters, shown whole (wrapped, never cut), so as a prefix it selects
+// exactly the group's jobs (a group
 // without an error is narrowed to its queue and reason only).
-function classHash(group, filters) {
+export function classHash(group, filters) {
   return `#/jobs${api.query({
     queue: group.queue_name, status: 'deadletter', reason: group.dead_reason || '',
     tag: filters.tag, error_prefix: group.error ?? ''})}`;

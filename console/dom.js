@@ -2,6 +2,8 @@
 // through the DOM API, never HTML. Job errors, tags and payloads are user
 // data; nothing here parses markup, so none of it can inject any.
 
+import {formatDuration} from './durations.js';
+
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
 // h('a', {href: '#/', class: 'x', onclick: fn}, 'text', child, [more])
@@ -49,18 +51,13 @@ export function fill(el, ...children) {
   return el;
 }
 
-// "3 min ago" / "in 20 s"; the exact UTC time goes in the title.
+// "3m12s ago" / "in 20s", in whole seconds as the CLI says it; the exact UTC
+// time goes in the title.
 export function relativeTime(iso, now = Date.now()) {
   if (!iso) return '—';
-  const diff = (now - Date.parse(iso)) / 1000;
-  const abs = Math.abs(diff);
-  let text;
-  if (abs < 5) text = 'just now';
-  else if (abs < 60) text = `${Math.round(abs)} s`;
-  else if (abs < 3600) text = `${Math.round(abs / 60)} min`;
-  else if (abs < 86400) text = `${Math.round(abs / 3600)} h`;
-  else text = `${Math.round(abs / 86400)} d`;
-  if (text === 'just now') return text;
+  const diff = Math.trunc((now - Date.parse(iso)) / 1000);
+  if (Math.abs(diff) < 1) return 'just now';
+  const text = formatDuration(Math.abs(diff) * 1000);
   return diff >= 0 ? `${text} ago` : `in ${text}`;
 }
 

@@ -4,6 +4,7 @@ import * as api from './api.js';
 import {h, fill, time, statusBadge, tagList} from './dom.js';
 import {openDialog, showNotice, busy, showError} from './ui.js';
 import {payloadSection} from './payload_editor.js';
+import {backoffText, formatDuration} from './durations.js';
 
 const CANCELLABLE = ['pending', 'scheduled', 'processing'];
 const RETRYABLE = ['deadletter', 'cancelled'];
@@ -33,15 +34,14 @@ export function mountJob(main, ctx, id) {
 
 function facts(job) {
   const row = (label, value, cls) => [h('dt', {}, label), h('dd', {class: cls || ''}, value)];
-  const b = job.backoff || {};
   return h('dl', {class: 'facts', 'data-test': 'facts'},
     row('Status', statusBadge(job.status)),
     row('Queue', h('a', {href: `#/queues/${api.enc(job.queue_name)}`}, job.queue_name)),
     row('Priority', String(job.priority)),
     row('Attempts', `${job.attempts} (${job.lease_expiries} lost lease)`),
     row('Retry budget', `${job.retry_count} of ${job.max_retries} retries used`),
-    row('Backoff', `${b.base_ms} ms doubling to ${b.max_ms} ms, +≤${b.jitter_ms} ms jitter`),
-    row('Timeout', `${job.timeout_seconds} s per attempt`),
+    row('Backoff', backoffText(job.backoff)),
+    row('Timeout', `${formatDuration(job.timeout_seconds * 1000)} per attempt`),
     row('Last error', job.last_error ? h('pre', {class: 'error-text'}, job.last_error) : '—'),
     row('Dead reason', job.dead_reason || '—', job.dead_reason ? 'warn' : ''),
     row('Worker', job.assigned_worker_id || '—'),
@@ -51,7 +51,7 @@ function facts(job) {
     row('Idempotency key', job.idempotency_key || '—'),
     row('Created', time(job.created_at)), row('Updated', time(job.updated_at)),
     row('Scheduled', time(job.scheduled_at)), row('Started', time(job.started_at)),
-    row('Completed', time(job.completed_at)), row('Dead since', time(job.deadlettered_at)),
+    row('Finished', time(job.completed_at)), row('Dead since', time(job.deadlettered_at)),
     row('Expires', time(job.expires_at)));
 }
 

@@ -5,6 +5,7 @@ import {h, fill, time} from './dom.js';
 import {throughputChart} from './chart.js';
 import {showError, showNotice, openDialog, busy} from './ui.js';
 import {STATUSES} from './jobs.js';
+import {queueState} from './durations.js';
 
 export function mountOverview(main, ctx) {
   const chartBox = h('section', {class: 'card'}, h('h2', {}, 'Throughput'),
@@ -25,7 +26,7 @@ export function mountOverview(main, ctx) {
 function queueTable(queues, ctx, refresh) {
   if (queues.length === 0) {
     return h('p', {class: 'empty'}, 'No queues yet. A queue appears when the first job is ' +
-             'enqueued to it or when it is configured.');
+             'enqueued to it or when it is configured or paused.');
   }
   const jobsLink = (queue, status, n) => h('a', {
     href: `#/jobs?queue=${api.enc(queue)}&status=${status}`,
@@ -37,13 +38,17 @@ function queueTable(queues, ctx, refresh) {
     h('tbody', {}, queues.map((q) => h('tr', {'data-queue': q.queue_name},
       h('td', {}, h('a', {href: `#/queues/${api.enc(q.queue_name)}`, class: 'queue-name'},
                     q.queue_name)),
-      h('td', {}, q.paused
-        ? h('span', {class: 'badge paused', title: q.paused_reason || ''}, 'paused')
-        : h('span', {class: 'badge running'}, 'running'),
-        q.enabled ? null : h('span', {class: 'badge paused'}, 'disabled')),
+      h('td', {}, stateBadge(q)),
       STATUSES.map((s) => h('td', {class: 'num'}, jobsLink(q.queue_name, s, q.counts[s]))),
       h('td', {class: q.oldest_deadletter_at ? 'warn' : ''}, time(q.oldest_deadletter_at)),
       ctx.canAct ? h('td', {}, pauseButton(q, refresh)) : null))));
+}
+
+// disabled, paused or active: the words of `redrive queues list`.
+export function stateBadge(q) {
+  const state = queueState(q);
+  return h('span', {class: `badge ${state}`, title: q.paused_reason || null,
+                    'data-test': 'queue-state'}, state);
 }
 
 export function pauseButton(q, refresh) {

@@ -2,22 +2,51 @@
 // (retries, backoff, timeout, retention), editable by an admin.
 import * as api from './api.js';
 import {h, fill, time} from './dom.js';
-import {pauseButton} from './overview.js';
+import {pauseButton, stateBadge} from './overview.js';
+import {exactDuration, parseDuration} from './durations.js';
 import {throughputChart} from './chart.js';
-import {showNotice, busy} from './ui.js';
+import {showNotice, showError, busy} from './ui.js';
 import {STATUSES} from './jobs.js';
 
-// [field path, label, hint]; retention fields may be empty (= keep forever).
+// [field path, label, hint, kind]. Durations are typed as on the command
+// line ("7d", "90s", "1h30m"; a bare number is seconds) and shown in the
+// CLI's words; retention may be empty or "forever" (keep forever).
 const FIELDS = [
-  ['max_retries', 'Max retries', '0..100; a job runs at most this + 1 times'],
-  ['default_timeout', 'Default timeout (s)', '1..86400, per attempt'],
-  ['backoff.base_ms', 'Backoff base (ms)', 'first retry delay; doubles each retry'],
-  ['backoff.max_ms', 'Backoff max (ms)', 'cap on the delay, ≥ base'],
-  ['backoff.jitter_ms', 'Backoff jitter (ms)', 'random extra, 0..60000'],
-  ['retention.completed_seconds', 'Keep completed (s)', 'empty = forever'],
-  ['retention.deadletter_seconds', 'Keep dead (s)', 'empty = forever'],
-  ['retention.cancelled_seconds', 'Keep cancelled (s)', 'empty = forever'],
+  ['max_retries', 'Max retries', '0..100; a job runs at most this + 1 times', 'count'],
+  ['default_timeout', 'Default timeout', 'per attempt, 1s..1d (whole seconds), e.g. 5m', 'seconds'],
+  ['backoff.base_ms', 'Backoff base', 'first retry delay; doubles each retry, e.g. 1s', 'ms'],
+  ['backoff.max_ms', 'Backoff max', 'cap on the delay, ≥ base, e.g. 1m', 'ms'],
+  ['backoff.jitter_ms', 'Backoff jitter', 'random extra, up to 1m, e.g. 500ms', 'ms'],
+  ['retention.completed_seconds', 'Keep completed', 'e.g. 7d; empty or forever = forever',
+   'retention'],
+  ['retention.deadletter_seconds', 'Keep dead', 'e.g. 30d; empty or forever = forever',
+   'retention'],
+  ['retention.cancelled_seconds', 'Keep cancelled', 'e.g. 7d; empty or forever = forever',
+   'retention'],
 ];
+
+// A field's stored value as the form shows it.
+function shown(kind, value) {
+  if (kind === 'count') return value ?? '';
+  if (value === null || value === undefined) return kind === 'retention' ? 'forever' : '';
+  return exactDuration(kind === 'ms' ? value : value * 1000);
+}
+
+// What the operator typed, as the API wants it: {value} or {error}.
+function parsed(kind, label, text) {
+  text = text.trim();
+  if (kind === 'count') {
+    return /^\d+$/.test(text) ? {value: Number(text)} : {error: `${label}: a whole number.`};
+  }
+  if (kind === 'retention' && (text === '' || text === 'forever')) return {value: null};
+  const ms = parseDuration(text);
+  if (ms === null) {
+    return {error: `${label}: “${text}” is not a duration (e.g. 500ms, 90s, 5m, 1h30m, 7d).`};
+  }
+  if (kind === 'ms') return {value: ms};
+  if (ms % 1000 !== 0) return {error: `${label}: whole seconds (e.g. 90s, 5m).`};
+  return {value: ms / 1000};
+}
 
 const read = (obj, path) => path.split('.').reduce((o, k) => (o == null ? o : o[k]), obj);
 
@@ -31,9 +60,7 @@ export function mountQueue(main, ctx, name) {
       api.get(path), api.get(`/throughput${api.query({queue_name: name})}`)]);
     fill(main, 
       h('p', {}, h('a', {href: '#/'}, '← Overview')),
-      h('h1', {}, 'Queue ', h('span', {class: 'mono'}, q.queue_name), ' ',
-        q.paused ? h('span', {class: 'badge paused'}, 'paused')
-                 : h('span', {class: 'badge running'}, 'running')),
+      h('h1', {}, 'Queue ', h('span', {class: 'mono'}, q.queue_name), ' ', stateBadge(q)),
       q.paused && q.paused_reason ? h('p', {class: 'warn'}, `Paused: ${q.paused_reason}`) : null,
       ctx.canAct ? h('div', {class: 'actions'}, pauseButton(q, refresh)) : null,
       h('section', {class: 'card'}, h('h2', {}, 'Jobs'),
@@ -51,10 +78,10 @@ export function mountQueue(main, ctx, name) {
 function configCard(q, ctx, path, onEdit, onSaved) {
   const inputs = {};
   const form = h('form', {class: 'config', 'data-test': 'queue-config'},
-    FIELDS.map(([key, label, hint]) => {
-      const value = read(q, key);
-      inputs[key] = h('input', {name: key, type: 'number', min: '0', step: '1',
-                                value: value ?? '', disabled: !ctx.canAct});
+    FIELDS.map(([key, label, hint, kind]) => {
+      inputs[key] = h('input', {name: key, type: 'text', value: shown(kind, read(q, key)),
+                                disabled: !ctx.canAct, autocomplete: 'off',
+                                inputmode: kind === 'count' ? 'numeric' : null});
       return h('label', {class: 'field'}, h('span', {}, label), inputs[key],
                h('small', {class: 'muted'}, hint));
     }),
@@ -65,15 +92,23 @@ function configCard(q, ctx, path, onEdit, onSaved) {
   form.addEventListener('input', onEdit);
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
-    const num = (k) => Number(inputs[k].value);
-    const keep = (k) => (inputs[k].value === '' ? null : num(k));
+    const values = {};
+    for (const [key, label, , kind] of FIELDS) {
+      const r = parsed(kind, label, inputs[key].value);
+      if (r.error) {
+        showError({code: 'VALIDATION_ERROR', message: r.error, details: {field: key}}, 'Save config');
+        inputs[key].focus();
+        return;
+      }
+      values[key] = r.value;
+    }
     const body = {
-      max_retries: num('max_retries'), default_timeout: num('default_timeout'),
-      backoff: {base_ms: num('backoff.base_ms'), max_ms: num('backoff.max_ms'),
-                jitter_ms: num('backoff.jitter_ms')},
-      retention: {completed_seconds: keep('retention.completed_seconds'),
-                  deadletter_seconds: keep('retention.deadletter_seconds'),
-                  cancelled_seconds: keep('retention.cancelled_seconds')},
+      max_retries: values.max_retries, default_timeout: values.default_timeout,
+      backoff: {base_ms: values['backoff.base_ms'], max_ms: values['backoff.max_ms'],
+                jitter_ms: values['backoff.jitter_ms']},
+      retention: {completed_seconds: values['retention.completed_seconds'],
+                  deadletter_seconds: values['retention.deadletter_seconds'],
+                  cancelled_seconds: values['retention.cancelled_seconds']},
     };
     const button = form.querySelector('button[type=submit]');
     const saved = await busy(button, 'Save config', async () => {

@@ -155,9 +155,12 @@ struct DlqRetryRequest {
 
 struct DlqRetryResult {
   bool dry_run = false;
-  int matched_count = 0;  // dry runs
-  int retried_count = 0;  // real runs
+  int matched_count = 0;   // dead jobs the selection matches, whatever the limit
+  int selected_count = 0;  // of them, the ones this call retried (dry run: would retry)
+  int retried_count = 0;   // real runs
   std::vector<std::string> retried_jobs;
+  // A throttled redrive (rate_per_second): when its first and last job are due.
+  std::optional<Instant> first_due_at, last_due_at;
 };
 
 struct DlqPurgeRequest {

@@ -116,7 +116,8 @@ TEST_F(ApiOperatorTest, DlqListRetryAndDryRun) {
   EXPECT_EQ(Get("/api/v1/jobs/dlq?dead_reason=nope").Field(), "dead_reason");
 
   Reply dry = Post("/api/v1/jobs/dlq/retry", R"({"queue_name":"q","dry_run":true})");
-  EXPECT_EQ(dry.json, boost::json::parse(R"({"matched_count":1,"dry_run":true})"));
+  EXPECT_EQ(dry.json,
+            boost::json::parse(R"({"matched_count":1,"selected_count":1,"dry_run":true})"));
   EXPECT_EQ(Get("/api/v1/jobs/" + id)["status"], "deadletter");
   EXPECT_EQ(Post("/api/v1/jobs/dlq/retry", R"({"limit":1001})").Field(), "limit");
   EXPECT_EQ(Post("/api/v1/jobs/dlq/retry", R"({"dead_reason":"x"})").Field(), "dead_reason");
@@ -124,6 +125,9 @@ TEST_F(ApiOperatorTest, DlqListRetryAndDryRun) {
 
   Reply retried = Post("/api/v1/jobs/dlq/retry", R"({"job_ids":[")" + id + R"("]})");
   EXPECT_EQ(retried["retried_count"], 1);
+  EXPECT_EQ(retried["matched_count"], 1);
+  EXPECT_EQ(retried["selected_count"], 1);
+  EXPECT_FALSE(retried.json.as_object().contains("first_due_at"));  // not throttled
   EXPECT_EQ(Str(retried["retried_jobs"].as_array()[0]), id);
   EXPECT_EQ(Get("/api/v1/jobs/" + id)["status"], "pending");
 }
@@ -143,6 +147,8 @@ TEST_F(ApiOperatorTest, DlqRetryRateIsBounded) {
   Reply slowest = Post("/api/v1/jobs/dlq/retry", R"({"queue_name":"q","rate_per_second":0.0001})");
   ASSERT_EQ(slowest.status, 200) << slowest.raw.body;
   EXPECT_EQ(slowest["retried_count"], 2);
+  EXPECT_EQ(Str(slowest["first_due_at"]), FormatTime(clock_.Now()));
+  EXPECT_EQ(Str(slowest["last_due_at"]), FormatTime(clock_.Now() + std::chrono::seconds(10'000)));
   // Job 1 (from 0) is due 1 / 0.0001 s = 10,000 s later.
   Reply later = Get("/api/v1/jobs/" + Str(slowest["retried_jobs"].as_array()[1]));
   EXPECT_EQ(Str(later["scheduled_at"]), FormatTime(clock_.Now() + std::chrono::seconds(10'000)));
@@ -171,6 +177,18 @@ TEST_F(ApiOperatorTest, DlqSummaryGroupsAndErrorPrefixNarrows) {
   EXPECT_EQ(Get("/api/v1/jobs/dlq?error_prefix=X").json.as_array().size(), 0u);
   Reply dry = Post("/api/v1/jobs/dlq/retry", R"({"error_prefix":"y","dry_run":true})");
   EXPECT_EQ(dry["matched_count"], 0);
+  // Nothing matched: the classes closest to what was asked, in the summary's shape.
+  ASSERT_EQ(dry["closest_classes"].as_array().size(), 2u);
+  EXPECT_EQ(dry["closest_classes"].as_array()[0].at("error"), "x");
+  EXPECT_EQ(dry["closest_classes"].as_array()[0].at("count"), 2);
+  Reply found = Post("/api/v1/jobs/dlq/retry", R"({"error_prefix":"x","dry_run":true,"limit":2})");
+  EXPECT_EQ(found.json,
+            boost::json::parse(R"({"matched_count":3,"selected_count":2,"dry_run":true})"));
+  Reply no_purge =
+      Post("/api/v1/jobs/dlq/purge",
+           R"({"confirm":true,"dry_run":true,"queue_name":"a","dead_reason":"expired"})");
+  EXPECT_EQ(no_purge["matched_count"], 0);
+  EXPECT_EQ(no_purge["closest_classes"].as_array().size(), 1u);
   EXPECT_EQ(Post("/api/v1/jobs/dlq/retry", R"({"error_prefix":true})").Field(), "error_prefix");
   Reply purged =
       Post("/api/v1/jobs/dlq/purge", R"({"confirm":true,"error_prefix":"x","queue_name":"b"})");
@@ -266,6 +284,23 @@ TEST_F(ApiOperatorTest, Queues) {
   EXPECT_EQ(Do("DELETE", "/api/v1/queues/emails?delete_jobs=maybe").Field(), "delete_jobs");
   EXPECT_EQ(Do("DELETE", "/api/v1/queues/emails?delete_jobs=true").status, 204);
   EXPECT_EQ(Get("/api/v1/queues/emails").status, 404);
+}
+
+TEST_F(ApiOperatorTest, PauseAndResumeAQueueBeforeItsFirstJob) {
+  EXPECT_EQ(Get("/api/v1/queues/billing").status, 404);
+  Reply paused = Post("/api/v1/queues/billing/pause", R"({"reason":"launch on Monday"})");
+  ASSERT_EQ(paused.status, 200) << paused.raw.body;
+  EXPECT_EQ(paused["paused"], true);
+  EXPECT_EQ(Get("/api/v1/queues/billing")["paused"], true);
+  Enqueue("billing");
+  EXPECT_EQ(Post("/api/v1/jobs/claim", R"({"queue_name":"billing","worker_id":"w"})")["jobs"]
+                .as_array()
+                .size(),
+            0u);
+  Reply resumed = Post("/api/v1/queues/invoices/resume", "");
+  ASSERT_EQ(resumed.status, 200) << resumed.raw.body;
+  EXPECT_EQ(resumed["paused"], false);
+  EXPECT_EQ(Post("/api/v1/queues/-bad/pause", "{}").Field(), "queue_name");
 }
 
 TEST_F(ApiOperatorTest, Workers) {

@@ -136,22 +136,42 @@ Result<engine::DlqPurgeParams> DecodeDlqPurge(const boost::json::object& body) {
   return p;
 }
 
+// Only when the selection matched nothing and named a filter: the DLQ's
+// classes most like what was asked, in GET /jobs/dlq/summary's shape.
+void PutClosestClasses(boost::json::object& out, const std::vector<DeadLetterGroup>& groups) {
+  if (groups.empty()) return;
+  boost::json::array classes;
+  for (const DeadLetterGroup& g : groups) classes.push_back(wire::DeadLetterGroupToJson(g));
+  out["closest_classes"] = std::move(classes);
+}
+
+// Every answer says how many dead jobs match (matched_count, whatever the
+// limit) and how many this call took (selected_count, at most the limit).
 Response EncodeDlqRetry(const engine::DlqRetryResult& r) {
+  boost::json::object out{{"matched_count", r.matched_count}, {"selected_count", r.selected_count}};
   if (r.dry_run) {
-    return JsonResponse(200,
-                        boost::json::object{{"matched_count", r.matched_count}, {"dry_run", true}});
+    out["dry_run"] = true;
+  } else {
+    boost::json::array ids;
+    for (const std::string& id : r.retried_ids) ids.push_back(boost::json::string(id));
+    out["retried_count"] = r.retried_ids.size();
+    out["retried_jobs"] = std::move(ids);
+    if (r.first_due_at) out["first_due_at"] = FormatTime(*r.first_due_at);
+    if (r.last_due_at) out["last_due_at"] = FormatTime(*r.last_due_at);
   }
-  boost::json::array ids;
-  for (const std::string& id : r.retried_ids) ids.push_back(boost::json::string(id));
-  return JsonResponse(200, boost::json::object{{"retried_count", r.retried_ids.size()},
-                                               {"retried_jobs", std::move(ids)}});
+  PutClosestClasses(out, r.closest_classes);
+  return JsonResponse(200, out);
 }
 
 Response EncodeDlqPurge(const engine::DlqPurgeResult& r) {
+  boost::json::object out;
   if (r.dry_run) {
-    return JsonResponse(200, boost::json::object{{"matched_count", r.count}, {"dry_run", true}});
+    out = {{"matched_count", r.count}, {"dry_run", true}};
+  } else {
+    out = {{"purged_count", r.count}};
   }
-  return JsonResponse(200, boost::json::object{{"purged_count", r.count}});
+  PutClosestClasses(out, r.closest_classes);
+  return JsonResponse(200, out);
 }
 
 }  // namespace

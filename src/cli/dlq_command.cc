@@ -1,9 +1,11 @@
 // `redrive dlq summary|list|show|retry|purge`: the dead-letter queue. Redrives and
 // purges act on many jobs, so retry needs an explicit selection and purge a
-// confirmation.
+// confirmation. A selection that matches nothing says so and shows the DLQ's
+// error classes closest to what was asked.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <boost/json/array.hpp>
 #include <boost/json/value_from.hpp>
 #include <iostream>
@@ -15,6 +17,10 @@
 #include "cli/durations.h"
 #include "cli/job_views.h"
 #include "cli/output.h"
+#include "cli/progress_bar.h"
+#include "cli/table.h"
+#include "core/closest_classes.h"
+#include "core/time_format.h"
 #include "wire/job_json.h"
 
 namespace redrive::cli {
@@ -55,6 +61,149 @@ void ApplyFilter(const DeadJobFilterFlags& f, Request& out) {
   out.error_prefix = NonEmpty(f.error_prefix);
 }
 
+// ---- Error classes: the summary table, and the closest classes of a miss ----
+
+// Code points of UTF-8 text.
+size_t Points(std::string_view text) {
+  return std::count_if(text.begin(), text.end(), [](char c) { return (c & 0xC0) != 0x80; });
+}
+
+// The bytes of the first `n` code points of `text`.
+size_t BytesOfPoints(std::string_view text, size_t n) {
+  size_t points = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((text[i] & 0xC0) != 0x80 && points++ == n) return i;
+  }
+  return text.size();
+}
+
+// `text` in lines of at most `width` code points, broken at a space where
+// there is one (the space is dropped) and at the text's own line breaks.
+// Nothing else is left out, so every class is shown whole: what the table
+// shows is what --error-prefix takes.
+std::vector<std::string> Wrap(std::string_view text, size_t width) {
+  std::vector<std::string> lines;
+  while (true) {
+    size_t newline = text.find('\n');
+    std::string_view rest = text.substr(0, newline);
+    while (Points(rest) > width) {
+      size_t cut = BytesOfPoints(rest, width);
+      size_t space = rest.rfind(' ', cut);
+      if (space == std::string_view::npos || space == 0) {
+        lines.emplace_back(rest.substr(0, cut));
+        rest.remove_prefix(cut);
+      } else {
+        lines.emplace_back(rest.substr(0, space));
+        rest.remove_prefix(space + 1);
+      }
+    }
+    lines.emplace_back(rest);
+    if (newline == std::string_view::npos) return lines;
+    text.remove_prefix(newline + 1);
+  }
+}
+
+constexpr size_t kErrorColumnWidth = 60;
+
+// COUNT, QUEUE, REASON, OLDEST, ERROR: the error last and wrapped, never cut.
+void PrintGroupTable(std::ostream& out, const std::vector<DeadLetterGroup>& groups, Instant now) {
+  Table table({"COUNT", "QUEUE", "REASON", "OLDEST", "ERROR"});
+  for (const DeadLetterGroup& g : groups) {
+    std::vector<std::string> lines =
+        g.error ? Wrap(*g.error, kErrorColumnWidth) : std::vector<std::string>{"(no error)"};
+    table.AddRow({std::to_string(g.count), g.queue_name, OrDash(DeadReasonName(g.dead_reason)),
+                  TimeCell(g.oldest_deadlettered_at, now), lines[0]});
+    for (size_t i = 1; i < lines.size(); ++i) table.AddRow({"", "", "", "", lines[i]});
+  }
+  table.Print(out);
+}
+
+// 'text' for a POSIX shell.
+std::string ShellQuoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// The command that redrives exactly one class.
+std::string RetryCommandFor(const DeadLetterGroup& g) {
+  std::string command = "redrive dlq retry --queue " + g.queue_name;
+  if (g.dead_reason != DeadReason::kNone) {
+    command += " --reason " + std::string(DeadReasonName(g.dead_reason));
+  }
+  if (g.error) command += " --error-prefix " + ShellQuoted(*g.error);
+  return command + " --dry-run";
+}
+
+bool HasFilter(const DeadJobFilterFlags& f) {
+  return !f.queue.empty() || !f.reason.empty() || !f.tag.empty() || !f.error_prefix.empty();
+}
+
+// Every filter in words: "dead jobs of queue payments whose reason is
+// non_retryable, tagged env=prod". `no_queue`: how to say "any queue".
+std::string Describe(const DeadJobFilterFlags& f, const std::string& older_than,
+                     const std::string& no_queue) {
+  std::vector<std::string> clauses;
+  if (!f.reason.empty()) clauses.push_back("whose reason is " + f.reason);
+  if (!f.tag.empty()) clauses.push_back("tagged " + f.tag);
+  if (!f.error_prefix.empty()) {
+    clauses.push_back("whose error starts with \"" + f.error_prefix + "\"");
+  }
+  if (!older_than.empty()) clauses.push_back("that died more than " + older_than + " ago");
+  std::string what = f.queue.empty() ? "dead jobs of " + no_queue : "dead jobs of queue " + f.queue;
+  for (size_t i = 0; i < clauses.size(); ++i) what += (i == 0 ? " " : ", ") + clauses[i];
+  return what;
+}
+
+constexpr size_t kClosestShown = 5;
+constexpr int kClassesCompared = 100;
+
+// The classes of the queue asked (of every queue when that queue has no dead
+// job: its name may be mistyped), most like what was asked first — as the
+// server ranks them for the API's closest_classes.
+Result<std::vector<DeadLetterGroup>> ClosestClassesTo(CliContext& ctx,
+                                                      const DeadJobFilterFlags& f) {
+  sdk::DlqSummaryFilter scope;
+  scope.queue_name = NonEmpty(f.queue);
+  scope.limit = kClassesCompared;
+  auto groups = ctx.client().DlqSummary(scope);
+  if (!groups.ok()) return groups.status();
+  if (groups->empty() && scope.queue_name) {
+    scope.queue_name.reset();
+    groups = ctx.client().DlqSummary(scope);
+    if (!groups.ok()) return groups.status();
+  }
+  ClassQuery asked;
+  asked.queue_name = NonEmpty(f.queue);
+  if (!f.reason.empty()) asked.dead_reason = ParseDeadReason(f.reason);
+  asked.error_prefix = NonEmpty(f.error_prefix);
+  return ClosestClasses(std::move(*groups), asked, kClosestShown);
+}
+
+// After a selection matched nothing: says so, with the closest classes.
+void PrintNoMatch(CliContext& ctx, const DeadJobFilterFlags& f, const std::string& what) {
+  std::cout << "no " << what << "\n";
+  auto closest = ClosestClassesTo(ctx, f);
+  if (!closest.ok() || closest->empty()) {
+    if (closest.ok()) std::cout << "the DLQ is empty\n";
+    return;
+  }
+  std::cout << "\nThe closest error classes in the DLQ:\n";
+  PrintGroupTable(std::cout, *closest, Now());
+  std::cout << "\nTo act on one, pass its exact text, e.g.\n  " << RetryCommandFor((*closest)[0])
+            << "\n";
+}
+
+// --json: the closest classes of a miss, as the API's closest_classes.
+void AddClosestJson(CliContext& ctx, const DeadJobFilterFlags& f, boost::json::object& out) {
+  if (!HasFilter(f)) return;
+  auto closest = ClosestClassesTo(ctx, f);
+  if (!closest.ok() || closest->empty()) return;
+  boost::json::array classes;
+  for (const DeadLetterGroup& g : *closest) classes.push_back(wire::DeadLetterGroupToJson(g));
+  out["closest_classes"] = std::move(classes);
+}
+
 struct SummaryFlags {
   DeadJobFilterFlags filter;
   std::optional<int> limit;
@@ -68,10 +217,12 @@ int RunSummary(CliContext& ctx, const SummaryFlags& f) {
   if (!groups.ok()) return ReportError(groups.status());
   if (ctx.flags.json) {
     PrintDeadLetterGroupsJson(*groups);
+  } else if (groups->empty() && HasFilter(f.filter)) {
+    PrintNoMatch(ctx, f.filter, Describe(f.filter, "", "any queue"));
   } else if (groups->empty()) {
     std::cout << "the DLQ is empty\n";
   } else {
-    PrintDeadLetterGroupTable(std::cout, *groups, Now());
+    PrintGroupTable(std::cout, *groups, Now());
   }
   return kExitOk;
 }
@@ -83,7 +234,9 @@ void AddSummary(CLI::App& dlq, CliContext& ctx) {
   AddFilterOptions(cmd, f->filter, "Only this queue");
   cmd->add_option("--limit,-n", f->limit, "At most this many groups (1..100, default 20)");
   cmd->footer(
-      "Errors are grouped by their first 200 characters. Redrive one class with\n"
+      "Errors are grouped by their first 200 characters, and ERROR shows that whole\n"
+      "text, wrapped at spaces: pass it (or any start of it) to --error-prefix.\n"
+      "Redrive one class with\n"
       "  redrive dlq retry --queue Q --error-prefix 'the error text'\n"
       "Examples:\n"
       "  redrive dlq summary\n"
@@ -105,6 +258,10 @@ int RunList(CliContext& ctx, const ListFlags& f) {
   if (!jobs.ok()) return ReportError(jobs.status());
   if (ctx.flags.json)
     PrintJobSummariesJson(*jobs);
+  else if (jobs->empty() && f.offset.value_or(0) > 0)
+    std::cout << "no more dead jobs (offset " << *f.offset << ")\n";
+  else if (jobs->empty() && HasFilter(f.filter))
+    PrintNoMatch(ctx, f.filter, Describe(f.filter, "", "any queue"));
   else if (jobs->empty())
     std::cout << "the DLQ is empty\n";
   else
@@ -158,47 +315,170 @@ struct RetryFlags {
   bool dry_run = false, all = false;
 };
 
-int RunRetry(CliContext& ctx, const RetryFlags& f) {
-  if (f.filter.queue.empty() && f.ids.empty() && f.filter.error_prefix.empty() && !f.all) {
-    return UsageError("dlq retry: say which jobs: --queue Q, --error-prefix E, --ids a,b or --all");
-  }
+// The one rule of what a redrive may select, the API's too: the jobs named
+// (--ids), or the dead jobs matching any filter (--queue, --reason, --tag,
+// --error-prefix), or every dead job. The API takes an empty selection as
+// "every dead job" (the contract's); the CLI asks for --all to mean it.
+bool SaysWhichJobs(const RetryFlags& f) { return !f.ids.empty() || HasFilter(f.filter) || f.all; }
+
+sdk::DlqRetryRequest RetryRequest(const RetryFlags& f) {
   sdk::DlqRetryRequest request;
   request.job_ids = f.ids;
   ApplyFilter(f.filter, request);
   request.limit = f.limit;
   request.dry_run = f.dry_run;
   if (!f.rate.empty()) request.rate_per_second = ParseRate(f.rate);
-  auto result = ctx.client().RetryDlq(request);
-  if (!result.ok()) return ReportError(result.status());
+  return request;
+}
+
+std::string RetryScope(const RetryFlags& f) {
+  if (!f.ids.empty()) return "dead jobs among the " + std::to_string(f.ids.size()) + " named";
+  return Describe(f.filter, "", "any queue");
+}
+
+boost::json::object RetryJson(const sdk::DlqRetryResult& r) {
+  boost::json::object out{{"matched_count", r.matched_count}, {"selected_count", r.selected_count}};
+  if (r.dry_run) {
+    out["dry_run"] = true;
+    return out;
+  }
+  out["retried_count"] = r.retried_count;
+  out["retried_jobs"] = boost::json::value_from(r.retried_jobs);
+  if (r.first_due_at) out["first_due_at"] = FormatTime(*r.first_due_at);
+  if (r.last_due_at) out["last_due_at"] = FormatTime(*r.last_due_at);
+  return out;
+}
+
+// "throttled: the first is due now, the last in 3m20s" (behind an earlier
+// throttled redrive of the queue, the first may be due later).
+void PrintThrottle(const sdk::DlqRetryResult& r) {
+  if (!r.first_due_at || !r.last_due_at) return;
+  const Instant now = Now();
+  auto when = [&](Instant t) { return t <= now ? std::string("now") : FormatRelative(t, now); };
+  std::cout << "throttled: the first is due " << when(*r.first_due_at) << ", the last "
+            << when(*r.last_due_at) << "\n";
+}
+
+int PrintRetry(CliContext& ctx, const RetryFlags& f, const sdk::DlqRetryResult& r) {
   if (ctx.flags.json) {
-    if (result->dry_run)
-      PrintJson({{"matched_count", result->matched_count}, {"dry_run", true}});
-    else
-      PrintJson({{"retried_count", result->retried_count},
-                 {"retried_jobs", boost::json::value_from(result->retried_jobs)}});
-  } else if (result->dry_run) {
-    std::cout << "would retry " << result->matched_count << " jobs (dry run; nothing changed)\n";
+    boost::json::object out = RetryJson(r);
+    if (r.matched_count == 0 && f.ids.empty()) AddClosestJson(ctx, f.filter, out);
+    PrintJson(out);
+    return kExitOk;
+  }
+  if (r.matched_count == 0) {
+    if (f.ids.empty()) {
+      PrintNoMatch(ctx, f.filter, RetryScope(f));
+    } else {
+      std::cout << "none of the " << f.ids.size() << " jobs named is dead; nothing retried\n";
+    }
+    return kExitOk;
+  }
+  const std::string of = std::to_string(r.selected_count) + " of " +
+                         std::to_string(r.matched_count) + " matching dead jobs";
+  if (r.dry_run) {
+    std::cout << "would retry " << of << " (dry run; nothing changed)\n";
   } else {
-    std::cout << "retried " << result->retried_count << " jobs\n";
-    for (const auto& id : result->retried_jobs) std::cout << "  " << id << "\n";
+    std::cout << "retried " << of << "\n";
+    PrintThrottle(r);
+    for (const auto& id : r.retried_jobs) std::cout << "  " << id << "\n";
+  }
+  if (r.selected_count < r.matched_count) {
+    std::cout << (r.matched_count - r.selected_count) << " more match: one call takes at most "
+              << "--limit (" << r.selected_count << " here); --all takes every match\n";
   }
   return kExitOk;
+}
+
+// The most one request of a redrive takes (the API's limit).
+constexpr int kPageSize = 1000;
+
+// --all: every dead job the selection matches when it starts, a page at a
+// time, oldest dead first. Retried jobs leave the DLQ, so each page is the
+// next; it stops after the number first matched (jobs that die meanwhile are
+// not chased) or when a page comes back empty. Throttled pages queue behind
+// one another (the server shares a queue's rate among its redrives).
+int RunRetryAll(CliContext& ctx, const RetryFlags& f) {
+  sdk::DlqRetryRequest request = RetryRequest(f);
+  request.limit = kPageSize;
+  if (f.dry_run) {
+    auto counted = ctx.client().RetryDlq(request);
+    if (!counted.ok()) return ReportError(counted.status());
+    counted->selected_count = counted->matched_count;  // every page
+    return PrintRetry(ctx, f, *counted);
+  }
+  sdk::DlqRetryResult total;
+  ProgressBar bar(IsTerminal(STDERR_FILENO) && !ctx.flags.json, 0);
+  bool first = true;
+  while (first || total.retried_count < total.matched_count) {
+    if (!first) request.limit = std::min(kPageSize, total.matched_count - total.retried_count);
+    auto page = ctx.client().RetryDlq(request);
+    if (!page.ok()) {
+      bar.Finish();
+      if (total.retried_count > 0) {
+        std::cerr << "redrive: retried " << total.retried_count << " of " << total.matched_count
+                  << " before this error\n";
+      }
+      return ReportError(page.status());
+    }
+    if (first) {
+      total.matched_count = page->matched_count;
+      bar = ProgressBar(IsTerminal(STDERR_FILENO) && !ctx.flags.json,
+                        static_cast<size_t>(page->matched_count));
+      total.first_due_at = page->first_due_at;
+      first = false;
+    }
+    if (page->retried_count == 0) break;
+    total.retried_count += page->retried_count;
+    total.retried_jobs.insert(total.retried_jobs.end(), page->retried_jobs.begin(),
+                              page->retried_jobs.end());
+    if (page->last_due_at) total.last_due_at = page->last_due_at;
+    bar.Update(static_cast<size_t>(total.retried_count),
+               "retried " + std::to_string(total.retried_count) + " of " +
+                   std::to_string(total.matched_count));
+  }
+  bar.Finish();
+  total.selected_count = total.retried_count;
+  return PrintRetry(ctx, f, total);
+}
+
+int RunRetry(CliContext& ctx, const RetryFlags& f) {
+  if (!SaysWhichJobs(f)) {
+    return UsageError(
+        "dlq retry: say which jobs: --queue Q, --reason R, --tag T, --error-prefix E, "
+        "--ids a,b, or --all for every dead job");
+  }
+  if (f.all) return RunRetryAll(ctx, f);
+  auto result = ctx.client().RetryDlq(RetryRequest(f));
+  if (!result.ok()) return ReportError(result.status());
+  return PrintRetry(ctx, f, *result);
 }
 
 void AddRetry(CLI::App& dlq, CliContext& ctx) {
   auto* cmd = dlq.add_subcommand("retry", "Redrive dead jobs: back to pending, retries reset");
   auto f = std::make_shared<RetryFlags>();
   AddFilterOptions(cmd, f->filter, "Dead jobs of this queue");
-  cmd->add_option("--ids", f->ids, "These jobs (comma-separated); other filters are ignored")
-      ->delimiter(',');
-  cmd->add_flag("--all", f->all, "Every dead job (oldest first, up to --limit)");
-  cmd->add_option("--limit,-n", f->limit, "At most this many (1..1000, default 100)");
+  auto* ids =
+      cmd->add_option("--ids", f->ids, "These jobs (comma-separated); other filters are ignored")
+          ->delimiter(',');
+  auto* limit = cmd->add_option("--limit,-n", f->limit,
+                                "At most this many in one call (1..1000, default 100)");
+  cmd->add_flag("--all", f->all,
+                "Every match, in pages of 1000 with a progress bar; with no filter, every "
+                "dead job")
+      ->excludes(ids)
+      ->excludes(limit);
   cmd->add_flag("--dry-run", f->dry_run, "Only count what would be retried");
-  cmd->add_option("--rate", f->rate, "Spread the redrive: 50/s, 600/m")->check(CheckRate);
+  cmd->add_option("--rate", f->rate,
+                  "Spread the redrive: 50/s, 600/m. A queue's throttled redrives share the "
+                  "rate: this one starts after the last job of earlier ones")
+      ->check(CheckRate);
   cmd->footer(
+      "Say which jobs: --ids, or any of --queue, --reason, --tag, --error-prefix, or --all.\n"
+      "Every answer says how many dead jobs match and how many this call retried.\n"
       "Examples:\n"
       "  redrive dlq retry --queue emails --dry-run\n"
-      "  redrive dlq retry --queue webhooks --reason lease_expired --rate 50/s\n"
+      "  redrive dlq retry --reason lease_expired --all --rate 50/s\n"
       "  redrive dlq retry --queue payments --error-prefix 'gateway timeout' --dry-run\n"
       "  redrive dlq retry --ids 01a227b1-...,01a227b2-...");
   ctx.OnRun(cmd, [&ctx, f] { return RunRetry(ctx, *f); });
@@ -224,17 +504,7 @@ std::string Grouped(long long n) {
 // Every filter of the purge, in words: "dead jobs of queue payments whose
 // reason is non_retryable, tagged env=prod".
 std::string PurgeDescription(const PurgeFlags& p) {
-  const DeadJobFilterFlags& f = p.filter;
-  std::vector<std::string> clauses;
-  if (!f.reason.empty()) clauses.push_back("whose reason is " + f.reason);
-  if (!f.tag.empty()) clauses.push_back("tagged " + f.tag);
-  if (!f.error_prefix.empty()) {
-    clauses.push_back("whose error starts with \"" + f.error_prefix + "\"");
-  }
-  if (!p.older_than.empty()) clauses.push_back("that died more than " + p.older_than + " ago");
-  std::string what = f.queue.empty() ? "dead jobs of EVERY queue" : "dead jobs of queue " + f.queue;
-  for (size_t i = 0; i < clauses.size(); ++i) what += (i == 0 ? " " : ", ") + clauses[i];
-  return what;
+  return Describe(p.filter, p.older_than, "EVERY queue");
 }
 
 sdk::DlqPurgeRequest PurgeRequest(const PurgeFlags& f) {
@@ -261,10 +531,15 @@ int RunPurge(CliContext& ctx, const PurgeFlags& f) {
     request.dry_run = true;
     auto matched = ctx.client().PurgeDlq(request);
     if (!matched.ok()) return ReportError(matched.status());
-    if (ctx.flags.json)
-      PrintJson({{"matched_count", *matched}, {"dry_run", true}});
-    else
+    if (ctx.flags.json) {
+      boost::json::object out{{"matched_count", *matched}, {"dry_run", true}};
+      if (*matched == 0) AddClosestJson(ctx, f.filter, out);
+      PrintJson(out);
+    } else if (*matched == 0 && HasFilter(f.filter)) {
+      PrintNoMatch(ctx, f.filter, PurgeDescription(f));
+    } else {
       std::cout << "would purge " << *matched << " dead jobs (dry run; nothing deleted)\n";
+    }
     return kExitOk;
   }
   if (!f.yes) {
@@ -277,6 +552,10 @@ int RunPurge(CliContext& ctx, const PurgeFlags& f) {
     auto matched = ctx.client().PurgeDlq(request);
     if (!matched.ok()) return ReportError(matched.status());
     request.dry_run = false;
+    if (*matched == 0 && HasFilter(f.filter) && !ctx.flags.json) {
+      PrintNoMatch(ctx, f.filter, PurgeDescription(f));
+      return kExitOk;
+    }
     if (*matched == 0) {
       std::cerr << "redrive: no " << PurgeDescription(f) << "\n";
       return PrintPurged(ctx, 0);

@@ -33,6 +33,10 @@ struct QueueConfig {
   RetentionPolicy retention;
   Instant created_at{};
   Instant updated_at{};
+  // When the last job that throttled redrives of this queue scheduled is
+  // due: the next throttled redrive starts after it, so a queue's throttled
+  // redrives share one rate (engine DlqRetry). Unset until the first one.
+  std::optional<Instant> redrive_until;
   friend bool operator==(const QueueConfig&, const QueueConfig&) = default;
 };
 

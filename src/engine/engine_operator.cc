@@ -1,6 +1,8 @@
 // Operator operations on jobs and the DLQ: reads, cancel, redrive, repair, purge.
 #include <algorithm>
+#include <set>
 
+#include "core/closest_classes.h"
 #include "core/time_format.h"
 #include "engine/engine.h"
 #include "engine/engine_impl.h"
@@ -140,28 +142,102 @@ store::DeadLetterSelection SelectionOf(const DlqRetryParams& p) {
 }
 }  // namespace
 
+namespace {
+
+constexpr size_t kClosestClassesShown = 5;
+// The classes ranked for closeness: the largest ones of the scope.
+constexpr int kClassesCompared = 100;
+
+// The DLQ's classes most like what `filter` asked, for a selection that
+// matched nothing: those of the queue asked, or of every queue when that
+// queue has no dead job (the name may be mistyped).
+Result<std::vector<DeadLetterGroup>> ClosestClassesTo(ReadTx& tx, const DeadLetterFilter& filter) {
+  ClassQuery asked{filter.queue_name, filter.dead_reason, filter.error_prefix};
+  store::JobFilter scope;
+  scope.queue_name = filter.queue_name;
+  scope.limit = kClassesCompared;
+  REDRIVE_ASSIGN_OR_RETURN(std::vector<DeadLetterGroup> groups, tx.SummarizeDeadLetters(scope));
+  if (groups.empty() && filter.queue_name) {
+    scope.queue_name.reset();
+    REDRIVE_ASSIGN_OR_RETURN(groups, tx.SummarizeDeadLetters(scope));
+  }
+  return ClosestClasses(std::move(groups), asked, kClosestClassesShown);
+}
+
+bool Filters(const DeadLetterFilter& f) {
+  return f.queue_name || f.dead_reason || f.tag || f.error_prefix;
+}
+
+// The interval between two jobs of a throttled redrive at `rate` per second.
+// The API bounds the rate; saturate anyway so no rate can overflow the cast.
+Micros Step(double rate, size_t jobs) {
+  const double us = 1e6 * double(jobs) / rate;
+  return us < 9e18 ? Micros(static_cast<int64_t>(us)) : Micros::max();
+}
+
+// Schedules a throttled redrive of `dead` (oldest dead first) and records
+// where it ends on each queue it touches. It queues behind the earlier
+// throttled redrives of those queues: its first job is due one interval after
+// the latest of their last jobs (or now), so two calls in a row share the
+// rate instead of adding up. Queues are locked in name order (no deadlock
+// between two redrives on PostgreSQL), so a concurrent one waits and then
+// reads this one's end.
+Result<std::vector<Instant>> ThrottledDueTimes(WriteTx& tx, const std::vector<Job>& dead,
+                                               double rate, Instant now) {
+  std::set<std::string> names;
+  for (const Job& j : dead) names.insert(j.queue_name);
+  std::vector<QueueConfig> queues;
+  Instant start = now;
+  for (const std::string& name : names) {
+    // Dead jobs name their queue: no new name, so no queue limit (a queue
+    // deleted without its jobs comes back with defaults).
+    REDRIVE_RETURN_IF_ERROR(tx.EnsureQueue(name, now, store::kNoQueueLimit).status());
+    REDRIVE_ASSIGN_OR_RETURN(std::optional<QueueConfig> q, tx.LockQueue(name));
+    if (!q) return Status::Aborted("queue " + name + " was deleted during a redrive");
+    queues.push_back(std::move(*q));
+    if (const std::optional<Instant>& until = queues.back().redrive_until) {
+      start = std::max(start, AddClamped(*until, Step(rate, 1)));
+    }
+  }
+  std::vector<Instant> due;
+  due.reserve(dead.size());
+  for (size_t i = 0; i < dead.size(); ++i) due.push_back(AddClamped(start, Step(rate, i)));
+  if (due.empty()) return due;
+  for (QueueConfig& q : queues) {
+    q.redrive_until = std::max(q.redrive_until.value_or(due.back()), due.back());
+    REDRIVE_RETURN_IF_ERROR(tx.PutQueue(q));
+  }
+  return due;
+}
+
+}  // namespace
+
 void Engine::DlqRetry(DlqRetryParams p, Callback<DlqRetryResult> done) {
   impl_->Write<DlqRetryResult>(
       [p = std::move(p)](WriteTx& tx, TxContext& ctx) -> Result<DlqRetryResult> {
-        REDRIVE_ASSIGN_OR_RETURN(auto dead, tx.SelectDeadLetters(SelectionOf(p)));
+        const store::DeadLetterSelection sel = SelectionOf(p);
         DlqRetryResult r;
-        if (p.dry_run) {
-          r.dry_run = true;
-          r.matched_count = static_cast<long long>(dead.size());
-          return r;
+        r.dry_run = p.dry_run;
+        REDRIVE_ASSIGN_OR_RETURN(r.matched_count, tx.CountDeadLetters(sel));
+        REDRIVE_ASSIGN_OR_RETURN(auto dead, tx.SelectDeadLetters(sel));
+        r.selected_count = static_cast<long long>(dead.size());
+        if (dead.empty() && p.job_ids.empty() && Filters(p.filter)) {
+          REDRIVE_ASSIGN_OR_RETURN(r.closest_classes, ClosestClassesTo(tx, p.filter));
+        }
+        if (p.dry_run) return r;
+        std::vector<Instant> due;
+        if (p.rate_per_second && *p.rate_per_second > 0) {
+          REDRIVE_ASSIGN_OR_RETURN(due, ThrottledDueTimes(tx, dead, *p.rate_per_second, ctx.now));
+          if (!due.empty()) {
+            r.first_due_at = due.front();
+            r.last_due_at = due.back();
+          }
         }
         r.retried_ids.reserve(dead.size());
         for (size_t i = 0; i < dead.size(); ++i) {
           event::Retry retry;
           retry.source = "dlq_retry";
-          if (p.rate_per_second && *p.rate_per_second > 0) {
-            // Throttled redrive: the i-th job is due at now + i/r seconds. The
-            // API bounds r; saturate anyway so no rate can overflow the cast
-            // or schedule past the last formattable instant.
-            const double us = 1e6 * double(i) / *p.rate_per_second;
-            const Micros offset = us < 9e18 ? Micros(static_cast<int64_t>(us)) : Micros::max();
-            retry.run_at = AddClamped(ctx.now, offset);
-          }
+          if (!due.empty()) retry.run_at = due[i];
           REDRIVE_ASSIGN_OR_RETURN(Change c, ops::ApplyToLoaded(tx, ctx, dead[i], retry));
           r.retried_ids.push_back(c.after.id);
         }
@@ -179,8 +255,11 @@ void Engine::DlqPurge(DlqPurgeParams p, Callback<DlqPurgeResult> done) {
         // A dry run selects exactly what the real purge would, so its count is exact.
         REDRIVE_ASSIGN_OR_RETURN(auto dead, tx.SelectDeadLetters(sel));
         DlqPurgeResult r;
+        r.dry_run = p.dry_run;
+        if (dead.empty() && Filters(p.filter)) {
+          REDRIVE_ASSIGN_OR_RETURN(r.closest_classes, ClosestClassesTo(tx, p.filter));
+        }
         if (p.dry_run) {
-          r.dry_run = true;
           r.count = static_cast<long long>(dead.size());
           return r;
         }

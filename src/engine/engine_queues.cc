@@ -21,6 +21,17 @@ Status QueueNotFound(const std::string& name) {
   return Status::NotFound("queue " + name + " not found");
 }
 
+// The queue's row, created with defaults if absent and locked for a
+// read-modify-write. Configuring, pausing and resuming a queue that has no
+// jobs yet all create it: operators set a queue up (or hold it) before its
+// first job arrives, and the three must agree on whether it exists.
+Result<QueueConfig> LockOrCreateQueue(WriteTx& tx, const TxContext& ctx, const std::string& name) {
+  REDRIVE_RETURN_IF_ERROR(tx.EnsureQueue(name, ctx.now, ctx.max_queues).status());
+  REDRIVE_ASSIGN_OR_RETURN(std::optional<QueueConfig> locked, tx.LockQueue(name));
+  if (!locked) return QueueNotFound(name);  // deleted between the two
+  return std::move(*locked);
+}
+
 }  // namespace
 
 Result<std::vector<QueueView>> ListQueueViews(ReadTx& tx) {
@@ -49,15 +60,10 @@ void Engine::GetQueue(std::string name, Callback<QueueView> done) {
 }
 
 void Engine::ConfigureQueue(std::string name, QueueConfigPatch patch, Callback<QueueConfig> done) {
-  // Configuring a queue that has no jobs yet creates it: workers and
-  // operators may set a queue up before the first job arrives.
   impl_->Write<QueueConfig>(
       [name = std::move(name), patch = std::move(patch)](WriteTx& tx,
                                                          TxContext& ctx) -> Result<QueueConfig> {
-        REDRIVE_RETURN_IF_ERROR(tx.EnsureQueue(name, ctx.now, ctx.max_queues).status());
-        REDRIVE_ASSIGN_OR_RETURN(auto locked, tx.LockQueue(name));
-        if (!locked) return QueueNotFound(name);  // deleted between the two
-        QueueConfig& c = *locked;
+        REDRIVE_ASSIGN_OR_RETURN(QueueConfig c, LockOrCreateQueue(tx, ctx, name));
         const bool was_claimable = c.enabled && !c.paused;
         if (patch.max_retries) c.max_retries = *patch.max_retries;
         if (patch.default_timeout) c.default_timeout = *patch.default_timeout;
@@ -79,17 +85,16 @@ void Engine::PauseQueue(std::string name, std::optional<std::string> reason,
   impl_->Write<QueueConfig>(
       [name = std::move(name), reason = std::move(reason)](WriteTx& tx,
                                                            TxContext& ctx) -> Result<QueueConfig> {
-        REDRIVE_ASSIGN_OR_RETURN(auto c, tx.LockQueue(name));
-        if (!c) return QueueNotFound(name);
-        const bool was_paused = c->paused;
-        c->paused = true;
-        c->paused_reason = reason;
-        c->updated_at = ctx.now;
-        REDRIVE_RETURN_IF_ERROR(tx.PutQueue(*c));
+        REDRIVE_ASSIGN_OR_RETURN(QueueConfig c, LockOrCreateQueue(tx, ctx, name));
+        const bool was_paused = c.paused;
+        c.paused = true;
+        c.paused_reason = reason;
+        c.updated_at = ctx.now;
+        REDRIVE_RETURN_IF_ERROR(tx.PutQueue(c));
         if (!was_paused) {
           REDRIVE_RETURN_IF_ERROR(ctx.Wrote(tx, QueueWrite{QueueOutcome::kPaused, name, reason}));
         }
-        return std::move(*c);
+        return c;
       },
       std::move(done));
 }
@@ -97,19 +102,18 @@ void Engine::PauseQueue(std::string name, std::optional<std::string> reason,
 void Engine::ResumeQueue(std::string name, Callback<QueueConfig> done) {
   impl_->Write<QueueConfig>(
       [name = std::move(name)](WriteTx& tx, TxContext& ctx) -> Result<QueueConfig> {
-        REDRIVE_ASSIGN_OR_RETURN(auto c, tx.LockQueue(name));
-        if (!c) return QueueNotFound(name);
-        const bool was_paused = c->paused;
-        c->paused = false;
-        c->paused_reason.reset();
-        c->updated_at = ctx.now;
-        REDRIVE_RETURN_IF_ERROR(tx.PutQueue(*c));
+        REDRIVE_ASSIGN_OR_RETURN(QueueConfig c, LockOrCreateQueue(tx, ctx, name));
+        const bool was_paused = c.paused;
+        c.paused = false;
+        c.paused_reason.reset();
+        c.updated_at = ctx.now;
+        REDRIVE_RETURN_IF_ERROR(tx.PutQueue(c));
         if (was_paused) {
           REDRIVE_RETURN_IF_ERROR(
               ctx.Wrote(tx, QueueWrite{QueueOutcome::kResumed, name, std::nullopt}));
         }
         ctx.effects.wake_all[name] = true;  // parked claims may now get jobs
-        return std::move(*c);
+        return c;
       },
       std::move(done));
 }

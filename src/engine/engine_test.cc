@@ -325,6 +325,23 @@ TEST_P(EngineByExecutorTest, PausedQueueHandsOutNothingUntilResumed) {
   EXPECT_EQ(Claim("q").size(), 1u);
 }
 
+// A queue can be held before its first job: pause creates it, as config does,
+// and its first job then waits for a resume.
+TEST_P(EngineByExecutorTest, PauseAndResumeWorkBeforeTheQueueHasJobs) {
+  auto paused = Call<QueueConfig>(&Engine::PauseQueue, std::string("fresh"),
+                                  std::optional<std::string>("not yet"));
+  ASSERT_TRUE(paused.ok()) << paused.status().message();
+  EXPECT_TRUE(paused->paused);
+  Enqueue("fresh");
+  EXPECT_TRUE(Claim("fresh").empty());
+  ASSERT_TRUE(Call<QueueConfig>(&Engine::ResumeQueue, std::string("fresh")).ok());
+  EXPECT_EQ(Claim("fresh").size(), 1u);
+  auto resumed = Call<QueueConfig>(&Engine::ResumeQueue, std::string("other"));
+  ASSERT_TRUE(resumed.ok()) << resumed.status().message();
+  EXPECT_FALSE(resumed->paused);
+  EXPECT_TRUE(Call<QueueView>(&Engine::GetQueue, std::string("other")).ok());
+}
+
 TEST_P(EngineByExecutorTest, DeregisterReleasesJobsWithoutChargingRetry) {
   RegisterWorkerParams reg;
   reg.queue_name = "q";
@@ -392,6 +409,114 @@ TEST_P(EngineByExecutorTest, ThrottledDlqRetrySpreadsJobs) {
   EXPECT_EQ(Get(ids[1]).scheduled_at, clock_.Now() + milliseconds(500));
   EXPECT_EQ(Get(ids[2]).scheduled_at, clock_.Now() + milliseconds(1000));
   EXPECT_EQ(Get(ids[2]).retry_count, 0);
+  EXPECT_EQ(res->first_due_at, clock_.Now());
+  EXPECT_EQ(res->last_due_at, clock_.Now() + milliseconds(1000));
+}
+
+TEST_P(EngineByExecutorTest, DlqRetryReportsMatchedBesidesSelected) {
+  for (int i = 0; i < 3; ++i) EnqueueDead("q");
+  DlqRetryParams p;
+  p.filter.queue_name = "q";
+  p.limit = 2;
+  p.dry_run = true;
+  auto dry = Call<DlqRetryResult>(&Engine::DlqRetry, p);
+  ASSERT_TRUE(dry.ok());
+  EXPECT_EQ(dry->matched_count, 3);
+  EXPECT_EQ(dry->selected_count, 2);
+  p.dry_run = false;
+  auto real = Call<DlqRetryResult>(&Engine::DlqRetry, p);
+  ASSERT_TRUE(real.ok());
+  EXPECT_EQ(real->matched_count, 3);
+  EXPECT_EQ(real->selected_count, 2);
+  EXPECT_EQ(real->retried_ids.size(), 2u);
+  EXPECT_FALSE(real->first_due_at);  // not throttled
+  auto rest = Call<DlqRetryResult>(&Engine::DlqRetry, p);
+  EXPECT_EQ(rest->matched_count, 1);
+  EXPECT_EQ(rest->selected_count, 1);
+}
+
+// Two throttled redrives of one queue in a row run at the rate asked, not at
+// twice it: the second starts one interval after the first one's last job.
+TEST_P(EngineByExecutorTest, ThrottledRedrivesOfAQueueShareOneRate) {
+  std::vector<std::string> ids;
+  for (int i = 0; i < 4; ++i) {
+    ids.push_back(EnqueueDead("q"));
+    clock_.Advance(milliseconds(10));
+  }
+  const std::string late = EnqueueDead("q");  // the newest dead: redriven last
+  const std::string other = EnqueueDead("other");
+  const Instant t0 = clock_.Now();
+  DlqRetryParams p;
+  p.filter.queue_name = "q";
+  p.limit = 2;
+  p.rate_per_second = 2;
+  auto first = Call<DlqRetryResult>(&Engine::DlqRetry, p);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_EQ(first->last_due_at, t0 + milliseconds(500));
+  clock_.Advance(milliseconds(100));
+  auto second = Call<DlqRetryResult>(&Engine::DlqRetry, p);
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_EQ(second->first_due_at, t0 + milliseconds(1000));
+  EXPECT_EQ(Get(ids[2]).scheduled_at, t0 + milliseconds(1000));
+  EXPECT_EQ(Get(ids[3]).scheduled_at, t0 + milliseconds(1500));
+  // Another queue's throttled redrive does not wait for this one.
+  DlqRetryParams elsewhere;
+  elsewhere.filter.queue_name = "other";
+  elsewhere.rate_per_second = 2;
+  auto o = Call<DlqRetryResult>(&Engine::DlqRetry, elsewhere);
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->first_due_at, clock_.Now());
+  EXPECT_EQ(Get(other).status, JobStatus::kPending);
+  // Once the earlier redrives' jobs are all due, a new one starts now.
+  clock_.Advance(seconds(5));
+  auto third = Call<DlqRetryResult>(&Engine::DlqRetry, p);
+  ASSERT_TRUE(third.ok());
+  EXPECT_EQ(third->first_due_at, clock_.Now());
+  EXPECT_EQ(Get(late).status, JobStatus::kPending);
+}
+
+TEST_P(EngineByExecutorTest, ASelectionThatMatchesNothingNamesTheClosestClasses) {
+  auto dead = [&](const std::string& queue, const std::string& error) {
+    EnqueueParams p;
+    p.max_retries = 0;
+    const std::string id = Enqueue(queue, p);
+    auto jobs = Claim(queue);
+    ASSERT_EQ(jobs.size(), 1u);
+    ASSERT_TRUE(
+        Call<FailResult>(&Engine::Fail, FailParams{id, "w1", *jobs[0].lease_id, error}).ok());
+  };
+  dead("pay", "invalid card");
+  dead("pay", "gateway timeout after 30s");
+  dead("pay", "gateway timeout after 30s");
+  DlqRetryParams p;
+  p.filter.queue_name = "pay";
+  p.filter.error_prefix = "Gateway timeuot";
+  p.dry_run = true;
+  auto r = Call<DlqRetryResult>(&Engine::DlqRetry, p);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->matched_count, 0);
+  ASSERT_EQ(r->closest_classes.size(), 2u);
+  EXPECT_EQ(r->closest_classes[0].error, "gateway timeout after 30s");
+  EXPECT_EQ(r->closest_classes[0].count, 2);
+  // A queue without dead jobs (a typo?): the closest classes of every queue.
+  p.filter.queue_name = "payy";
+  p.filter.error_prefix = "invalid";
+  r = Call<DlqRetryResult>(&Engine::DlqRetry, p);
+  ASSERT_TRUE(r.ok());
+  ASSERT_FALSE(r->closest_classes.empty());
+  EXPECT_EQ(r->closest_classes[0].error, "invalid card");
+  // A selection that matches has none.
+  p.filter.queue_name = "pay";
+  EXPECT_TRUE(Call<DlqRetryResult>(&Engine::DlqRetry, p)->closest_classes.empty());
+  DlqPurgeParams purge;
+  purge.filter.queue_name = "pay";
+  purge.filter.error_prefix = "gateway timeout after 30s\u2026";
+  purge.dry_run = true;
+  auto pr = Call<DlqPurgeResult>(&Engine::DlqPurge, purge);
+  ASSERT_TRUE(pr.ok());
+  EXPECT_EQ(pr->count, 0);
+  ASSERT_FALSE(pr->closest_classes.empty());
+  EXPECT_EQ(pr->closest_classes[0].error, "gateway timeout after 30s");
 }
 
 TEST_P(EngineByExecutorTest, RetentionDeletesOldCompletedJobs) {

@@ -168,6 +168,9 @@ class FaultStore final : public store::Store {
     Result<std::vector<Job>> SelectDeadLetters(const store::DeadLetterSelection& sel) override {
       return inner_->SelectDeadLetters(sel);
     }
+    Result<long long> CountDeadLetters(const store::DeadLetterSelection& sel) override {
+      return inner_->CountDeadLetters(sel);
+    }
     Result<long long> DeleteJobs(const std::vector<std::string>& ids) override {
       return inner_->DeleteJobs(ids);
     }

@@ -127,17 +127,27 @@ struct SummarizeDeadLettersParams {
   int limit = 20;
 };
 
+// POST /jobs/dlq/retry. The selection: job_ids, else the filter (an empty
+// filter is every dead job), oldest dead first, at most `limit`.
 struct DlqRetryParams {
   std::vector<std::string> job_ids;  // when given, the filter is not used
   DeadLetterFilter filter;
   int limit = 100;
   bool dry_run = false;
+  // A throttled redrive: one job every 1/r s. The throttled redrives of a
+  // queue share the rate: one starts 1/r after the last job the earlier ones
+  // scheduled (QueueConfig::redrive_until).
   std::optional<double> rate_per_second;
 };
 struct DlqRetryResult {
   bool dry_run = false;
-  long long matched_count = 0;  // dry run
+  long long matched_count = 0;   // dead jobs the selection matches, whatever the limit
+  long long selected_count = 0;  // of them, the ones this call retried (would retry)
   std::vector<std::string> retried_ids;
+  // A throttled redrive: when its first and last job are due.
+  std::optional<Instant> first_due_at, last_due_at;
+  // When nothing matched: the DLQ's classes most like what was asked.
+  std::vector<DeadLetterGroup> closest_classes;
 };
 
 struct DlqPurgeParams {
@@ -149,6 +159,8 @@ struct DlqPurgeParams {
 struct DlqPurgeResult {
   bool dry_run = false;
   long long count = 0;  // deleted, or (dry run) the number a real purge would delete
+  // When nothing matched: the DLQ's classes most like what was asked.
+  std::vector<DeadLetterGroup> closest_classes;
 };
 
 struct PriorityChange {

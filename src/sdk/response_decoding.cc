@@ -146,8 +146,11 @@ Result<DlqRetryResult> DlqRetryResultFromJson(const boost::json::value& v) {
   DlqRetryResult r;
   r.dry_run = ReadBoolOr(*o, "dry_run", false);
   r.matched_count = Int(*o, "matched_count");
+  r.selected_count = Int(*o, "selected_count");
   r.retried_count = Int(*o, "retried_count");
   r.retried_jobs = Strings(*o, "retried_jobs");
+  r.first_due_at = ReadTime(*o, "first_due_at");
+  r.last_due_at = ReadTime(*o, "last_due_at");
   return r;
 }
 

@@ -276,6 +276,9 @@ class WriteTx : public ReadTx {
   virtual Result<std::vector<Job>> SelectHeldBy(const std::string& worker_id, int limit) = 0;
   // Dead-lettered jobs matching `sel`, oldest deadlettered_at first, with payload.
   virtual Result<std::vector<Job>> SelectDeadLetters(const DeadLetterSelection& sel) = 0;
+  // How many dead-lettered jobs match `sel`, whatever its limit (a redrive
+  // reports how many match besides how many it takes). Locks nothing.
+  virtual Result<long long> CountDeadLetters(const DeadLetterSelection& sel) = 0;
 
   // Deletes the jobs (and their history). Returns how many were deleted.
   virtual Result<long long> DeleteJobs(const std::vector<std::string>& ids) = 0;

@@ -134,7 +134,7 @@ test('admin: every page, then repair a dead job, redrive it and see it complete'
   assert.match(await error.innerText(), /max_retries/);
   await error.locator('button').click();
   await page.fill('input[name=max_retries]', '5');
-  await page.fill('input[name="backoff.base_ms"]', '2000');
+  await page.fill('input[name="backoff.base_ms"]', '2s');
   await page.fill('input[name="retention.completed_seconds"]', '');
   await page.click('[data-test=save-config]');
   await notice(page, 'Configuration of payments saved');
@@ -151,7 +151,7 @@ test('admin: every page, then repair a dead job, redrive it and see it complete'
   await assertNoStrayValues(page);
   await screenshot(page, 'queue');
   await page.click('button:has-text("Resume")');
-  await page.locator('h1 .badge', {hasText: 'running'}).waitFor();
+  await page.locator('h1 .badge', {hasText: 'active'}).waitFor();
   assert.equal((await api.get('/queues/payments')).paused, false);
 
   // The refused config above logged its 400; nothing else may appear.
@@ -182,7 +182,8 @@ test('DLQ: retry all matching shows the dry-run count first; retry selected; pur
   await page.fill('dialog input[name=rate]', '0.5');  // one job every 2 s
   await screenshot(page, 'dlq-retry-matching');
   await page.click('[data-test=dialog-confirm]');
-  await notice(page, 'Retried 5 jobs over about 10 s');
+  await page.locator('.message.notice', {hasText: /Retried 5 of 5 matching jobs; the last is due in \d+s\./})
+    .waitFor();
   let stats = await api.get('/jobs/stats?queue_name=payments');
   assert.equal(stats.deadletter, 2);
   assert.equal(stats.pending + stats.scheduled, 5);
@@ -286,7 +287,7 @@ test('DLQ: why are they dead? the classes with counts; redrive and purge one cla
     '^4 dead jobs match queue payments, reason max_retries_exceeded, ' +
     'error starting with “gateway timeout \\(upstream 504\\)”'));
   await page.click('[data-test=dialog-confirm]');
-  await notice(page, 'Retried 4 jobs');
+  await notice(page, 'Retried 4 of 4 matching jobs');
   let stats = await api.get('/jobs/stats?queue_name=payments');
   assert.equal(stats.deadletter, 2, 'the invalid cards stay dead');
   assert.equal((await api.get('/jobs/stats?queue_name=reports')).deadletter, 1,
@@ -314,6 +315,86 @@ test('DLQ: why are they dead? the classes with counts; redrive and purge one cla
   await page.click('[data-test=remove-error-filter]');
   await page.waitForURL((u) => !u.hash.includes('error_prefix='));
   await page.locator('[data-test=filter-error]').waitFor({state: 'detached'});
+  assert.deepEqual(browser.errors, [], 'no console errors (CSP violations, exceptions)');
+});
+
+test('one vocabulary with the CLI: queue states, durations, and duration forms', async (t) => {
+  const {server, api, browser, page} = await setUp(t);
+  const id = await api.enqueue('billing', {n: 1});
+  await api.completeNext('billing');
+
+  // The overview and the queue page say "active", as `redrive queues list` does.
+  await page.goto(`${server.url}/`);
+  const state = page.locator('tr[data-queue=billing] [data-test=queue-state]');
+  await state.waitFor();
+  assert.equal(await state.innerText(), 'active');
+  await api.put('/queues/billing/config', {enabled: false});
+  await page.reload();
+  await page.locator('tr[data-queue=billing] [data-test=queue-state]', {hasText: 'disabled'})
+    .waitFor();
+  await api.put('/queues/billing/config', {enabled: true});
+
+  // A job: "Finished", and durations in the CLI's words.
+  await page.goto(`${server.url}/#/jobs/${id}`);
+  const facts = page.locator('[data-test=facts]');
+  await facts.waitFor();
+  const text = await facts.innerText();
+  assert.match(text, /Finished/);
+  assert.doesNotMatch(text, /Completed/);
+  assert.match(text, /1s doubling to 1m, plus up to 500ms jitter/);
+  assert.match(text, /5m per attempt/);
+
+  // The queue form shows durations and takes them: 7d, 90s, 1h30m.
+  await page.goto(`${server.url}/#/queues/billing`);
+  await page.locator('[data-test=queue-config]').waitFor();
+  assert.equal(await page.inputValue('input[name=default_timeout]'), '5m');
+  assert.equal(await page.inputValue('input[name="backoff.max_ms"]'), '1m');
+  assert.equal(await page.inputValue('input[name="retention.completed_seconds"]'), '7d');
+  assert.equal(await page.inputValue('input[name="retention.deadletter_seconds"]'), 'forever');
+  await page.fill('input[name=default_timeout]', 'soon');
+  await page.click('[data-test=save-config]');
+  await page.locator('.message.error', {hasText: 'is not a duration'}).waitFor();
+  assert.equal((await api.get('/queues/billing')).default_timeout, 300, 'nothing was saved');
+  await page.locator('.message.error button').click();
+  await page.fill('input[name=default_timeout]', '90s');
+  await page.fill('input[name="backoff.base_ms"]', '250ms');
+  await page.fill('input[name="retention.completed_seconds"]', '1h30m');
+  await page.fill('input[name="retention.deadletter_seconds"]', '30d');
+  await page.click('[data-test=save-config]');
+  await notice(page, 'Configuration of billing saved');
+  const q = await api.get('/queues/billing');
+  assert.equal(q.default_timeout, 90);
+  assert.equal(q.backoff.base_ms, 250);
+  assert.equal(q.retention.completed_seconds, 5400);
+  assert.equal(q.retention.deadletter_seconds, 30 * 86400);
+  assert.equal(q.retention.cancelled_seconds, 7 * 86400, 'an untouched field saves unchanged');
+  await page.locator('input[name=default_timeout]').waitFor();
+  await page.waitForFunction(() =>
+    document.querySelector('input[name=default_timeout]').value === '1m30s');
+  await screenshot(page, 'queue-durations');
+  assert.deepEqual(browser.errors, [], 'no console errors (CSP violations, exceptions)');
+});
+
+test('DLQ: a selection that matches nothing names the closest error classes', async (t) => {
+  const {server, api, browser, page} = await setUp(t);
+  for (let i = 0; i < 2; i++) {
+    await api.deadJob('payments', {n: i}, 'gateway timeout (upstream 504)');
+  }
+  await api.deadJob('payments', {n: 9}, 'invalid card', {noRetry: true});
+  await page.goto(`${server.url}/#/jobs?queue=payments&status=deadletter&error_prefix=` +
+                  encodeURIComponent('Gateway timeuot'));
+  await page.locator('p.empty', {hasText: 'No jobs match'}).waitFor();
+  await page.click('[data-test=retry-matching]');
+  await page.locator('dialog [data-test=no-match]', {hasText: 'No dead jobs match'}).waitFor();
+  const closest = page.locator('dialog [data-test=closest-class]');
+  await closest.first().waitFor();
+  assert.equal(await closest.count(), 2);
+  assert.match(await closest.first().innerText(), /^2 × payments · max_retries_exceeded · gateway timeout/);
+  await screenshot(page, 'dlq-no-match');
+  await closest.first().click();
+  await page.waitForURL(/error_prefix=gateway/);
+  await rowCount(page, 2);
+  assert.equal((await api.get('/jobs/stats?queue_name=payments')).deadletter, 3, 'nothing retried');
   assert.deepEqual(browser.errors, [], 'no console errors (CSP violations, exceptions)');
 });
 

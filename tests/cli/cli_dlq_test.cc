@@ -35,14 +35,21 @@ TEST_F(CliDlqTest, RetryNeedsASelectionAndHonoursDryRunAndIds) {
   EXPECT_EQ(Cli({"dlq", "retry"}).exit_code, 2);
   EXPECT_EQ(Cli({"dlq", "retry", "--queue", queue, "--rate", "fast"}).exit_code, 2);
   auto dry = Cli({"dlq", "retry", "--queue", queue, "--dry-run"});
-  EXPECT_THAT(dry.out, HasSubstr("would retry 2 jobs"));
+  EXPECT_THAT(dry.out, HasSubstr("would retry 2 of 2 matching dead jobs"));
+  auto capped = Cli({"dlq", "retry", "--queue", queue, "--dry-run", "--limit", "1"});
+  EXPECT_THAT(capped.out, HasSubstr("would retry 1 of 2 matching dead jobs"));
+  EXPECT_THAT(capped.out, HasSubstr("1 more match"));
+  auto capped_json = Cli({"dlq", "retry", "--queue", queue, "--dry-run", "--limit", "1", "--json"});
+  EXPECT_EQ(ParseJson(capped_json.out),
+            ParseJson(R"({"matched_count":2,"selected_count":1,"dry_run":true})"));
   EXPECT_EQ(Job(a).at("status"), "deadletter");
   auto one = Cli({"dlq", "retry", "--ids", a, "--json"});
   ASSERT_EQ(one.exit_code, 0) << one.err;
   EXPECT_EQ(ParseJson(one.out).at("retried_count"), 1);
   EXPECT_EQ(Job(a).at("status"), "pending");
   auto rest = Cli({"dlq", "retry", "--queue", queue, "--rate", "1/s"});
-  EXPECT_THAT(rest.out, HasSubstr("retried 1 jobs"));
+  EXPECT_THAT(rest.out, HasSubstr("retried 1 of 1 matching dead jobs"));
+  EXPECT_THAT(rest.out, HasSubstr("throttled: the first is due"));
   EXPECT_EQ(Job(b).at("status"), "pending");
 }
 
@@ -111,22 +118,135 @@ TEST_F(CliDlqTest, SummaryGroupsAndErrorPrefixActsOnOneClass) {
   EXPECT_EQ(json[0].at("error"), "gateway timeout");
   EXPECT_EQ(json[1].at("count"), 1);
   auto by_reason = Cli({"dlq", "summary", "--queue", queue, "--reason", "expired"});
-  EXPECT_THAT(by_reason.out, HasSubstr("the DLQ is empty"));
+  EXPECT_THAT(by_reason.out,
+              HasSubstr("no dead jobs of queue " + queue + " whose reason is expired"));
   EXPECT_EQ(Cli({"dlq", "summary", "--reason", "tired"}).exit_code, 2);
 
   auto listed = Cli({"dlq", "list", "--queue", queue, "--error-prefix", "gateway", "--json"});
   EXPECT_EQ(ParseJson(listed.out).as_array().size(), 2u);
   auto dry = Cli({"dlq", "retry", "--queue", queue, "--error-prefix", "gateway", "--dry-run"});
-  EXPECT_THAT(dry.out, HasSubstr("would retry 2 jobs"));
+  EXPECT_THAT(dry.out, HasSubstr("would retry 2 of 2 matching dead jobs"));
   auto retried = Cli({"dlq", "retry", "--queue", queue, "--error-prefix", "gateway timeout"});
   ASSERT_EQ(retried.exit_code, 0) << retried.err;
-  EXPECT_THAT(retried.out, HasSubstr("retried 2 jobs"));
+  EXPECT_THAT(retried.out, HasSubstr("retried 2 of 2 matching dead jobs"));
   EXPECT_EQ(Job(t1).at("status"), "pending");
   EXPECT_EQ(Job(t2).at("status"), "pending");
   EXPECT_EQ(Job(card).at("status"), "deadletter");
   auto purged = Cli({"dlq", "purge", "--queue", queue, "--error-prefix", "invalid", "--yes"});
   EXPECT_THAT(purged.out, HasSubstr("purged 1"));
   EXPECT_EQ(Get("/jobs/" + card).status, 404);
+}
+
+// One rule for what says which jobs: any filter alone is enough, --reason too.
+TEST_F(CliDlqTest, AnyFilterAloneSaysWhichJobs) {
+  std::string queue = NewQueue("dlq");
+  MakeDeadJob(queue, "boom", kNoRetry);
+  auto refused = Cli({"dlq", "retry", "--dry-run"});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_THAT(refused.err, HasSubstr("--reason R"));
+  EXPECT_THAT(refused.err, HasSubstr("--all"));
+  for (std::vector<std::string> selection : {std::vector<std::string>{"--reason", "non_retryable"},
+                                             {"--tag", "none"},
+                                             {"--error-prefix", "boom"},
+                                             {"--all"}}) {
+    std::vector<std::string> args = {"dlq", "retry", "--dry-run", "--json"};
+    args.insert(args.end(), selection.begin(), selection.end());
+    auto r = Cli(args);
+    EXPECT_EQ(r.exit_code, 0) << selection[0] << ": " << r.err;
+  }
+  EXPECT_EQ(Cli({"dlq", "retry", "--all", "--limit", "5"}).exit_code, 2);
+}
+
+// A selection that matches nothing says so and shows the closest classes,
+// with a command that acts on the closest one.
+TEST_F(CliDlqTest, ANoMatchShowsTheClosestClasses) {
+  std::string queue = NewQueue("dlq");
+  MakeDeadJob(queue, "gateway timeout after 30s", kNoRetry);
+  MakeDeadJob(queue, "invalid card", kNoRetry);
+  for (std::string command : {"retry", "list", "purge"}) {
+    std::vector<std::string> args = {"dlq", command,          "--queue",
+                                     queue, "--error-prefix", "Gateway timeuot"};
+    if (command != "list") args.push_back("--dry-run");
+    auto r = Cli(args);
+    ASSERT_EQ(r.exit_code, 0) << command << ": " << r.err;
+    EXPECT_THAT(r.out, HasSubstr("no dead jobs of queue " + queue +
+                                 " whose error starts with \"Gateway timeuot\""))
+        << command;
+    EXPECT_THAT(r.out, HasSubstr("closest error classes")) << command;
+    EXPECT_LT(r.out.find("gateway timeout after 30s"), r.out.find("invalid card")) << r.out;
+    EXPECT_THAT(r.out, HasSubstr("--error-prefix 'gateway timeout after 30s' --dry-run"));
+  }
+  auto json = ParseJson(Cli({"dlq", "retry", "--queue", queue, "--error-prefix", "invalid crad",
+                             "--dry-run", "--json"})
+                            .out);
+  EXPECT_EQ(json.at("matched_count"), 0);
+  EXPECT_EQ(json.at("closest_classes").as_array()[0].at("error"), "invalid card");
+}
+
+// --all pages through every match: more than one request's worth.
+TEST_F(CliDlqTest, RetryAllPagesThroughEveryMatch) {
+  std::string queue = NewQueue("dlq");
+  for (int batch : {1000, 5}) {
+    json::array items;
+    for (int i = 0; i < batch; ++i)
+      items.push_back(json::object{{"payload", json::object{{"i", i}}}});
+    auto bulk =
+        Post("/jobs/bulk", {{"queue_name", queue}, {"default_max_retries", 0}, {"jobs", items}});
+    ASSERT_EQ(bulk.status, 200);
+  }
+  // Kill them in bulk: claim a hundred at a time and fail each with no_retry.
+  int dead = 0;
+  while (dead < 1005) {
+    json::array jobs = Claim(queue, "w", 100);
+    ASSERT_FALSE(jobs.empty());
+    json::array acks;
+    for (const auto& j : jobs) {
+      acks.push_back({{"id", j.at("id")},
+                      {"lease_id", j.at("lease_id")},
+                      {"error", "boom"},
+                      {"no_retry", true}});
+    }
+    dead += static_cast<int>(acks.size());
+    ASSERT_EQ(Post("/jobs/ack", {{"worker_id", "w"}, {"acks", acks}}).status, 200);
+  }
+  auto dry = Cli({"dlq", "retry", "--queue", queue, "--all", "--dry-run"});
+  EXPECT_THAT(dry.out, HasSubstr("would retry 1005 of 1005 matching dead jobs"));
+  auto all = Cli({"dlq", "retry", "--queue", queue, "--all", "--json"});
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  auto out = ParseJson(all.out);
+  EXPECT_EQ(out.at("matched_count"), 1005);
+  EXPECT_EQ(out.at("retried_count"), 1005);
+  EXPECT_EQ(out.at("retried_jobs").as_array().size(), 1005u);
+  EXPECT_EQ(Get("/jobs/stats?queue_name=" + queue).body.at("deadletter"), 0);
+}
+
+// `dlq summary` shows each class whole, wrapped: every line is a piece of
+// the error, and the whole text selects the class.
+TEST_F(CliDlqTest, SummaryWrapsLongErrorsInsteadOfCuttingThem) {
+  std::string queue = NewQueue("dlq");
+  const std::string error =
+      "upstream payment gateway returned 503 Service Unavailable while confirming the "
+      "authorization of card ending 4242; retry budget exhausted";
+  MakeDeadJob(queue, error, kNoRetry);
+  auto table = Cli({"dlq", "summary", "--queue", queue});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_EQ(table.out.find("\u2026"), std::string::npos) << table.out;
+  EXPECT_THAT(table.out, HasSubstr("upstream payment gateway returned 503 Service Unavailable"));
+  EXPECT_THAT(table.out, HasSubstr("retry budget exhausted"));
+  auto dry = Cli({"dlq", "retry", "--queue", queue, "--error-prefix", error, "--dry-run"});
+  EXPECT_THAT(dry.out, HasSubstr("would retry 1 of 1"));
+}
+
+// Pausing (and resuming) a queue before its first job works, as config does.
+TEST_F(CliDlqTest, QueuesPauseAndResumeBeforeTheFirstJob) {
+  std::string queue = NewQueue("fresh");
+  auto paused = Cli({"queues", "pause", queue, "--reason", "not yet"});
+  ASSERT_EQ(paused.exit_code, 0) << paused.err;
+  EXPECT_THAT(paused.out, HasSubstr("paused " + queue));
+  EXPECT_EQ(Get("/queues/" + queue).body.at("paused"), true);
+  std::string other = NewQueue("fresh");
+  auto resumed = Cli({"queues", "resume", other});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
 }
 
 }  // namespace

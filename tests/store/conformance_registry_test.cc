@@ -67,13 +67,16 @@ TEST_P(StoreConformanceTest, PutQueueReplacesEveryField) {
   q.retention.cancelled = std::chrono::seconds(1);
   q.created_at = T(3);
   q.updated_at = T(4);
+  q.redrive_until = T(5) + std::chrono::microseconds(7);
   Write([&](WriteTx& tx) {
     ASSERT_TRUE(tx.EnsureQueue("billing", T(1), kNoQueueLimit).ok());
     ASSERT_TRUE(tx.PutQueue(q).ok());
   });
   EXPECT_EQ(*BeginRead()->GetQueue("billing"), q);
+  Write([&](WriteTx& tx) { EXPECT_EQ(*tx.LockQueue("billing"), q); });
   q.paused = false;
   q.paused_reason.reset();
+  q.redrive_until.reset();
   Write([&](WriteTx& tx) { ASSERT_TRUE(tx.PutQueue(q).ok()); });
   EXPECT_EQ(*BeginRead()->GetQueue("billing"), q);
 }

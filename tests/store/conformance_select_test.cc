@@ -183,6 +183,38 @@ TEST_P(StoreConformanceTest, DeadLettersSelectsByQueueReasonTagAndAge) {
   EXPECT_THAT(SelectDead(*tx, combined), ElementsAre("q1-new"));
 }
 
+// CountDeadLetters counts what SelectDeadLetters would select without a limit.
+TEST_P(StoreConformanceTest, CountDeadLettersIgnoresTheLimit) {
+  Insert(DeadLetterJobs());
+  auto tx = BeginWrite();
+  auto count = [&](const DeadLetterSelection& sel) {
+    auto n = tx->CountDeadLetters(sel);
+    EXPECT_TRUE(n.ok()) << n.status().ToString();
+    return n.ok() ? *n : -1;
+  };
+  DeadLetterSelection all;
+  all.limit = 1;
+  EXPECT_EQ(count(all), 3);
+  DeadLetterSelection by_queue;
+  by_queue.queue_name = "q1";
+  EXPECT_EQ(count(by_queue), 2);
+  DeadLetterSelection combined;
+  combined.queue_name = "q1";
+  combined.dead_reason = DeadReason::kLeaseExpired;
+  combined.dead_before = T(31);
+  EXPECT_EQ(count(combined), 1);
+  DeadLetterSelection by_tag;
+  by_tag.tag = "t";
+  EXPECT_EQ(count(by_tag), 2);
+  DeadLetterSelection by_error;
+  by_error.error_prefix = "no such error";
+  EXPECT_EQ(count(by_error), 0);
+  DeadLetterSelection by_ids;
+  by_ids.job_ids = {"q1-new", "q1-pending", "unknown", "q1-old"};
+  by_ids.limit = 1;
+  EXPECT_EQ(count(by_ids), 2);
+}
+
 TEST_P(StoreConformanceTest, DeadLettersListsNewestDeadFirstAsSummaries) {
   Insert(DeadLetterJobs());
   auto tx = BeginRead();

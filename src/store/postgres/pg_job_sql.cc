@@ -289,9 +289,9 @@ BuiltQuery SummarizeDeadLetters(const JobFilter& f) {
   return q;
 }
 
-BuiltQuery SelectDeadLetters(const DeadLetterSelection& sel) {
-  BuiltQuery q;
-  q.sql = "SELECT " REDRIVE_PG_JOB_COLUMNS " FROM redrive.jobs WHERE status = 'deadletter'";
+namespace {
+// The WHERE clause of a DeadLetterSelection, without its limit.
+void AddSelection(BuiltQuery& q, const DeadLetterSelection& sel) {
   if (!sel.job_ids.empty()) {
     q.params.AddTextArray(sel.job_ids);
     q.sql += " AND id = ANY(" + Param(q.params.size()) + "::text[])";
@@ -301,6 +301,22 @@ BuiltQuery SelectDeadLetters(const DeadLetterSelection& sel) {
     q.params.Add(*sel.dead_before);
     q.sql += " AND deadlettered_at < " + Param(q.params.size());
   }
+}
+}  // namespace
+
+// Counts what is committed; rows another transaction holds are counted too
+// (a count locks nothing).
+BuiltQuery CountDeadLetters(const DeadLetterSelection& sel) {
+  BuiltQuery q;
+  q.sql = "SELECT count(*) FROM redrive.jobs WHERE status = 'deadletter'";
+  AddSelection(q, sel);
+  return q;
+}
+
+BuiltQuery SelectDeadLetters(const DeadLetterSelection& sel) {
+  BuiltQuery q;
+  q.sql = "SELECT " REDRIVE_PG_JOB_COLUMNS " FROM redrive.jobs WHERE status = 'deadletter'";
+  AddSelection(q, sel);
   q.sql += " ORDER BY deadlettered_at, id";
   AddLimit(q, sel.limit);
   q.sql += " FOR UPDATE SKIP LOCKED";

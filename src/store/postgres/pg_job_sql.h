@@ -173,5 +173,7 @@ BuiltQuery SummarizeDeadLetters(const JobFilter& f);
 // Redrive/purge selection, oldest dead first, with payload, locked FOR
 // UPDATE SKIP LOCKED.
 BuiltQuery SelectDeadLetters(const DeadLetterSelection& sel);
+// How many dead jobs `sel` matches, its limit ignored.
+BuiltQuery CountDeadLetters(const DeadLetterSelection& sel);
 
 }  // namespace redrive::store::postgres::sql

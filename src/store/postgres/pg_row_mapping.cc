@@ -48,6 +48,7 @@ QueueConfig ReadPgQueue(const PgResult& r, int row) {
   q.retention.cancelled = OptSeconds(r, row, 11);
   q.created_at = r.Time(row, 12);
   q.updated_at = r.Time(row, 13);
+  q.redrive_until = r.OptTime(row, 14);
   return q;
 }
 
@@ -66,6 +67,7 @@ void BindPgQueue(PgParams& p, const QueueConfig& q) {
   AddOptSeconds(p, q.retention.cancelled);
   p.Add(q.created_at);
   p.Add(q.updated_at);
+  p.Add(q.redrive_until);
 }
 
 WorkerInfo ReadPgWorker(const PgResult& r, int row) {

@@ -267,6 +267,13 @@ CREATE TABLE redrive.throughput_samples (
 );
 )sql";
 
+// Version 8: where a queue's throttled redrives have got to
+// (QueueConfig::redrive_until, microseconds), so the next one queues behind
+// them. A nullable column without a default rewrites no row.
+constexpr char kSchemaV8[] = R"sql(
+ALTER TABLE redrive.queues ADD COLUMN redrive_until bigint;
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "delivery reservations, webhooks version", kSchemaV2},
@@ -275,6 +282,7 @@ constexpr PgMigration kMigrations[] = {
     {5, "tags index of jobs with tags only", kSchemaV5},
     {6, "history node id", kSchemaV6},
     {7, "throughput samples", kSchemaV7},
+    {8, "queue redrive tail", kSchemaV8},
 };
 
 constexpr char kCreateMigrationsTable[] =

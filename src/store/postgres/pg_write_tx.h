@@ -74,6 +74,7 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
   Result<std::vector<Job>> SelectPastDeadline(Instant now, int limit) override;
   Result<std::vector<Job>> SelectHeldBy(const std::string& worker_id, int limit) override;
   Result<std::vector<Job>> SelectDeadLetters(const DeadLetterSelection& sel) override;
+  Result<long long> CountDeadLetters(const DeadLetterSelection& sel) override;
 
   Result<long long> DeleteJobs(const std::vector<std::string>& ids) override;
   Result<std::vector<std::string>> SelectRetentionExpired(const std::string& queue_name,

@@ -182,9 +182,9 @@ BuiltQuery SummarizeDeadLetters(const JobFilter& f) {
   return q;
 }
 
-BuiltQuery SelectDeadLetters(const DeadLetterSelection& sel, const std::string& ids_json) {
-  BuiltQuery q;
-  q.sql = "SELECT " REDRIVE_JOB_COLUMNS " FROM jobs WHERE status = 'deadletter'";
+namespace {
+// The WHERE clause of a DeadLetterSelection, without its limit.
+void AddSelection(BuiltQuery& q, const DeadLetterSelection& sel, const std::string& ids_json) {
   if (!sel.job_ids.empty()) {
     AddText(q, " AND id IN (SELECT value FROM json_each(?))", ids_json);
   }
@@ -193,8 +193,22 @@ BuiltQuery SelectDeadLetters(const DeadLetterSelection& sel, const std::string& 
     q.sql += " AND deadlettered_at < ?";
     q.params.emplace_back(ToMicros(*sel.dead_before));
   }
+}
+}  // namespace
+
+BuiltQuery SelectDeadLetters(const DeadLetterSelection& sel, const std::string& ids_json) {
+  BuiltQuery q;
+  q.sql = "SELECT " REDRIVE_JOB_COLUMNS " FROM jobs WHERE status = 'deadletter'";
+  AddSelection(q, sel, ids_json);
   q.sql += " ORDER BY deadlettered_at, id LIMIT ?";
   q.params.emplace_back(int64_t{sel.limit});
+  return q;
+}
+
+BuiltQuery CountDeadLetters(const DeadLetterSelection& sel, const std::string& ids_json) {
+  BuiltQuery q;
+  q.sql = "SELECT count(*) FROM jobs WHERE status = 'deadletter'";
+  AddSelection(q, sel, ids_json);
   return q;
 }
 

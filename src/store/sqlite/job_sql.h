@@ -135,5 +135,7 @@ BuiltQuery SummarizeDeadLetters(const JobFilter& f);
 // Redrive/purge selection, oldest dead first, with payload. `ids_json` is
 // sel.job_ids as a JSON array (used only when job_ids is non-empty).
 BuiltQuery SelectDeadLetters(const DeadLetterSelection& sel, const std::string& ids_json);
+// How many dead jobs `sel` matches, its limit ignored.
+BuiltQuery CountDeadLetters(const DeadLetterSelection& sel, const std::string& ids_json);
 
 }  // namespace redrive::store::sqlite::sql

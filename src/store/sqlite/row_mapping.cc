@@ -108,6 +108,7 @@ QueueConfig ReadQueue(const Statement& stmt) {
   q.retention.cancelled = OptSeconds(stmt, 11);
   q.created_at = stmt.Time(12);
   q.updated_at = stmt.Time(13);
+  q.redrive_until = stmt.OptTime(14);
   return q;
 }
 
@@ -126,6 +127,7 @@ void BindQueue(Statement& stmt, const QueueConfig& q) {
   BindOptSeconds(stmt, 12, q.retention.cancelled);
   stmt.Bind(13, q.created_at);
   stmt.Bind(14, q.updated_at);
+  stmt.Bind(15, q.redrive_until);
 }
 
 WorkerInfo ReadWorker(const Statement& stmt) {

@@ -45,9 +45,9 @@ HistoryEntry ReadHistory(const Statement& stmt);
 #define REDRIVE_QUEUE_COLUMNS                                                   \
   "queue_name, max_retries, default_timeout, enabled, paused, paused_reason, "  \
   "backoff_base_ms, backoff_max_ms, backoff_jitter_ms, retention_completed_s, " \
-  "retention_deadletter_s, retention_cancelled_s, created_at, updated_at"
+  "retention_deadletter_s, retention_cancelled_s, created_at, updated_at, redrive_until"
 QueueConfig ReadQueue(const Statement& stmt);
-void BindQueue(Statement& stmt, const QueueConfig& q);  // ?1..?14
+void BindQueue(Statement& stmt, const QueueConfig& q);  // ?1..?15
 
 #define REDRIVE_WORKER_COLUMNS                                                          \
   "id, queue_name, hostname, worker_type, max_concurrency, metadata, version, status, " \

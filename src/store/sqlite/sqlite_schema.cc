@@ -247,6 +247,12 @@ CREATE TABLE throughput_samples (
 ) STRICT, WITHOUT ROWID;
 )sql";
 
+// Version 7: where a queue's throttled redrives have got to
+// (QueueConfig::redrive_until), so the next one queues behind them.
+constexpr char kSchemaV7[] = R"sql(
+ALTER TABLE queues ADD COLUMN redrive_until INTEGER;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "outgoing webhooks", kSchemaV2},
@@ -254,6 +260,7 @@ constexpr Migration kMigrations[] = {
     {4, "webhooks version", kSchemaV4},
     {5, "history node id", kSchemaV5},
     {6, "throughput samples", kSchemaV6},
+    {7, "queue redrive tail", kSchemaV7},
 };
 
 constexpr char kCreateMigrationsTable[] =

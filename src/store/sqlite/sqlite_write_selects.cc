@@ -12,7 +12,7 @@ namespace {
 
 constexpr char kPutQueue[] = "INSERT OR REPLACE INTO queues (" REDRIVE_QUEUE_COLUMNS
                              ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-                             "?14)";
+                             "?14, ?15)";
 constexpr char kDeleteQueue[] = "DELETE FROM queues WHERE queue_name = ?1";
 constexpr char kCountQueues[] = "SELECT count(*) FROM queues";
 constexpr char kPutWorker[] = "INSERT OR REPLACE INTO workers (" REDRIVE_WORKER_COLUMNS
@@ -74,6 +74,17 @@ Result<std::vector<Job>> SqliteWriteTx::SelectDeadLetters(const DeadLetterSelect
   std::string ids_json;
   if (!sel.job_ids.empty()) ids_json = EncodeStringArrayJson(sel.job_ids);
   return RunJobQuery(conn(), sql::SelectDeadLetters(sel, ids_json));
+}
+
+Result<long long> SqliteWriteTx::CountDeadLetters(const DeadLetterSelection& sel) {
+  std::string ids_json;
+  if (!sel.job_ids.empty()) ids_json = EncodeStringArrayJson(sel.job_ids);
+  sql::BuiltQuery q = sql::CountDeadLetters(sel, ids_json);
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(q.sql));
+  BindParams(stmt, q);
+  REDRIVE_ASSIGN_OR_RETURN(bool row, stmt.Step());
+  if (!row) return Status::Internal("count(*) returned no row");
+  return static_cast<long long>(stmt.Int64(0));
 }
 
 Result<long long> SqliteWriteTx::DeleteJobs(const std::vector<std::string>& ids) {
