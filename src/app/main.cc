@@ -6,6 +6,7 @@
 #include "app/serve_command.h"
 #include "app/serve_flags.h"
 #include "cli/cli_context.h"
+#include "cli/command_tree.h"
 #include "cli/commands.h"
 #include "server/serve_config.h"
 
@@ -33,8 +34,11 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    // One line, not CLI11's two: this often ends up in a service log.
-    std::cerr << "redrive: " << e.what() << " (see redrive --help)\n";
+    // One line, not CLI11's two: this often ends up in a service log. A
+    // mistyped command gets its name and the closest one, not CLI11's
+    // "A subcommand is required".
+    auto unknown = redrive::cli::UnknownCommandMessage(app, {argv + 1, argv + argc});
+    std::cerr << "redrive: " << unknown.value_or(e.what()) << " (see redrive --help)\n";
     return 2;
   }
 
