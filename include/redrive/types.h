@@ -282,6 +282,9 @@ struct ClaimResult {
 struct FailOptions {
   bool no_retry = false;                                 // straight to the DLQ
   std::optional<std::chrono::milliseconds> retry_after;  // instead of the backoff
+  // About the attempt (≤ 1 KiB serialized), kept in its history entry as
+  // "attempt": e.g. {"exit_code": 1}. A Redrive extension.
+  std::optional<boost::json::object> details;
 };
 
 struct FailResult {

@@ -23,6 +23,7 @@
 // must not call Stop() themselves (it would wait for its own thread).
 #pragma once
 
+#include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 #include <chrono>
 #include <functional>
@@ -84,17 +85,24 @@ class HandlerResult {
   static HandlerResult RetryableFailure(
       std::string error, std::optional<std::chrono::milliseconds> retry_after = std::nullopt);
   static HandlerResult NonRetryableFailure(std::string error);  // straight to the DLQ
+  // Sent with a failure as FailOptions::details (the attempt's exit code, ...).
+  HandlerResult& WithDetails(boost::json::object details) {
+    details_ = std::move(details);
+    return *this;
+  }
 
   Kind kind() const { return kind_; }
   const boost::json::value& result() const { return result_; }
   const std::string& error() const { return error_; }
   const std::optional<std::chrono::milliseconds>& retry_after() const { return retry_after_; }
+  const std::optional<boost::json::object>& details() const { return details_; }
 
  private:
   Kind kind_ = Kind::kSuccess;
   boost::json::value result_;
   std::string error_;
   std::optional<std::chrono::milliseconds> retry_after_;
+  std::optional<boost::json::object> details_;
 };
 
 // A handler; an exception it throws is a retryable failure with e.what().

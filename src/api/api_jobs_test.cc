@@ -184,6 +184,36 @@ TEST_F(ApiTest, FailValidation) {
       "no_retry");
 }
 
+TEST_F(ApiTest, FailDetailsAreKeptInTheHistory) {
+  std::string id = Enqueue();
+  std::string lease = Str(ClaimOne().at("lease_id"));
+  Reply r = Post("/api/v1/jobs/" + id + "/fail",
+                 R"({"worker_id":"w1","lease_id":")" + lease +
+                     R"(","error":"gateway timeout","details":{"exit_code":1,"signal":null}})");
+  ASSERT_EQ(r.status, 200) << r.raw.body;
+  EXPECT_EQ(Get("/api/v1/jobs/" + id)["last_error"], "gateway timeout");
+  Reply history = Get("/api/v1/jobs/" + id + "/history");
+  const auto& entries = history.json.as_array();
+  const auto& failed = entries.back().at("details");
+  EXPECT_EQ(failed.at("error"), "gateway timeout");
+  EXPECT_EQ(failed.at("attempt").at("exit_code"), 1);
+  EXPECT_TRUE(failed.at("attempt").at("signal").is_null());
+}
+
+TEST_F(ApiTest, FailDetailsMustBeASmallObject) {
+  Reply not_object =
+      Post("/api/v1/jobs/x/fail", R"({"worker_id":"w","lease_id":"l","error":"e","details":[1]})");
+  EXPECT_EQ(not_object.status, 400);
+  EXPECT_EQ(not_object.Field(), "details");
+  std::string big(1100, 'x');
+  Reply too_big = Post("/api/v1/jobs/x/fail", R"({"worker_id":"w","lease_id":"l","error":"e",)"
+                                              R"("details":{"note":")" +
+                                                  big + R"("}})");
+  EXPECT_EQ(too_big.status, 400);
+  EXPECT_EQ(too_big.Code(), "VALIDATION_ERROR");
+  EXPECT_EQ(too_big.Field(), "details");
+}
+
 TEST_F(ApiTest, NoRetryGoesStraightToTheDlq) {
   std::string id = Enqueue();
   std::string lease = Str(ClaimOne().at("lease_id"));

@@ -7,6 +7,7 @@
 #include "api/job_decoding.h"
 #include "api/responses.h"
 #include "wire/job_json.h"
+#include "wire/json_text.h"
 #include "wire/time_json.h"
 
 namespace redrive::api {
@@ -54,6 +55,20 @@ Result<engine::CompleteParams> DecodeComplete(const boost::json::object& body,
   return p;
 }
 
+// A fail's `details` [ext]: an object of at most kMaxFailDetailsBytes
+// serialized, kept in the failure's history entry; anything else is a 400.
+Result<std::optional<std::string>> FailDetails(const wire::FieldReader& r) {
+  REDRIVE_ASSIGN_OR_RETURN(const boost::json::object* object, r.Object("details"));
+  if (object == nullptr) return std::optional<std::string>();
+  std::string text = wire::SerializeJson(boost::json::value(*object));
+  if (text.size() > kMaxFailDetailsBytes) {
+    return Status::Validation(
+        r.Path("details"),
+        "details exceeds " + std::to_string(kMaxFailDetailsBytes) + " bytes serialized");
+  }
+  return std::optional<std::string>(std::move(text));
+}
+
 Result<engine::FailParams> DecodeFail(const boost::json::object& body) {
   wire::FieldReader r(body);
   engine::FailParams p;
@@ -62,6 +77,7 @@ Result<engine::FailParams> DecodeFail(const boost::json::object& body) {
   REDRIVE_ASSIGN_OR_RETURN(std::optional<bool> no_retry, r.Bool("no_retry"));
   p.no_retry = no_retry.value_or(false);
   REDRIVE_ASSIGN_OR_RETURN(p.retry_after, RetryAfter(r));
+  REDRIVE_ASSIGN_OR_RETURN(p.details_json, FailDetails(r));
   return p;
 }
 

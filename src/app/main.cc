@@ -11,6 +11,7 @@
 #include "app/serve_command.h"
 #include "app/serve_flags.h"
 #include "cli/cli_context.h"
+#include "cli/command_tree.h"
 #include "cli/commands.h"
 #include "server/serve_config.h"
 
@@ -57,7 +58,10 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    return UsageError(e.what());
+    // A mistyped command gets its name and the closest one, not CLI11's
+    // "A subcommand is required".
+    auto unknown = redrive::cli::UnknownCommandMessage(app, {argv + 1, argv + argc});
+    return UsageError(unknown.value_or(e.what()));
   }
 
   if (serve->parsed()) {

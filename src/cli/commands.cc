@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/command_tree.h"
+
 namespace redrive::cli {
 namespace {
 
@@ -24,6 +26,7 @@ void AddClientCommands(CLI::App& app, CliContext& ctx) {
   AddQueuesCommand(app, ctx);
   AddWorkersCommand(app, ctx);
   AddWorkCommand(app, ctx);
+  AddHelpAndCompletionCommands(app, ctx);
   for (CLI::App* sub : app.get_subcommands({})) {
     if (std::find(before.begin(), before.end(), sub) != before.end()) continue;  // serve
     sub->fallthrough();

@@ -10,7 +10,7 @@ using std::chrono::milliseconds;
 // The grammar itself is tested in core/duration_test.cc.
 TEST(CheckDurationTest, ExplainsWhatADurationLooksLike) {
   EXPECT_EQ(CheckDuration("5m"), "");
-  EXPECT_EQ(CheckDuration("5x"), "'5x' is not a duration (examples: 500ms, 30s, 5m, 1h, 2d)");
+  EXPECT_EQ(CheckDuration("5x"), "'5x' is not a duration (examples: 500ms, 90s, 5m, 1h30m, 7d)");
 }
 
 TEST(ParseRateTest, PerSecondMinuteHour) {

@@ -84,10 +84,12 @@ void PrintSummary(const CliContext& ctx, const ImportSummary& s) {
     PrintJson(out);
     return;
   }
-  std::cout << "enqueued " << s.enqueued << " jobs";
-  if (s.existing > 0) std::cout << " (" << s.existing << " more already existed)";
-  std::cout << " from " << s.lines << " lines\n";
-  if (!s.failures.empty()) std::cerr << s.failures.size() << " lines failed:\n";
+  std::cout << "enqueued " << Plural(s.enqueued, "job");
+  if (s.existing > 0) std::cout << " (" << GroupedCount(s.existing) << " more already existed)";
+  std::cout << " from " << Plural(s.lines, "line") << "\n";
+  if (!s.failures.empty()) {
+    std::cerr << Plural(static_cast<long long>(s.failures.size()), "line") << " failed:\n";
+  }
   for (const auto& f : s.failures) {
     std::cerr << "  line " << f.line << ": " << f.code << ": " << f.message << "\n";
   }
@@ -114,8 +116,8 @@ int RunFile(CliContext& ctx, const EnqueueFlags& f) {
   options.idempotency_key = f.idempotency_key;
   ProgressBar bar(IsTerminal(STDERR_FILENO), total_bytes);
   options.on_progress = [&bar](const ImportSummary& s, size_t bytes) {
-    bar.Update(bytes, std::to_string(s.enqueued + s.existing) + " jobs, " +
-                          std::to_string(s.failures.size()) + " failed");
+    bar.Update(bytes, Plural(s.enqueued + s.existing, "job") + ", " +
+                          GroupedCount(static_cast<long long>(s.failures.size())) + " failed");
   };
   ImportSummary summary = ImportNdjson(ctx.client(), *in, options);
   bar.Finish();
@@ -147,7 +149,7 @@ void AddEnqueueCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--max-retries", f->max_retries, "0..100 (default: the queue's)");
   cmd->add_option("--timeout", f->timeout, "Longest one attempt may run (default: the queue's)")
       ->check(CheckDuration);
-  cmd->add_option("--delay", f->delay, "Run after this long (500ms, 30s, 5m, 1h, 2d)")
+  cmd->add_option("--delay", f->delay, "Run after this long (500ms, 30s, 1h30m, 2d)")
       ->check(CheckDuration);
   cmd->add_option("--at", f->at, "Run at this RFC 3339 time")->check(CheckTime);
   cmd->add_option("--expires-in", f->expires_in, "Dead-letter it if not started within this long")

@@ -55,8 +55,7 @@ void PrintJobDetail(std::ostream& out, const Job& job, Instant now) {
   d.Add("Retries", Tries(job) + " (attempts " + std::to_string(job.attempts) + ", lease expiries " +
                        std::to_string(job.lease_expiries) + ")");
   d.Add("Timeout", FormatDuration(std::chrono::seconds(job.timeout_seconds)));
-  d.Add("Backoff", FormatDuration(job.backoff.base) + " .. " + FormatDuration(job.backoff.max) +
-                       " + jitter " + FormatDuration(job.backoff.jitter));
+  d.Add("Backoff", BackoffText(job.backoff));
   d.Add("Tags", TagsCell(job.tags));
   d.Add("Idempotency key", job.idempotency_key.value_or("-"));
   d.Add("Created", TimeDetail(job.created_at, now));

@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/durations.h"
 #include "cli/job_views.h"
+#include "cli/list_pages.h"
 #include "cli/output.h"
 #include "wire/job_json.h"
 
@@ -21,24 +22,49 @@ std::string CheckStatus(const std::string& text) {
 struct ListFlags {
   std::string queue, status, tag;
   std::optional<int> limit, offset;
+  bool all = false;
 };
 
+inline constexpr int kJobsPage = 100;          // the API's largest list page
+inline constexpr int kDefaultJobsListed = 50;  // the API's default page
+
+// How many jobs match the filter, when the counts can tell (no tag filter).
+std::optional<long long> MatchingJobs(sdk::Client& client, const sdk::ListJobsFilter& filter) {
+  if (filter.tag) return std::nullopt;
+  auto counts = client.Stats(filter.queue_name.value_or(""));
+  if (!counts.ok()) return std::nullopt;  // only the hint needs it
+  StatusCounts n = *counts;
+  return filter.status ? n.of(*filter.status) : n.total();
+}
+
 int RunList(CliContext& ctx, const ListFlags& f) {
+  if (f.all && f.limit) return UsageError("jobs list: --all and --limit exclude each other");
+  if (f.limit && *f.limit < 1) return UsageError("jobs list: --limit must be at least 1");
+  if (f.offset && *f.offset < 0) return UsageError("jobs list: --offset must be 0 or more");
   sdk::ListJobsFilter filter;
   if (!f.queue.empty()) filter.queue_name = f.queue;
   if (!f.status.empty()) filter.status = ParseJobStatus(f.status);
   if (!f.tag.empty()) filter.tag = f.tag;
-  filter.limit = f.limit;
-  filter.offset = f.offset;
-  auto jobs = ctx.client().ListJobs(filter);
+  PageReader<Job> read = [&](int offset, int limit) {
+    sdk::ListJobsFilter page = filter;
+    page.offset = offset;
+    page.limit = limit;
+    return ctx.client().ListJobs(page);
+  };
+  std::optional<int> want;
+  if (!f.all) want = f.limit.value_or(kDefaultJobsListed);
+  auto jobs = ReadPages(read, f.offset.value_or(0), want, kJobsPage);
   if (!jobs.ok()) return ReportError(jobs.status());
   if (ctx.flags.json) {
-    PrintJobSummariesJson(*jobs);
-  } else if (jobs->empty()) {
+    PrintJobSummariesJson(jobs->rows);
+  } else if (jobs->rows.empty()) {
     std::cout << "no jobs\n";
   } else {
-    PrintJobTable(std::cout, *jobs, Now());
+    PrintJobTable(std::cout, jobs->rows, Now());
   }
+  // On stderr, so that --json and pipes read only the rows.
+  if (jobs->more)
+    std::cerr << MoreHint(jobs->rows.size(), MatchingJobs(ctx.client(), filter)) << "\n";
   return kExitOk;
 }
 
@@ -48,12 +74,16 @@ void AddList(CLI::App& jobs, CliContext& ctx) {
   cmd->add_option("--queue,-q", f->queue, "Only this queue");
   cmd->add_option("--status,-s", f->status, "Only this status")->check(CheckStatus);
   cmd->add_option("--tag", f->tag, "Only jobs with this tag: key=value, or key for any value");
-  cmd->add_option("--limit,-n", f->limit, "At most this many (1..100, default 50)");
+  cmd->add_option("--limit,-n", f->limit, "At most this many (default 50; any number, paged)");
   cmd->add_option("--offset", f->offset, "Skip this many");
+  cmd->add_flag("--all", f->all, "Every matching job, page after page");
   cmd->footer(
+      "When more jobs match than are shown, stderr says so: \"showing 50 of 3,211 — use\n"
+      "--all or --offset\".\n"
       "Examples:\n"
       "  redrive jobs list --queue emails --status pending\n"
-      "  redrive jobs list --tag tenant=acme --limit 10 --json | jq -r '.[].id'");
+      "  redrive jobs list --queue emails --limit 500\n"
+      "  redrive jobs list --tag tenant=acme --all --json | jq -r '.[].id'");
   ctx.OnRun(cmd, [&ctx, f] { return RunList(ctx, *f); });
 }
 

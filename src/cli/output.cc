@@ -34,6 +34,30 @@ std::string TagsCell(const Tags& tags) {
 
 std::string OrDash(std::string_view text) { return text.empty() ? "-" : std::string(text); }
 
+std::string BackoffText(const BackoffPolicy& b) {
+  // A base of 0 doubles to 0 whatever the max: no backoff.
+  std::string text = b.base.count() == 0
+                         ? std::string("none (retried at once)")
+                         : FormatDuration(b.base) + " doubling to " + FormatDuration(b.max);
+  if (b.jitter.count() > 0) text += ", plus up to " + FormatDuration(b.jitter) + " jitter";
+  return text;
+}
+
+std::string GroupedCount(long long n) {
+  std::string digits = std::to_string(n < 0 ? -(n + 1) + 1ULL : static_cast<unsigned long long>(n));
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return n < 0 ? "-" + out : out;
+}
+
+std::string Plural(long long n, std::string_view singular, std::string_view plural) {
+  std::string noun(n == 1 ? singular : (plural.empty() ? std::string(singular) + "s" : plural));
+  return GroupedCount(n) + " " + noun;
+}
+
 std::optional<std::pair<std::string, std::string>> SplitTag(const std::string& text) {
   size_t eq = text.find('=');
   if (eq == std::string::npos || eq == 0) return std::nullopt;

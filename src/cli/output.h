@@ -25,6 +25,16 @@ std::string TagsCell(const Tags& tags);
 // "-" for empty strings, so table columns never look missing.
 std::string OrDash(std::string_view text);
 
+// "1s doubling to 1m, plus up to 500ms jitter"; "none (retried at once)"
+// when the base is 0.
+std::string BackoffText(const BackoffPolicy& backoff);
+
+// 3211 → "3,211": counts people read.
+std::string GroupedCount(long long n);
+// "1 dead job", "2 dead jobs": `n` (grouped) and the noun, plural unless n
+// is 1; `plural` defaults to singular + "s".
+std::string Plural(long long n, std::string_view singular, std::string_view plural = {});
+
 // Splits "k=v" (for --tag); nullopt without '=' or with an empty key.
 std::optional<std::pair<std::string, std::string>> SplitTag(const std::string& text);
 // CLI11 check function for --tag k=v.

@@ -58,8 +58,7 @@ void PrintConfig(Details& d, const QueueConfig& c) {
   d.Add("State", StateText(c) + (c.paused_reason ? " (" + *c.paused_reason + ")" : ""));
   d.Add("Max retries", std::to_string(c.max_retries));
   d.Add("Timeout", FormatDuration(std::chrono::seconds(c.default_timeout)));
-  d.Add("Backoff", FormatDuration(c.backoff.base) + " .. " + FormatDuration(c.backoff.max) +
-                       " + jitter " + FormatDuration(c.backoff.jitter));
+  d.Add("Backoff", BackoffText(c.backoff));
   d.Add("Keep completed", RetentionText(c.retention.completed));
   d.Add("Keep dead", RetentionText(c.retention.deadletter));
   d.Add("Keep cancelled", RetentionText(c.retention.cancelled));

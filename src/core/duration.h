@@ -1,7 +1,8 @@
 // The one grammar for durations typed by people (serve flags, CLI options):
-// a non-negative integer and one unit — ms, s, m, h or d; a bare number
-// means seconds. "500ms", "30", "30s", "5m", "1h", "2d". No fractions, no
-// compound forms ("1h30m"), no spaces.
+// non-negative integers each with a unit — d, h, m, s or ms — largest unit
+// first, each unit at most once; a bare number means seconds. "500ms", "30",
+// "30s", "5m", "1h30m", "2d", "1m30s", "1s500ms". No fractions, no spaces.
+// FormatDuration (core/time_format.h) writes the same forms.
 #pragma once
 
 #include <chrono>
@@ -15,6 +16,6 @@ namespace redrive {
 std::optional<std::chrono::milliseconds> ParseDuration(std::string_view text);
 
 // For error messages: what a valid duration looks like.
-inline constexpr std::string_view kDurationExamples = "500ms, 30s, 5m, 1h, 2d";
+inline constexpr std::string_view kDurationExamples = "500ms, 90s, 5m, 1h30m, 7d";
 
 }  // namespace redrive

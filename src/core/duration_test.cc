@@ -17,9 +17,18 @@ TEST(ParseDurationTest, AcceptsEveryUnit) {
   EXPECT_EQ(ParseDuration("0s"), milliseconds(0));
 }
 
+TEST(ParseDurationTest, AcceptsCompoundFormsLargestUnitFirst) {
+  EXPECT_EQ(ParseDuration("1h30m"), milliseconds(5'400'000));
+  EXPECT_EQ(ParseDuration("1m30s"), milliseconds(90'000));
+  EXPECT_EQ(ParseDuration("1s500ms"), milliseconds(1500));
+  EXPECT_EQ(ParseDuration("7d12h"), milliseconds(7 * 86'400'000LL + 12 * 3'600'000LL));
+  EXPECT_EQ(ParseDuration("1d0h5m"), milliseconds(86'400'000 + 300'000));
+}
+
 TEST(ParseDurationTest, RefusesTheRest) {
-  for (const char* bad : {"", "s", "-1s", "1.5s", "5x", "1h30m", "99999999999999999999d", " 5s",
-                          "5s ", "+5s", "5 s", "5S"}) {
+  for (const char* bad :
+       {"", "s", "-1s", "1.5s", "5x", "99999999999999999999d", " 5s", "5s ", "+5s", "5 s", "5S",
+        "30m1h", "1m1m", "1h30", "1h-5m", "1h+5m", "1msm", "ms", "1h 30m"}) {
     EXPECT_FALSE(ParseDuration(bad)) << bad;
   }
 }
@@ -28,6 +37,8 @@ TEST(ParseDurationTest, RefusesOverflowOfTheLargestUnit) {
   // 106751991167 days is the last whole day in a signed 64-bit ms count.
   EXPECT_TRUE(ParseDuration("106751991167d"));
   EXPECT_FALSE(ParseDuration("106751991168d"));
+  EXPECT_FALSE(ParseDuration("106751991167d1d"));   // out of order anyway
+  EXPECT_FALSE(ParseDuration("106751991167d23h"));  // the sum overflows
 }
 
 }  // namespace

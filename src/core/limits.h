@@ -24,6 +24,8 @@ inline constexpr int kDefaultListWorkersLimit = 100, kMaxListWorkersLimit = 1000
 inline constexpr int kMaxWaitMs = 30'000;
 inline constexpr size_t kMaxBulkJobs = 1000;
 inline constexpr size_t kMaxAcks = 1000;
+// A fail's `details` object [ext], serialized (exit code, signal: a few fields).
+inline constexpr size_t kMaxFailDetailsBytes = 1024;
 inline constexpr int kDefaultMaxRetries = 3;
 inline constexpr int kDefaultTimeoutSeconds = 300;
 // Deepest JSON nesting accepted in a request and read back from the store.

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
+#include <iterator>
 
 namespace redrive {
 
@@ -93,18 +94,22 @@ std::string FormatDuration(Micros d) {
       negative ? 0 - static_cast<uint64_t>(d.count()) : static_cast<uint64_t>(d.count());
   const uint64_t ms = us / 1000;
   if (ms < 1000) return out + std::to_string(ms) + "ms";
-  uint64_t s = ms / 1000;
-  const uint64_t days = s / 86400, hours = (s / 3600) % 24, minutes = (s / 60) % 60;
-  s %= 60;
-  if (days > 0) return out + std::to_string(days) + "d" + std::to_string(hours) + "h";
-  if (hours > 0) return out + std::to_string(hours) + "h" + std::to_string(minutes) + "m";
-  if (minutes > 0) return out + std::to_string(minutes) + "m" + std::to_string(s) + "s";
-  if (ms < 10000 && ms % 1000 != 0) {
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "%.1fs", ms / 1000.0);
-    return out + buf;
+  if (ms < 10'000) {  // below 10 s the milliseconds still matter
+    out += std::to_string(ms / 1000) + "s";
+    return ms % 1000 == 0 ? out : out + std::to_string(ms % 1000) + "ms";
   }
-  return out + std::to_string(s) + "s";
+  const uint64_t s = ms / 1000;
+  const struct {
+    uint64_t count;
+    const char* unit;
+  } parts[] = {{s / 86400, "d"}, {(s / 3600) % 24, "h"}, {(s / 60) % 60, "m"}, {s % 60, "s"}};
+  size_t first = 0;
+  while (parts[first].count == 0) ++first;  // s >= 10, so some part is non-zero
+  out += std::to_string(parts[first].count) + parts[first].unit;
+  if (first + 1 < std::size(parts) && parts[first + 1].count != 0) {
+    out += std::to_string(parts[first + 1].count) + parts[first + 1].unit;
+  }
+  return out;
 }
 
 }  // namespace redrive

@@ -30,7 +30,10 @@ std::string FormatTime(Instant t);
 // FormatTime could not write back.
 std::optional<Instant> ParseTime(std::string_view text);
 
-// "3m12s", "450ms", "2h0m": a compact human duration (CLI, logs).
+// A compact human duration (CLI, logs), in the forms ParseDuration
+// (core/duration.h) reads: the two largest units from the first non-zero
+// one, zero parts dropped, truncated: "7d", "1d4h", "1h30m", "2h", "1m",
+// "3m12s", "45s"; below 10 s with its milliseconds: "1s500ms", "250ms".
 std::string FormatDuration(Micros d);
 
 }  // namespace redrive

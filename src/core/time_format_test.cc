@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "core/duration.h"
+
 namespace redrive {
 namespace {
 
@@ -150,23 +152,37 @@ TEST(FormatDurationTest, CompactHumanDurations) {
   EXPECT_EQ(FormatDuration(450ms), "450ms");
   EXPECT_EQ(FormatDuration(999ms), "999ms");
   EXPECT_EQ(FormatDuration(1s), "1s");
-  EXPECT_EQ(FormatDuration(1500ms), "1.5s");
+  EXPECT_EQ(FormatDuration(1500ms), "1s500ms");
   EXPECT_EQ(FormatDuration(9s), "9s");
   EXPECT_EQ(FormatDuration(12s), "12s");
-  EXPECT_EQ(FormatDuration(12500ms), "12s");  // tenths only below 10 s
+  EXPECT_EQ(FormatDuration(12500ms), "12s");  // milliseconds only below 10 s
   EXPECT_EQ(FormatDuration(59s), "59s");
-  EXPECT_EQ(FormatDuration(60s), "1m0s");
+  EXPECT_EQ(FormatDuration(60s), "1m");  // zero parts dropped
   EXPECT_EQ(FormatDuration(3min + 12s), "3m12s");
-  EXPECT_EQ(FormatDuration(2h), "2h0m");
+  EXPECT_EQ(FormatDuration(2h), "2h");
+  EXPECT_EQ(FormatDuration(1h + 30min), "1h30m");
+  EXPECT_EQ(FormatDuration(1h + 30s), "1h");  // two units from the first non-zero
   EXPECT_EQ(FormatDuration(2h + 59min + 59s), "2h59m");
-  EXPECT_EQ(FormatDuration(24h), "1d0h");
+  EXPECT_EQ(FormatDuration(24h), "1d");
+  EXPECT_EQ(FormatDuration(7 * 24h), "7d");
   EXPECT_EQ(FormatDuration(25h + 30min), "1d1h");
 }
 
 TEST(FormatDurationTest, NegativeDurationsKeepTheSign) {
   EXPECT_EQ(FormatDuration(-450ms), "-450ms");
   EXPECT_EQ(FormatDuration(-(3min + 12s)), "-3m12s");
-  EXPECT_EQ(FormatDuration(-1500ms), "-1.5s");
+  EXPECT_EQ(FormatDuration(-1500ms), "-1s500ms");
+}
+
+// What the CLI shows, it accepts: every form FormatDuration writes parses
+// back to the same duration (when nothing was truncated).
+TEST(FormatDurationTest, RoundTripsThroughParseDuration) {
+  for (Micros d : {Micros(250ms), Micros(1500ms), Micros(9s), Micros(90s), Micros(1h + 30min),
+                   Micros(7 * 24h), Micros(24h + 4h), Micros(3min + 12s)}) {
+    auto parsed = ParseDuration(FormatDuration(d));
+    ASSERT_TRUE(parsed) << FormatDuration(d);
+    EXPECT_EQ(Micros(*parsed), d) << FormatDuration(d);
+  }
 }
 
 // Found by fuzz_time_parsing: negating Micros::min() overflowed (UB).

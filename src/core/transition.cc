@@ -110,7 +110,7 @@ class Applier {
     std::string error = Utf8Prefix(e.error, kMaxErrorLength);
     const auto d = DecideFailure(job_, now_, e.no_retry, e.retry_after, false, random_);
     ApplyFailure(d, error, e.worker_id, Outcome::kFailedRetryScheduled,
-                 Outcome::kFailedDeadlettered);
+                 Outcome::kFailedDeadlettered, e.details_json);
     return std::move(change_);
   }
 
@@ -224,8 +224,10 @@ class Applier {
   }
 
   // A failed attempt: retry later (`retried`) or dead-letter (`dead`).
+  // `attempt` is the worker's details of the attempt (event::Fail).
   void ApplyFailure(const FailureDecision& d, const std::string& error,
-                    std::optional<std::string> worker, Outcome retried, Outcome dead) {
+                    std::optional<std::string> worker, Outcome retried, Outcome dead,
+                    const std::optional<std::string>& attempt = std::nullopt) {
     Job& j = change_.after;
     ClearLease(j);
     j.last_error = error;
@@ -233,24 +235,24 @@ class Applier {
       j.retry_count += 1;
       j.scheduled_at = d.next_run;
       j.status = d.next_run <= now_ ? JobStatus::kPending : JobStatus::kScheduled;
-      History(retried, std::move(worker),
-              JsonObjectText()
-                  .Str("error", error)
-                  .Int("retry_count", j.retry_count)
-                  .Str("next_run", FormatTime(d.next_run))
-                  .Build());
+      JsonObjectText details;
+      details.Str("error", error)
+          .Int("retry_count", j.retry_count)
+          .Str("next_run", FormatTime(d.next_run));
+      if (attempt) details.Raw("attempt", *attempt);
+      History(retried, std::move(worker), details.Build());
       return;
     }
     j.status = JobStatus::kDeadletter;
     j.dead_reason = d.dead_reason;
     j.deadlettered_at = now_;
     j.completed_at = now_;
-    History(dead, std::move(worker),
-            JsonObjectText()
-                .Str("error", error)
-                .Str("reason", DeadReasonName(d.dead_reason))
-                .Int("total_retries", j.retry_count)
-                .Build());
+    JsonObjectText details;
+    details.Str("error", error)
+        .Str("reason", DeadReasonName(d.dead_reason))
+        .Int("total_retries", j.retry_count);
+    if (attempt) details.Raw("attempt", *attempt);
+    History(dead, std::move(worker), details.Build());
   }
 
   const Job& job_;

@@ -61,6 +61,10 @@ struct Fail {
   std::string error;  // truncated to kMaxErrorLength by Apply
   bool no_retry = false;
   std::optional<std::chrono::milliseconds> retry_after;
+  // What the worker reports about the attempt (a JSON object text, at most
+  // kMaxFailDetailsBytes; e.g. {"exit_code": 1}); recorded as "attempt" in
+  // the history entry, not on the job.
+  std::optional<std::string> details_json;
 };
 // The reaper found the lease expired (lease_expires_at <= now). If the attempt
 // also reached started_at + timeout_seconds, it is reported as a timeout.

@@ -241,6 +241,21 @@ TEST(FailTest, AtMaxRetriesGoesToTheDlq) {
             R"({"error":"still broken","reason":"max_retries_exceeded","total_retries":3})");
 }
 
+// The worker's details of the attempt go into the history entry, not the job.
+TEST(FailTest, AttemptDetailsAreRecordedInTheHistoryEntry) {
+  event::Fail fail = FailBy("gateway timeout");
+  fail.details_json = R"({"exit_code":1})";
+  const Change retried = ApplyOk(ProcessingWithRetries(0, 3), fail);
+  EXPECT_EQ(retried.after.last_error, "gateway timeout");
+  EXPECT_EQ(retried.history->details_json,
+            R"({"error":"gateway timeout","retry_count":1,"next_run":")" +
+                FormatTime(retried.after.scheduled_at) + R"(","attempt":{"exit_code":1}})");
+  const Change dead = ApplyOk(ProcessingWithRetries(3, 3), fail);
+  EXPECT_EQ(dead.history->details_json,
+            R"({"error":"gateway timeout","reason":"max_retries_exceeded","total_retries":3,)"
+            R"("attempt":{"exit_code":1}})");
+}
+
 TEST(FailTest, ZeroMaxRetriesDeadLettersOnFirstFailure) {
   const Change c = ApplyOk(ProcessingWithRetries(0, 0), FailBy());
   EXPECT_EQ(c.after.status, JobStatus::kDeadletter);

@@ -139,7 +139,7 @@ void Engine::Fail(FailParams p, Callback<FailResult> done) {
         REDRIVE_ASSIGN_OR_RETURN(
             Change c, ops::ApplyToJob(tx, ctx, p.job_id,
                                       event::Fail{p.worker_id, p.lease_id, p.error, p.no_retry,
-                                                  p.retry_after}));
+                                                  p.retry_after, p.details_json}));
         FailResult r;
         r.will_retry = c.after.status != JobStatus::kDeadletter;
         r.job = std::move(c.after);

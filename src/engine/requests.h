@@ -80,6 +80,7 @@ struct FailParams {
   std::string error;
   bool no_retry = false;
   std::optional<std::chrono::milliseconds> retry_after;
+  std::optional<std::string> details_json;  // event::Fail::details_json
 };
 struct FailResult {
   bool will_retry = false;

@@ -96,6 +96,7 @@ boost::json::object FailToJson(const std::string& worker_id, const std::string& 
   boost::json::object o{{"worker_id", worker_id}, {"lease_id", lease_id}, {"error", error}};
   if (options.no_retry) o["no_retry"] = true;
   if (options.retry_after) o["retry_after_ms"] = options.retry_after->count();
+  if (options.details) o["details"] = *options.details;
   return o;
 }
 

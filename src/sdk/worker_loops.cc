@@ -129,7 +129,8 @@ void Worker::Impl::Report(const std::shared_ptr<HeldJob>& held, const HandlerRes
       ++stats_.results_dropped;
   } else {
     FailOptions options{.no_retry = result.kind() == HandlerResult::Kind::kNonRetryableFailure,
-                        .retry_after = result.retry_after()};
+                        .retry_after = result.retry_after(),
+                        .details = result.details()};
     auto failed = client_->Fail(job.id, worker_id, job.lease_id, result.error(), options);
     if (failed.ok()) {
       {

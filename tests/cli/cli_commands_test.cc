@@ -24,6 +24,64 @@ TEST_F(CliCommandsTest, VersionHelpAndUsageErrors) {
   EXPECT_THAT(bad_json.err, HasSubstr("not JSON"));
 }
 
+TEST_F(CliCommandsTest, UnknownCommandsAreNamedWithTheClosestOne) {
+  auto foo = Cli({"foo"});
+  EXPECT_EQ(foo.exit_code, 2);
+  EXPECT_THAT(foo.err, HasSubstr("unknown command 'foo' (commands: "));
+  auto lst = Cli({"jobs", "lst"});
+  EXPECT_EQ(lst.exit_code, 2);
+  EXPECT_THAT(lst.err, HasSubstr("unknown command 'jobs lst'; did you mean 'jobs list'?"));
+  EXPECT_THAT(Cli({"jobs"}).err, HasSubstr("subcommand is required"));  // CLI11's, still right
+}
+
+TEST_F(CliCommandsTest, HelpAndCompletion) {
+  auto help = RunRedrive({"help"});
+  EXPECT_EQ(help.exit_code, 0) << help.err;
+  EXPECT_THAT(help.out, HasSubstr("Exit codes:"));
+  EXPECT_THAT(help.out, HasSubstr("enqueue"));
+  auto sub = RunRedrive({"help", "jobs", "list"});
+  EXPECT_EQ(sub.exit_code, 0) << sub.err;
+  EXPECT_THAT(sub.out, HasSubstr("--status"));
+  EXPECT_EQ(RunRedrive({"help", "jobs", "lst"}).exit_code, 2);
+  auto bash = RunRedrive({"completion", "bash"});
+  EXPECT_EQ(bash.exit_code, 0);
+  EXPECT_THAT(bash.out, HasSubstr("complete -o default -F _redrive redrive"));
+  EXPECT_THAT(RunRedrive({"completion", "zsh"}).out, HasSubstr("#compdef redrive"));
+  EXPECT_EQ(RunRedrive({"completion", "fish"}).exit_code, 2);
+}
+
+TEST_F(CliCommandsTest, JobsListSaysWhenItStopsEarlyAndPagesOnRequest) {
+  std::string queue = NewQueue("many");
+  json::array jobs;
+  for (int i = 0; i < 119; ++i) jobs.push_back(json::object{{"payload", json::object{{"n", i}}}});
+  auto bulk = Post("/jobs/bulk", {{"queue_name", queue}, {"jobs", jobs}});
+  ASSERT_EQ(bulk.status, 200) << bulk.raw.body;
+  Enqueue(queue, {{"tags", {{"tenant", "acme"}}}});
+  Enqueue(queue, {{"tags", {{"tenant", "acme"}}}});  // 121 jobs
+
+  auto first = Cli({"jobs", "list", "--queue", queue, "--json"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_EQ(ParseJson(first.out).as_array().size(), 50u);
+  EXPECT_THAT(first.err, HasSubstr("showing 50 of 121 — use --all or --offset"));
+
+  auto more = Cli({"jobs", "list", "--queue", queue, "--limit", "110", "--json"});
+  ASSERT_EQ(more.exit_code, 0) << more.err;
+  EXPECT_EQ(ParseJson(more.out).as_array().size(), 110u);
+  EXPECT_THAT(more.err, HasSubstr("showing 110 of 121"));
+
+  auto all = Cli({"jobs", "list", "--queue", queue, "--all", "--json"});
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_EQ(ParseJson(all.out).as_array().size(), 121u);
+  EXPECT_EQ(all.err, "");
+
+  auto tail = Cli({"jobs", "list", "--queue", queue, "--offset", "100", "--limit", "21"});
+  EXPECT_EQ(tail.err, "");  // exactly the rest: nothing more to say
+  auto tagged = Cli({"jobs", "list", "--tag", "tenant", "--limit", "1"});
+  EXPECT_THAT(tagged.err, HasSubstr("showing 1; more available"));
+  EXPECT_EQ(Cli({"jobs", "list", "--all", "--limit", "5"}).exit_code, 2);
+  EXPECT_EQ(Cli({"jobs", "list", "--limit", "0"}).exit_code, 2);
+}
+
 TEST_F(CliCommandsTest, ServerRefusalsAndUnreachableServerExitOne) {
   auto missing = Cli({"jobs", "get", "01a227b1-17ac-70b2-8612-af0bc51bf36f"});
   EXPECT_EQ(missing.exit_code, 1);
@@ -101,6 +159,7 @@ TEST_F(CliCommandsTest, EnqueueFileReportsFailedLineNumbers) {
   EXPECT_EQ(result.exit_code, 1) << result.err;  // a line failed
   EXPECT_THAT(result.out, HasSubstr("enqueued 3 jobs"));
   EXPECT_THAT(result.err, HasSubstr("line 4: INVALID_JSON"));
+  EXPECT_THAT(result.err, HasSubstr("1 line failed:"));
   EXPECT_EQ(Get("/jobs?queue_name=" + queue).body.as_array().size(), 3u);
 
   std::ofstream(path) << "{\"n\":1}\n{\"n\":2}\n";
@@ -138,6 +197,8 @@ TEST_F(CliCommandsTest, QueuesPauseResumeConfigAndWorkers) {
   ASSERT_EQ(Cli({"queues", "pause", queue, "--reason", "maintenance"}).exit_code, 0);
   auto show = Cli({"queues", "show", queue});
   EXPECT_THAT(show.out, HasSubstr("paused (maintenance)"));
+  EXPECT_THAT(show.out, ::testing::ContainsRegex("Timeout: +2m\n"));  // not "2m0s"
+  EXPECT_THAT(show.out, ::testing::ContainsRegex("Backoff: +none \\(retried at once\\)\n"));
   EXPECT_THAT(show.out, HasSubstr("1 pending"));
   ASSERT_EQ(Cli({"queues", "resume", queue}).exit_code, 0);
   EXPECT_EQ(Get("/queues/" + queue).body.at("paused"), false);

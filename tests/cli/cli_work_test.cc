@@ -82,8 +82,16 @@ TEST_F(CliWorkTest, FailuresRetryThenDeadWithStderrTailThenRedrive) {
   json::object job = Job(id);
   EXPECT_EQ(job.at("dead_reason"), "max_retries_exceeded");
   EXPECT_EQ(job.at("attempts"), 2);
-  EXPECT_THAT(std::string(job.at("last_error").as_string()),
-              HasSubstr("exit code 1: connection refused by upstream"));
+  // The error is the command's own message, so an error prefix matches it;
+  // how the command ended is in the failure's history entry.
+  EXPECT_EQ(job.at("last_error"), "connection refused by upstream");
+  json::array history = Get("/jobs/" + id + "/history").body.as_array();
+  EXPECT_EQ(history.back().at("event_type"), "deadlettered");
+  EXPECT_EQ(history.back().at("details").at("attempt").at("exit_code"), 1);
+  auto prefix =
+      Post("/jobs/dlq/retry",
+           {{"queue_name", queue}, {"error_prefix", "connection refused"}, {"dry_run", true}});
+  EXPECT_EQ(prefix.body.at("matched_count"), 1) << prefix.raw.body;
 
   std::ofstream(fixed) << "";
   auto dry = Cli({"dlq", "retry", "--queue", queue, "--dry-run", "--json"});
@@ -94,6 +102,10 @@ TEST_F(CliWorkTest, FailuresRetryThenDeadWithStderrTailThenRedrive) {
   ASSERT_TRUE(WaitForStatus(id, "completed"));
   EXPECT_EQ(Job(id).at("result").at("ok"), 1);
   EXPECT_EQ(StopWork(*work), 0);
+  // The per-job lines say why: the retry line with the stderr that explains it.
+  EXPECT_THAT(work->err_tail(), HasSubstr("failed: exit code 1: connection refused by upstream"));
+  EXPECT_THAT(work->err_tail(),
+              HasSubstr("went to the DLQ (max_retries_exceeded): connection refused by upstream"));
 }
 
 TEST_F(CliWorkTest, ExitHundredIsNonRetryable) {
@@ -160,6 +172,62 @@ TEST_F(CliWorkTest, SigtermLetsTheRunningCommandFinish) {
   json::object job = Job(id);
   EXPECT_EQ(job.at("status"), "completed");
   EXPECT_EQ(job.at("result").at("done"), true);
+}
+
+TEST_F(CliWorkTest, AFailureWithoutStderrSaysHowItEnded) {
+  std::string queue = NewQueue("work");
+  std::string script = WriteScript("silent.sh", "cat >/dev/null; exit 3");
+  std::string id = Enqueue(queue, {{"max_retries", 0}});
+  auto work = StartWork({queue, "--", script});
+  ASSERT_TRUE(WaitForStatus(id, "deadletter")) << work->err_tail();
+  EXPECT_EQ(Job(id).at("last_error"), "exit code 3");
+  EXPECT_EQ(StopWork(*work), 0);
+}
+
+TEST_F(CliWorkTest, QuietPrintsNoPerJobLines) {
+  std::string queue = NewQueue("work");
+  std::string script = WriteScript("bad.sh", "echo 'malformed payload' >&2; exit 100");
+  std::string id = Enqueue(queue);
+  auto work = StartWork({queue, "--quiet", "--", script});
+  ASSERT_TRUE(WaitForStatus(id, "deadletter")) << work->err_tail();
+  EXPECT_EQ(StopWork(*work), 0);
+  EXPECT_EQ(work->err_tail(), "");
+}
+
+// A typo in the command fails at start-up, before any job is claimed.
+TEST_F(CliWorkTest, AMissingCommandIsRefusedBeforeClaiming) {
+  std::string queue = NewQueue("work");
+  std::string id = Enqueue(queue);
+  auto typo = Cli({"work", queue, "--", "redrive-no-such-handler"});
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_THAT(typo.err, HasSubstr("`redrive-no-such-handler` not found in PATH"));
+  std::string plain = (dir_.path() / "plain.sh").string();
+  std::ofstream(plain) << "echo hi\n";
+  auto not_executable = Cli({"work", queue, "--", plain});
+  EXPECT_EQ(not_executable.exit_code, 2);
+  EXPECT_THAT(not_executable.err, HasSubstr("is not executable"));
+  json::object job = Job(id);
+  EXPECT_EQ(job.at("status"), "pending");
+  EXPECT_EQ(job.at("attempts"), 0);
+}
+
+// Exit 127 from a shell-run command (the shell's "not found"): the job is
+// not failed, it goes back to pending uncharged, and the worker stops.
+TEST_F(CliWorkTest, ExitCode127ReleasesTheJobAndStopsTheWorker) {
+  std::string queue = NewQueue("work");
+  std::string script =
+      WriteScript("typo.sh", "cat >/dev/null; echo 'sendmial: not found' >&2; exit 127");
+  std::string id = Enqueue(queue, {{"max_retries", 3}});
+  auto work = StartWork({queue, "--grace", "1s", "--", script});
+  work->WaitFor(SteadyClock::now() + seconds(30));
+  ASSERT_TRUE(work->exited()) << work->err_tail();
+  EXPECT_EQ(work->exit_code(), 1);
+  EXPECT_THAT(work->err_tail(), HasSubstr("could not start (exit code 127: sendmial: not found)"));
+  EXPECT_THAT(work->err_tail(), HasSubstr("went back to pending without charging a retry"));
+  json::object job = Job(id);
+  EXPECT_EQ(job.at("status"), "pending");
+  EXPECT_EQ(job.at("retry_count"), 0);
+  EXPECT_EQ(job.at("attempts"), 1);
 }
 
 TEST_F(CliWorkTest, UsageAndUnreachableServer) {
