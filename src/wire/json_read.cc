@@ -1,6 +1,8 @@
 #include "wire/json_read.h"
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 
 #include "core/time_format.h"
 
@@ -21,9 +23,17 @@ std::optional<int64_t> ReadInt(const boost::json::object& o, std::string_view ke
   const auto* v = o.if_contains(key);
   if (!v) return std::nullopt;
   if (v->is_int64()) return v->get_int64();
-  if (v->is_uint64()) return static_cast<int64_t>(v->get_uint64());
-  if (v->is_double() && std::isfinite(v->get_double())) {
-    return static_cast<int64_t>(v->get_double());
+  if (v->is_uint64()) {
+    const uint64_t u = v->get_uint64();
+    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return std::nullopt;
+    return static_cast<int64_t>(u);
+  }
+  // A double converts only inside int64's range (2^63 is exact as a double);
+  // outside it the conversion is undefined behaviour.
+  constexpr double kTwo63 = 9223372036854775808.0;
+  if (v->is_double()) {
+    const double d = v->get_double();
+    if (std::isfinite(d) && d >= -kTwo63 && d < kTwo63) return static_cast<int64_t>(d);
   }
   return std::nullopt;
 }

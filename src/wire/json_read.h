@@ -19,6 +19,8 @@ namespace redrive::wire {
 std::optional<std::string> ReadString(const boost::json::object& o, std::string_view key);
 std::string ReadStringOr(const boost::json::object& o, std::string_view key,
                          std::string fallback = {});
+// The member as an int64: an integer, or a double inside int64's range
+// (truncated); unset for anything else, a number out of range included.
 std::optional<int64_t> ReadInt(const boost::json::object& o, std::string_view key);
 int64_t ReadIntOr(const boost::json::object& o, std::string_view key, int64_t fallback);
 bool ReadBoolOr(const boost::json::object& o, std::string_view key, bool fallback);
