@@ -5,7 +5,8 @@
 #include <iostream>
 #include <map>
 #include <memory>
-#include <numeric>
+
+#include "core/edit_distance.h"
 
 namespace redrive::cli {
 namespace {
@@ -99,21 +100,6 @@ int RunHelp(const CLI::App& root, const std::vector<std::string>& words) {
 }
 
 }  // namespace
-
-size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  std::iota(row.begin(), row.end(), 0);
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];  // row[i-1][j-1]
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
 
 std::optional<std::string> ClosestWord(std::string_view word,
                                        const std::vector<std::string>& candidates) {

@@ -17,8 +17,6 @@ class App;
 
 namespace redrive::cli {
 
-// Levenshtein distance (insertions, deletions, substitutions of bytes).
-size_t EditDistance(std::string_view a, std::string_view b);
 // The candidate closest to `word`, if close enough to be a likely typo (at
 // most 2 edits, and fewer than half of `word`'s length).
 std::optional<std::string> ClosestWord(std::string_view word,

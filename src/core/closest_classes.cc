@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <numeric>
+
+#include "core/edit_distance.h"
 
 namespace redrive {
 namespace {
@@ -25,21 +26,6 @@ std::string_view WithoutEllipsis(std::string_view text) {
   }
   while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
   return text;
-}
-
-size_t EditDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  std::iota(row.begin(), row.end(), size_t{0});
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
 }
 
 double Score(const DeadLetterGroup& g, const ClassQuery& asked) {
