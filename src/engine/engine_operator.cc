@@ -140,9 +140,6 @@ store::DeadLetterSelection SelectionOf(const DlqRetryParams& p) {
   sel.limit = std::max<int>(p.limit, static_cast<int>(p.job_ids.size()));
   return sel;
 }
-}  // namespace
-
-namespace {
 
 constexpr size_t kClosestClassesShown = 5;
 // The classes ranked for closeness: the largest ones of the scope.

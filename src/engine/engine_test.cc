@@ -476,18 +476,9 @@ TEST_P(EngineByExecutorTest, ThrottledRedrivesOfAQueueShareOneRate) {
 }
 
 TEST_P(EngineByExecutorTest, ASelectionThatMatchesNothingNamesTheClosestClasses) {
-  auto dead = [&](const std::string& queue, const std::string& error) {
-    EnqueueParams p;
-    p.max_retries = 0;
-    const std::string id = Enqueue(queue, p);
-    auto jobs = Claim(queue);
-    ASSERT_EQ(jobs.size(), 1u);
-    ASSERT_TRUE(
-        Call<FailResult>(&Engine::Fail, FailParams{id, "w1", *jobs[0].lease_id, error}).ok());
-  };
-  dead("pay", "invalid card");
-  dead("pay", "gateway timeout after 30s");
-  dead("pay", "gateway timeout after 30s");
+  EnqueueDead("pay", "invalid card");
+  EnqueueDead("pay", "gateway timeout after 30s");
+  EnqueueDead("pay", "gateway timeout after 30s");
   DlqRetryParams p;
   p.filter.queue_name = "pay";
   p.filter.error_prefix = "Gateway timeuot";

@@ -86,15 +86,16 @@ class EngineTest : public ::testing::Test {
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? r->jobs : std::vector<Job>{};
   }
-  // Enqueues a job with no retries, claims and fails it: a dead job's id.
-  std::string EnqueueDead(const std::string& queue) {
+  // Enqueues a job with no retries, claims and fails it with `error`: a
+  // dead job's id.
+  std::string EnqueueDead(const std::string& queue, const std::string& error = "x") {
     EnqueueParams p;
     p.max_retries = 0;
     const std::string id = Enqueue(queue, p);
     auto jobs = Claim(queue);
     EXPECT_EQ(jobs.size(), 1u);
     if (jobs.empty()) return id;
-    auto r = Call<FailResult>(&Engine::Fail, FailParams{id, "w1", *jobs[0].lease_id, "x"});
+    auto r = Call<FailResult>(&Engine::Fail, FailParams{id, "w1", *jobs[0].lease_id, error});
     EXPECT_TRUE(r.ok() && r->job.status == JobStatus::kDeadletter) << r.status().ToString();
     return id;
   }
