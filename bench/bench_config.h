@@ -12,8 +12,13 @@ namespace redrive::bench {
 struct BenchConfig {
   std::string server_url;  // as redrive::ClientOptions::server_url
   std::string api_key;
-  std::string run_stamp;  // makes this run's queue names fresh, e.g. "20261129t140501"
+  // The middle of this run's queue names: a fresh time stamp, so that runs
+  // never share a queue, or the fixed --run-id, so that they do (a soak).
+  std::string run_stamp;
   std::string queue_prefix = "rb";
+  // Delete each phase's queue, with its jobs, once the phase is judged: runs
+  // with one --run-id then work on the same few queues and leave no jobs behind.
+  bool delete_queues = false;
 
   int64_t jobs = 20000;  // throughput phase (W1); 0 skips it
   int consumers = 16;

@@ -32,13 +32,15 @@ struct Options {
   bool json = false;
   int64_t w1_timeout_s = 120, w3_timeout_s = 90, w2_drain_s = 15;
   int64_t wait_ms = 5000;
+  std::string run_id;  // empty: a fresh stamp
 };
 
 void Log(const std::string& line) {
   std::fprintf(stderr, "[redrive-bench %8.3f s] %s\n", NsToMs(NowNs()) / 1000, line.c_str());
 }
 
-// UTC "20261129T140501" plus the PID: two runs never share a queue.
+// UTC "20261129T140501" plus the PID: two runs never share a queue (unless
+// they are given one --run-id).
 std::string RunStamp() {
   std::time_t now = std::time(nullptr);
   std::tm tm{};
@@ -109,6 +111,11 @@ void AddOptions(CLI::App& app, Options& o, BenchConfig& c) {
       ->capture_default_str();
   app.add_option("--queue-prefix", c.queue_prefix, "queue names: PREFIX-STAMP-MODE-PHASE")
       ->capture_default_str();
+  app.add_option("--run-id", o.run_id,
+                 "STAMP of the queue names instead of the time and PID (runs with one id "
+                 "share their queues)");
+  app.add_flag("--delete-queues", c.delete_queues,
+               "delete each phase's queue and its jobs when the phase ends");
   app.add_flag("--json", o.json, "print one JSON line per mode on stdout (logs stay on stderr)");
 }
 
@@ -127,11 +134,23 @@ Status ProbeServer(const BenchConfig& cfg) {
   }
 }
 
+// --delete-queues: drops the phase's queue once it is judged; a failed delete
+// fails the phase (the next run would find the queue's jobs).
+template <typename PhaseResult>
+void DropQueue(const BenchConfig& cfg, PhaseResult& r) {
+  if (r.queue.empty()) return;
+  if (Status st = DropQueueIfAsked(cfg, r.queue); !st.ok()) {
+    r.ok = false;
+    if (r.error.empty()) r.error = "deleting queue " + r.queue + ": " + st.message();
+  }
+}
+
 ModeResult RunMode(const BenchConfig& cfg, const ClaimMode& mode) {
   ModeResult m{mode};
   if (cfg.jobs > 0) {
     Log(mode.name + " W1: " + std::to_string(cfg.jobs) + " jobs");
     m.w1 = RunThroughput(cfg, mode);
+    DropQueue(cfg, *m.w1);
   }
   if (cfg.latency_seconds > 0) {
     char what[96];
@@ -139,10 +158,12 @@ ModeResult RunMode(const BenchConfig& cfg, const ClaimMode& mode) {
                   cfg.latency_seconds);
     Log(mode.name + what);
     m.w2 = RunLatency(cfg, mode);
+    DropQueue(cfg, *m.w2);
   }
   if (cfg.dlq_jobs > 0) {
     Log(mode.name + " W3: " + std::to_string(cfg.dlq_jobs) + " always-failing jobs");
     m.w3 = RunDeadLetter(cfg, mode);
+    DropQueue(cfg, *m.w3);
   }
   return m;
 }
@@ -160,8 +181,13 @@ int Main(int argc, char** argv) {
                  "not starting with . or -\n";
     return 2;
   }
+  if (!o.run_id.empty() && !ValidPrefix(o.run_id)) {
+    std::cerr << "redrive-bench: --run-id must be 1-40 chars of [A-Za-z0-9._-], "
+                 "not starting with . or -\n";
+    return 2;
+  }
   cfg.server_url = o.server;
-  cfg.run_stamp = RunStamp();
+  cfg.run_stamp = o.run_id.empty() ? RunStamp() : o.run_id;
   cfg.claim_wait = std::chrono::milliseconds(o.wait_ms);
   cfg.throughput_timeout = std::chrono::seconds(o.w1_timeout_s);
   cfg.latency_drain_timeout = std::chrono::seconds(o.w2_drain_s);

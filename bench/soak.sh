@@ -2,9 +2,15 @@
 # A soak: mixed load on one server for SOAK_SECONDS, sampling what would
 # reveal a leak. Each round runs redrive-bench's three workloads once (W1
 # throughput with retries, W2 latency, W3 dead-lettering; batch and single
-# claim modes in turn, on fresh queues), then samples the server's resident
-# memory, open file descriptors, the SQLite WAL and database sizes, and the
-# round's W2 p99. At the end it compares the first and last samples.
+# claim modes in turn), then samples the server's resident memory, open file
+# descriptors, the SQLite WAL and database sizes, and the round's W2 p99. At
+# the end it compares the first and last samples.
+#
+# Every round works on the same six queues (`--run-id soak`), and each phase
+# deletes its queue with its jobs when it ends (`--delete-queues`): the work
+# is the same in every round and the server's state should not grow with the
+# rounds, so anything that does grow is a leak. (Fresh queue names each round
+# would grow the store and the per-queue state on purpose, up to --max-queues.)
 #
 # Resident memory is sampled in two parts: anon (the heap: a leak shows
 # here, next to SQLite's page caches, which grow with the database up to
@@ -22,7 +28,8 @@
 #   SOAK_SECONDS       [1800]
 #   REDRIVE_BIN        [<repo>/build/redrive]
 #   REDRIVE_BENCH_BIN  [<repo>/build/bench/redrive-bench]
-#   SOAK_BENCH_ARGS    [-n 5000 --latency-seconds 5 --dlq 200] per round
+#   SOAK_BENCH_ARGS    [-n 5000 --latency-seconds 5 --dlq 200 --run-id soak --delete-queues]
+#                      per round
 # Exit status: 0 when every round's checks passed (nothing lost or duplicated).
 set -euo pipefail
 
@@ -37,7 +44,7 @@ bench_bin="$SOAK_REAL_BENCH_BIN"
 pid="${REDRIVE_SERVER_PID:?run me through bench/run.sh}"
 db="${REDRIVE_STORE_PATH:?run me through bench/run.sh}"
 seconds="${SOAK_SECONDS:-1800}"
-read -r -a bench_args <<<"${SOAK_BENCH_ARGS:--n 5000 --latency-seconds 5 --dlq 200}"
+read -r -a bench_args <<<"${SOAK_BENCH_ARGS:--n 5000 --latency-seconds 5 --dlq 200 --run-id soak --delete-queues}"
 
 rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$pid/status"; }
 anon_kb() { awk '/^RssAnon:/ {print $2}' "/proc/$pid/status"; }

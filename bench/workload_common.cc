@@ -46,6 +46,12 @@ Status ConfigureQueue(Client& client, const std::string& queue, int max_retries)
   return client.ConfigureQueue(queue, update).status();
 }
 
+Status DropQueueIfAsked(const BenchConfig& cfg, const std::string& queue) {
+  if (!cfg.delete_queues) return Status::Ok();
+  Client client(ClientOptionsFor(cfg));
+  return client.DeleteQueue(queue, /*delete_jobs=*/true);
+}
+
 std::vector<sdk::BulkEnqueueRequest> MakeBulks(const BenchConfig& cfg, const std::string& queue,
                                                std::string_view workload, int64_t n,
                                                int max_retries) {

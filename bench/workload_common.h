@@ -32,7 +32,7 @@ struct PhaseClients {
   Client stats;
 };
 
-// prefix-stamp-mode-phase: fresh per run, within the contract's queue-name rules.
+// prefix-stamp-mode-phase (cfg.run_stamp), within the contract's queue-name rules.
 std::string QueueName(const BenchConfig& cfg, const ClaimMode& mode, std::string_view phase);
 
 ConsumerConfig MakeConsumerConfig(const BenchConfig& cfg, const ClaimMode& mode,
@@ -41,6 +41,10 @@ ConsumerConfig MakeConsumerConfig(const BenchConfig& cfg, const ClaimMode& mode,
 // PUT /queues/{q}/config: `max_retries`, and a zero backoff so that retries
 // are due at once (the smallest the contract allows).
 Status ConfigureQueue(Client& client, const std::string& queue, int max_retries);
+
+// DELETE /queues/{q}?delete_jobs=true, when cfg.delete_queues; after a
+// phase, so that its queue holds nothing when the next run starts it again.
+Status DropQueueIfAsked(const BenchConfig& cfg, const std::string& queue);
 
 // The POST /jobs/bulk requests for jobs 0..n-1 of `workload`, in chunks of
 // cfg.bulk_size, built before any clock starts.
