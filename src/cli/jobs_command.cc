@@ -2,6 +2,8 @@
 // act on single jobs (release also on a selection of quarantined jobs). Each
 // action makes one SDK call and prints its answer.
 #include <CLI/CLI.hpp>
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -212,10 +214,12 @@ int RunRelease(CliContext& ctx, const ReleaseFlags& f) {
   if (!r.ok()) return ReportError(r.status());
   if (ctx.flags.json) {
     boost::json::array ids;
-    for (const std::string& id : r->released_ids) ids.push_back(boost::json::string(id));
-    PrintJson({{"dry_run", r->dry_run},
-               {"selected_count", r->selected_count},
-               {"released_ids", std::move(ids)}});
+    for (const std::string& id : r->released_ids) ids.emplace_back(id);
+    boost::json::object out;
+    out["dry_run"] = r->dry_run;
+    out["selected_count"] = r->selected_count;
+    out["released_ids"] = std::move(ids);
+    PrintJson(out);
   } else if (r->dry_run) {
     std::cout << "would release " << r->selected_count << " quarantined jobs (dry run)\n";
   } else {
