@@ -8,7 +8,10 @@ import {backoffText, formatDuration} from './durations.js';
 
 const CANCELLABLE = ['pending', 'scheduled', 'processing'];
 const RETRYABLE = ['deadletter', 'cancelled'];
-const PRIORITY_EDITABLE = ['pending', 'scheduled', 'processing', 'deadletter'];
+const PRIORITY_EDITABLE = ['pending', 'scheduled', 'processing', 'deadletter', 'quarantined'];
+// The redrive budgets the API takes (see docs/api.md, "budget").
+const BUDGETS = [['reset', 'reset: max_retries again'], ['keep', 'keep: only the retries left'],
+                 ['extend:1', 'extend:1: one more'], ['extend:3', 'extend:3: three more']];
 
 export function mountJob(main, ctx, id) {
   const path = `/jobs/${api.enc(id)}`;
@@ -72,6 +75,28 @@ function detailsList(details) {
       typeof v === 'string' ? v : JSON.stringify(v))));
 }
 
+// A quarantined job's attempts crashed (lost their lease) crash_limit times:
+// releasing it sends it back to pending with its crash count reset.
+function releaseButton(job, path, refresh) {
+  const b = h('button', {type: 'button', class: 'primary', 'data-test': 'release'}, 'Release');
+  b.addEventListener('click', async () => {
+    const values = await openDialog({title: 'Release this quarantined job?',
+      body: [`Its attempts lost their lease ${job.crash_count} times (crash limit ` +
+             `${job.crash_limit}): it may take a worker down again. It goes back to pending ` +
+             'now, with its crash count reset.'],
+      fields: [{name: 'budget', label: 'Retry budget', type: 'select', value: 'reset',
+                options: BUDGETS}],
+      confirmLabel: 'Release job'});
+    if (!values) return;
+    await busy(b, 'Release', async () => {
+      await api.post(`${path}/release`, {budget: values.budget || 'reset'});
+      showNotice('Job released: it is pending again.');
+    });
+    refresh().catch((e) => showError(e, 'Refresh'));
+  });
+  return b;
+}
+
 function actionBar(job, path, refresh) {
   const buttons = [];
   if (RETRYABLE.includes(job.status)) {
@@ -90,6 +115,7 @@ function actionBar(job, path, refresh) {
     });
     buttons.push(b);
   }
+  if (job.status === 'quarantined') buttons.push(releaseButton(job, path, refresh));
   if (CANCELLABLE.includes(job.status)) {
     const b = h('button', {type: 'button', class: 'danger', 'data-test': 'cancel'}, 'Cancel');
     b.addEventListener('click', async () => {

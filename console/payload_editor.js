@@ -19,7 +19,7 @@ export function payloadSection(job, ctx, refresh) {
     element.append(h('h3', {}, 'Result'), h('pre', {class: 'payload'},
                                              JSON.stringify(job.result, null, 2)));
   }
-  if (ctx.canAct && job.status === 'deadletter') {
+  if (ctx.canAct && (job.status === 'deadletter' || job.status === 'quarantined')) {
     const edit = h('button', {type: 'button', 'data-test': 'edit-payload'}, 'Edit payload');
     edit.addEventListener('click', () => {
       editing = true;
@@ -38,8 +38,12 @@ function editor(job, text, done) {
   area.value = text;
   const status = h('p', {class: 'json-status', 'data-test': 'json-status'});
   const save = h('button', {type: 'button', 'data-test': 'save-payload'}, 'Save payload');
+  // A quarantined job is released (crash count reset) rather than retried.
+  const quarantined = job.status === 'quarantined';
+  const again = quarantined ? 'release' : 'retry';
+  const done_ = quarantined ? 'released' : 'retried';
   const saveRetry = h('button', {type: 'button', class: 'primary',
-                                 'data-test': 'save-and-retry'}, 'Save and retry');
+                                 'data-test': 'save-and-retry'}, `Save and ${again}`);
   const cancel = h('button', {type: 'button'}, 'Discard changes');
   const parse = () => {
     try {
@@ -56,14 +60,14 @@ function editor(job, text, done) {
     }
   };
   area.addEventListener('input', parse);
-  const submit = (button, retry) => busy(button, retry ? 'Save and retry' : 'Save payload',
+  const submit = (button, retry) => busy(button, retry ? `Save and ${again}` : 'Save payload',
     async () => {
       const parsed = parse();
       if (!parsed.ok) return;
       await api.put(`${path}/payload`, {payload: parsed.value});
-      if (retry) await api.post(`${path}/retry`);
-      showNotice(retry ? 'Payload saved and job retried: it is pending again.'
-                       : 'Payload saved. The job stays dead until you retry it.');
+      if (retry) await api.post(`${path}/${again}`, {});
+      showNotice(retry ? `Payload saved and job ${done_}: it is pending again.`
+                       : `Payload saved. The job stays ${job.status} until you ${again} it.`);
       await done();
     });
   save.addEventListener('click', () => submit(save, false));

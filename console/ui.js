@@ -29,7 +29,8 @@ function addMessage(kind, content) {
   if (kind === 'notice') setTimeout(() => box.remove(), 8000);
 }
 
-// Opens the modal. `fields`: [{name, label, type, value, placeholder, hint}].
+// Opens the modal. `fields`: [{name, label, type, value, placeholder, hint}];
+// type 'select' takes `options`: [[value, label], ...].
 // `typeToConfirm`: the text the operator must type before confirming.
 // Resolves to the field values ({} if none) on confirm, null on cancel.
 export function openDialog({title, body = [], fields = [], confirmLabel = 'Confirm',
@@ -45,9 +46,15 @@ export function openDialog({title, body = [], fields = [], confirmLabel = 'Confi
       h('h2', {}, title),
       body.map((b) => (b instanceof Node ? b : h('p', {}, b))),
       fields.map((f) => {
-        inputs[f.name] = h('input', {name: f.name, type: f.type || 'text', value: f.value ?? '',
-                                     placeholder: f.placeholder, step: f.step, min: f.min,
-                                     autocomplete: 'off'});
+        if (f.type === 'select') {
+          inputs[f.name] = h('select', {name: f.name, 'data-test': `field-${f.name}`},
+            (f.options || []).map(([value, label]) => h('option', {value}, label)));
+          inputs[f.name].value = f.value ?? '';
+        } else {
+          inputs[f.name] = h('input', {name: f.name, type: f.type || 'text',
+                                       value: f.value ?? '', placeholder: f.placeholder,
+                                       step: f.step, min: f.min, autocomplete: 'off'});
+        }
         return h('label', {class: 'field'}, h('span', {}, f.label), inputs[f.name],
                  f.hint ? h('small', {class: 'muted'}, f.hint) : null);
       }),

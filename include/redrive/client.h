@@ -59,7 +59,9 @@ class Client {
   // Counts of one queue, or of all queues when queue_name is empty.
   Result<StatusCounts> Stats(const std::string& queue_name = "");
   Status Cancel(const std::string& id);
-  Result<Job> Retry(const std::string& id, std::optional<Instant> expires_at = std::nullopt);
+  // `budget`: "reset" (the server's default), "keep" or "extend:N".
+  Result<Job> Retry(const std::string& id, std::optional<Instant> expires_at = std::nullopt,
+                    std::optional<std::string> budget = std::nullopt);
   Result<PriorityChange> SetPriority(const std::string& id, int priority);
   Result<Job> RepairPayload(const std::string& id, const boost::json::value& payload);
 
@@ -72,6 +74,11 @@ class Client {
   // The number of jobs deleted; with `dry_run`, the number the same purge
   // would delete (the server's matched_count), and nothing is deleted.
   Result<int> PurgeDlq(const DlqPurgeRequest& request);
+
+  // ---- Quarantine (jobs whose attempts lost their lease crash_limit times)
+  // Back to pending, crash_count reset; CONFLICT if the job is not quarantined.
+  Result<Job> Release(const std::string& id, std::optional<std::string> budget = std::nullopt);
+  Result<ReleaseResult> ReleaseQuarantined(const ReleaseRequest& request);
 
   // ---- Queues
   Result<std::vector<QueueView>> ListQueues();
@@ -104,6 +111,11 @@ class Client {
   Result<FailResult> Fail(const std::string& job_id, const std::string& worker_id,
                           const std::string& lease_id, const std::string& error,
                           const FailOptions& options = {});
+  // "Not now": the job runs again after `delay` without spending a retry.
+  // Answers when it is due; CONFLICT past the job's max_snoozes (the lease
+  // is kept: fail or complete it instead).
+  Result<Instant> Snooze(const std::string& job_id, const std::string& worker_id,
+                         const std::string& lease_id, std::chrono::milliseconds delay);
   Result<std::vector<AckResult>> AckBatch(const std::string& worker_id,
                                           const std::vector<Ack>& acks);
 

@@ -55,6 +55,8 @@ struct EnqueueRequest {
   Tags tags;  // sent only when non-empty
   std::optional<std::string> idempotency_key;
   std::optional<BackoffPolicy> backoff;
+  std::optional<int> crash_limit;  // lost leases before quarantine; 0: never
+  std::optional<int> max_snoozes;
 };
 
 struct EnqueueResult {
@@ -151,6 +153,25 @@ struct DlqRetryRequest {
   std::optional<int> limit;                 // 1..1000; also caps job_ids
   bool dry_run = false;
   std::optional<double> rate_per_second;
+  // "reset" (the server's default), "keep" or "extend:N".
+  std::optional<std::string> budget;
+};
+
+// POST /jobs/quarantine/release: job_ids, or a filter (queue_name and/or
+// tag); the server refuses an empty selector.
+struct ReleaseRequest {
+  std::vector<std::string> job_ids;
+  std::optional<std::string> queue_name;
+  std::optional<std::string> tag;
+  std::optional<int> limit;  // 1..1000
+  bool dry_run = false;
+  std::optional<std::string> budget;  // as DlqRetryRequest::budget
+};
+
+struct ReleaseResult {
+  bool dry_run = false;
+  int selected_count = 0;  // quarantined jobs selected (dry run: would release)
+  std::vector<std::string> released_ids;
 };
 
 struct DlqRetryResult {
@@ -197,6 +218,8 @@ struct QueueConfigUpdate {
   std::optional<int> default_timeout;
   std::optional<bool> enabled;
   std::optional<BackoffPolicy> backoff;  // replaces the whole policy
+  std::optional<int> crash_limit;
+  std::optional<int> max_snoozes;
   // Retention: outer nullopt = unchanged; inner nullopt = keep forever.
   std::optional<std::optional<std::chrono::seconds>> retention_completed;
   std::optional<std::optional<std::chrono::seconds>> retention_deadletter;

@@ -78,13 +78,18 @@ class JobContext {
 // A handler's outcome.
 class HandlerResult {
  public:
-  enum class Kind { kSuccess, kRetryableFailure, kNonRetryableFailure };
+  enum class Kind { kSuccess, kRetryableFailure, kNonRetryableFailure, kSnooze };
 
   static HandlerResult Success(boost::json::value result = nullptr);
   // retry_after replaces the server's computed backoff (e.g. a Retry-After).
   static HandlerResult RetryableFailure(
       std::string error, std::optional<std::chrono::milliseconds> retry_after = std::nullopt);
   static HandlerResult NonRetryableFailure(std::string error);  // straight to the DLQ
+  // "Not now": the job runs again after `delay` without spending a retry
+  // (POST /jobs/{id}/snooze). Once the job has used its max_snoozes the
+  // server refuses, and the worker fails the attempt instead (a retryable
+  // failure whose error says so).
+  static HandlerResult Snooze(std::chrono::milliseconds delay);
   // Sent with a failure as FailOptions::details (the attempt's exit code, ...).
   HandlerResult& WithDetails(boost::json::object details) {
     details_ = std::move(details);
@@ -95,6 +100,7 @@ class HandlerResult {
   const boost::json::value& result() const { return result_; }
   const std::string& error() const { return error_; }
   const std::optional<std::chrono::milliseconds>& retry_after() const { return retry_after_; }
+  std::chrono::milliseconds snooze_delay() const { return snooze_delay_; }
   const std::optional<boost::json::object>& details() const { return details_; }
 
  private:
@@ -103,6 +109,7 @@ class HandlerResult {
   std::string error_;
   std::optional<std::chrono::milliseconds> retry_after_;
   std::optional<boost::json::object> details_;
+  std::chrono::milliseconds snooze_delay_{0};
 };
 
 // A handler; an exception it throws is a retryable failure with e.what().
@@ -140,6 +147,7 @@ struct WorkerStats {
   long long dead = 0;             // of those, to the DLQ
   long long leases_lost = 0;      // tokens cancelled by lease loss
   long long results_dropped = 0;  // handler outcomes not sent (lease lost, shutdown)
+  long long snoozed = 0;          // snoozes accepted
 };
 
 class Worker {

@@ -114,6 +114,7 @@ Result<engine::DlqRetryParams> DecodeDlqRetry(const boost::json::object& body) {
   p.dry_run = dry_run.value_or(false);
   REDRIVE_ASSIGN_OR_RETURN(p.rate_per_second,
                            r.Number("rate_per_second", kMinRatePerSecond, kMaxRatePerSecond));
+  REDRIVE_ASSIGN_OR_RETURN(p.budget, Budget(r));
   return p;
 }
 

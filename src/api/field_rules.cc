@@ -66,6 +66,25 @@ Result<std::optional<int>> MaxRetries(const wire::FieldReader& r, std::string_vi
   return IntField(r, key, kMinMaxRetries, kMaxMaxRetries);
 }
 
+Result<std::optional<int>> CrashLimit(const wire::FieldReader& r) {
+  return IntField(r, "crash_limit", kMinCrashLimit, kMaxCrashLimit);
+}
+
+Result<std::optional<int>> MaxSnoozes(const wire::FieldReader& r) {
+  return IntField(r, "max_snoozes", kMinMaxSnoozes, kMaxMaxSnoozes);
+}
+
+Result<RetryBudget> Budget(const wire::FieldReader& r) {
+  const std::string message = "budget must be \"reset\", \"keep\" or \"extend:N\" with N in 1.." +
+                              std::to_string(kMaxRetryExtend);
+  const boost::json::value* v = r.Find("budget");
+  if (v == nullptr) return RetryBudget{};
+  if (!v->is_string()) return Status::Validation(r.Path("budget"), message);
+  std::optional<RetryBudget> budget = ParseRetryBudget(v->get_string());
+  if (!budget) return Status::Validation(r.Path("budget"), message);
+  return *budget;
+}
+
 Result<std::optional<int>> TimeoutSeconds(const wire::FieldReader& r, std::string_view key) {
   return IntField(r, key, kMinTimeoutSeconds, kMaxTimeoutSeconds);
 }

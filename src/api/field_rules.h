@@ -11,6 +11,7 @@
 
 #include "core/job.h"
 #include "core/limits.h"
+#include "core/retry_budget.h"
 #include "core/status.h"
 #include "wire/field_reader.h"
 
@@ -29,6 +30,12 @@ Result<std::optional<std::string>> OptionalResult(const wire::FieldReader& r, si
 Result<std::optional<int>> Priority(const wire::FieldReader& r, std::string_view key);
 Result<std::optional<int>> MaxRetries(const wire::FieldReader& r, std::string_view key);
 Result<std::optional<int>> TimeoutSeconds(const wire::FieldReader& r, std::string_view key);
+// crash_limit 0..100 (0: never quarantined), max_snoozes 0..1000.
+Result<std::optional<int>> CrashLimit(const wire::FieldReader& r);
+Result<std::optional<int>> MaxSnoozes(const wire::FieldReader& r);
+// A redrive's `budget`: "reset" (when absent), "keep" or "extend:N" with N
+// in 1..kMaxRetryExtend; anything else names `budget`.
+Result<RetryBudget> Budget(const wire::FieldReader& r);
 // lease_duration_secs, 5..3600.
 Result<std::optional<int>> LeaseSeconds(const wire::FieldReader& r);
 

@@ -16,6 +16,7 @@ void HandleJobHeartbeat(Call& call);  // POST /jobs/{id}/heartbeat
 void HandleComplete(Call& call);      // POST /jobs/{id}/complete
 void HandleFail(Call& call);          // POST /jobs/{id}/fail
 void HandleAck(Call& call);           // POST /jobs/ack
+void HandleSnooze(Call& call);        // POST /jobs/{id}/snooze [ext]
 
 // job_handlers.cc
 void HandleListJobs(Call& call);     // GET /jobs
@@ -33,6 +34,10 @@ void HandleListDlq(Call& call);     // GET /jobs/dlq
 void HandleDlqSummary(Call& call);  // GET /jobs/dlq/summary
 void HandleDlqRetry(Call& call);    // POST /jobs/dlq/retry
 void HandleDlqPurge(Call& call);    // POST /jobs/dlq/purge
+
+// Quarantine [ext] (quarantine_handlers.cc).
+void HandleRelease(Call& call);      // POST /jobs/{id}/release
+void HandleBulkRelease(Call& call);  // POST /jobs/quarantine/release
 
 // worker_handlers.cc
 void HandleRegisterWorker(Call& call);    // POST /workers/register

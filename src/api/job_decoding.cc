@@ -14,6 +14,8 @@ Status DecodeSettings(const wire::FieldReader& r, const JobDefaults& defaults,
   if (!p.max_retries) p.max_retries = defaults.max_retries;
   if (!p.timeout_seconds) p.timeout_seconds = defaults.timeout_seconds;
   REDRIVE_ASSIGN_OR_RETURN(p.backoff, Backoff(r));
+  REDRIVE_ASSIGN_OR_RETURN(p.crash_limit, CrashLimit(r));
+  REDRIVE_ASSIGN_OR_RETURN(p.max_snoozes, MaxSnoozes(r));
   return Status::Ok();
 }
 

@@ -126,6 +126,9 @@ void HandleRetry(Call& call) {
   Result<std::optional<Instant>> expires_at = wire::FieldReader(*body).Time("expires_at");
   if (!expires_at.ok()) return call.Fail(expires_at.status());
   p.expires_at = *expires_at;
+  Result<RetryBudget> budget = Budget(wire::FieldReader(*body));
+  if (!budget.ok()) return call.Fail(budget.status());
+  p.budget = *budget;
   call.engine.Retry(std::move(p), Answer<Job>(call.respond, JobEncoder(call.role)));
 }
 

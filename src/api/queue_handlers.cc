@@ -43,6 +43,8 @@ Result<engine::QueueConfigPatch> DecodeConfigPatch(const boost::json::object& bo
   REDRIVE_ASSIGN_OR_RETURN(p.default_timeout, TimeoutSeconds(r, "default_timeout"));
   REDRIVE_ASSIGN_OR_RETURN(p.enabled, r.Bool("enabled"));
   REDRIVE_ASSIGN_OR_RETURN(p.backoff, Backoff(r));
+  REDRIVE_ASSIGN_OR_RETURN(p.crash_limit, CrashLimit(r));
+  REDRIVE_ASSIGN_OR_RETURN(p.max_snoozes, MaxSnoozes(r));
   REDRIVE_RETURN_IF_ERROR(DecodeRetention(r, p));
   return p;
 }

@@ -37,6 +37,7 @@ std::vector<Route> AllRoutes() {
       {"POST", "/api/v1/jobs/{id}/heartbeat", kWorkerRoute, HandleJobHeartbeat},
       {"POST", "/api/v1/jobs/{id}/complete", kWorkerRoute, HandleComplete},
       {"POST", "/api/v1/jobs/{id}/fail", kWorkerRoute, HandleFail},
+      {"POST", "/api/v1/jobs/{id}/snooze", kWorkerRoute, HandleSnooze},
       // Operator: jobs.
       {"GET", "/api/v1/jobs", kReadRoute, HandleListJobs},
       {"GET", "/api/v1/jobs/status", kReadRoute, HandleJobStatuses},
@@ -53,6 +54,9 @@ std::vector<Route> AllRoutes() {
       {"GET", "/api/v1/jobs/dlq/summary", kReadRoute, HandleDlqSummary},
       {"POST", "/api/v1/jobs/dlq/retry", kAdminOnly, HandleDlqRetry},
       {"POST", "/api/v1/jobs/dlq/purge", kAdminOnly, HandleDlqPurge},
+      // Operator: quarantine (jobs whose attempts crashed crash_limit times).
+      {"POST", "/api/v1/jobs/{id}/release", kAdminOnly, HandleRelease},
+      {"POST", "/api/v1/jobs/quarantine/release", kAdminOnly, HandleBulkRelease},
       // Operator: queues.
       {"GET", "/api/v1/queues", kReadRoute, HandleListQueues},
       {"GET", "/api/v1/queues/{name}", kReadRoute, HandleGetQueue},

@@ -20,6 +20,7 @@
 #include "cli/progress_bar.h"
 #include "cli/table.h"
 #include "core/closest_classes.h"
+#include "core/retry_budget.h"
 #include "core/time_format.h"
 #include "wire/job_json.h"
 
@@ -309,7 +310,7 @@ void AddShow(CLI::App& dlq, CliContext& ctx) {
 
 struct RetryFlags {
   DeadJobFilterFlags filter;
-  std::string rate;
+  std::string rate, budget;
   std::vector<std::string> ids;
   std::optional<int> limit;
   bool dry_run = false, all = false;
@@ -328,6 +329,7 @@ sdk::DlqRetryRequest RetryRequest(const RetryFlags& f) {
   request.limit = f.limit;
   request.dry_run = f.dry_run;
   if (!f.rate.empty()) request.rate_per_second = ParseRate(f.rate);
+  if (!f.budget.empty()) request.budget = f.budget;
   return request;
 }
 
@@ -473,6 +475,12 @@ void AddRetry(CLI::App& dlq, CliContext& ctx) {
                   "Spread the redrive: 50/s, 600/m. A queue's throttled redrives share the "
                   "rate: this one starts after the last job of earlier ones")
       ->check(CheckRate);
+  cmd->add_option("--budget", f->budget,
+                  "Retries each gets: reset (default: max_retries again), keep (only those "
+                  "left), extend:N (N more)")
+      ->check([](const std::string& text) -> std::string {
+        return ParseRetryBudget(text) ? "" : "'" + text + "' is not reset, keep or extend:N";
+      });
   cmd->footer(
       "Say which jobs: --ids, or any of --queue, --reason, --tag, --error-prefix, or --all.\n"
       "Every answer says how many dead jobs match and how many this call retried.\n"

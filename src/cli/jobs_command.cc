@@ -1,6 +1,9 @@
-// `redrive jobs list|get|history|cancel|retry|priority`: look at and act on
-// single jobs. Each action makes one SDK call and prints its answer.
+// `redrive jobs list|get|history|cancel|retry|release|priority`: look at and
+// act on single jobs (release also on a selection of quarantined jobs). Each
+// action makes one SDK call and prints its answer.
 #include <CLI/CLI.hpp>
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -8,12 +11,24 @@
 #include "cli/job_views.h"
 #include "cli/list_pages.h"
 #include "cli/output.h"
+#include "core/retry_budget.h"
 #include "wire/job_json.h"
 
 namespace redrive::cli {
 namespace {
 
 Instant Now() { return SystemClock().Now(); }
+
+std::string CheckBudget(const std::string& text) {
+  return ParseRetryBudget(text) ? ""
+                                : "'" + text + "' is not a budget (reset, keep, extend:N with N " +
+                                      "in 1.." + std::to_string(kMaxRetryExtend) + ")";
+}
+
+std::optional<std::string> OptionalText(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  return text;
+}
 
 std::string CheckStatus(const std::string& text) {
   return ParseJobStatus(text) ? "" : "'" + text + "' is not a status (" + JobStatusNames() + ")";
@@ -136,13 +151,13 @@ void AddCancel(CLI::App& jobs, CliContext& ctx) {
 }
 
 struct RetryFlags {
-  std::string id, expires_in;
+  std::string id, expires_in, budget;
 };
 
 int RunRetry(CliContext& ctx, const RetryFlags& f) {
   std::optional<Instant> expires_at;
   if (!f.expires_in.empty()) expires_at = Now() + *ParseDuration(f.expires_in);
-  auto job = ctx.client().Retry(f.id, expires_at);
+  auto job = ctx.client().Retry(f.id, expires_at, OptionalText(f.budget));
   if (!job.ok()) return ReportError(job.status());
   if (ctx.flags.json)
     PrintJson(wire::JobToJson(*job));
@@ -158,9 +173,80 @@ void AddRetry(CLI::App& jobs, CliContext& ctx) {
   cmd->add_option("ID", f->id, "Job id")->required();
   cmd->add_option("--expires-in", f->expires_in, "New deadline, from now (30s, 1h, 2d)")
       ->check(CheckDuration);
+  cmd->add_option("--budget", f->budget,
+                  "Retries it gets: reset (default: max_retries again), keep, extend:N")
+      ->check(CheckBudget);
   cmd->footer(
       "Example:\n  redrive jobs retry 01a227b1-17ac-70b2-8612-af0bc51bf36f --expires-in 1h");
   ctx.OnRun(cmd, [&ctx, f] { return RunRetry(ctx, *f); });
+}
+
+struct ReleaseFlags {
+  std::string id, queue, tag, budget;
+  std::optional<int> limit;
+  bool dry_run = false;
+};
+
+int RunReleaseOne(CliContext& ctx, const ReleaseFlags& f) {
+  auto job = ctx.client().Release(f.id, OptionalText(f.budget));
+  if (!job.ok()) return ReportError(job.status());
+  if (ctx.flags.json) {
+    PrintJson(wire::JobToJson(*job));
+  } else {
+    std::cout << "released " << job->id << ": now " << JobStatusName(job->status)
+              << " (retry_count " << job->retry_count << "/" << job->max_retries << ")\n";
+  }
+  return kExitOk;
+}
+
+int RunRelease(CliContext& ctx, const ReleaseFlags& f) {
+  if (!f.id.empty()) return RunReleaseOne(ctx, f);
+  if (f.queue.empty() && f.tag.empty()) {
+    return UsageError("jobs release: give a job ID, or --queue Q and/or --tag T");
+  }
+  sdk::ReleaseRequest request;
+  request.queue_name = OptionalText(f.queue);
+  request.tag = OptionalText(f.tag);
+  request.limit = f.limit;
+  request.dry_run = f.dry_run;
+  request.budget = OptionalText(f.budget);
+  auto r = ctx.client().ReleaseQuarantined(request);
+  if (!r.ok()) return ReportError(r.status());
+  if (ctx.flags.json) {
+    boost::json::array ids;
+    for (const std::string& id : r->released_ids) ids.emplace_back(id);
+    boost::json::object out;
+    out["dry_run"] = r->dry_run;
+    out["selected_count"] = r->selected_count;
+    out["released_ids"] = std::move(ids);
+    PrintJson(out);
+  } else if (r->dry_run) {
+    std::cout << "would release " << r->selected_count << " quarantined jobs (dry run)\n";
+  } else {
+    std::cout << "released " << r->released_ids.size() << " quarantined jobs\n";
+  }
+  return kExitOk;
+}
+
+void AddRelease(CLI::App& jobs, CliContext& ctx) {
+  auto* cmd = jobs.add_subcommand("release",
+                                  "Release quarantined jobs: back to pending, crash count reset");
+  auto f = std::make_shared<ReleaseFlags>();
+  auto* id = cmd->add_option("ID", f->id, "Job id (or select with --queue/--tag)");
+  cmd->add_option("--queue,-q", f->queue, "Quarantined jobs of this queue")->excludes(id);
+  cmd->add_option("--tag", f->tag, "Quarantined jobs with this tag (key=value or key)")
+      ->excludes(id);
+  cmd->add_option("--limit,-n", f->limit, "At most this many (1..1000, default 100)")->excludes(id);
+  cmd->add_flag("--dry-run", f->dry_run, "Only count what would be released")->excludes(id);
+  cmd->add_option("--budget", f->budget,
+                  "Retries it gets: reset (default: max_retries again), keep, extend:N")
+      ->check(CheckBudget);
+  cmd->footer(
+      "Examples:\n"
+      "  redrive jobs release 01a227b1-17ac-70b2-8612-af0bc51bf36f\n"
+      "  redrive jobs release --queue payments --dry-run\n"
+      "  redrive jobs release --queue payments --budget keep");
+  ctx.OnRun(cmd, [&ctx, f] { return RunRelease(ctx, *f); });
 }
 
 void AddPriority(CLI::App& jobs, CliContext& ctx) {
@@ -188,13 +274,15 @@ void AddPriority(CLI::App& jobs, CliContext& ctx) {
 }  // namespace
 
 void AddJobsCommand(CLI::App& app, CliContext& ctx) {
-  auto* jobs = app.add_subcommand("jobs", "List, inspect, cancel, retry and reprioritize jobs");
+  auto* jobs =
+      app.add_subcommand("jobs", "List, inspect, cancel, retry, release and reprioritize jobs");
   jobs->require_subcommand(1);
   AddList(*jobs, ctx);
   AddGet(*jobs, ctx);
   AddHistory(*jobs, ctx);
   AddCancel(*jobs, ctx);
   AddRetry(*jobs, ctx);
+  AddRelease(*jobs, ctx);
   AddPriority(*jobs, ctx);
 }
 

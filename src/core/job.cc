@@ -16,6 +16,8 @@ const char* JobStatusName(JobStatus s) {
       return "deadletter";
     case JobStatus::kCancelled:
       return "cancelled";
+    case JobStatus::kQuarantined:
+      return "quarantined";
   }
   return "pending";
 }
@@ -28,7 +30,8 @@ std::optional<JobStatus> ParseJobStatus(std::string_view s) {
 }
 
 bool IsTerminal(JobStatus s) {
-  return s == JobStatus::kCompleted || s == JobStatus::kDeadletter || s == JobStatus::kCancelled;
+  return s == JobStatus::kCompleted || s == JobStatus::kDeadletter || s == JobStatus::kCancelled ||
+         s == JobStatus::kQuarantined;
 }
 
 const char* DeadReasonName(DeadReason r) {

@@ -21,16 +21,27 @@ namespace redrive {
 //   completed  — terminal, success.
 //   deadletter — the DLQ: failed for good, kept whole until retried or purged.
 //   cancelled  — terminal, cancelled by an operator (can be retried).
-enum class JobStatus { kPending, kScheduled, kProcessing, kCompleted, kDeadletter, kCancelled };
-inline constexpr JobStatus kAllStatuses[] = {JobStatus::kPending,    JobStatus::kScheduled,
-                                             JobStatus::kProcessing, JobStatus::kCompleted,
-                                             JobStatus::kDeadletter, JobStatus::kCancelled};
+//   quarantined — terminal until released: its attempts crashed (lost their
+//                lease) crash_limit times; kept apart from the DLQ so a poison
+//                payload stops taking workers down (reason crash_limit).
+enum class JobStatus {
+  kPending,
+  kScheduled,
+  kProcessing,
+  kCompleted,
+  kDeadletter,
+  kCancelled,
+  kQuarantined
+};
+inline constexpr JobStatus kAllStatuses[] = {
+    JobStatus::kPending,    JobStatus::kScheduled, JobStatus::kProcessing, JobStatus::kCompleted,
+    JobStatus::kDeadletter, JobStatus::kCancelled, JobStatus::kQuarantined};
 
 const char* JobStatusName(JobStatus s);  // "pending", ...
 std::optional<JobStatus> ParseJobStatus(std::string_view s);
 // Every status name in kAllStatuses order, comma-separated (error messages).
 std::string JobStatusNames();
-bool IsTerminal(JobStatus s);  // completed, deadletter, cancelled
+bool IsTerminal(JobStatus s);  // completed, deadletter, cancelled, quarantined
 
 // Why a job is in the DLQ.
 enum class DeadReason { kNone, kMaxRetriesExceeded, kLeaseExpired, kNonRetryable, kExpired };
@@ -85,12 +96,22 @@ struct Job {
   int attempts = 0;        // total claims so far
   int lease_expiries = 0;  // attempts that ended by lease loss or timeout
 
+  // Attempts that crashed (lost their lease: the worker died, hung or went
+  // offline) since enqueue or the last release from quarantine; an explicit
+  // fail is not a crash. Reaching crash_limit (> 0) quarantines the job.
+  int crash_count = 0;
+  int crash_limit = 3;  // 0: never quarantined (kDefaultCrashLimit)
+  // Times a worker snoozed the job ("not now"); refused past max_snoozes.
+  int snooze_count = 0;
+  int max_snoozes = 25;  // kDefaultMaxSnoozes
+
   friend bool operator==(const Job&, const Job&) = default;
 };
 
 // One entry of a job's history ("every state change writes one").
 // event_type is one of: created, processing, completed, retry_scheduled,
-// lease_expired, deadlettered, retried, cancelled, payload_updated, released.
+// lease_expired, deadlettered, retried, cancelled, payload_updated, released,
+// quarantined, quarantine_released, snoozed.
 struct HistoryEntry {
   std::string id;  // UUIDv7; assigned by core's NewHistoryEntry (transition.h)
   std::string job_id;

@@ -8,8 +8,9 @@ namespace redrive {
 namespace {
 
 TEST(JobStatusTest, NamesRoundTrip) {
-  const char* const kNames[] = {"pending",   "scheduled",  "processing",
-                                "completed", "deadletter", "cancelled"};
+  const char* const kNames[] = {"pending",    "scheduled", "processing", "completed",
+                                "deadletter", "cancelled", "quarantined"};
+  static_assert(std::size(kNames) == std::size(kAllStatuses));
   int i = 0;
   for (JobStatus s : kAllStatuses) {
     EXPECT_STREQ(JobStatusName(s), kNames[i++]);
@@ -27,6 +28,7 @@ TEST(JobStatusTest, TerminalStatuses) {
   EXPECT_TRUE(IsTerminal(JobStatus::kCompleted));
   EXPECT_TRUE(IsTerminal(JobStatus::kDeadletter));
   EXPECT_TRUE(IsTerminal(JobStatus::kCancelled));
+  EXPECT_TRUE(IsTerminal(JobStatus::kQuarantined));
 }
 
 TEST(DeadReasonTest, NamesRoundTrip) {
@@ -45,7 +47,8 @@ TEST(DeadReasonTest, NamesRoundTrip) {
 
 // The lists error messages quote, built from the enums.
 TEST(NameListTest, EveryStatusAndEveryDeadReasonInOrder) {
-  EXPECT_EQ(JobStatusNames(), "pending, scheduled, processing, completed, deadletter, cancelled");
+  EXPECT_EQ(JobStatusNames(),
+            "pending, scheduled, processing, completed, deadletter, cancelled, quarantined");
   EXPECT_EQ(DeadReasonNames(), "max_retries_exceeded, lease_expired, non_retryable, expired");
   for (DeadReason r : kAllDeadReasons) EXPECT_NE(r, DeadReason::kNone);
 }

@@ -27,6 +27,16 @@ inline constexpr size_t kMaxAcks = 1000;
 // A fail's `details` object [ext], serialized (exit code, signal: a few fields).
 inline constexpr size_t kMaxFailDetailsBytes = 1024;
 inline constexpr int kDefaultMaxRetries = 3;
+// Lost leases (crashes) before a job is quarantined; 0 turns quarantine off.
+inline constexpr int kMinCrashLimit = 0, kMaxCrashLimit = 100;
+inline constexpr int kDefaultCrashLimit = 3;
+// Snoozes a job may take ("not now"), and how far one may push it.
+inline constexpr int kMinMaxSnoozes = 0, kMaxMaxSnoozes = 1000;
+inline constexpr int kDefaultMaxSnoozes = 25;
+inline constexpr long long kMaxSnoozeDelayMs = 7LL * 86'400'000;  // 7 days
+// A redrive's `extend:N` budget: N more retries, 1..kMaxRetryExtend (the
+// result is capped at kMaxMaxRetries).
+inline constexpr int kMaxRetryExtend = 100;
 inline constexpr int kDefaultTimeoutSeconds = 300;
 // Deepest JSON nesting accepted in a request and read back from the store.
 inline constexpr size_t kMaxJsonDepth = 128;

@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/queue.h"
+
 namespace redrive {
 namespace {
 
@@ -53,6 +55,13 @@ TEST(LimitsTest, ContractValues) {
   EXPECT_EQ(kMaxJitterMs, 60'000);
   EXPECT_EQ(kMaxIdempotencyKeyLength, 255u);
   EXPECT_EQ(kDefaultMaxRetries, 3);
+  EXPECT_EQ(kDefaultCrashLimit, 3);
+  EXPECT_EQ(kDefaultMaxSnoozes, 25);
+  // The model's defaults (job.h, queue.h, installed without limits.h) agree.
+  EXPECT_EQ(Job{}.crash_limit, kDefaultCrashLimit);
+  EXPECT_EQ(Job{}.max_snoozes, kDefaultMaxSnoozes);
+  EXPECT_EQ(QueueConfig{}.crash_limit, kDefaultCrashLimit);
+  EXPECT_EQ(QueueConfig{}.max_snoozes, kDefaultMaxSnoozes);
   EXPECT_EQ(ServerLimits{}.max_payload_bytes, 1u << 20);
   EXPECT_EQ(ServerLimits{}.max_body_bytes, 16u << 20);
 }

@@ -15,6 +15,8 @@ NewJob MakeNewJob(const NewJobParams& p, const QueueConfig& queue, Instant now, 
   job.max_retries = p.max_retries.value_or(queue.max_retries);
   job.timeout_seconds = p.timeout_seconds.value_or(queue.default_timeout);
   job.backoff = p.backoff.value_or(queue.backoff);
+  job.crash_limit = p.crash_limit.value_or(queue.crash_limit);
+  job.max_snoozes = p.max_snoozes.value_or(queue.max_snoozes);
   job.tags = p.tags;
   job.idempotency_key = p.idempotency_key;
   job.created_at = job.updated_at = now;

@@ -30,6 +30,8 @@ struct NewJobParams {
   Tags tags;
   std::optional<std::string> idempotency_key;
   std::optional<BackoffPolicy> backoff;
+  std::optional<int> crash_limit;  // 0: never quarantined
+  std::optional<int> max_snoozes;
 };
 
 struct NewJob {

@@ -17,6 +17,9 @@ constexpr EmittedWebhook kFailedForGood{"job.failed", false, false};
 // counts "failed" whether or not it is retried; losing the lease counts
 // "lease_expired" on top; a deadline dead-letter failed no attempt, so it
 // counts and emits no failure. Only a redrive from the DLQ counts "redriven".
+// A quarantine is a failed attempt (a lost lease) with no retry to come, like
+// a dead-letter, but counted and announced apart from the DLQ. A snooze
+// fails nothing.
 constexpr std::array<OutcomeInfo, kOutcomeCount> kTable = {{
     {O::kCreated, "created", "created", {Count("enqueued")}, {Emit("job.created")}},
     {O::kPromoted, "promoted", nullptr, {}, {}},
@@ -62,6 +65,17 @@ constexpr std::array<OutcomeInfo, kOutcomeCount> kTable = {{
     {O::kCancelled, "cancelled", "cancelled", {}, {Emit("job.cancelled")}},
     {O::kReleased, "released", "released", {}, {}},
     {O::kPayloadUpdated, "payload_updated", "payload_updated", {}, {}},
+    {O::kLeaseLostQuarantined,
+     "lease_lost_quarantined",
+     "quarantined",
+     {Count("failed"), Count("lease_expired"), Count("quarantined")},
+     {kFailedForGood, Emit("job.quarantined")}},
+    {O::kReleasedFromQuarantine,
+     "released_from_quarantine",
+     "quarantine_released",
+     {Count("quarantine_released")},
+     {}},
+    {O::kSnoozed, "snoozed", "snoozed", {Count("snoozed")}, {}},
 }};
 
 constexpr bool RowsInOutcomeOrder() {

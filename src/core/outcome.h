@@ -28,10 +28,13 @@ enum class Outcome {
   kRetriedFromCancelled,     // cancelled -> pending|scheduled (job retry)
   kCancelled,                // pending|scheduled|processing -> cancelled
   kReleased,                 // processing -> pending: the holder deregistered
-  kPayloadUpdated,           // a dead-lettered job's payload replaced
+  kPayloadUpdated,           // a dead-lettered or quarantined job's payload replaced
+  kLeaseLostQuarantined,     // the lease expired and crash_count reached crash_limit
+  kReleasedFromQuarantine,   // quarantined -> pending (operator release)
+  kSnoozed,                  // processing -> scheduled|pending: "not now", no retry spent
 };
-inline constexpr size_t kOutcomeCount = 16;
-static_assert(static_cast<size_t>(Outcome::kPayloadUpdated) + 1 == kOutcomeCount,
+inline constexpr size_t kOutcomeCount = 19;
+static_assert(static_cast<size_t>(Outcome::kSnoozed) + 1 == kOutcomeCount,
               "kOutcomeCount counts every Outcome");
 
 // A metric event an outcome counts: a TxEffects::job_events event name of the

@@ -64,9 +64,11 @@ TEST(OutcomeTableTest, NamesAreUniqueAndEveryRowIsWellFormed) {
 }
 
 TEST(OutcomeTableTest, HistoryTypesAreTheOnesTheApiDocuments) {
-  const std::set<std::string> known = {
-      "created",      "processing", "completed", "retry_scheduled", "lease_expired",
-      "deadlettered", "retried",    "cancelled", "released",        "payload_updated"};
+  const std::set<std::string> known = {"created",         "processing",    "completed",
+                                       "retry_scheduled", "lease_expired", "deadlettered",
+                                       "retried",         "cancelled",     "released",
+                                       "payload_updated", "quarantined",   "quarantine_released",
+                                       "snoozed"};
   std::set<std::string> used;
   for (const OutcomeInfo& row : OutcomeTable()) {
     if (row.history_type == nullptr) continue;
@@ -83,9 +85,10 @@ TEST(OutcomeTableTest, HistoryTypesAreTheOnesTheApiDocuments) {
 }
 
 TEST(OutcomeTableTest, CountsAreTheEngineJobEvents) {
-  const std::set<std::string> known = {"enqueued",     "claimed",         "completed",
-                                       "failed",       "retry_scheduled", "lease_expired",
-                                       "deadlettered", "redriven"};
+  const std::set<std::string> known = {
+      "enqueued",      "claimed",      "completed", "failed",      "retry_scheduled",
+      "lease_expired", "deadlettered", "redriven",  "quarantined", "quarantine_released",
+      "snoozed"};
   std::set<std::string> used;
   for (const OutcomeInfo& row : OutcomeTable()) {
     for (const CountedEvent& c : row.counts) {
@@ -117,6 +120,21 @@ TEST(OutcomeTableTest, FailedAttemptsCountAndEmitAFailure) {
   }
 }
 
+TEST(OutcomeTableTest, AQuarantineIsAFailedAttemptAnnouncedApartFromTheDlq) {
+  const Outcome o = Outcome::kLeaseLostQuarantined;
+  EXPECT_TRUE(Counts(o, "failed"));
+  EXPECT_TRUE(Counts(o, "quarantined"));
+  EXPECT_FALSE(Counts(o, "deadlettered"));
+  EXPECT_FALSE(Counts(o, "retry_scheduled"));
+  EXPECT_THAT(Webhooks(o), ::testing::ElementsAre("job.failed", "job.quarantined"));
+  EXPECT_EQ(Describe(o).webhooks[0].will_retry, false);
+  // A snooze and a release fail nothing and announce nothing.
+  for (Outcome quiet : {Outcome::kSnoozed, Outcome::kReleasedFromQuarantine}) {
+    EXPECT_FALSE(Counts(quiet, "failed")) << Describe(quiet).name;
+    EXPECT_TRUE(Webhooks(quiet).empty()) << Describe(quiet).name;
+  }
+}
+
 TEST(OutcomeTableTest, ADeadlineDeadLetterFailedNoAttempt) {
   EXPECT_TRUE(Counts(Outcome::kDeadlineDeadlettered, "deadlettered"));
   EXPECT_FALSE(Counts(Outcome::kDeadlineDeadlettered, "failed"));
@@ -126,7 +144,8 @@ TEST(OutcomeTableTest, ADeadlineDeadLetterFailedNoAttempt) {
 TEST(OutcomeTableTest, OnlyLostLeasesCountALeaseExpiry) {
   for (const OutcomeInfo& row : OutcomeTable()) {
     const bool lease_lost = row.outcome == Outcome::kLeaseLostRetryScheduled ||
-                            row.outcome == Outcome::kLeaseLostDeadlettered;
+                            row.outcome == Outcome::kLeaseLostDeadlettered ||
+                            row.outcome == Outcome::kLeaseLostQuarantined;
     EXPECT_EQ(Counts(row.outcome, "lease_expired"), lease_lost) << row.name;
   }
 }

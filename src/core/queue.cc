@@ -18,6 +18,8 @@ long long& StatusCounts::of(JobStatus s) {
       return deadletter;
     case JobStatus::kCancelled:
       return cancelled;
+    case JobStatus::kQuarantined:
+      return quarantined;
   }
   return pending;
 }

@@ -30,6 +30,8 @@ struct QueueConfig {
   bool paused = false;        // accepts jobs, hands none out
   std::optional<std::string> paused_reason;
   BackoffPolicy backoff;  // default for jobs enqueued without backoff
+  int crash_limit = 3;    // default for jobs enqueued without crash_limit; 0: off
+  int max_snoozes = 25;   // default for jobs enqueued without max_snoozes
   RetentionPolicy retention;
   Instant created_at{};
   Instant updated_at{};
@@ -43,9 +45,9 @@ struct QueueConfig {
 // Job counts of one queue (or of all queues) by status.
 struct StatusCounts {
   long long pending = 0, scheduled = 0, processing = 0, completed = 0, deadletter = 0,
-            cancelled = 0;
+            cancelled = 0, quarantined = 0;
   long long total() const {
-    return pending + scheduled + processing + completed + deadletter + cancelled;
+    return pending + scheduled + processing + completed + deadletter + cancelled + quarantined;
   }
   long long& of(JobStatus s);
 };

@@ -49,7 +49,8 @@ TEST(StatusCountsTest, OfAddressesEachStatusAndTotalSumsThem) {
   EXPECT_EQ(c.completed, 4);
   EXPECT_EQ(c.deadletter, 5);
   EXPECT_EQ(c.cancelled, 6);
-  EXPECT_EQ(c.total(), 21);
+  EXPECT_EQ(c.quarantined, 7);
+  EXPECT_EQ(c.total(), 28);
 }
 
 TEST(QueueConfigTest, DefaultsFollowTheContract) {
@@ -62,6 +63,8 @@ TEST(QueueConfigTest, DefaultsFollowTheContract) {
             (BackoffPolicy{std::chrono::milliseconds(1000), std::chrono::milliseconds(60000),
                            std::chrono::milliseconds(500)}));
   EXPECT_EQ(q.retention.deadletter, std::nullopt);  // the DLQ is kept until purged
+  EXPECT_EQ(q.crash_limit, 3);
+  EXPECT_EQ(q.max_snoozes, 25);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "core/ids.h"
 #include "core/json_text.h"
+#include "core/limits.h"
 #include "core/retry_policy.h"
 #include "core/time_format.h"
 #include "core/utf8.h"
@@ -122,6 +123,11 @@ class Applier {
         timed_out ? "attempt timed out after " + std::to_string(job_.timeout_seconds) + "s"
                   : "lease expired";
     change_.after.lease_expiries += 1;
+    change_.after.crash_count += 1;
+    if (ReachedCrashLimit(change_.after)) {
+      Quarantine(error);
+      return std::move(change_);
+    }
     const auto d = DecideFailure(job_, now_, false, std::nullopt, true, random_);
     ApplyFailure(d, error, job_.assigned_worker_id, Outcome::kLeaseLostRetryScheduled,
                  Outcome::kLeaseLostDeadlettered);
@@ -166,13 +172,13 @@ class Applier {
     }
     j.status = due > now_ ? JobStatus::kScheduled : JobStatus::kPending;
     j.scheduled_at = due;
-    j.retry_count = 0;
+    ApplyRetryBudget(e.budget, j);
     j.last_error.reset();
     j.dead_reason = DeadReason::kNone;
     j.deadlettered_at.reset();
     j.completed_at.reset();
     JsonObjectText details;
-    details.Str("source", e.source);
+    details.Str("source", e.source).Str("budget", RetryBudgetText(e.budget));
     if (e.new_expires_at) {
       j.expires_at = e.new_expires_at;
     } else if (j.expires_at && *j.expires_at <= due) {
@@ -190,7 +196,9 @@ class Applier {
   }
 
   Result<Change> operator()(const event::UpdatePayload& e) {
-    if (job_.status != JobStatus::kDeadletter) return WrongStatus(job_, "update the payload of");
+    if (job_.status != JobStatus::kDeadletter && job_.status != JobStatus::kQuarantined) {
+      return WrongStatus(job_, "update the payload of");
+    }
     change_.after.payload = e.payload_json;
     History(Outcome::kPayloadUpdated, std::nullopt, "{}");
     return std::move(change_);
@@ -215,12 +223,83 @@ class Applier {
     return std::move(change_);
   }
 
+  Result<Change> operator()(const event::ReleaseQuarantine& e) {
+    if (job_.status != JobStatus::kQuarantined) return WrongStatus(job_, "release from quarantine");
+    Job& j = change_.after;
+    j.status = JobStatus::kPending;
+    j.scheduled_at = now_;
+    j.crash_count = 0;
+    ApplyRetryBudget(e.budget, j);
+    j.last_error.reset();
+    j.completed_at.reset();
+    JsonObjectText details;
+    details.Int("crash_count", job_.crash_count)
+        .Str("budget", RetryBudgetText(e.budget))
+        .Int("retry_count", j.retry_count)
+        .Int("max_retries", j.max_retries);
+    if (j.expires_at && *j.expires_at <= now_) {
+      // As a redrive does: a passed deadline would dead-letter it at once.
+      j.expires_at.reset();
+      details.Raw("expires_at_cleared", "true");
+    }
+    History(Outcome::kReleasedFromQuarantine, std::nullopt, details.Build());
+    return std::move(change_);
+  }
+
+  Result<Change> operator()(const event::Snooze& e) {
+    REDRIVE_RETURN_IF_ERROR(CheckLease(job_, e.worker_id, e.lease_id, now_));
+    if (job_.snooze_count >= job_.max_snoozes) {
+      return Status::Conflict("job has been snoozed " + std::to_string(job_.snooze_count) +
+                              " times, its max_snoozes; fail or complete it instead");
+    }
+    Job& j = change_.after;
+    // The API bounds the delay; a caller that does not is capped, not overflowed.
+    const auto delay = std::clamp(e.delay, std::chrono::milliseconds(0),
+                                  std::chrono::milliseconds(kMaxSnoozeDelayMs));
+    const Instant due = AddClamped(now_, delay);
+    ClearLease(j);
+    j.snooze_count += 1;
+    j.scheduled_at = due;
+    j.status = due > now_ ? JobStatus::kScheduled : JobStatus::kPending;
+    History(Outcome::kSnoozed, e.worker_id,
+            JsonObjectText()
+                .Int("delay_ms", e.delay.count())
+                .Str("next_run", FormatTime(due))
+                .Int("snooze_count", j.snooze_count)
+                .Build());
+    return std::move(change_);
+  }
+
  private:
   // Records `outcome` and its history entry.
   void History(Outcome outcome, std::optional<std::string> worker, std::string details) {
     change_.outcome = outcome;
     change_.history =
         NewHistoryEntry(job_.id, outcome, std::move(worker), std::move(details), now_, random_);
+  }
+
+  static bool ReachedCrashLimit(const Job& j) {
+    return j.crash_limit > 0 && j.crash_count >= j.crash_limit;
+  }
+
+  // A crash too many: the job stops here, apart from the DLQ, whatever its
+  // retries left. retry_count is not charged, as for a dead-letter: no retry
+  // follows.
+  void Quarantine(const std::string& error) {
+    Job& j = change_.after;
+    std::optional<std::string> worker = j.assigned_worker_id;
+    ClearLease(j);
+    j.status = JobStatus::kQuarantined;
+    j.last_error = error;
+    j.completed_at = now_;
+    History(Outcome::kLeaseLostQuarantined, std::move(worker),
+            JsonObjectText()
+                .Str("error", error)
+                .Str("reason", "crash_limit")
+                .Int("crash_count", j.crash_count)
+                .Int("crash_limit", j.crash_limit)
+                .Int("total_retries", j.retry_count)
+                .Build());
   }
 
   // A failed attempt: retry later (`retried`) or dead-letter (`dead`).
@@ -264,9 +343,21 @@ class Applier {
 }  // namespace
 
 const char* EventName(const Event& e) {
-  static constexpr const char* kNames[] = {"claim", "promote",        "heartbeat", "complete",
-                                           "fail",  "lease_expiry",   "deadline",  "cancel",
-                                           "retry", "update_payload", "release",   "set_priority"};
+  static constexpr const char* kNames[] = {"claim",
+                                           "promote",
+                                           "heartbeat",
+                                           "complete",
+                                           "fail",
+                                           "lease_expiry",
+                                           "deadline",
+                                           "cancel",
+                                           "retry",
+                                           "update_payload",
+                                           "release",
+                                           "set_priority",
+                                           "release_quarantine",
+                                           "snooze"};
+  static_assert(std::size(kNames) == std::variant_size_v<Event>);
   return kNames[e.index()];
 }
 

@@ -12,13 +12,17 @@
 //   processing --Heartbeat-->    processing       (lease extended, capped)
 //   processing --Complete-->     completed
 //   processing --Fail-->         scheduled | deadletter
-//   processing --LeaseExpiry-->  scheduled | deadletter   (lease or timeout)
+//   processing --LeaseExpiry-->  scheduled | deadletter | quarantined
+//                                (lease or timeout; a crash: quarantined once
+//                                crash_count reaches crash_limit > 0)
 //   processing --Release-->      pending          (worker deregistered; no charge)
 //   pending|scheduled --Deadline--> deadletter(expired)
 //   pending|scheduled|processing --Cancel--> cancelled
-//   deadletter|cancelled --Retry--> pending
-//   deadletter --UpdatePayload--> deadletter
-//   pending|scheduled|processing|deadletter --SetPriority--> same status
+//   deadletter|cancelled --Retry--> pending | scheduled
+//   deadletter|quarantined --UpdatePayload--> same status
+//   pending|scheduled|processing|deadletter|quarantined --SetPriority--> same status
+//   quarantined --ReleaseQuarantine--> pending    (crash_count reset)
+//   processing --Snooze-->       scheduled | pending   (no retry spent; fenced)
 // Promote, Heartbeat and SetPriority write no history entry (their outcomes
 // have no history type): they end no attempt and change no lifecycle step
 // (the entry that scheduled a job already says when it will run).
@@ -33,6 +37,7 @@
 #include "core/job.h"
 #include "core/outcome.h"
 #include "core/random.h"
+#include "core/retry_budget.h"
 #include "core/status.h"
 
 namespace redrive {
@@ -77,6 +82,7 @@ struct Retry {
   std::string source = "job_retry";  // or "dlq_retry"
   std::optional<Instant> new_expires_at;
   std::optional<Instant> run_at;  // throttled redrive: due at this time instead of now
+  RetryBudget budget;             // what happens to retry_count / max_retries
 };
 struct UpdatePayload {
   std::string payload_json;
@@ -88,12 +94,27 @@ struct Release {
 struct SetPriority {
   int priority = 0;
 };
+// An operator releases a quarantined job: quarantined -> pending, due now,
+// crash_count reset, the retry budget as asked. Not Release (a deregister).
+struct ReleaseQuarantine {
+  RetryBudget budget;
+};
+// The holder says "not now, try again in `delay`" (e.g. a downstream 429):
+// processing -> scheduled at now + delay (pending when 0), no retry spent,
+// snooze_count + 1. Refused (CONFLICT, lease kept) once snooze_count has
+// reached max_snoozes.
+struct Snooze {
+  std::string worker_id;
+  std::string lease_id;
+  std::chrono::milliseconds delay{0};
+};
 
 }  // namespace event
 
 using Event = std::variant<event::Claim, event::Promote, event::Heartbeat, event::Complete,
                            event::Fail, event::LeaseExpiry, event::Deadline, event::Cancel,
-                           event::Retry, event::UpdatePayload, event::Release, event::SetPriority>;
+                           event::Retry, event::UpdatePayload, event::Release, event::SetPriority,
+                           event::ReleaseQuarantine, event::Snooze>;
 
 // The name of an event kind, e.g. "claim" (logs and tests).
 const char* EventName(const Event& e);

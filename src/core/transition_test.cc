@@ -57,8 +57,8 @@ std::map<Key, Expectation> BuildTable() {
   using S = JobStatus;
   constexpr ErrorCode kConflict = ErrorCode::kConflict;
   constexpr ErrorCode kLease = ErrorCode::kLeaseExpired;
-  const S kAll[] = {S::kPending,   S::kScheduled,  S::kProcessing,
-                    S::kCompleted, S::kDeadletter, S::kCancelled};
+  const S kAll[] = {S::kPending,    S::kScheduled, S::kProcessing, S::kCompleted,
+                    S::kDeadletter, S::kCancelled, S::kQuarantined};
   auto expires_now = [](Job& j) { j.expires_at = kT0; };
   auto lease_ends_now = [](Job& j) { j.lease_expires_at = kT0; };
   std::map<Key, Expectation> t;
@@ -118,6 +118,7 @@ std::map<Key, Expectation> BuildTable() {
         j.status = S::kScheduled;
         j.retry_count = 2;
         j.lease_expiries = 1;
+        j.crash_count = 1;
         j.scheduled_at = kT0 + 2250ms;
         j.last_error = "lease expired";
         ClearLease(j);
@@ -170,16 +171,16 @@ std::map<Key, Expectation> BuildTable() {
           j.deadlettered_at.reset();
           j.completed_at.reset();
         },
-        ExpectedHistory{"retried", std::nullopt, R"({"source":"dlq_retry"})"});
+        ExpectedHistory{"retried", std::nullopt, R"({"source":"dlq_retry","budget":"reset"})"});
   }
 
-  // 9 UpdatePayload: only in the DLQ.
+  // 9 UpdatePayload: only in the DLQ or in quarantine (a repair before a release).
   for (S s : kAll) t[{s, 9}] = Refused(kConflict);
-  {
+  for (S s : {S::kDeadletter, S::kQuarantined}) {
     Expectation e = Accepted([](Job& j) { j.payload = R"({"to":"b@example.com"})"; },
                              ExpectedHistory{"payload_updated", std::nullopt, "{}"});
     e.payload_changed = true;
-    t[{S::kDeadletter, 9}] = std::move(e);
+    t[{s, 9}] = std::move(e);
   }
 
   // 10 Release: only processing, by its holder; no retry charged.
@@ -200,6 +201,34 @@ std::map<Key, Expectation> BuildTable() {
       t[{s, 11}] = Accepted([](Job& j) { j.priority = 42; }, std::nullopt);
     }
   }
+
+  // 12 ReleaseQuarantine: only quarantined -> pending, due now, crash_count
+  // reset, retry_count reset (the default budget).
+  for (S s : kAll) t[{s, 12}] = Refused(kConflict);
+  t[{S::kQuarantined, 12}] = Accepted(
+      [](Job& j) {
+        j.status = S::kPending;
+        j.scheduled_at = kT0;
+        j.crash_count = 0;
+        j.retry_count = 0;
+        j.last_error.reset();
+        j.completed_at.reset();
+      },
+      ExpectedHistory{"quarantine_released", std::nullopt,
+                      R"({"crash_count":3,"budget":"reset","retry_count":0,"max_retries":3})"});
+
+  // 13 Snooze: only the holder of a processing job, like Fail; no retry spent.
+  for (S s : kAll) t[{s, 13}] = Refused(s == S::kCompleted ? kConflict : kLease);
+  t[{S::kProcessing, 13}] = Accepted(
+      [](Job& j) {
+        j.status = S::kScheduled;
+        j.scheduled_at = kT0 + 90s;
+        j.snooze_count = 1;
+        ClearLease(j);
+      },
+      ExpectedHistory{"snoozed", "w1",
+                      R"({"delay_ms":90000,"next_run":"2026-11-29T12:01:30.000Z",)"
+                      R"("snooze_count":1})"});
   return t;
 }
 
@@ -308,11 +337,15 @@ TEST(TransitionTableTest, NamesTheOutcomeOfEveryAcceptedPair) {
       {{S::kDeadletter, 8}, O::kRedriven},
       {{S::kCancelled, 8}, O::kRetriedFromCancelled},
       {{S::kDeadletter, 9}, O::kPayloadUpdated},
+      {{S::kQuarantined, 9}, O::kPayloadUpdated},
       {{S::kProcessing, 10}, O::kReleased},
       {{S::kPending, 11}, O::kPriorityChanged},
       {{S::kScheduled, 11}, O::kPriorityChanged},
       {{S::kProcessing, 11}, O::kPriorityChanged},
       {{S::kDeadletter, 11}, O::kPriorityChanged},
+      {{S::kQuarantined, 11}, O::kPriorityChanged},
+      {{S::kQuarantined, 12}, O::kReleasedFromQuarantine},
+      {{S::kProcessing, 13}, O::kSnoozed},
   };
   size_t accepted = 0;
   for (const auto& [key, expectation] : Table()) {
@@ -330,9 +363,20 @@ TEST(TransitionTableTest, NamesTheOutcomeOfEveryAcceptedPair) {
 }
 
 TEST(EventNameTest, NamesEveryKind) {
-  const char* const kWant[] = {"claim", "promote",        "heartbeat", "complete",
-                               "fail",  "lease_expiry",   "deadline",  "cancel",
-                               "retry", "update_payload", "release",   "set_priority"};
+  const char* const kWant[] = {"claim",
+                               "promote",
+                               "heartbeat",
+                               "complete",
+                               "fail",
+                               "lease_expiry",
+                               "deadline",
+                               "cancel",
+                               "retry",
+                               "update_payload",
+                               "release",
+                               "set_priority",
+                               "release_quarantine",
+                               "snooze"};
   for (size_t k = 0; k < kEventKinds; ++k) EXPECT_STREQ(EventName(EventOfKind(k)), kWant[k]);
 }
 

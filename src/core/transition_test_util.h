@@ -42,7 +42,9 @@ inline void PrintTo(const Job& j, std::ostream* os) {
       << " completed_at=" << Opt(j.completed_at) << " expires_at=" << Opt(j.expires_at)
       << " deadlettered_at=" << Opt(j.deadlettered_at) << " worker=" << Opt(j.assigned_worker_id)
       << " lease_id=" << Opt(j.lease_id) << " lease_expires_at=" << Opt(j.lease_expires_at)
-      << " attempts=" << j.attempts << " lease_expiries=" << j.lease_expiries << "}";
+      << " attempts=" << j.attempts << " lease_expiries=" << j.lease_expiries
+      << " crash_count=" << j.crash_count << "/" << j.crash_limit
+      << " snooze_count=" << j.snooze_count << "/" << j.max_snoozes << "}";
 }
 
 inline void PrintTo(const HistoryEntry& h, std::ostream* os) {
@@ -54,7 +56,7 @@ using namespace std::chrono_literals;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-static_assert(std::variant_size_v<Event> == 12, "a new event kind needs rows in the table");
+static_assert(std::variant_size_v<Event> == 14, "a new event kind needs rows in the table");
 inline constexpr size_t kEventKinds = std::variant_size_v<Event>;
 
 // 2026-11-29T12:00:00.000Z: "now" in every test unless stated.
@@ -123,6 +125,15 @@ inline Job JobIn(JobStatus s) {
     case JobStatus::kCancelled:
       j.completed_at = kT0 - 5s;
       break;
+    case JobStatus::kQuarantined:
+      j.retry_count = 2;
+      j.crash_count = 3;
+      j.lease_expiries = 3;
+      j.last_error = "lease expired";
+      j.started_at = kT0 - 40s;
+      j.completed_at = kT0 - 5s;
+      j.attempts = 3;
+      break;
   }
   return j;
 }
@@ -155,6 +166,10 @@ inline Event EventOfKind(size_t kind) {
       return event::Release{"w1"};
     case 11:
       return event::SetPriority{42};
+    case 12:
+      return event::ReleaseQuarantine{};
+    case 13:
+      return event::Snooze{"w1", "lease-1", 90s};
   }
   ADD_FAILURE() << "no event kind " << kind;
   return event::Promote{};

@@ -47,6 +47,9 @@ std::string WhatHappened(std::string_view name, const Job& job, const JobEventEx
     return std::string("dead-lettered (") + DeadReasonName(job.dead_reason) + ")";
   }
   if (name == "job.retried") return "retried (" + extras.source.value_or("job_retry") + ")";
+  if (name == "job.quarantined") {
+    return "quarantined after " + std::to_string(job.crash_count) + " crashes (crash_limit)";
+  }
   // job.created, job.completed, job.cancelled: the name says it.
   return std::string(name.substr(name.find('.') + 1));
 }
@@ -55,7 +58,8 @@ std::string WhatHappened(std::string_view name, const Job& job, const JobEventEx
 std::string JobSummary(std::string_view name, const Job& job, const JobEventExtras& extras) {
   std::string line =
       "Job " + job.id + " in queue " + job.queue_name + " " + WhatHappened(name, job, extras);
-  if ((name == "job.failed" || name == "job.deadlettered") && job.last_error) {
+  if ((name == "job.failed" || name == "job.deadlettered" || name == "job.quarantined") &&
+      job.last_error) {
     line += ": " + *job.last_error;
   }
   return line;

@@ -21,10 +21,11 @@ Webhook Hook(std::vector<std::string> events, bool enabled = true) {
   return w;
 }
 
-TEST(WebhookEventsTest, TheContractsNineEventsAreKnownAndNothingElse) {
-  EXPECT_EQ(std::size(kWebhookEventNames), 9u);
-  for (auto name : {"job.created", "job.started", "job.completed", "job.failed", "job.deadlettered",
-                    "job.retried", "job.cancelled", "queue.paused", "queue.resumed"}) {
+TEST(WebhookEventsTest, TheContractsNineEventsAndQuarantineAreKnownAndNothingElse) {
+  EXPECT_EQ(std::size(kWebhookEventNames), 10u);
+  for (auto name :
+       {"job.created", "job.started", "job.completed", "job.failed", "job.deadlettered",
+        "job.retried", "job.cancelled", "job.quarantined", "queue.paused", "queue.resumed"}) {
     EXPECT_TRUE(IsWebhookEvent(name)) << name;
   }
   EXPECT_FALSE(IsWebhookEvent("job.*"));
@@ -36,7 +37,7 @@ TEST(WebhookEventsTest, TheContractsNineEventsAreKnownAndNothingElse) {
 TEST(WebhookEventsTest, NamesListsEveryEventInOrder) {
   EXPECT_EQ(WebhookEventNames(),
             "job.created, job.started, job.completed, job.failed, job.deadlettered, "
-            "job.retried, job.cancelled, queue.paused, queue.resumed");
+            "job.retried, job.cancelled, job.quarantined, queue.paused, queue.resumed");
 }
 
 TEST(WebhookWantsTest, OnlySubscribedEventsOfEnabledWebhooks) {

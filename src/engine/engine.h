@@ -130,6 +130,9 @@ class Engine {
   void Heartbeat(HeartbeatParams p, Callback<Job> done);  // job after: lease_expires_at
   void Complete(CompleteParams p, StatusCallback done);
   void Fail(FailParams p, Callback<FailResult> done);
+  // The holder puts its job off without spending a retry (job after:
+  // scheduled or pending). CONFLICT past max_snoozes, the lease kept.
+  void Snooze(SnoozeParams p, Callback<Job> done);
   void AckBatch(std::string worker_id, std::vector<Ack> acks,
                 Callback<std::vector<AckItemResult>> done);
 
@@ -158,6 +161,11 @@ class Engine {
   void UpdatePayload(std::string job_id, std::string payload_json, Callback<Job> done);
   void DlqRetry(DlqRetryParams p, Callback<DlqRetryResult> done);
   void DlqPurge(DlqPurgeParams p, Callback<DlqPurgeResult> done);
+  // Quarantined jobs back to pending, crash_count reset (engine_quarantine.cc).
+  // CONFLICT for a job that is not quarantined.
+  void ReleaseQuarantine(ReleaseParams p, Callback<Job> done);
+  // The selected quarantined jobs; jobs no longer quarantined are skipped.
+  void ReleaseQuarantined(BulkReleaseParams p, Callback<BulkReleaseResult> done);
 
   // --- queues
   void ListQueues(Callback<std::vector<QueueView>> done);

@@ -94,6 +94,7 @@ void Engine::Retry(RetryParams p, Callback<Job> done) {
         event::Retry retry;
         retry.source = "job_retry";
         retry.new_expires_at = p.expires_at;
+        retry.budget = p.budget;
         REDRIVE_ASSIGN_OR_RETURN(Change c, ops::ApplyToJob(tx, ctx, p.job_id, retry));
         return std::move(c.after);
       },
@@ -234,6 +235,7 @@ void Engine::DlqRetry(DlqRetryParams p, Callback<DlqRetryResult> done) {
         for (size_t i = 0; i < dead.size(); ++i) {
           event::Retry retry;
           retry.source = "dlq_retry";
+          retry.budget = p.budget;
           if (!due.empty()) retry.run_at = due[i];
           REDRIVE_ASSIGN_OR_RETURN(Change c, ops::ApplyToLoaded(tx, ctx, dead[i], retry));
           r.retried_ids.push_back(c.after.id);

@@ -69,6 +69,8 @@ void Engine::ConfigureQueue(std::string name, QueueConfigPatch patch, Callback<Q
         if (patch.default_timeout) c.default_timeout = *patch.default_timeout;
         if (patch.enabled) c.enabled = *patch.enabled;
         if (patch.backoff) c.backoff = *patch.backoff;
+        if (patch.crash_limit) c.crash_limit = *patch.crash_limit;
+        if (patch.max_snoozes) c.max_snoozes = *patch.max_snoozes;
         if (patch.retention_completed) c.retention.completed = *patch.retention_completed;
         if (patch.retention_deadletter) c.retention.deadletter = *patch.retention_deadletter;
         if (patch.retention_cancelled) c.retention.cancelled = *patch.retention_cancelled;

@@ -28,11 +28,14 @@ constexpr CounterSpec kJobCounters[] = {
     {"redriven", "redrive_jobs_redriven_total", "Dead-lettered jobs sent back to run (DLQ retry)."},
     {"lease_expired", "redrive_lease_expiries_total",
      "Attempts that ended because their lease expired or they timed out."},
+    {"quarantined", "redrive_jobs_quarantined_total",
+     "Jobs quarantined: their attempts lost the lease crash_limit times."},
+    {"quarantine_released", "redrive_quarantine_releases_total",
+     "Quarantined jobs released back to pending by an operator."},
+    {"snoozed", "redrive_jobs_snoozed_total",
+     "Attempts a worker put off with a snooze (no retry spent)."},
 };
 constexpr const char* kDeadletteredName = "redrive_jobs_deadlettered_total";
-
-constexpr const char* kStatuses[] = {"pending",   "scheduled",  "processing",
-                                     "completed", "deadletter", "cancelled"};
 
 }  // namespace
 
@@ -117,10 +120,9 @@ std::string RenderQueueGauges(const std::vector<QueueView>& queues, Instant now)
                   "Age of the oldest dead-lettered job (0 when the DLQ is empty).", {"queue"});
   for (const QueueView& q : queues) {
     const std::string& name = q.config.queue_name;
-    const long long counts[] = {q.counts.pending,   q.counts.scheduled,  q.counts.processing,
-                                q.counts.completed, q.counts.deadletter, q.counts.cancelled};
-    for (size_t i = 0; i < std::size(kStatuses); ++i) {
-      gauges.Set("redrive_jobs", {name, kStatuses[i]}, static_cast<double>(counts[i]));
+    StatusCounts counts = q.counts;
+    for (JobStatus s : kAllStatuses) {
+      gauges.Set("redrive_jobs", {name, JobStatusName(s)}, static_cast<double>(counts.of(s)));
     }
     gauges.Set("redrive_dlq_jobs", {name}, static_cast<double>(q.counts.deadletter));
     double age = 0;

@@ -11,6 +11,7 @@
 #include "core/job.h"
 #include "core/new_job.h"
 #include "core/queue.h"
+#include "core/retry_budget.h"
 #include "core/status.h"
 #include "core/webhook.h"
 
@@ -90,6 +91,36 @@ struct FailResult {
 struct RetryParams {
   std::string job_id;
   std::optional<Instant> expires_at;
+  RetryBudget budget;  // default reset: a whole max_retries again
+};
+
+// POST /jobs/{id}/snooze: the holder says "not now, again in `delay`"
+// (bounded by the API: 0..kMaxSnoozeDelayMs).
+struct SnoozeParams {
+  std::string job_id, worker_id, lease_id;
+  std::chrono::milliseconds delay{0};
+};
+
+// POST /jobs/{id}/release: a quarantined job back to pending.
+struct ReleaseParams {
+  std::string job_id;
+  RetryBudget budget;
+};
+// POST /jobs/quarantine/release. The selection: job_ids, else the
+// quarantined jobs of queue_name and/or tag (never every job: the API
+// refuses an empty selector), newest created first, at most `limit`.
+struct BulkReleaseParams {
+  std::vector<std::string> job_ids;  // when given, the filter is not used
+  std::optional<std::string> queue_name;
+  std::optional<std::string> tag;  // as in ListJobsParams::tag
+  int limit = 100;
+  bool dry_run = false;
+  RetryBudget budget;
+};
+struct BulkReleaseResult {
+  bool dry_run = false;
+  long long selected_count = 0;           // quarantined jobs selected (would be released)
+  std::vector<std::string> released_ids;  // empty on a dry run
 };
 
 // GET /jobs: one page of job summaries, newest created first. Unset fields do not filter.
@@ -135,6 +166,7 @@ struct DlqRetryParams {
   DeadLetterFilter filter;
   int limit = 100;
   bool dry_run = false;
+  RetryBudget budget;  // default reset: a whole max_retries again
   // A throttled redrive: one job every 1/r s. The throttled redrives of a
   // queue share the rate: one starts 1/r after the last job the earlier ones
   // scheduled (QueueConfig::redrive_until).
@@ -175,6 +207,8 @@ struct QueueConfigPatch {
   std::optional<int> default_timeout;
   std::optional<bool> enabled;
   std::optional<BackoffPolicy> backoff;
+  std::optional<int> crash_limit;
+  std::optional<int> max_snoozes;
   // Each retention field: unset = unchanged; set to nullopt = keep forever.
   std::optional<std::optional<std::chrono::seconds>> retention_completed;
   std::optional<std::optional<std::chrono::seconds>> retention_deadletter;

@@ -65,9 +65,11 @@ Status Client::Cancel(const std::string& id) {
   return impl_->Json("DELETE", PathWithId("/jobs/", id)).status();
 }
 
-Result<Job> Client::Retry(const std::string& id, std::optional<Instant> expires_at) {
+Result<Job> Client::Retry(const std::string& id, std::optional<Instant> expires_at,
+                          std::optional<std::string> budget) {
   boost::json::object body;
   if (expires_at) body["expires_at"] = FormatTime(*expires_at);
+  if (budget) body["budget"] = *budget;
   return impl_->Call<Job>("POST", PathWithId("/jobs/", id, "/retry"), body, &wire::JobFromJson);
 }
 
@@ -107,6 +109,17 @@ Result<std::vector<DeadLetterGroup>> Client::DlqSummary(const DlqSummaryFilter& 
 Result<DlqRetryResult> Client::RetryDlq(const DlqRetryRequest& request) {
   return impl_->Call<DlqRetryResult>("POST", "/jobs/dlq/retry", DlqRetryToJson(request),
                                      &DlqRetryResultFromJson);
+}
+
+Result<Job> Client::Release(const std::string& id, std::optional<std::string> budget) {
+  boost::json::object body;
+  if (budget) body["budget"] = *budget;
+  return impl_->Call<Job>("POST", PathWithId("/jobs/", id, "/release"), body, &wire::JobFromJson);
+}
+
+Result<ReleaseResult> Client::ReleaseQuarantined(const ReleaseRequest& request) {
+  return impl_->Call<ReleaseResult>("POST", "/jobs/quarantine/release", ReleaseToJson(request),
+                                    &ReleaseResultFromJson);
 }
 
 Result<int> Client::PurgeDlq(const DlqPurgeRequest& request) {

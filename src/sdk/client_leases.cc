@@ -1,5 +1,5 @@
 // Client: the worker routes that act on leases (claim, heartbeat, complete,
-// fail, ack).
+// fail, snooze, ack).
 #include <boost/json/object.hpp>
 
 #include "redrive/client.h"
@@ -43,6 +43,19 @@ Result<FailResult> Client::Fail(const std::string& job_id, const std::string& wo
   return impl_->Call<FailResult>("POST", PathWithId("/jobs/", job_id, "/fail"),
                                  FailToJson(worker_id, lease_id, error, options),
                                  &FailResultFromJson);
+}
+
+Result<Instant> Client::Snooze(const std::string& job_id, const std::string& worker_id,
+                               const std::string& lease_id, std::chrono::milliseconds delay) {
+  auto v = impl_->Json(
+      "POST", PathWithId("/jobs/", job_id, "/snooze"),
+      boost::json::object{
+          {"worker_id", worker_id}, {"lease_id", lease_id}, {"delay_ms", delay.count()}});
+  if (!v.ok()) return v.status();
+  const auto* o = v->if_object();
+  auto t = o ? wire::ReadTime(*o, "scheduled_at") : std::nullopt;
+  if (!t) return Status::Internal("snooze answer without scheduled_at");
+  return *t;
 }
 
 Result<std::vector<AckResult>> Client::AckBatch(const std::string& worker_id,

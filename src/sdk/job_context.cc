@@ -53,6 +53,13 @@ HandlerResult HandlerResult::RetryableFailure(
   return r;
 }
 
+HandlerResult HandlerResult::Snooze(std::chrono::milliseconds delay) {
+  HandlerResult r;
+  r.kind_ = Kind::kSnooze;
+  r.snooze_delay_ = delay;
+  return r;
+}
+
 HandlerResult HandlerResult::NonRetryableFailure(std::string error) {
   HandlerResult r;
   r.kind_ = Kind::kNonRetryableFailure;

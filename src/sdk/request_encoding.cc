@@ -34,6 +34,8 @@ void PutJobFields(boost::json::object& o, const J& job) {
   PutTags(o, job.tags);
   Put(o, "idempotency_key", job.idempotency_key);
   if (job.backoff) o["backoff"] = wire::BackoffToJson(*job.backoff);
+  Put(o, "crash_limit", job.crash_limit);
+  Put(o, "max_snoozes", job.max_snoozes);
 }
 
 boost::json::value RetentionValue(const std::optional<std::chrono::seconds>& s) {
@@ -114,6 +116,22 @@ boost::json::object DlqRetryToJson(const DlqRetryRequest& request) {
   Put(o, "limit", request.limit);
   if (request.dry_run) o["dry_run"] = true;
   Put(o, "rate_per_second", request.rate_per_second);
+  Put(o, "budget", request.budget);
+  return o;
+}
+
+boost::json::object ReleaseToJson(const ReleaseRequest& request) {
+  boost::json::object o;
+  if (!request.job_ids.empty()) {
+    boost::json::array ids;
+    for (const auto& id : request.job_ids) ids.push_back(boost::json::string(id));
+    o["job_ids"] = std::move(ids);
+  }
+  Put(o, "queue_name", request.queue_name);
+  Put(o, "tag", request.tag);
+  Put(o, "limit", request.limit);
+  if (request.dry_run) o["dry_run"] = true;
+  Put(o, "budget", request.budget);
   return o;
 }
 
@@ -135,6 +153,8 @@ boost::json::object QueueConfigUpdateToJson(const QueueConfigUpdate& update) {
   Put(o, "default_timeout", update.default_timeout);
   Put(o, "enabled", update.enabled);
   if (update.backoff) o["backoff"] = wire::BackoffToJson(*update.backoff);
+  Put(o, "crash_limit", update.crash_limit);
+  Put(o, "max_snoozes", update.max_snoozes);
   boost::json::object retention;
   if (update.retention_completed) {
     retention["completed_seconds"] = RetentionValue(*update.retention_completed);

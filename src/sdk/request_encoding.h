@@ -15,6 +15,7 @@ boost::json::object ClaimToJson(const ClaimRequest& request);
 boost::json::object FailToJson(const std::string& worker_id, const std::string& lease_id,
                                const std::string& error, const FailOptions& options);
 boost::json::object DlqRetryToJson(const DlqRetryRequest& request);
+boost::json::object ReleaseToJson(const ReleaseRequest& request);
 boost::json::object DlqPurgeToJson(const DlqPurgeRequest& request);
 boost::json::object QueueConfigUpdateToJson(const QueueConfigUpdate& update);
 boost::json::object RegisterWorkerToJson(const RegisterWorkerRequest& request);

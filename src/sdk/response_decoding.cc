@@ -154,6 +154,15 @@ Result<DlqRetryResult> DlqRetryResultFromJson(const boost::json::value& v) {
   return r;
 }
 
+Result<ReleaseResult> ReleaseResultFromJson(const boost::json::value& v) {
+  REDRIVE_ASSIGN_OR_RETURN(const auto* o, AsObject(v, "release result"));
+  ReleaseResult r;
+  r.dry_run = ReadBoolOr(*o, "dry_run", false);
+  r.selected_count = Int(*o, "selected_count");
+  r.released_ids = Strings(*o, "released_ids");
+  return r;
+}
+
 Result<QueueView> QueueViewFromJson(const boost::json::value& v) {
   QueueView q;
   REDRIVE_ASSIGN_OR_RETURN(q.config, wire::QueueConfigFromJson(v));

@@ -20,6 +20,7 @@ Result<FailResult> FailResultFromJson(const boost::json::value& v);
 Result<JobStatusEntry> JobStatusEntryFromJson(const boost::json::value& v);
 Result<PriorityChange> PriorityChangeFromJson(const boost::json::value& v);
 Result<DlqRetryResult> DlqRetryResultFromJson(const boost::json::value& v);
+Result<ReleaseResult> ReleaseResultFromJson(const boost::json::value& v);
 Result<QueueView> QueueViewFromJson(const boost::json::value& v);
 Result<QueueStats> QueueStatsFromJson(const boost::json::value& v);
 Result<WorkerRegistration> RegistrationFromJson(const boost::json::value& v);

@@ -120,6 +120,21 @@ void Worker::Impl::Report(const std::shared_ptr<HeldJob>& held, const HandlerRes
     }
   }
   const ClaimedJob& job = held->job;
+  if (result.kind() == HandlerResult::Kind::kSnooze) {
+    auto due = client_->Snooze(job.id, worker_id, job.lease_id, result.snooze_delay());
+    if (!due.ok() && due.status().code() == ErrorCode::kConflict) {
+      // Past max_snoozes: the lease is still ours, and the attempt fails instead.
+      return Report(held,
+                    HandlerResult::RetryableFailure("snooze refused: " + due.status().message()));
+    }
+    {
+      std::lock_guard lock(mu_);
+      ++(due.ok() ? stats_.snoozed : stats_.results_dropped);
+    }
+    if (!due.ok()) Error(due.status());
+    Forget(job.id);
+    return;
+  }
   if (result.kind() == HandlerResult::Kind::kSuccess) {
     Status s = client_->Complete(job.id, worker_id, job.lease_id, result.result());
     std::lock_guard lock(mu_);

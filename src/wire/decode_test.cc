@@ -43,6 +43,10 @@ TEST(DecodeTest, JobRoundTrips) {
   job.deadlettered_at = T(7);
   job.attempts = 3;
   job.lease_expiries = 1;
+  job.crash_count = 2;
+  job.crash_limit = 0;
+  job.snooze_count = 4;
+  job.max_snoozes = 9;
   auto decoded = JobFromJson(JobToJson(job));
   ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
   EXPECT_EQ(*decoded, job);
@@ -84,15 +88,19 @@ TEST(DecodeTest, QueueConfigAndCountsRoundTrip) {
   c.retention.completed = std::nullopt;
   c.created_at = T(1);
   c.updated_at = T(2);
+  c.crash_limit = 0;
+  c.max_snoozes = 1000;
   auto decoded = QueueConfigFromJson(QueueConfigToJson(c));
   ASSERT_TRUE(decoded.ok());
   EXPECT_EQ(*decoded, c);
   StatusCounts counts;
   counts.pending = 3;
   counts.deadletter = 1;
+  counts.quarantined = 5;
   auto back = StatusCountsFromJson(StatusCountsToJson(counts));
   EXPECT_EQ(back.pending, 3);
   EXPECT_EQ(back.deadletter, 1);
+  EXPECT_EQ(back.quarantined, 5);
 }
 
 TEST(DecodeTest, WorkerRoundTrips) {

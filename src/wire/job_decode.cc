@@ -61,6 +61,10 @@ Result<Job> JobFromJson(const boost::json::value& v) {
   job.lease_expires_at = ReadTime(*o, "lease_expires_at");
   job.attempts = static_cast<int>(ReadIntOr(*o, "attempts", 0));
   job.lease_expiries = static_cast<int>(ReadIntOr(*o, "lease_expiries", 0));
+  job.crash_count = static_cast<int>(ReadIntOr(*o, "crash_count", 0));
+  job.crash_limit = static_cast<int>(ReadIntOr(*o, "crash_limit", job.crash_limit));
+  job.snooze_count = static_cast<int>(ReadIntOr(*o, "snooze_count", 0));
+  job.max_snoozes = static_cast<int>(ReadIntOr(*o, "max_snoozes", job.max_snoozes));
   return job;
 }
 

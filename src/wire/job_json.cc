@@ -56,6 +56,10 @@ void AddLease(const Job& job, boost::json::object& out) {
 void AddCounters(const Job& job, boost::json::object& out) {
   out["attempts"] = job.attempts;
   out["lease_expiries"] = job.lease_expiries;
+  out["crash_count"] = job.crash_count;
+  out["crash_limit"] = job.crash_limit;
+  out["snooze_count"] = job.snooze_count;
+  out["max_snoozes"] = job.max_snoozes;
 }
 
 }  // namespace

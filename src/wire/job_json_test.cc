@@ -44,7 +44,8 @@ TEST(JobJsonTest, FullJobHasEveryContractField) {
         "backoff",    "last_error",      "dead_reason",        "tags",        "idempotency_key",
         "created_at", "updated_at",      "scheduled_at",       "started_at",  "completed_at",
         "expires_at", "deadlettered_at", "assigned_worker_id", "lease_id",    "lease_expires_at",
-        "attempts",   "lease_expiries"}) {
+        "attempts",   "lease_expiries",  "crash_count",        "crash_limit", "snooze_count",
+        "max_snoozes"}) {
     EXPECT_TRUE(o.contains(key)) << key;
   }
   EXPECT_EQ(o.at("organization_id"), "default");

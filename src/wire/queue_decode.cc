@@ -30,6 +30,8 @@ Result<QueueConfig> QueueConfigFromJson(const boost::json::value& v) {
   c.paused = ReadBoolOr(*o, "paused", false);
   c.paused_reason = ReadString(*o, "paused_reason");
   if (const auto* b = ReadObject(*o, "backoff")) c.backoff = BackoffFromJson(*b);
+  c.crash_limit = static_cast<int>(ReadIntOr(*o, "crash_limit", c.crash_limit));
+  c.max_snoozes = static_cast<int>(ReadIntOr(*o, "max_snoozes", c.max_snoozes));
   if (const auto* r = ReadObject(*o, "retention")) {
     c.retention.completed = ReadRetention(*r, "completed_seconds");
     c.retention.deadletter = ReadRetention(*r, "deadletter_seconds");
@@ -48,6 +50,7 @@ StatusCounts StatusCountsFromJson(const boost::json::object& o) {
   c.completed = ReadIntOr(o, "completed", 0);
   c.deadletter = ReadIntOr(o, "deadletter", 0);
   c.cancelled = ReadIntOr(o, "cancelled", 0);
+  c.quarantined = ReadIntOr(o, "quarantined", 0);
   return c;
 }
 

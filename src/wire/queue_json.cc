@@ -14,9 +14,10 @@ boost::json::value SecondsOrNull(const std::optional<std::chrono::seconds>& s) {
 }  // namespace
 
 boost::json::object StatusCountsToJson(const StatusCounts& counts) {
-  return {{"pending", counts.pending},       {"scheduled", counts.scheduled},
-          {"processing", counts.processing}, {"completed", counts.completed},
-          {"deadletter", counts.deadletter}, {"cancelled", counts.cancelled}};
+  return {{"pending", counts.pending},        {"scheduled", counts.scheduled},
+          {"processing", counts.processing},  {"completed", counts.completed},
+          {"deadletter", counts.deadletter},  {"cancelled", counts.cancelled},
+          {"quarantined", counts.quarantined}};
 }
 
 boost::json::object JobStatsToJson(const StatusCounts& counts) {
@@ -47,6 +48,8 @@ boost::json::object QueueConfigToJson(const QueueConfig& config) {
     out["paused_reason"] = nullptr;
   }
   out["backoff"] = BackoffToJson(config.backoff);
+  out["crash_limit"] = config.crash_limit;
+  out["max_snoozes"] = config.max_snoozes;
   out["retention"] = RetentionToJson(config.retention);
   out["created_at"] = TimeToJson(config.created_at);
   out["updated_at"] = TimeToJson(config.updated_at);

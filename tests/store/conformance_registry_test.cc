@@ -68,8 +68,13 @@ TEST_P(StoreConformanceTest, PutQueueReplacesEveryField) {
   q.created_at = T(3);
   q.updated_at = T(4);
   q.redrive_until = T(5) + std::chrono::microseconds(7);
+  q.crash_limit = 0;
+  q.max_snoozes = 7;
   Write([&](WriteTx& tx) {
-    ASSERT_TRUE(tx.EnsureQueue("billing", T(1), kNoQueueLimit).ok());
+    auto created = tx.EnsureQueue("billing", T(1), kNoQueueLimit);
+    ASSERT_TRUE(created.ok());
+    EXPECT_EQ(created->crash_limit, QueueConfig{}.crash_limit);  // the defaults
+    EXPECT_EQ(created->max_snoozes, QueueConfig{}.max_snoozes);
     ASSERT_TRUE(tx.PutQueue(q).ok());
   });
   EXPECT_EQ(*BeginRead()->GetQueue("billing"), q);

@@ -110,6 +110,10 @@ Job FullDeadJob() {
   job.retry_count = 5;
   job.attempts = 6;
   job.lease_expiries = 2;
+  job.crash_count = 2;
+  job.crash_limit = 5;
+  job.snooze_count = 3;
+  job.max_snoozes = 40;
   job.tags = {{"tenant", "acme"}, {"quote\"d", "line\nbreak\\ \u00e9 \U0001F600"}};
   job.idempotency_key = "order-17";
   job.expires_at = T(99999);

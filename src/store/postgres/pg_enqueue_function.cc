@@ -171,11 +171,11 @@ BEGIN
 
   INSERT INTO redrive.jobs AS j (id, queue_name, status, payload, priority, retry_count,
       max_retries, timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, tags,
-      idempotency_key, created_at, updated_at, scheduled_at, expires_at)
+      idempotency_key, created_at, updated_at, scheduled_at, expires_at, crash_limit, max_snoozes)
     VALUES (v_id, queue_name, v_status, v_payload, priority, 0,
       coalesce(max_retries, v_q.max_retries), coalesce(timeout_seconds, v_q.default_timeout),
       v_q.backoff_base_ms, v_q.backoff_max_ms, v_q.backoff_jitter_ms, v_tags,
-      idempotency_key, v_us, v_us, v_run, v_expires)
+      idempotency_key, v_us, v_us, v_run, v_expires, v_q.crash_limit, v_q.max_snoozes)
     ON CONFLICT DO NOTHING;
   IF NOT FOUND THEN
     -- A concurrent enqueue took the key first; ON CONFLICT waited for it.

@@ -49,6 +49,8 @@ QueueConfig ReadPgQueue(const PgResult& r, int row) {
   q.created_at = r.Time(row, 12);
   q.updated_at = r.Time(row, 13);
   q.redrive_until = r.OptTime(row, 14);
+  q.crash_limit = r.Int(row, 15);
+  q.max_snoozes = r.Int(row, 16);
   return q;
 }
 
@@ -68,6 +70,8 @@ void BindPgQueue(PgParams& p, const QueueConfig& q) {
   p.Add(q.created_at);
   p.Add(q.updated_at);
   p.Add(q.redrive_until);
+  p.Add(q.crash_limit);
+  p.Add(q.max_snoozes);
 }
 
 WorkerInfo ReadPgWorker(const PgResult& r, int row) {

@@ -12,10 +12,11 @@ namespace redrive::store::postgres {
 
 HistoryEntry ReadPgHistory(const PgResult& r, int row);  // REDRIVE_PG_HISTORY_COLUMNS
 
-#define REDRIVE_PG_QUEUE_COLUMNS                                                \
-  "queue_name, max_retries, default_timeout, enabled, paused, paused_reason, "  \
-  "backoff_base_ms, backoff_max_ms, backoff_jitter_ms, retention_completed_s, " \
-  "retention_deadletter_s, retention_cancelled_s, created_at, updated_at, redrive_until"
+#define REDRIVE_PG_QUEUE_COLUMNS                                                           \
+  "queue_name, max_retries, default_timeout, enabled, paused, paused_reason, "             \
+  "backoff_base_ms, backoff_max_ms, backoff_jitter_ms, retention_completed_s, "            \
+  "retention_deadletter_s, retention_cancelled_s, created_at, updated_at, redrive_until, " \
+  "crash_limit, max_snoozes"
 QueueConfig ReadPgQueue(const PgResult& r, int row);
 void BindPgQueue(PgParams& p, const QueueConfig& q);  // $1..$15
 // $1 queue_name; never locks (GetQueue).

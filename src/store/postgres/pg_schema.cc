@@ -274,6 +274,25 @@ constexpr char kSchemaV8[] = R"sql(
 ALTER TABLE redrive.queues ADD COLUMN redrive_until bigint;
 )sql";
 
+// Version 9: crashes, quarantine and snoozes (core/job.h): the counters and
+// limits of each job, the queues' defaults, and the status `quarantined`
+// (the CHECK of jobs.status, named by PostgreSQL after its column, is
+// replaced). Columns with a constant default rewrite no row; the new CHECK
+// reads the table once.
+constexpr char kSchemaV9[] = R"sql(
+ALTER TABLE redrive.jobs
+  ADD COLUMN crash_count integer NOT NULL DEFAULT 0 CHECK (crash_count >= 0),
+  ADD COLUMN crash_limit integer NOT NULL DEFAULT 3 CHECK (crash_limit >= 0),
+  ADD COLUMN snooze_count integer NOT NULL DEFAULT 0 CHECK (snooze_count >= 0),
+  ADD COLUMN max_snoozes integer NOT NULL DEFAULT 25 CHECK (max_snoozes >= 0),
+  DROP CONSTRAINT jobs_status_check,
+  ADD CONSTRAINT jobs_status_check CHECK (status IN
+    ('pending','scheduled','processing','completed','deadletter','cancelled','quarantined'));
+ALTER TABLE redrive.queues
+  ADD COLUMN crash_limit integer NOT NULL DEFAULT 3 CHECK (crash_limit >= 0),
+  ADD COLUMN max_snoozes integer NOT NULL DEFAULT 25 CHECK (max_snoozes >= 0);
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "delivery reservations, webhooks version", kSchemaV2},
@@ -283,6 +302,7 @@ constexpr PgMigration kMigrations[] = {
     {6, "history node id", kSchemaV6},
     {7, "throughput samples", kSchemaV7},
     {8, "queue redrive tail", kSchemaV8},
+    {9, "crash counts, quarantine and snoozes", kSchemaV9},
 };
 
 constexpr char kCreateMigrationsTable[] =

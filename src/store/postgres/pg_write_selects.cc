@@ -21,11 +21,13 @@ constexpr char kLockQueue[] =
     "SELECT " REDRIVE_PG_QUEUE_COLUMNS " FROM redrive.queues WHERE queue_name = $1 FOR UPDATE";
 constexpr char kInsertQueueIfAbsent[] =
     "INSERT INTO redrive.queues (" REDRIVE_PG_QUEUE_COLUMNS
-    ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)"
+    ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,"
+    " $16, $17)"
     " ON CONFLICT (queue_name) DO NOTHING RETURNING " REDRIVE_PG_QUEUE_COLUMNS;
 constexpr char kPutQueue[] =
     "INSERT INTO redrive.queues (" REDRIVE_PG_QUEUE_COLUMNS
-    ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)"
+    ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,"
+    " $16, $17)"
     " ON CONFLICT (queue_name) DO UPDATE SET max_retries = EXCLUDED.max_retries,"
     " default_timeout = EXCLUDED.default_timeout, enabled = EXCLUDED.enabled,"
     " paused = EXCLUDED.paused, paused_reason = EXCLUDED.paused_reason,"
@@ -35,7 +37,8 @@ constexpr char kPutQueue[] =
     " retention_deadletter_s = EXCLUDED.retention_deadletter_s,"
     " retention_cancelled_s = EXCLUDED.retention_cancelled_s,"
     " created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at,"
-    " redrive_until = EXCLUDED.redrive_until";
+    " redrive_until = EXCLUDED.redrive_until, crash_limit = EXCLUDED.crash_limit,"
+    " max_snoozes = EXCLUDED.max_snoozes";
 constexpr char kDeleteQueue[] = "DELETE FROM redrive.queues WHERE queue_name = $1";
 constexpr char kLockWorker[] =
     "SELECT " REDRIVE_PG_WORKER_COLUMNS " FROM redrive.workers WHERE id = $1 FOR UPDATE";

@@ -209,6 +209,10 @@ inline constexpr JobColumn kJobColumns[] = {
     UpdatedColumn<&Job::lease_expires_at>("lease_expires_at"),
     UpdatedColumn<&Job::attempts>("attempts"),
     UpdatedColumn<&Job::lease_expiries>("lease_expiries"),
+    UpdatedColumn<&Job::crash_count>("crash_count"),
+    UpdatedColumn<&Job::crash_limit>("crash_limit"),
+    UpdatedColumn<&Job::snooze_count>("snooze_count"),
+    UpdatedColumn<&Job::max_snoozes>("max_snoozes"),
 };
 inline constexpr int kJobColumnCount = static_cast<int>(std::size(kJobColumns));
 

@@ -96,6 +96,10 @@ std::map<std::string, std::function<void(Job&)>> ChangeByColumn() {
       {"lease_expires_at", [](Job& j) { j.lease_expires_at = T(17); }},
       {"attempts", [](Job& j) { j.attempts = 3; }},
       {"lease_expiries", [](Job& j) { j.lease_expiries = 2; }},
+      {"crash_count", [](Job& j) { j.crash_count = 2; }},
+      {"crash_limit", [](Job& j) { j.crash_limit = 0; }},
+      {"snooze_count", [](Job& j) { j.snooze_count = 1; }},
+      {"max_snoozes", [](Job& j) { j.max_snoozes = 7; }},
   };
 }
 

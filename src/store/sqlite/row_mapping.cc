@@ -109,6 +109,8 @@ QueueConfig ReadQueue(const Statement& stmt) {
   q.created_at = stmt.Time(12);
   q.updated_at = stmt.Time(13);
   q.redrive_until = stmt.OptTime(14);
+  q.crash_limit = stmt.Int(15);
+  q.max_snoozes = stmt.Int(16);
   return q;
 }
 
@@ -128,6 +130,8 @@ void BindQueue(Statement& stmt, const QueueConfig& q) {
   stmt.Bind(13, q.created_at);
   stmt.Bind(14, q.updated_at);
   stmt.Bind(15, q.redrive_until);
+  stmt.Bind(16, q.crash_limit);
+  stmt.Bind(17, q.max_snoozes);
 }
 
 WorkerInfo ReadWorker(const Statement& stmt) {

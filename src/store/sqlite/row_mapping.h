@@ -25,7 +25,8 @@ namespace redrive::store::sqlite {
   "timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, last_error, "      \
   "dead_reason, tags, idempotency_key, created_at, updated_at, scheduled_at, started_at, " \
   "completed_at, expires_at, deadlettered_at, assigned_worker_id, lease_id, "              \
-  "lease_expires_at, attempts, lease_expiries"
+  "lease_expires_at, attempts, lease_expiries, crash_count, crash_limit, snooze_count, "   \
+  "max_snoozes"
 // The same, with payload and result replaced by empty values (summaries:
 // large payloads are not even read from disk).
 #define REDRIVE_JOB_SUMMARY_COLUMNS                                                        \
@@ -33,7 +34,8 @@ namespace redrive::store::sqlite {
   "timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, last_error, "      \
   "dead_reason, tags, idempotency_key, created_at, updated_at, scheduled_at, started_at, " \
   "completed_at, expires_at, deadlettered_at, assigned_worker_id, lease_id, "              \
-  "lease_expires_at, attempts, lease_expiries"
+  "lease_expires_at, attempts, lease_expiries, crash_count, crash_limit, snooze_count, "   \
+  "max_snoozes"
 
 // Reads a job from the current row, whose columns start at `first` in
 // REDRIVE_JOB_COLUMNS order. INTERNAL if a stored value cannot be decoded.
@@ -42,12 +44,13 @@ Result<Job> ReadJob(const Statement& stmt, int first = 0);
 #define REDRIVE_HISTORY_COLUMNS "id, job_id, event_type, worker_id, details, created_at, node_id"
 HistoryEntry ReadHistory(const Statement& stmt);
 
-#define REDRIVE_QUEUE_COLUMNS                                                   \
-  "queue_name, max_retries, default_timeout, enabled, paused, paused_reason, "  \
-  "backoff_base_ms, backoff_max_ms, backoff_jitter_ms, retention_completed_s, " \
-  "retention_deadletter_s, retention_cancelled_s, created_at, updated_at, redrive_until"
+#define REDRIVE_QUEUE_COLUMNS                                                              \
+  "queue_name, max_retries, default_timeout, enabled, paused, paused_reason, "             \
+  "backoff_base_ms, backoff_max_ms, backoff_jitter_ms, retention_completed_s, "            \
+  "retention_deadletter_s, retention_cancelled_s, created_at, updated_at, redrive_until, " \
+  "crash_limit, max_snoozes"
 QueueConfig ReadQueue(const Statement& stmt);
-void BindQueue(Statement& stmt, const QueueConfig& q);  // ?1..?15
+void BindQueue(Statement& stmt, const QueueConfig& q);  // ?1..?17
 
 #define REDRIVE_WORKER_COLUMNS                                                          \
   "id, queue_name, hostname, worker_type, max_concurrency, metadata, version, status, " \

@@ -253,6 +253,33 @@ constexpr char kSchemaV7[] = R"sql(
 ALTER TABLE queues ADD COLUMN redrive_until INTEGER;
 )sql";
 
+// Version 8: crashes, quarantine and snoozes (core/job.h). A job counts the
+// attempts that lost their lease (crash_count) against its crash_limit and
+// the snoozes it took against max_snoozes; queues hold the defaults. The new
+// status `quarantined` needs the CHECK of jobs.status widened. SQLite cannot
+// alter a CHECK, and rebuilding jobs would cascade-delete its payloads,
+// tags and history (foreign keys are on), so the stored CREATE TABLE text
+// is edited in place — the documented way for changes that leave every
+// stored row valid (https://sqlite.org/lang_altertable.html, section 8). The
+// ALTERs run first: they locate the end of the CREATE text from the parsed
+// schema, which the edit would make stale; RESET then reloads this
+// connection's schema, and the ALTERs' schema-cookie change makes every other
+// connection reload it.
+constexpr char kSchemaV8[] = R"sql(
+ALTER TABLE jobs ADD COLUMN crash_count INTEGER NOT NULL DEFAULT 0 CHECK (crash_count >= 0);
+ALTER TABLE jobs ADD COLUMN crash_limit INTEGER NOT NULL DEFAULT 3 CHECK (crash_limit >= 0);
+ALTER TABLE jobs ADD COLUMN snooze_count INTEGER NOT NULL DEFAULT 0 CHECK (snooze_count >= 0);
+ALTER TABLE jobs ADD COLUMN max_snoozes INTEGER NOT NULL DEFAULT 25 CHECK (max_snoozes >= 0);
+ALTER TABLE queues ADD COLUMN crash_limit INTEGER NOT NULL DEFAULT 3 CHECK (crash_limit >= 0);
+ALTER TABLE queues ADD COLUMN max_snoozes INTEGER NOT NULL DEFAULT 25 CHECK (max_snoozes >= 0);
+PRAGMA writable_schema = ON;
+UPDATE sqlite_schema
+   SET sql = replace(sql, '''deadletter'',''cancelled'')',
+                     '''deadletter'',''cancelled'',''quarantined'')')
+ WHERE type = 'table' AND name = 'jobs';
+PRAGMA writable_schema = RESET;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "outgoing webhooks", kSchemaV2},
@@ -261,6 +288,7 @@ constexpr Migration kMigrations[] = {
     {5, "history node id", kSchemaV5},
     {6, "throughput samples", kSchemaV6},
     {7, "queue redrive tail", kSchemaV7},
+    {8, "crash counts, quarantine and snoozes", kSchemaV8},
 };
 
 constexpr char kCreateMigrationsTable[] =

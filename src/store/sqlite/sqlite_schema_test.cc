@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <string_view>
 #include <vector>
 
 #include "store/sqlite/temp_dir_for_test.h"
@@ -78,6 +80,54 @@ TEST_F(SchemaTest, AVersionOneFileUpgradesToTheLatest) {
   EXPECT_EQ(*SchemaVersion(*conn_), Migrations().back().version);
   EXPECT_TRUE(TableExists("webhook_deliveries"));
   EXPECT_TRUE(TableExists("duty_leases"));
+}
+
+// The quarantine migration widens the CHECK of jobs.status in place: a file
+// from before it keeps its jobs (payloads, history) and their new counters
+// take the defaults; `quarantined` is then accepted, on this connection and
+// on a new one, and a status that does not exist is still refused.
+TEST_F(SchemaTest, AFileFromBeforeQuarantineUpgradesKeepingItsJobs) {
+  size_t before = 0;
+  while (std::string_view(Migrations()[before].name) != "crash counts, quarantine and snoozes") {
+    ++before;
+  }
+  ASSERT_TRUE(Migrate(*conn_, Migrations().first(before)).ok());
+  const char* kInsertJob =
+      "INSERT INTO jobs (id, queue_name, status, priority, retry_count, max_retries,"
+      " timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, created_at,"
+      " updated_at, scheduled_at, completed_at) VALUES ('%s', 'q', '%s', 0, 2, 3, 30, 1, 1, 1,"
+      " 1, 1, 1, 1);";
+  auto insert = [&](const char* id, const char* status) {
+    char sql[512];
+    std::snprintf(sql, sizeof sql, kInsertJob, id, status);
+    return conn_->ExecScript(sql);
+  };
+  ASSERT_TRUE(insert("old", "completed").ok());
+  ASSERT_TRUE(conn_->ExecScript("INSERT INTO job_payloads VALUES ('old', '{}', NULL);").ok());
+  EXPECT_FALSE(insert("early", "quarantined").ok());
+  ASSERT_TRUE(Migrate(*conn_).ok());
+  auto stmt = conn_->Prepare(
+      "SELECT retry_count, crash_count, crash_limit, snooze_count, max_snoozes,"
+      " (SELECT count(*) FROM job_payloads) FROM jobs WHERE id = 'old'");
+  ASSERT_TRUE(stmt.ok()) << stmt.status().ToString();
+  ASSERT_TRUE(*stmt->Step());
+  EXPECT_EQ(stmt->Int(0), 2);
+  EXPECT_EQ(stmt->Int(1), 0);
+  EXPECT_EQ(stmt->Int(2), 3);
+  EXPECT_EQ(stmt->Int(3), 0);
+  EXPECT_EQ(stmt->Int(4), 25);
+  EXPECT_EQ(stmt->Int(5), 1);
+  EXPECT_TRUE(insert("q1", "quarantined").ok());
+  EXPECT_FALSE(insert("bad", "quarantine").ok());
+  ConnectionOptions options;
+  options.writer = true;
+  auto other = Connection::Open(dir_.File("s.db"), options);
+  ASSERT_TRUE(other.ok());
+  EXPECT_TRUE((*other)->Exec("UPDATE jobs SET status = 'quarantined' WHERE id = 'old'").ok());
+  EXPECT_FALSE((*other)->Exec("UPDATE jobs SET status = 'bogus' WHERE id = 'old'").ok());
+  auto check = conn_->Prepare("PRAGMA integrity_check");
+  ASSERT_TRUE(*check->Step());
+  EXPECT_EQ(check->String(0), "ok");
 }
 
 TEST_F(SchemaTest, MigrationsAreNumberedInOrderWithoutGaps) {

@@ -12,7 +12,7 @@ namespace {
 
 constexpr char kPutQueue[] = "INSERT OR REPLACE INTO queues (" REDRIVE_QUEUE_COLUMNS
                              ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-                             "?14, ?15)";
+                             "?14, ?15, ?16, ?17)";
 constexpr char kDeleteQueue[] = "DELETE FROM queues WHERE queue_name = ?1";
 constexpr char kCountQueues[] = "SELECT count(*) FROM queues";
 constexpr char kPutWorker[] = "INSERT OR REPLACE INTO workers (" REDRIVE_WORKER_COLUMNS
