@@ -154,10 +154,9 @@ TEST(HolderWithoutLeaseIdTest, RefusedForAnotherWorkerAnExpiredLeaseOrAJobNotHel
   expired.lease_expires_at = kT0;
   EXPECT_EQ(ApplyAt(expired, event::Complete{"w1", std::nullopt, "1"}).status().code(),
             ErrorCode::kLeaseExpired);
-  EXPECT_EQ(ApplyAt(JobIn(JobStatus::kPending), event::Complete{"w1", std::nullopt, "1"})
-                .status()
-                .code(),
-            ErrorCode::kLeaseExpired);
+  EXPECT_EQ(
+      ApplyAt(JobIn(JobStatus::kPending), event::Complete{"w1", std::nullopt, "1"}).status().code(),
+      ErrorCode::kLeaseExpired);
   // A lease_id that is given is still checked: the strict fence.
   EXPECT_EQ(ApplyAt(j, event::Complete{"w1", std::string("lease-0"), "1"}).status().code(),
             ErrorCode::kLeaseExpired);

@@ -274,6 +274,12 @@ constexpr char kSchemaV8[] = R"sql(
 ALTER TABLE redrive.queues ADD COLUMN redrive_until bigint;
 )sql";
 
+// Spooled-compatible signature headers, per webhook (Webhook::signature_format).
+constexpr char kSchemaSignatureFormat[] = R"sql(
+ALTER TABLE redrive.webhooks ADD COLUMN signature_format text NOT NULL DEFAULT 'redrive'
+  CHECK (signature_format IN ('redrive','spooled'));
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "delivery reservations, webhooks version", kSchemaV2},
@@ -283,6 +289,7 @@ constexpr PgMigration kMigrations[] = {
     {6, "history node id", kSchemaV6},
     {7, "throughput samples", kSchemaV7},
     {8, "queue redrive tail", kSchemaV8},
+    {9, "webhook signature format", kSchemaSignatureFormat},
 };
 
 constexpr char kCreateMigrationsTable[] =

@@ -253,6 +253,12 @@ constexpr char kSchemaV7[] = R"sql(
 ALTER TABLE queues ADD COLUMN redrive_until INTEGER;
 )sql";
 
+// Spooled-compatible signature headers, per webhook (Webhook::signature_format).
+constexpr char kSchemaSignatureFormat[] = R"sql(
+ALTER TABLE webhooks ADD COLUMN signature_format TEXT NOT NULL DEFAULT 'redrive'
+  CHECK (signature_format IN ('redrive','spooled'));
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "outgoing webhooks", kSchemaV2},
@@ -261,6 +267,7 @@ constexpr Migration kMigrations[] = {
     {5, "history node id", kSchemaV5},
     {6, "throughput samples", kSchemaV6},
     {7, "queue redrive tail", kSchemaV7},
+    {8, "webhook signature format", kSchemaSignatureFormat},
 };
 
 constexpr char kCreateMigrationsTable[] =
