@@ -9,7 +9,7 @@ import {openDialog, showNotice, showError, busy, clearMessages} from './ui.js';
 // The events a webhook can subscribe to (docs/api.md, "Events").
 export const EVENTS = ['job.created', 'job.started', 'job.completed', 'job.failed',
                        'job.deadlettered', 'job.retried', 'job.cancelled', 'queue.paused',
-                       'queue.resumed'];
+                       'queue.resumed', 'worker.registered', 'worker.deregistered'];
 export const FORMATS = ['json', 'slack'];
 
 // "enabled" / "disabled", the reason of a disabled one in plain sight.

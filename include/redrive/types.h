@@ -319,7 +319,7 @@ struct FailResult {
 };
 
 struct Health {
-  std::string status;   // "ok"
+  std::string status;   // "healthy", or "degraded" while the store is not ready
   std::string version;  // the server's
 };
 

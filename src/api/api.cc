@@ -12,6 +12,7 @@
 #include "api/call.h"
 #include "api/error_mapping.h"
 #include "api/http_metrics.h"
+#include "api/out_of_scope.h"
 #include "api/request_decoding.h"
 #include "api/request_guard.h"
 #include "api/router.h"
@@ -47,9 +48,11 @@ class Api::Impl {
         auth_failures_(options_.clock ? *options_.clock : DefaultClock(), options_.auth_failures) {}
 
   // Everything decided on the head, in order: the target (400), the Host
-  // when no keys are configured (403), the route (404/405), the origin of a
-  // state change (403), then authentication (429 while an address is over
-  // its failure budget, 401) and authorization (403).
+  // when no keys are configured (403), the route (404/405: but first, when
+  // keys are configured, the key, so that strangers learn nothing of which
+  // routes exist — except at a public route's path), the origin of a state
+  // change (403), then authentication (429 while an address is over its
+  // failure budget, 401) and authorization (403).
   Admission Admit(const Request& request) {
     Admission a;
     Result<Target> target = ParseTarget(request.target);
@@ -61,12 +64,20 @@ class Api::Impl {
       }
     }
     a.match = router_.Match(request.method, a.target.segments);
-    if (a.match.kind == RouteMatch::Kind::kNotFound) {
-      return Refuse(std::move(a),
-                    ErrorResponse(Status::NotFound("no route for " + request.target)));
-    }
-    if (a.match.kind == RouteMatch::Kind::kMethodNotAllowed) {
-      return Refuse(std::move(a), MethodNotAllowed(request.method, a.match.allow));
+    if (a.match.kind != RouteMatch::Kind::kFound) {
+      const bool public_path = (a.match.path_access & kPublic) != 0;
+      if (!public_path) {
+        if (std::optional<Response> refused = CheckKey(request, a)) {
+          return Refuse(std::move(a), std::move(*refused));
+        }
+      }
+      if (a.match.kind == RouteMatch::Kind::kMethodNotAllowed) {
+        return Refuse(std::move(a), MethodNotAllowed(request.method, a.match.allow));
+      }
+      std::optional<std::string> reason = OutOfScopeReason(a.target.segments);
+      return Refuse(
+          std::move(a),
+          ErrorResponse(Status::NotFound(reason ? *reason : "no route for " + request.target)));
     }
     a.route = a.match.route->pattern;
     if (IsMutatingMethod(request.method)) {
@@ -79,20 +90,9 @@ class Api::Impl {
     const unsigned access = a.match.route->access;
     const bool presents_key = request.header("authorization") != nullptr;
     if ((access & kPublic) && !((access & kOptionalKey) && presents_key)) return a;
-    if (options_.keys.empty()) return a;  // everyone is admin
-    if (std::optional<std::chrono::seconds> wait =
-            auth_failures_.RetryAfter(request.client_address)) {
-      return Refuse(std::move(a), TooManyFailures(*wait));
+    if (std::optional<Response> refused = CheckKey(request, a)) {
+      return Refuse(std::move(a), std::move(*refused));
     }
-    Result<Role> role = Authenticate(request, options_.keys);
-    if (!role.ok()) {
-      auth_failures_.RecordFailure(request.client_address);
-      // Never the key itself: only who tried, where, and why it failed.
-      spdlog::info("{}: authentication failed on {} {}: {}", ClientName(request), request.method,
-                   a.route, role.status().message());
-      return Refuse(std::move(a), ErrorResponse(role.status()));
-    }
-    a.role = *role;
     if (!(access & kPublic)) {
       if (Status st = Authorize(a.role, access); !st.ok()) {
         return Refuse(std::move(a), ErrorResponse(st));
@@ -123,6 +123,27 @@ class Api::Impl {
   static Admission Refuse(Admission a, Response response) {
     a.refusal = std::move(response);
     return a;
+  }
+
+  // Authentication: the refusal (429 while the address is over its failure
+  // budget, 401), or nullopt with a.role set. With no keys configured
+  // everyone is admin.
+  std::optional<Response> CheckKey(const Request& request, Admission& a) {
+    if (options_.keys.empty()) return std::nullopt;
+    if (std::optional<std::chrono::seconds> wait =
+            auth_failures_.RetryAfter(request.client_address)) {
+      return TooManyFailures(*wait);
+    }
+    Result<Role> role = Authenticate(request, options_.keys);
+    if (!role.ok()) {
+      auth_failures_.RecordFailure(request.client_address);
+      // Never the key itself: only who tried, where, and why it failed.
+      spdlog::info("{}: authentication failed on {} {}: {}", ClientName(request), request.method,
+                   a.route, role.status().message());
+      return ErrorResponse(role.status());
+    }
+    a.role = *role;
+    return std::nullopt;
   }
 
   static std::string ClientName(const Request& request) {

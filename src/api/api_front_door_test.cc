@@ -124,8 +124,42 @@ TEST_F(FrontDoorTest, ScreenRefusesUnauthenticatedAndForbiddenRequestsOnTheirHea
   EXPECT_EQ(refusal->status, 403);
   enqueue.headers["authorization"] = "Bearer admin-key";
   EXPECT_FALSE(api_->Screen(enqueue).has_value());
-  EXPECT_EQ(api_->Screen(Head("GET", "/nowhere"))->status, 404);
+  EXPECT_EQ(api_->Screen(Head("GET", "/nowhere"))->status, 401);  // the key comes first
   EXPECT_FALSE(api_->Screen(Head("GET", "/health")).has_value());
+}
+
+// With keys configured, a stranger learns nothing about which routes exist:
+// an unknown route or a wrong method is 401 until the key is valid. The
+// public paths (health, console files, /me) answer as before.
+TEST_F(FrontDoorTest, UnknownRoutesNeedAValidKeyBeforeTheyAre404) {
+  UseKeys({.max_failures = 0});  // no 429s: this test fails keys on purpose
+  auto with_key = [](std::string method, std::string target, std::string key) {
+    Request r = Head(std::move(method), std::move(target));
+    if (!key.empty()) r.headers["authorization"] = "Bearer " + key;
+    return r;
+  };
+  for (const char* key : {"", "wrong-key"}) {
+    for (const auto& [method, target] :
+         {std::pair{"GET", "/api/v1/nothing"}, std::pair{"GET", "/nowhere"},
+          std::pair{"PATCH", "/api/v1/jobs/abc"}, std::pair{"GET", "/api/v1/organizations"}}) {
+      Request r = with_key(method, target, key);
+      ASSERT_TRUE(api_->Screen(r).has_value()) << method << " " << target;
+      EXPECT_EQ(api_->Screen(r)->status, 401) << method << " " << target << " key " << key;
+      Reply reply = Send(r);
+      EXPECT_EQ(reply.status, 401) << method << " " << target;
+      EXPECT_EQ(reply.Code(), "UNAUTHORIZED");
+    }
+  }
+  // A valid key, of any role, learns the truth.
+  EXPECT_EQ(Send(with_key("GET", "/api/v1/nothing", "viewer-key")).status, 404);
+  Reply wrong_method = Send(with_key("PATCH", "/api/v1/jobs/abc", "viewer-key"));
+  EXPECT_EQ(wrong_method.status, 405);
+  EXPECT_EQ(wrong_method.Code(), "METHOD_NOT_ALLOWED");
+  // Public paths need no key, even with a wrong method.
+  EXPECT_EQ(Send(with_key("POST", "/health", "")).status, 405);
+  EXPECT_EQ(Send(with_key("GET", "/console/nope.js", "")).status, 404);
+  EXPECT_EQ(Send(with_key("GET", "/api/v1/me", "")).status, 200);
+  EXPECT_FALSE(api_->Screen(with_key("GET", "/", "")).has_value());  // the console's page
 }
 
 TEST_F(FrontDoorTest, FailedKeysAreRateLimitedPerAddressOnEveryRouteIncludingMe) {

@@ -53,11 +53,16 @@ TEST_F(ApiHealthFaultsTest, FullDiskMakesTheNodeUnreadyUntilACommitSucceeds) {
   EXPECT_EQ(ready.Code(), "SERVICE_UNAVAILABLE");
   EXPECT_NE(Message(ready).find("full"), std::string::npos) << Message(ready);
   EXPECT_EQ(Get("/health/live").status, 200) << "alive, only not ready";
+  Reply health = Get("/health");  // Spooled's shape: answers, and says so
+  EXPECT_EQ(health.status, 200);
+  EXPECT_EQ(health["status"], "degraded");
+  EXPECT_EQ(health["database"], false);
   EXPECT_EQ(TotalJobs(), 0) << "reads still work, and show no unacknowledged job";
 
   faults_.Clear();  // space freed
   EXPECT_EQ(EnqueueReply().status, 201);
   EXPECT_EQ(Get("/health/ready").status, 200);
+  EXPECT_EQ(Get("/health")["status"], "healthy");
   EXPECT_EQ(TotalJobs(), 1);
 }
 

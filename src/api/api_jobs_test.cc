@@ -38,6 +38,31 @@ TEST_F(ApiTest, EnqueueValidationNamesTheField) {
   }
 }
 
+// Spooled's fields for features Redrive lacks are refused, never ignored.
+TEST_F(ApiTest, SpooledFieldsRedriveLacksAreRefusedNamingTheField) {
+  Reply parent = Post("/api/v1/jobs", R"({"queue_name":"q","payload":{},"parent_job_id":"x"})");
+  EXPECT_EQ(parent.status, 400);
+  EXPECT_EQ(parent.Field(), "parent_job_id");
+  Reply hook =
+      Post("/api/v1/jobs", R"({"queue_name":"q","payload":{},"completion_webhook":"http://a/"})");
+  EXPECT_EQ(hook.Field(), "completion_webhook");
+  EXPECT_NE(Str(hook["message"]).find("not supported"), std::string::npos);
+  Reply bulk = Post("/api/v1/jobs/bulk",
+                    R"({"queue_name":"q","jobs":[{"payload":{},"parent_job_id":"x"}]})");
+  ASSERT_EQ(bulk.status, 200);
+  EXPECT_EQ(bulk["failure_count"], 1);
+  // null is "not given", as everywhere.
+  EXPECT_EQ(Post("/api/v1/jobs", R"({"queue_name":"q","payload":{},"parent_job_id":null})").status,
+            201);
+  EXPECT_EQ(Do("PUT", "/api/v1/queues/q/config", R"({"rate_limit":10})").Field(), "rate_limit");
+  EXPECT_EQ(Do("PUT", "/api/v1/queues/q/config", R"({"settings":{}})").Field(), "settings");
+  EXPECT_EQ(Get("/api/v1/jobs?order_by=created_at&order_dir=desc").status, 200);
+  EXPECT_EQ(Get("/api/v1/jobs?order_by=priority").Field(), "order_by");
+  EXPECT_EQ(Get("/api/v1/jobs?order_dir=asc").Field(), "order_dir");
+  EXPECT_EQ(Get("/api/v1/jobs/dlq?order_by=deadlettered_at").status, 200);
+  EXPECT_EQ(Get("/api/v1/jobs/dlq?order_by=created_at").Field(), "order_by");
+}
+
 TEST_F(ApiTest, GetJobShowsTheFullJob) {
   std::string id = Enqueue("q", R"(,"tags":{"t":"v"},"priority":7)");
   Reply r = Get("/api/v1/jobs/" + id);
@@ -144,6 +169,35 @@ TEST_F(ApiTest, HeartbeatAndStaleLease) {
   Reply foreign = Post("/api/v1/jobs/" + id + "/complete",
                        R"({"worker_id":"w2","lease_id":")" + lease + R"("})");
   EXPECT_EQ(foreign.Code(), "LEASE_EXPIRED");
+}
+
+// Spooled's SDK may leave lease_id out: the worker_id must then name the
+// job's current holder and the lease must still be valid.
+TEST_F(ApiTest, LeaseCallsWithoutLeaseIdFenceOnTheHolder) {
+  std::string id = Enqueue();
+  ClaimOne();
+  const std::string base = "/api/v1/jobs/" + id;
+  Reply hb = Post(base + "/heartbeat", R"({"worker_id":"w1","lease_duration_secs":60})");
+  ASSERT_EQ(hb.status, 200) << hb.raw.body;
+  for (const char* route : {"/heartbeat", "/complete", "/fail"}) {
+    Reply foreign =
+        Post(base + route, R"({"worker_id":"w2","lease_duration_secs":60,"error":"e"})");
+    EXPECT_EQ(foreign.status, 409) << route;
+    EXPECT_EQ(foreign.Code(), "LEASE_EXPIRED") << route;
+  }
+  Reply empty = Post(base + "/complete", R"({"worker_id":"w1","lease_id":""})");
+  EXPECT_EQ(empty.Field(), "lease_id");  // given, it must be a real lease id
+  Reply done = Post(base + "/complete", R"({"worker_id":"w1","result":{"ok":true}})");
+  ASSERT_EQ(done.status, 200) << done.raw.body;
+  EXPECT_EQ(Get(base)["status"], "completed");
+
+  // An expired lease is not the holder's any more, with or without lease_id.
+  std::string late = Enqueue();
+  ClaimOne();
+  clock_.Advance(std::chrono::seconds(31));
+  Reply expired = Post("/api/v1/jobs/" + late + "/fail", R"({"worker_id":"w1","error":"e"})");
+  EXPECT_EQ(expired.status, 409) << expired.raw.body;
+  EXPECT_EQ(expired.Code(), "LEASE_EXPIRED");
 }
 
 TEST_F(ApiTest, FailRetriesThenDeadLetters) {

@@ -34,8 +34,8 @@ TEST_F(ApiOperatorTest, ListJobsWithFilters) {
   EXPECT_EQ(Get("/api/v1/jobs?status=pending&limit=1").json.as_array().size(), 1u);
   EXPECT_EQ(Get("/api/v1/jobs?status=completed").json.as_array().size(), 0u);
   EXPECT_EQ(Get("/api/v1/jobs?status=bogus").Field(), "status");
-  EXPECT_EQ(Get("/api/v1/jobs?limit=0").Field(), "limit");
-  EXPECT_EQ(Get("/api/v1/jobs?limit=101").Field(), "limit");
+  EXPECT_EQ(Get("/api/v1/jobs?limit=-1").Field(), "limit");
+  EXPECT_EQ(Get("/api/v1/jobs?limit=ten").Field(), "limit");
   EXPECT_EQ(Get("/api/v1/jobs?offset=-1").Field(), "offset");
   EXPECT_EQ(Get("/api/v1/jobs?queue_name=.x").Field(), "queue_name");
 }
@@ -172,7 +172,8 @@ TEST_F(ApiOperatorTest, DlqSummaryGroupsAndErrorPrefixNarrows) {
   EXPECT_EQ(groups[1].at("queue_name"), "b");
   EXPECT_EQ(groups[1].at("count"), 1);
   EXPECT_EQ(Get("/api/v1/jobs/dlq/summary?queue_name=b").json.as_array().size(), 1u);
-  EXPECT_EQ(Get("/api/v1/jobs/dlq/summary?limit=101").Field(), "limit");
+  EXPECT_EQ(Get("/api/v1/jobs/dlq/summary?limit=101").status, 200);  // capped at 100
+  EXPECT_EQ(Get("/api/v1/jobs/dlq/summary?limit=-5").Field(), "limit");
   EXPECT_EQ(Get("/api/v1/jobs/dlq?error_prefix=x").json.as_array().size(), 3u);
   EXPECT_EQ(Get("/api/v1/jobs/dlq?error_prefix=X").json.as_array().size(), 0u);
   Reply dry = Post("/api/v1/jobs/dlq/retry", R"({"error_prefix":"y","dry_run":true})");
@@ -260,6 +261,7 @@ TEST_F(ApiOperatorTest, Queues) {
   EXPECT_EQ(Get("/api/v1/queues/emails")["enabled"], true);
   EXPECT_EQ(Get("/api/v1/queues/nope").status, 404);
   EXPECT_EQ(Get("/api/v1/queues/emails/stats")["pending"], 1);
+  EXPECT_EQ(Get("/api/v1/queues/nope/stats").status, 404);
 
   Reply config = Do("PUT", "/api/v1/queues/emails/config",
                     R"({"max_retries":5,"default_timeout":60,"backoff":{"base_ms":10,"max_ms":20},
@@ -326,6 +328,33 @@ TEST_F(ApiOperatorTest, Workers) {
   EXPECT_EQ(Get("/api/v1/workers").json.as_array().size(), 1u);
   EXPECT_EQ(Post("/api/v1/workers/" + id + "/deregister", "").status, 204);
   EXPECT_EQ(Get("/api/v1/workers/nope").status, 404);
+}
+
+// Spooled's QueueStats: active_workers counts this queue's workers that are
+// not offline; what would need a scan of the jobs is null.
+TEST_F(ApiOperatorTest, QueueStatsCarrySpooledsFields) {
+  Enqueue("emails");
+  auto reg = [&](const std::string& queue, const std::string& id) {
+    return Post("/api/v1/workers/register",
+                R"({"queue_name":")" + queue + R"(","hostname":"h","worker_id":")" + id + R"("})")
+        .status;
+  };
+  ASSERT_EQ(reg("emails", "a"), 201);
+  ASSERT_EQ(reg("emails", "b"), 201);
+  ASSERT_EQ(reg("other", "c"), 201);
+  ASSERT_EQ(Post("/api/v1/workers/b/deregister", "").status, 204);
+  Reply s = Get("/api/v1/queues/emails/stats");
+  ASSERT_EQ(s.status, 200) << s.raw.body;
+  EXPECT_EQ(s["queue_name"], "emails");
+  EXPECT_EQ(s["pending_jobs"], 1);
+  EXPECT_EQ(s["processing_jobs"], 0);
+  EXPECT_EQ(s["active_workers"], 1);
+  for (const char* key :
+       {"completed_jobs_24h", "failed_jobs_24h", "avg_processing_time_ms", "max_job_age_seconds"}) {
+    EXPECT_TRUE(s[key].is_null()) << key;
+  }
+  clock_.Advance(std::chrono::seconds(31));  // three missed heartbeat intervals: offline
+  EXPECT_EQ(Get("/api/v1/queues/emails/stats")["active_workers"], 0);
 }
 
 }  // namespace

@@ -10,6 +10,27 @@ TEST_F(ApiTest, UnknownRouteIs404) {
   EXPECT_EQ(r.Code(), "NOT_FOUND");
 }
 
+// Spooled's multi-tenant SaaS routes answer 404 with the reason they are
+// out of scope, not a bare "no route".
+TEST_F(ApiTest, OutOfScopeSpooledRoutesAre404NamingTheReason) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"POST", "/api/v1/organizations"}, {"GET", "/api/v1/organizations/usage"},
+      {"GET", "/api/v1/billing/status"}, {"POST", "/api/v1/billing/portal"},
+      {"GET", "/api/v1/admin/plans"},    {"POST", "/api/v1/auth/email/start"},
+  };
+  for (const auto& [method, target] : cases) {
+    Reply r = Do(method, target, "{}");
+    EXPECT_EQ(r.status, 404) << target;
+    EXPECT_EQ(r.Code(), "NOT_FOUND") << target;
+    EXPECT_NE(Str(r["message"]).find("out of scope"), std::string::npos)
+        << target << ": " << r.raw.body;
+  }
+  // Anything else is a plain unknown route.
+  Reply other = Get("/api/v1/organisations");
+  EXPECT_EQ(other.status, 404);
+  EXPECT_EQ(Str(other["message"]).find("out of scope"), std::string::npos);
+}
+
 TEST_F(ApiTest, WrongMethodIs405WithAllow) {
   Reply r = Do("PATCH", "/api/v1/jobs/abc");
   EXPECT_EQ(r.status, 405);
@@ -23,7 +44,7 @@ TEST_F(ApiTest, WrongMethodIs405WithAllow) {
 TEST_F(ApiTest, HeadIsAnsweredLikeGet) {
   Reply r = Do("HEAD", "/health");
   EXPECT_EQ(r.status, 200);
-  EXPECT_EQ(r["status"], "ok");  // the server, not the Api, drops the body
+  EXPECT_EQ(r["status"], "healthy");  // the server, not the Api, drops the body
   Reconfigure({.keys = {{Role::kAdmin, "adm"}}});
   EXPECT_EQ(Do("HEAD", "/api/v1/jobs").status, 401);  // authenticated like GET
 }
@@ -31,7 +52,9 @@ TEST_F(ApiTest, HeadIsAnsweredLikeGet) {
 TEST_F(ApiTest, HealthRoutes) {
   Reply r = Get("/health");
   EXPECT_EQ(r.status, 200);
-  EXPECT_EQ(r["status"], "ok");
+  // Spooled's HealthResponse, plus Redrive's version.
+  EXPECT_EQ(r.json, boost::json::parse(
+                        R"({"status":"healthy","database":true,"cache":true,"version":"0.1.0"})"));
   EXPECT_EQ(Get("/health/live").status, 200);
   Reply ready = Get("/health/ready");
   EXPECT_EQ(ready.status, 200);

@@ -19,6 +19,11 @@ TEST_F(ApiTest, CreateAnswers201WithTheSecretOnceAndNeverAgain) {
   EXPECT_EQ(created["format"], "json");
   EXPECT_EQ(created["has_secret"], true);
   EXPECT_TRUE(created["secret"].as_string().starts_with("whsec_"));
+  // Spooled's OutgoingWebhook fields, beside Redrive's.
+  EXPECT_EQ(created["organization_id"], "default");
+  EXPECT_EQ(created["failure_count"], 0);
+  EXPECT_TRUE(created["last_triggered_at"].is_null());
+  EXPECT_TRUE(created["last_status"].is_null());
   const std::string id(created["id"].as_string());
 
   Reply got = Get("/api/v1/outgoing-webhooks/" + id);
@@ -40,6 +45,25 @@ TEST_F(ApiTest, CreateKeepsAGivenSecret) {
   EXPECT_EQ(created["secret"], "mine");
   EXPECT_EQ(created["format"], "slack");
   EXPECT_EQ(created["enabled"], false);
+}
+
+// signature_format [ext]: Redrive's headers by default, Spooled's on request.
+TEST_F(ApiTest, SignatureFormatIsRedriveByDefaultAndSpooledOnRequest) {
+  Reply plain = Post("/api/v1/outgoing-webhooks", kValid);
+  ASSERT_EQ(plain.status, 201);
+  EXPECT_EQ(plain["signature_format"], "redrive");
+  Reply spooled = Post("/api/v1/outgoing-webhooks",
+                       R"({"name":"s","url":"https://hooks.example.com/s","events":["job.failed"],)"
+                       R"("signature_format":"spooled"})");
+  ASSERT_EQ(spooled.status, 201) << spooled.raw.body;
+  EXPECT_EQ(spooled["signature_format"], "spooled");
+  const std::string path = "/api/v1/outgoing-webhooks/" + Str(spooled["id"]);
+  EXPECT_EQ(Get(path)["signature_format"], "spooled");
+  Reply back = Do("PUT", path, R"({"signature_format":"redrive"})");
+  ASSERT_EQ(back.status, 200);
+  EXPECT_EQ(back["signature_format"], "redrive");
+  EXPECT_EQ(Do("PUT", path, R"({"signature_format":"stripe"})").Field(), "signature_format");
+  EXPECT_EQ(Get(path)["signature_format"], "redrive");
 }
 
 struct BadBody {
@@ -91,7 +115,8 @@ TEST_F(ApiTest, UpdateChangesOnlyGivenFieldsAndUnknownIdsAre404) {
   EXPECT_EQ(Do("DELETE", missing).status, 404);
   EXPECT_EQ(Get(missing + "/deliveries").status, 404);
   EXPECT_EQ(Get(path + "/deliveries?status=lost").Field(), "status");
-  EXPECT_EQ(Get(path + "/deliveries?limit=0").Field(), "limit");
+  EXPECT_EQ(Get(path + "/deliveries?limit=-1").Field(), "limit");
+  EXPECT_EQ(Get(path + "/deliveries?limit=1000").status, 200);  // capped at 100
   EXPECT_EQ(Get(path + "/deliveries").json.as_array().size(), 0u);
 
   EXPECT_EQ(Do("DELETE", path).status, 204);

@@ -43,15 +43,11 @@ Result<engine::DeadLetterFilter> DecodeDeadLetterFilter(const QueryParams& q) {
   return f;
 }
 
-Result<int> QueryDlqLimit(const QueryParams& q, int default_limit) {
-  REDRIVE_ASSIGN_OR_RETURN(std::optional<int64_t> limit, QueryInt(q, "limit", 1, 100));
-  return static_cast<int>(limit.value_or(default_limit));
-}
-
 Result<engine::ListDeadLettersParams> DecodeListDlq(const QueryParams& q) {
   engine::ListDeadLettersParams p;
   REDRIVE_ASSIGN_OR_RETURN(p.filter, DecodeDeadLetterFilter(q));
-  REDRIVE_ASSIGN_OR_RETURN(p.limit, QueryDlqLimit(q, 50));
+  REDRIVE_ASSIGN_OR_RETURN(p.limit, QueryLimit(q, "limit", 100, 50));
+  REDRIVE_RETURN_IF_ERROR(QueryFixedOrder(q, "deadlettered_at"));
   REDRIVE_ASSIGN_OR_RETURN(std::optional<int64_t> offset, QueryInt(q, "offset", 0, INT32_MAX));
   p.offset = static_cast<int>(offset.value_or(0));
   return p;
@@ -61,7 +57,7 @@ Result<engine::ListDeadLettersParams> DecodeListDlq(const QueryParams& q) {
 Result<engine::SummarizeDeadLettersParams> DecodeDlqSummary(const QueryParams& q) {
   engine::SummarizeDeadLettersParams p;
   REDRIVE_ASSIGN_OR_RETURN(p.filter, DecodeDeadLetterFilter(q));
-  REDRIVE_ASSIGN_OR_RETURN(p.limit, QueryDlqLimit(q, kDefaultSummaryLimit));
+  REDRIVE_ASSIGN_OR_RETURN(p.limit, QueryLimit(q, "limit", 100, kDefaultSummaryLimit));
   return p;
 }
 

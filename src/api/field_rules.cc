@@ -167,4 +167,10 @@ Result<std::optional<std::string>> ObjectText(const wire::FieldReader& r, std::s
   return std::optional<std::string>(std::move(text));
 }
 
+Status NotSupported(const wire::FieldReader& r, std::string_view key, std::string_view why) {
+  if (r.Find(key) == nullptr) return Status::Ok();
+  return Status::Validation(r.Path(key),
+                            std::string(key) + " is not supported: " + std::string(why));
+}
+
 }  // namespace redrive::api

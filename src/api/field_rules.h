@@ -59,6 +59,12 @@ Result<std::string> ErrorMessage(const wire::FieldReader& r);
 // retry_after_ms, 0..86,400,000.
 Result<std::optional<std::chrono::milliseconds>> RetryAfter(const wire::FieldReader& r);
 
+// VALIDATION_ERROR naming `key` when the body gives it (null counts as not
+// given): a field Spooled defines that Redrive does not implement, refused
+// rather than accepted and then ignored. The message is "<key> is not
+// supported: <why>".
+Status NotSupported(const wire::FieldReader& r, std::string_view key, std::string_view why);
+
 // An object field (metadata) serialized; "{}" when not given.
 Result<std::optional<std::string>> ObjectText(const wire::FieldReader& r, std::string_view key,
                                               size_t max_bytes);

@@ -75,6 +75,9 @@ void HandleMetrics(Call& call);  // GET /metrics
 // session_handlers.cc
 void HandleMe(Call& call);  // GET /me [ext]
 
+// dashboard_handlers.cc
+void HandleDashboard(Call& call);  // GET /dashboard
+
 // throughput_handlers.cc
 void HandleThroughput(Call& call);  // GET /throughput [ext]
 

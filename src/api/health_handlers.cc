@@ -1,4 +1,4 @@
-// Service routes (no /api/v1 prefix, no key): liveness and readiness.
+// Service routes (no /api/v1 prefix, no key): health, liveness and readiness.
 #include <boost/json/object.hpp>
 #include <cstdlib>
 #include <optional>
@@ -8,9 +8,18 @@
 
 namespace redrive::api {
 
+// Spooled's shape: always 200 (the process answers), with "status"
+// "healthy", or "degraded" while the store is not ready (the same check as
+// /health/ready, which is what load balancers should probe), "database" that
+// readiness as a boolean and "cache" true (Redrive has no cache to lose).
+// "version" stays for Redrive's clients (Spooled hides it here).
 void HandleHealth(Call& call) {
-  call.respond(
-      JsonResponse(200, boost::json::object{{"status", "ok"}, {"version", call.options.version}}));
+  call.engine.Ready([respond = call.respond, version = call.options.version](Status status) {
+    respond(JsonResponse(200, boost::json::object{{"status", status.ok() ? "healthy" : "degraded"},
+                                                  {"database", status.ok()},
+                                                  {"cache", true},
+                                                  {"version", version}}));
+  });
 }
 
 void HandleHealthLive(Call& call) {

@@ -46,6 +46,13 @@ Result<engine::EnqueueParams> DecodeJobFields(const wire::FieldReader& r,
                                               const ServerLimits& limits,
                                               const JobDefaults& defaults) {
   engine::EnqueueParams p;
+  // Spooled's fields for what Redrive does not have yet (docs/api.md).
+  REDRIVE_RETURN_IF_ERROR(
+      NotSupported(r, "parent_job_id", "job dependencies (workflows) are not implemented yet"));
+  REDRIVE_RETURN_IF_ERROR(NotSupported(
+      r, "completion_webhook",
+      "per-job completion webhooks are not implemented; subscribe an outgoing webhook to "
+      "job.completed"));
   REDRIVE_ASSIGN_OR_RETURN(p.payload_json, RequiredPayload(r, limits.max_payload_bytes));
   REDRIVE_RETURN_IF_ERROR(DecodeSettings(r, defaults, p));
   REDRIVE_ASSIGN_OR_RETURN(p.scheduled_at, r.Time("scheduled_at"));

@@ -13,10 +13,13 @@
 namespace redrive::api {
 namespace {
 
-// worker_id and the job's lease_id: the fencing pair every lease call presents.
-Status DecodeHolder(const wire::FieldReader& r, std::string& worker_id, std::string& lease_id) {
+// worker_id and the job's lease_id: the fencing pair every lease call
+// presents. lease_id may be left out (Spooled's SDK omits it): then worker_id
+// alone must name the job's current holder (core's CheckLease).
+Status DecodeHolder(const wire::FieldReader& r, std::string& worker_id,
+                    std::optional<std::string>& lease_id) {
   REDRIVE_ASSIGN_OR_RETURN(worker_id, r.RequiredString("worker_id", 1, 255));
-  REDRIVE_ASSIGN_OR_RETURN(lease_id, r.RequiredString("lease_id", 1, 255));
+  REDRIVE_ASSIGN_OR_RETURN(lease_id, r.String("lease_id", 1, 255));
   return Status::Ok();
 }
 

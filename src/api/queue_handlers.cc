@@ -39,6 +39,10 @@ Status DecodeRetention(const wire::FieldReader& r, engine::QueueConfigPatch& p) 
 Result<engine::QueueConfigPatch> DecodeConfigPatch(const boost::json::object& body) {
   wire::FieldReader r(body);
   engine::QueueConfigPatch p;
+  // Spooled's queue config fields Redrive does not implement (docs/api.md).
+  REDRIVE_RETURN_IF_ERROR(NotSupported(r, "rate_limit", "Redrive does not rate-limit queues"));
+  REDRIVE_RETURN_IF_ERROR(NotSupported(
+      r, "settings", "Redrive keeps no free-form queue settings; use backoff and retention"));
   REDRIVE_ASSIGN_OR_RETURN(p.max_retries, MaxRetries(r, "max_retries"));
   REDRIVE_ASSIGN_OR_RETURN(p.default_timeout, TimeoutSeconds(r, "default_timeout"));
   REDRIVE_ASSIGN_OR_RETURN(p.enabled, r.Bool("enabled"));
@@ -53,15 +57,24 @@ Response QueueViewResponse(engine::QueueView& v) {
   return JsonResponse(200, wire::QueueViewToJson(v.config, v.counts, v.oldest_deadletter_at));
 }
 
-// GET /queues/{name}/stats: the counts flat, with Spooled's names for the two
-// it shares (pending_jobs, processing_jobs).
-Response QueueStatsResponse(engine::QueueView& v) {
+// GET /queues/{name}/stats: the counts flat, with Spooled's QueueStats names
+// for what Redrive can tell cheaply (pending_jobs, processing_jobs,
+// active_workers). Its 24-hour counts, average processing time and oldest
+// waiting job's age would need a scan of the queue's jobs (or a rollup
+// Redrive does not keep yet): they are null rather than a scan per call.
+Response QueueStatsResponse(engine::QueueStatsView& s) {
+  const engine::QueueView& v = s.queue;
   boost::json::object out{{"queue_name", v.config.queue_name}};
   for (auto& [key, value] : wire::StatusCountsToJson(v.counts)) out[key] = value;
   out["total"] = v.counts.total();
   out["pending_jobs"] = v.counts.pending;
   out["processing_jobs"] = v.counts.processing;
   out["oldest_deadletter_at"] = wire::TimeToJson(v.oldest_deadletter_at);
+  out["active_workers"] = s.active_workers;
+  out["completed_jobs_24h"] = nullptr;
+  out["failed_jobs_24h"] = nullptr;
+  out["avg_processing_time_ms"] = nullptr;
+  out["max_job_age_seconds"] = nullptr;
   return JsonResponse(200, out);
 }
 
@@ -110,8 +123,8 @@ void HandleGetQueue(Call& call) {
 void HandleQueueStats(Call& call) {
   Result<std::string> name = QueueName(call);
   if (!name.ok()) return call.Fail(name.status());
-  call.engine.GetQueue(std::move(*name),
-                       Answer<engine::QueueView>(call.respond, QueueStatsResponse));
+  call.engine.QueueStats(std::move(*name),
+                         Answer<engine::QueueStatsView>(call.respond, QueueStatsResponse));
 }
 
 void HandleConfigureQueue(Call& call) {

@@ -1,5 +1,6 @@
 #include "api/request_decoding.h"
 
+#include <algorithm>
 #include <boost/json/parse.hpp>
 #include <boost/url/parse.hpp>
 #include <cctype>
@@ -93,6 +94,34 @@ Result<std::optional<int64_t>> QueryInt(const QueryParams& query, std::string_vi
         name, name + " must be between " + std::to_string(min) + " and " + std::to_string(max));
   }
   return std::optional<int64_t>(value);
+}
+
+Result<int> QueryLimit(const QueryParams& query, std::string_view key, int max, int fallback) {
+  std::optional<std::string> text = QueryString(query, key);
+  if (!text) return fallback;
+  const std::string name(key);
+  const bool digits = text->find_first_not_of("0123456789") == std::string::npos;
+  if (!digits) {
+    return Status::Validation(name, name + " must be a non-negative integer (1 to " +
+                                        std::to_string(max) + "; larger is capped at " +
+                                        std::to_string(max) + ")");
+  }
+  int64_t value = 0;
+  auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (ec == std::errc::result_out_of_range || value > max) return max;  // all digits: huge
+  return static_cast<int>(std::max<int64_t>(value, 1));
+}
+
+Status QueryFixedOrder(const QueryParams& query, std::string_view column) {
+  const std::string order = "this list is ordered by " + std::string(column) + ", newest first";
+  std::optional<std::string> by = QueryString(query, "order_by");
+  if (by && *by != column) {
+    return Status::Validation("order_by", "order_by must be " + std::string(column) + ": " + order);
+  }
+  std::optional<std::string> dir = QueryString(query, "order_dir");
+  if (dir && *dir != "desc")
+    return Status::Validation("order_dir", "order_dir must be desc: " + order);
+  return Status::Ok();
 }
 
 Result<std::optional<std::string>> QueryQueueName(const QueryParams& query) {

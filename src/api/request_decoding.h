@@ -45,6 +45,15 @@ Result<boost::json::object> DecodeJsonBody(const Request& request, const ServerL
 // naming the parameter.
 Result<std::optional<int64_t>> QueryInt(const QueryParams& query, std::string_view key, int64_t min,
                                         int64_t max);
+// A list route's page size: an integer, clamped to 1..max (Spooled's rule: a
+// client asking for 200 where the route allows 100 gets up to 100; 0 gets
+// 1); `fallback` when not given. Negative or non-numeric: VALIDATION_ERROR
+// naming `key`.
+Result<int> QueryLimit(const QueryParams& query, std::string_view key, int max, int fallback);
+// Spooled's order_by/order_dir on a list whose order is fixed (newest
+// `column` first): accepted when they ask for that order, else
+// VALIDATION_ERROR naming the parameter (never silently another order).
+Status QueryFixedOrder(const QueryParams& query, std::string_view column);
 std::optional<std::string> QueryString(const QueryParams& query, std::string_view key);
 Result<std::optional<std::string>> QueryQueueName(const QueryParams& query);
 Result<std::optional<JobStatus>> QueryStatus(const QueryParams& query);

@@ -67,6 +67,7 @@ RouteMatch Router::Match(std::string_view method, const std::vector<std::string>
       }
       return match;
     }
+    match.path_access |= c.route.access;
     if (!match.allow.empty()) match.allow += ", ";
     match.allow += c.route.method;
     if (c.route.method == "GET") match.allow += ", HEAD";

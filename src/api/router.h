@@ -26,6 +26,7 @@ struct RouteMatch {
   const Route* route = nullptr;  // when kFound
   PathParams params;             // when kFound
   std::string allow;             // when kMethodNotAllowed: "GET, DELETE"
+  unsigned path_access = 0;      // when kMethodNotAllowed: the routes' Access bits, or'ed
 };
 
 class Router {

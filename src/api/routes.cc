@@ -23,6 +23,7 @@ std::vector<Route> AllRoutes() {
       {"GET", "/console/{file}", kPublic, HandleConsoleFile},
       {"GET", "/api/v1/me", kPublic | kOptionalKey, HandleMe},
       {"GET", "/api/v1/throughput", kReadRoute, HandleThroughput},
+      {"GET", "/api/v1/dashboard", kReadRoute, HandleDashboard},
       // Producer.
       {"POST", "/api/v1/jobs", kWorkerRoute, HandleEnqueue},
       {"POST", "/api/v1/jobs/bulk", kWorkerRoute, HandleEnqueueBulk},

@@ -42,6 +42,17 @@ Result<std::optional<WebhookFormat>> Format(const wire::FieldReader& r) {
   return std::optional<WebhookFormat>(*format);
 }
 
+Result<std::optional<SignatureFormat>> SignatureFormatField(const wire::FieldReader& r) {
+  REDRIVE_ASSIGN_OR_RETURN(auto text, r.String("signature_format", 1, 16));
+  if (!text) return std::optional<SignatureFormat>();
+  auto format = ParseSignatureFormat(*text);
+  if (!format) {
+    return Status::Validation("signature_format",
+                              "signature_format must be \"redrive\" or \"spooled\"");
+  }
+  return std::optional<SignatureFormat>(*format);
+}
+
 }  // namespace
 
 Status CheckWebhookUrl(const std::string& url, const WebhookUrlRules& rules) {
@@ -78,6 +89,8 @@ Result<engine::CreateWebhookParams> DecodeCreateWebhook(const boost::json::objec
   p.enabled = enabled.value_or(true);
   REDRIVE_ASSIGN_OR_RETURN(auto format, Format(r));
   p.format = format.value_or(WebhookFormat::kJson);
+  REDRIVE_ASSIGN_OR_RETURN(auto signature, SignatureFormatField(r));
+  p.signature_format = signature.value_or(SignatureFormat::kRedrive);
   return p;
 }
 
@@ -91,6 +104,7 @@ Result<engine::WebhookPatch> DecodeWebhookPatch(const boost::json::object& body,
   REDRIVE_ASSIGN_OR_RETURN(p.secret, r.String("secret", 1, kMaxSecretBytes));
   REDRIVE_ASSIGN_OR_RETURN(p.enabled, r.Bool("enabled"));
   REDRIVE_ASSIGN_OR_RETURN(p.format, Format(r));
+  REDRIVE_ASSIGN_OR_RETURN(p.signature_format, SignatureFormatField(r));
   return p;
 }
 

@@ -33,9 +33,8 @@ Result<engine::ListDeliveriesParams> DecodeListDeliveries(const Call& call) {
       return Status::Validation("status", "status must be pending, delivered or failed");
     }
   }
-  REDRIVE_ASSIGN_OR_RETURN(auto limit, QueryInt(call.query, "limit", 1, 100));
+  REDRIVE_ASSIGN_OR_RETURN(f.limit, QueryLimit(call.query, "limit", 100, 50));
   REDRIVE_ASSIGN_OR_RETURN(auto offset, QueryInt(call.query, "offset", 0, 1'000'000'000));
-  f.limit = static_cast<int>(limit.value_or(50));
   f.offset = static_cast<int>(offset.value_or(0));
   return f;
 }
@@ -100,9 +99,12 @@ void HandleTestWebhook(Call& call) {
   call.engine.TestWebhook(
       call.Param("id"), Answer<engine::WebhookTestResult>(call.respond, [](auto& r) {
         const AttemptResult& a = r.attempt;
+        // response_time_ms is Spooled's name for duration_ms (its SDK's
+        // TestWebhookResponse reads it).
         return JsonResponse(200, boost::json::object{{"success", a.success},
                                                      {"delivery_id", r.delivery_id},
                                                      {"duration_ms", a.duration.count()},
+                                                     {"response_time_ms", a.duration.count()},
                                                      {"status_code", value_from(a.status_code)},
                                                      {"error", value_from(a.error)}});
       }));

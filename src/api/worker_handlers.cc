@@ -47,14 +47,13 @@ Result<engine::WorkerHeartbeatParams> DecodeWorkerHeartbeat(const boost::json::o
   return p;
 }
 
-// limit 1..1000 (default 100), offset >= 0: a page stays bounded while
+// limit 1..1000 (default 100; larger is capped), offset >= 0: a page stays bounded while
 // clients that never page (Spooled's SDK) still see every worker of a
 // typical fleet.
 Result<engine::ListWorkersParams> DecodeListWorkers(const QueryParams& q) {
   engine::ListWorkersParams p;
-  REDRIVE_ASSIGN_OR_RETURN(std::optional<int64_t> limit,
-                           QueryInt(q, "limit", 1, kMaxListWorkersLimit));
-  p.limit = static_cast<int>(limit.value_or(kDefaultListWorkersLimit));
+  REDRIVE_ASSIGN_OR_RETURN(p.limit,
+                           QueryLimit(q, "limit", kMaxListWorkersLimit, kDefaultListWorkersLimit));
   REDRIVE_ASSIGN_OR_RETURN(std::optional<int64_t> offset, QueryInt(q, "offset", 0, INT32_MAX));
   p.offset = static_cast<int>(offset.value_or(0));
   return p;

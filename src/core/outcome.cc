@@ -102,4 +102,14 @@ std::string_view QueueWebhookEventName(QueueOutcome o) {
   return "";
 }
 
+std::string_view WorkerWebhookEventName(WorkerOutcome o) {
+  switch (o) {
+    case WorkerOutcome::kRegistered:
+      return "worker.registered";
+    case WorkerOutcome::kDeregistered:
+      return "worker.deregistered";
+  }
+  return "";
+}
+
 }  // namespace redrive

@@ -74,4 +74,9 @@ enum class QueueOutcome { kPaused, kResumed };
 // "queue.paused", "queue.resumed".
 std::string_view QueueWebhookEventName(QueueOutcome o);
 
+// What a request did to a worker's registration, for the webhooks.
+enum class WorkerOutcome { kRegistered, kDeregistered };
+// "worker.registered", "worker.deregistered".
+std::string_view WorkerWebhookEventName(WorkerOutcome o);
+
 }  // namespace redrive

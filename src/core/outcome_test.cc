@@ -177,6 +177,8 @@ TEST(OutcomeTableTest, EveryJobWebhookEventHasAnOutcome) {
   }
   emitted.insert(std::string(QueueWebhookEventName(QueueOutcome::kPaused)));
   emitted.insert(std::string(QueueWebhookEventName(QueueOutcome::kResumed)));
+  emitted.insert(std::string(WorkerWebhookEventName(WorkerOutcome::kRegistered)));
+  emitted.insert(std::string(WorkerWebhookEventName(WorkerOutcome::kDeregistered)));
   std::set<std::string> subscribable;
   for (std::string_view name : kWebhookEventNames) subscribable.insert(std::string(name));
   EXPECT_EQ(emitted, subscribable);

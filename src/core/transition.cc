@@ -23,15 +23,16 @@ Status WrongStatus(const Job& job, const char* what) {
 
 // The caller must hold the job's current, unexpired lease. A finished job
 // answers CONFLICT (e.g. a second complete); a job that is no longer held
-// (cancelled, reaped, re-queued) answers LEASE_EXPIRED.
-Status CheckLease(const Job& job, const std::string& worker_id, const std::string& lease_id,
-                  Instant now) {
+// (cancelled, reaped, re-queued) answers LEASE_EXPIRED. Without a lease_id
+// the worker_id alone must name the holder (event::Heartbeat).
+Status CheckLease(const Job& job, const std::string& worker_id,
+                  const std::optional<std::string>& lease_id, Instant now) {
   if (job.status == JobStatus::kCompleted) return Status::Conflict("job is already completed");
   if (job.status != JobStatus::kProcessing) {
     return Status::LeaseExpired(std::string("job is no longer held (status ") +
                                 JobStatusName(job.status) + ")");
   }
-  if (job.lease_id != lease_id)
+  if (lease_id && job.lease_id != *lease_id)
     return Status::LeaseExpired("lease_id is not the job's current lease");
   if (job.assigned_worker_id != worker_id) {
     return Status::LeaseExpired("the lease is held by another worker");

@@ -50,19 +50,25 @@ struct Claim {
   std::chrono::seconds lease_duration{30};
 };
 struct Promote {};
+// Heartbeat, Complete and Fail fence on the job's holder. With a lease_id
+// (Redrive's clients, and Spooled's when they echo it) the caller must present
+// the job's current lease; without one (Spooled's SDK may omit it) worker_id
+// alone must name the current holder. Either way the lease must not have
+// expired, and the store's guard (before.lease_id) still refuses a write
+// racing with another change of the job.
 struct Heartbeat {
   std::string worker_id;
-  std::string lease_id;
+  std::optional<std::string> lease_id;
   std::chrono::seconds lease_duration{30};
 };
 struct Complete {
   std::string worker_id;
-  std::string lease_id;
+  std::optional<std::string> lease_id;
   std::optional<std::string> result_json;
 };
 struct Fail {
   std::string worker_id;
-  std::string lease_id;
+  std::optional<std::string> lease_id;
   std::string error;  // truncated to kMaxErrorLength by Apply
   bool no_retry = false;
   std::optional<std::chrono::milliseconds> retry_after;
@@ -141,7 +147,7 @@ inline constexpr size_t kMaxErrorLength = 2048;
 
 // REQUIRES: job is the current stored state. Pure: reads no clock.
 // Refusals: CONFLICT for a wrong status; LEASE_EXPIRED for heartbeat/complete/
-// fail with a foreign/stale lease_id or worker_id, or an expired lease
+// fail with a foreign/stale lease_id (when given) or worker_id, or an expired lease
 // (lease_expires_at <= now), or a job no longer processing (e.g. cancelled or
 // reaped) — a second complete of a completed job is CONFLICT.
 Result<Change> Apply(const Job& job, const Event& event, Instant now, Random& random);

@@ -129,6 +129,40 @@ TEST(HeartbeatTest, RefusedWhenNotProcessing) {
       ErrorCode::kConflict);
 }
 
+// Without a lease_id (Spooled's SDK may omit it), worker_id alone must name
+// the current holder of an unexpired lease; the guard is still the job's
+// lease, so the write races with nothing unnoticed.
+TEST(HolderWithoutLeaseIdTest, AcceptedForTheCurrentHolder) {
+  const Job j = JobIn(JobStatus::kProcessing);
+  const Change beat = ApplyOk(j, event::Heartbeat{"w1", std::nullopt, 60s});
+  EXPECT_EQ(beat.after.lease_expires_at, kT0 + 60s);
+  EXPECT_EQ(beat.before.lease_id, "lease-1");  // the store's guard
+  EXPECT_EQ(ApplyOk(j, event::Complete{"w1", std::nullopt, "1"}).after.status,
+            JobStatus::kCompleted);
+  EXPECT_EQ(ApplyOk(j, event::Fail{"w1", std::nullopt, "e", true, std::nullopt}).after.status,
+            JobStatus::kDeadletter);
+}
+
+TEST(HolderWithoutLeaseIdTest, RefusedForAnotherWorkerAnExpiredLeaseOrAJobNotHeld) {
+  const Job j = JobIn(JobStatus::kProcessing);
+  EXPECT_EQ(ApplyAt(j, event::Heartbeat{"w2", std::nullopt, 30s}).status().code(),
+            ErrorCode::kLeaseExpired);
+  EXPECT_EQ(ApplyAt(j, event::Complete{"w2", std::nullopt, "1"}).status().code(),
+            ErrorCode::kLeaseExpired);
+  EXPECT_EQ(ApplyAt(j, event::Fail{"w2", std::nullopt, "e", false, std::nullopt}).status().code(),
+            ErrorCode::kLeaseExpired);
+  Job expired = j;
+  expired.lease_expires_at = kT0;
+  EXPECT_EQ(ApplyAt(expired, event::Complete{"w1", std::nullopt, "1"}).status().code(),
+            ErrorCode::kLeaseExpired);
+  EXPECT_EQ(
+      ApplyAt(JobIn(JobStatus::kPending), event::Complete{"w1", std::nullopt, "1"}).status().code(),
+      ErrorCode::kLeaseExpired);
+  // A lease_id that is given is still checked: the strict fence.
+  EXPECT_EQ(ApplyAt(j, event::Complete{"w1", std::string("lease-0"), "1"}).status().code(),
+            ErrorCode::kLeaseExpired);
+}
+
 // ---------------------------------------------------------------------------
 // Complete
 

@@ -31,6 +31,16 @@ std::optional<WebhookFormat> ParseWebhookFormat(std::string_view s) {
   return std::nullopt;
 }
 
+const char* SignatureFormatName(SignatureFormat f) {
+  return f == SignatureFormat::kSpooled ? "spooled" : "redrive";
+}
+
+std::optional<SignatureFormat> ParseSignatureFormat(std::string_view s) {
+  if (s == "redrive") return SignatureFormat::kRedrive;
+  if (s == "spooled") return SignatureFormat::kSpooled;
+  return std::nullopt;
+}
+
 bool WebhookWants(const Webhook& webhook, std::string_view event) {
   if (!webhook.enabled) return false;
   return std::find(webhook.events.begin(), webhook.events.end(), event) != webhook.events.end();

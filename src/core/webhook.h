@@ -16,8 +16,9 @@ namespace redrive {
 
 // The events a webhook may subscribe to (the contract's list).
 inline constexpr std::string_view kWebhookEventNames[] = {
-    "job.created", "job.started",   "job.completed",   "job.failed",   "job.deadlettered",
-    "job.retried", "job.cancelled", "job.quarantined", "queue.paused", "queue.resumed"};
+    "job.created",      "job.started",       "job.completed",      "job.failed",
+    "job.deadlettered", "job.retried",       "job.cancelled",      "job.quarantined",
+    "queue.paused",     "queue.resumed",     "worker.registered",  "worker.deregistered"};
 bool IsWebhookEvent(std::string_view name);
 // kWebhookEventNames joined with ", " (error messages).
 std::string WebhookEventNames();
@@ -30,6 +31,16 @@ enum class WebhookFormat { kJson, kSlack };
 const char* WebhookFormatName(WebhookFormat f);  // "json", "slack"
 std::optional<WebhookFormat> ParseWebhookFormat(std::string_view s);
 
+// Which headers sign a delivery: Redrive's (X-Redrive-Signature,
+// X-Redrive-Timestamp, X-Redrive-Event, X-Redrive-Delivery) or Spooled's
+// (X-Spooled-Signature, X-Spooled-Timestamp, X-Spooled-Event,
+// X-Spooled-Delivery-Attempt), so a receiver written for Spooled verifies
+// Redrive's deliveries unchanged. The HMAC is the same: "sha256=" + hex
+// HMAC-SHA256(secret, "<timestamp>.<body>").
+enum class SignatureFormat { kRedrive, kSpooled };
+const char* SignatureFormatName(SignatureFormat f);  // "redrive", "spooled"
+std::optional<SignatureFormat> ParseSignatureFormat(std::string_view s);
+
 // A webhook disables itself after this many failed attempts in a row.
 inline constexpr int kMaxConsecutiveFailures = 20;
 
@@ -41,6 +52,7 @@ struct Webhook {
   std::string secret;               // HMAC key; never returned after creation
   bool enabled = true;
   WebhookFormat format = WebhookFormat::kJson;
+  SignatureFormat signature_format = SignatureFormat::kRedrive;
   int consecutive_failures = 0;                // failed attempts since the last success
   std::optional<std::string> disabled_reason;  // set when it disabled itself
   Instant created_at{};

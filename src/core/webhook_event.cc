@@ -16,7 +16,9 @@ std::string TagsJson(const Tags& tags) {
   return out.Build();
 }
 
-std::string JobDataJson(const Job& job, const JobEventExtras& extras) {
+// Spooled's job event data (job_id, queue_name, status; "error" on
+// job.failed) plus Redrive's summary of the job.
+std::string JobDataJson(std::string_view name, const Job& job, const JobEventExtras& extras) {
   JsonObjectText d;
   d.Str("job_id", job.id)
       .Str("queue_name", job.queue_name)
@@ -34,6 +36,9 @@ std::string JobDataJson(const Job& job, const JobEventExtras& extras) {
       .Str("scheduled_at", FormatTime(job.scheduled_at));
   if (extras.will_retry) d.Raw("will_retry", *extras.will_retry ? "true" : "false");
   if (extras.source) d.Str("source", *extras.source);
+  if (name == "job.failed" || name == "job.deadlettered") {
+    d.Raw("error", OptStringJson(job.last_error));
+  }
   return d.Build();
 }
 
@@ -68,7 +73,7 @@ std::string JobSummary(std::string_view name, const Job& job, const JobEventExtr
 }  // namespace
 
 WebhookEvent JobWebhookEvent(std::string_view name, const Job& job, const JobEventExtras& extras) {
-  return {std::string(name), JobDataJson(job, extras), JobSummary(name, job, extras)};
+  return {std::string(name), JobDataJson(name, job, extras), JobSummary(name, job, extras)};
 }
 
 WebhookEvent QueueWebhookEvent(std::string_view name, const std::string& queue_name,
@@ -77,6 +82,21 @@ WebhookEvent QueueWebhookEvent(std::string_view name, const std::string& queue_n
   d.Str("queue_name", queue_name).Raw("reason", OptStringJson(reason));
   std::string line = "Queue " + queue_name + (name == "queue.paused" ? " paused" : " resumed");
   if (reason) line += ": " + *reason;
+  return {std::string(name), d.Build(), std::move(line)};
+}
+
+WebhookEvent WorkerWebhookEvent(std::string_view name, const WorkerInfo& worker) {
+  JsonObjectText d;
+  d.Str("worker_id", worker.id)
+      .Str("queue_name", worker.queue_name)
+      .Str("hostname", worker.hostname)
+      .Raw("worker_type", OptStringJson(worker.worker_type))
+      .Raw("version", OptStringJson(worker.version))
+      .Str("status", worker.status);
+  const bool registered = name == "worker.registered";
+  std::string line = "Worker " + worker.id + " on " + worker.hostname +
+                     (registered ? " registered for queue " : " deregistered from queue ") +
+                     worker.queue_name;
   return {std::string(name), d.Build(), std::move(line)};
 }
 

@@ -10,6 +10,7 @@
 
 #include "core/clock.h"
 #include "core/job.h"
+#include "core/queue.h"
 #include "core/webhook.h"
 
 namespace redrive {
@@ -30,6 +31,10 @@ WebhookEvent JobWebhookEvent(std::string_view name, const Job& job,
                              const JobEventExtras& extras = {});
 WebhookEvent QueueWebhookEvent(std::string_view name, const std::string& queue_name,
                                const std::optional<std::string>& reason);
+
+// worker.registered / worker.deregistered: data {worker_id, queue_name,
+// hostname, worker_type, version, status}.
+WebhookEvent WorkerWebhookEvent(std::string_view name, const WorkerInfo& worker);
 
 // {"id": event_id, "event", "created_at", "data"}: the standard body.
 std::string WebhookEnvelope(const std::string& event_id, const WebhookEvent& event,

@@ -21,11 +21,11 @@ Webhook Hook(std::vector<std::string> events, bool enabled = true) {
   return w;
 }
 
-TEST(WebhookEventsTest, TheContractsNineEventsAndQuarantineAreKnownAndNothingElse) {
-  EXPECT_EQ(std::size(kWebhookEventNames), 10u);
-  for (auto name :
-       {"job.created", "job.started", "job.completed", "job.failed", "job.deadlettered",
-        "job.retried", "job.cancelled", "job.quarantined", "queue.paused", "queue.resumed"}) {
+TEST(WebhookEventsTest, TheContractsEventsQuarantineAndSpooledsWorkerEventsAreKnownAndNothingElse) {
+  EXPECT_EQ(std::size(kWebhookEventNames), 12u);
+  for (auto name : {"job.created", "job.started", "job.completed", "job.failed", "job.deadlettered",
+                    "job.retried", "job.cancelled", "job.quarantined", "queue.paused",
+                    "queue.resumed", "worker.registered", "worker.deregistered"}) {
     EXPECT_TRUE(IsWebhookEvent(name)) << name;
   }
   EXPECT_FALSE(IsWebhookEvent("job.*"));
@@ -37,7 +37,8 @@ TEST(WebhookEventsTest, TheContractsNineEventsAndQuarantineAreKnownAndNothingEls
 TEST(WebhookEventsTest, NamesListsEveryEventInOrder) {
   EXPECT_EQ(WebhookEventNames(),
             "job.created, job.started, job.completed, job.failed, job.deadlettered, "
-            "job.retried, job.cancelled, job.quarantined, queue.paused, queue.resumed");
+            "job.retried, job.cancelled, job.quarantined, queue.paused, queue.resumed, "
+            "worker.registered, worker.deregistered");
 }
 
 TEST(WebhookWantsTest, OnlySubscribedEventsOfEnabledWebhooks) {
@@ -165,8 +166,38 @@ TEST(WebhookEventTest, EnvelopeCarriesAJobSummaryWithoutThePayload) {
             R"("last_error":"smtp \"down\"","dead_reason":"max_retries_exceeded",)"
             R"("tags":{"tenant":"acme"},"created_at":"2027-01-15T08:00:00.000Z",)"
             R"("updated_at":"2027-01-15T08:00:00.000Z","scheduled_at":"2027-01-15T08:00:00.000Z",)"
-            R"("will_retry":false}})");
+            R"("will_retry":false,"error":"smtp \"down\""}})");
   EXPECT_EQ(body.find("do not send"), std::string::npos);
+}
+
+// Spooled's job.failed data: job_id, queue_name, status and error.
+TEST(WebhookEventTest, FailedEventsCarrySpooledsErrorOthersDoNot) {
+  for (const char* name : {"job.failed", "job.deadlettered"}) {
+    const std::string data = JobWebhookEvent(name, SampleJob()).data_json;
+    EXPECT_NE(data.find(R"("error":"smtp \"down\"")"), std::string::npos) << name << data;
+  }
+  Job fresh = SampleJob();
+  fresh.last_error.reset();
+  EXPECT_NE(JobWebhookEvent("job.failed", fresh).data_json.find(R"("error":null)"),
+            std::string::npos);
+  EXPECT_EQ(JobWebhookEvent("job.completed", SampleJob()).data_json.find(R"("error")"),
+            std::string::npos);
+}
+
+TEST(WebhookEventTest, WorkerEventsCarryTheWorker) {
+  WorkerInfo w;
+  w.id = "w-1";
+  w.queue_name = "emails";
+  w.hostname = "box";
+  w.version = "1.2";
+  WebhookEvent e = WorkerWebhookEvent("worker.registered", w);
+  EXPECT_EQ(e.data_json,
+            R"({"worker_id":"w-1","queue_name":"emails","hostname":"box","worker_type":null,)"
+            R"("version":"1.2","status":"healthy"})");
+  EXPECT_EQ(SlackMessage(e), R"({"text":"Worker w-1 on box registered for queue emails"})");
+  w.status = "offline";
+  EXPECT_EQ(SlackMessage(WorkerWebhookEvent("worker.deregistered", w)),
+            R"({"text":"Worker w-1 on box deregistered from queue emails"})");
 }
 
 TEST(WebhookEventTest, SlackFormatIsOneTextLine) {

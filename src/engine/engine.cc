@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "engine/engine_impl.h"
 #include "engine/services/clock_check.h"
 #include "engine/services/delivery_retention.h"
@@ -52,7 +54,8 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
   }
   loop.Add(std::make_unique<ThroughputSampler>(
       metrics, duties.node_id(), options.throughput_interval,
-      RecordThroughputInStore(committer, options.throughput_window)));
+      RecordThroughputInStore(committer,
+                              std::max(options.throughput_window, options.activity_window))));
   loop.Add(std::make_unique<ClockCheck>(
       clock, [&store] { return store.DatabaseNow(); }, clock_skew,
       std::chrono::duration_cast<Micros>(options.max_clock_skew), options.clock_check_interval));
@@ -95,6 +98,7 @@ Status Engine::Start() {
   impl_->loop.Start();
   if (impl_->dispatcher && impl_->options.webhooks.run_threads) impl_->dispatcher->Start();
   impl_->started = true;
+  impl_->started_at = impl_->clock.Now();
   return Status::Ok();
 }
 
@@ -143,6 +147,24 @@ void Engine::Throughput(std::optional<std::string> queue_name,
   impl_->Read<std::vector<ThroughputPoint>>(
       [queue_name = std::move(queue_name), after](store::ReadTx& tx) {
         return tx.ReadThroughput(queue_name, after);
+      },
+      std::move(done));
+}
+
+void Engine::Dashboard(Callback<DashboardView> done) {
+  impl_->Read<DashboardView>(
+      [this](store::ReadTx& tx) -> Result<DashboardView> {
+        DashboardView v;
+        v.now = impl_->clock.Now();
+        v.started_at = impl_->started_at;
+        v.activity_window = impl_->options.activity_window;
+        REDRIVE_ASSIGN_OR_RETURN(v.queues, ListQueueViews(tx));
+        REDRIVE_ASSIGN_OR_RETURN(v.workers, tx.ListWorkers(kMaxListWorkersLimit, 0));
+        for (WorkerInfo& w : v.workers) w.status = EffectiveWorkerStatus(w, v.now);
+        REDRIVE_ASSIGN_OR_RETURN(auto points,
+                                 tx.ReadThroughput(std::nullopt, v.now - v.activity_window));
+        for (const ThroughputPoint& p : points) v.recent += p.counts;
+        return v;
       },
       std::move(done));
 }

@@ -88,6 +88,9 @@ struct EngineOptions {
   // kept and shown.
   std::chrono::seconds throughput_interval{10};
   std::chrono::seconds throughput_window{15 * 60};
+  // The dashboard's "recent activity" (GET /dashboard): samples are kept at
+  // least this long (longer than throughput_window when it is shorter).
+  std::chrono::seconds activity_window{60 * 60};
   // The most queues the store may hold; a job or configuration for a new
   // queue beyond it is refused with CONFLICT (ServerLimits::max_queues).
   size_t max_queues = ServerLimits{}.max_queues;
@@ -201,6 +204,13 @@ class Engine {
   void Throughput(std::optional<std::string> queue_name,
                   Callback<std::vector<ThroughputPoint>> done);
   std::chrono::seconds throughput_interval() const;
+
+  // GET /queues/{name}/stats, from one read snapshot; NOT_FOUND for an
+  // unknown queue.
+  void QueueStats(std::string name, Callback<QueueStatsView> done);
+
+  // The summary of GET /dashboard, from one read snapshot (DashboardView).
+  void Dashboard(Callback<DashboardView> done);
 
   // Prometheus text of the engine's metrics: the store gauges (jobs by queue
   // and status, DLQ size and oldest age; read on a reader thread at call

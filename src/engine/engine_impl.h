@@ -100,6 +100,7 @@ class Engine::Impl {
   // Delivers what the outbox wrote (null without a webhook sender).
   std::unique_ptr<WebhookDispatcher> dispatcher;
   bool started = false;
+  Instant started_at{};  // when Start() succeeded (GET /dashboard's uptime)
 };
 
 }  // namespace redrive::engine

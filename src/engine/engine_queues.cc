@@ -59,6 +59,25 @@ void Engine::GetQueue(std::string name, Callback<QueueView> done) {
       std::move(done));
 }
 
+void Engine::QueueStats(std::string name, Callback<QueueStatsView> done) {
+  impl_->Read<QueueStatsView>(
+      [name = std::move(name), &clock = impl_->clock](ReadTx& tx) -> Result<QueueStatsView> {
+        REDRIVE_ASSIGN_OR_RETURN(auto config, tx.GetQueue(name));
+        if (!config) return QueueNotFound(name);
+        QueueStatsView v;
+        REDRIVE_ASSIGN_OR_RETURN(v.queue, ViewOf(tx, std::move(*config)));
+        REDRIVE_ASSIGN_OR_RETURN(auto workers, tx.ListWorkers(kMaxListWorkersLimit, 0));
+        const Instant now = clock.Now();
+        for (const WorkerInfo& w : workers) {
+          if (w.queue_name == name && EffectiveWorkerStatus(w, now) != "offline") {
+            ++v.active_workers;
+          }
+        }
+        return v;
+      },
+      std::move(done));
+}
+
 void Engine::ConfigureQueue(std::string name, QueueConfigPatch patch, Callback<QueueConfig> done) {
   impl_->Write<QueueConfig>(
       [name = std::move(name), patch = std::move(patch)](WriteTx& tx,

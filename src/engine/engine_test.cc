@@ -127,6 +127,28 @@ TEST_P(EngineByExecutorTest, ExpiredLeaseIsReapedAndStaleHolderIsFenced) {
       CallStatus(&Engine::Complete, CompleteParams{id, "w2", *second[0].lease_id, {}}).ok());
 }
 
+// Without a lease_id (Spooled's SDK), the worker_id must name the holder: a
+// reaped job claimed again by w2 is not w1's, and w2's own calls succeed.
+TEST_P(EngineByExecutorTest, LeaseCallsWithoutLeaseIdFenceOnTheCurrentHolder) {
+  EnqueueParams p;
+  p.backoff = Backoff(0, 0);
+  const std::string id = Enqueue("q", p);
+  ASSERT_EQ(Claim("q", 1, 5, "w1").size(), 1u);
+  clock_.Advance(seconds(5));
+  engine_->RunServicesOnce();
+  ASSERT_EQ(Claim("q", 1, 30, "w2").size(), 1u);
+  EXPECT_EQ(CallStatus(&Engine::Complete, CompleteParams{id, "w1", std::nullopt, {}}).code(),
+            ErrorCode::kLeaseExpired);
+  EXPECT_EQ(
+      Call<FailResult>(&Engine::Fail, FailParams{id, "w1", std::nullopt, "late"}).status().code(),
+      ErrorCode::kLeaseExpired);
+  auto hb = Call<Job>(&Engine::Heartbeat, HeartbeatParams{id, "w2", std::nullopt, seconds(60)});
+  ASSERT_TRUE(hb.ok()) << hb.status().ToString();
+  EXPECT_EQ(hb->lease_expires_at, clock_.Now() + seconds(60));
+  EXPECT_TRUE(CallStatus(&Engine::Complete, CompleteParams{id, "w2", std::nullopt, {}}).ok());
+  EXPECT_EQ(Get(id).status, JobStatus::kCompleted);
+}
+
 TEST_P(EngineByExecutorTest, TimeoutCapsHeartbeatsAndCountsAsLeaseLoss) {
   EnqueueParams p;
   p.timeout_seconds = 20;

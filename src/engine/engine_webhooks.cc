@@ -48,6 +48,7 @@ void Engine::CreateWebhook(CreateWebhookParams p, Callback<Webhook> done) {
         w.secret = *p.secret;
         w.enabled = p.enabled;
         w.format = p.format;
+        w.signature_format = p.signature_format;
         w.created_at = w.updated_at = ctx.now;
         REDRIVE_RETURN_IF_ERROR(tx.InsertWebhook(w));
         return w;
@@ -65,6 +66,7 @@ void Engine::UpdateWebhook(std::string id, WebhookPatch patch, Callback<Webhook>
         if (patch.events) w.events = *patch.events;
         if (patch.secret) w.secret = *patch.secret;
         if (patch.format) w.format = *patch.format;
+        if (patch.signature_format) w.signature_format = *patch.signature_format;
         if (patch.enabled) {
           // Enabling re-arms the webhook: its failure streak starts over
           // and its pending deliveries are sent again.

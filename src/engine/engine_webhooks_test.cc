@@ -154,6 +154,28 @@ TEST_P(WebhookEngineTest, RetriedCancelledAndQueueEventsCarryTheirDetails) {
   EXPECT_THAT(ds[2].body, HasSubstr(R"("data":{"queue_name":"emails","reason":"deploy"})"));
 }
 
+// Spooled's worker events, through the same durable outbox as job events.
+TEST_P(WebhookEngineTest, WorkerRegistrationAndDeregistrationAreEvents) {
+  Webhook w = Create({"worker.registered", "worker.deregistered"});
+  RegisterWorkerParams reg;
+  reg.queue_name = "emails";
+  reg.hostname = "box-1";
+  auto worker = Call<WorkerInfo>(&Engine::RegisterWorker, reg);
+  ASSERT_TRUE(worker.ok());
+  ASSERT_TRUE(CallStatus(&Engine::DeregisterWorker, std::string(worker->id)).ok());
+  // A deregister of a worker nobody registered is a 404 and sends nothing.
+  EXPECT_EQ(CallStatus(&Engine::DeregisterWorker, std::string("nobody")).code(),
+            ErrorCode::kNotFound);
+  auto ds = Deliveries(w.id);
+  ASSERT_THAT(Events(ds), ElementsAre("worker.registered", "worker.deregistered"));
+  EXPECT_THAT(ds[0].body,
+              HasSubstr(R"("worker_id":")" + worker->id + R"(","queue_name":"emails")"));
+  EXPECT_THAT(ds[0].body, HasSubstr(R"("hostname":"box-1")"));
+  EXPECT_THAT(ds[1].body, HasSubstr(R"("status":"offline")"));
+  Enqueue("emails");  // job events are not what it subscribed to
+  EXPECT_EQ(Deliveries(w.id).size(), 2u);
+}
+
 TEST_P(WebhookEngineTest, ARolledBackRequestWritesNoDelivery) {
   Webhook w = Create({"job.created"});
   // A committer of our own, to run a request that enqueues and then fails.

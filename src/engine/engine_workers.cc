@@ -27,6 +27,7 @@ void Engine::RegisterWorker(RegisterWorkerParams p, Callback<WorkerInfo> done) {
         w.version = p.version;
         w.last_heartbeat_at = ctx.now;
         REDRIVE_RETURN_IF_ERROR(tx.PutWorker(w));
+        REDRIVE_RETURN_IF_ERROR(ctx.Wrote(tx, WorkerWrite{WorkerOutcome::kRegistered, w}));
         return w;
       },
       std::move(done));
@@ -65,6 +66,7 @@ void Engine::DeregisterWorker(std::string worker_id, StatusCallback done) {
           w->current_jobs = 0;
           w->status = "offline";
           REDRIVE_RETURN_IF_ERROR(tx.PutWorker(*w));
+          REDRIVE_RETURN_IF_ERROR(ctx.Wrote(tx, WorkerWrite{WorkerOutcome::kDeregistered, *w}));
         }
         return true;
       },

@@ -13,6 +13,7 @@
 #include "core/queue.h"
 #include "core/retry_budget.h"
 #include "core/status.h"
+#include "core/throughput.h"
 #include "core/webhook.h"
 
 namespace redrive::engine {
@@ -68,16 +69,21 @@ struct ClaimResult {
   std::vector<AckItemResult> ack_results;  // one per ClaimParams::acks, same order
 };
 
+// lease_id: the strict fence when given; without it worker_id must name the
+// job's current holder (event::Heartbeat in core/transition.h).
 struct HeartbeatParams {
-  std::string job_id, worker_id, lease_id;
+  std::string job_id, worker_id;
+  std::optional<std::string> lease_id;
   std::chrono::seconds lease_duration{30};
 };
 struct CompleteParams {
-  std::string job_id, worker_id, lease_id;
+  std::string job_id, worker_id;
+  std::optional<std::string> lease_id;  // as HeartbeatParams
   std::optional<std::string> result_json;
 };
 struct FailParams {
-  std::string job_id, worker_id, lease_id;
+  std::string job_id, worker_id;
+  std::optional<std::string> lease_id;  // as HeartbeatParams
   std::string error;
   bool no_retry = false;
   std::optional<std::chrono::milliseconds> retry_after;
@@ -220,6 +226,26 @@ struct QueueView {
   QueueConfig config;
   StatusCounts counts;
   std::optional<Instant> oldest_deadletter_at;
+};
+
+// GET /queues/{name}/stats: the queue's view and its workers that are not
+// offline (Spooled's active_workers; of at most kMaxListWorkersLimit read).
+struct QueueStatsView {
+  QueueView queue;
+  int active_workers = 0;
+};
+
+// GET /dashboard: one read snapshot of what the summary is computed from.
+// Bounded: every queue (the store holds at most max_queues), at most
+// kMaxListWorkersLimit workers (their effective status), and the
+// cluster's throughput samples of the last `activity_window`.
+struct DashboardView {
+  std::vector<QueueView> queues;
+  std::vector<WorkerInfo> workers;
+  JobCounts recent;  // summed over the window, every queue and node
+  std::chrono::seconds activity_window{0};
+  Instant now{};
+  Instant started_at{};  // when the engine started
 };
 
 struct RegisterWorkerParams {

@@ -61,4 +61,9 @@ Status TxContext::Wrote(store::WriteTx& tx, const QueueWrite& write) {
   return Status::Ok();
 }
 
+Status TxContext::Wrote(store::WriteTx& tx, const WorkerWrite& write) {
+  for (WriteHook* hook : hooks) REDRIVE_RETURN_IF_ERROR(hook->OnWorker(tx, *this, write));
+  return Status::Ok();
+}
+
 }  // namespace redrive::engine

@@ -89,6 +89,7 @@ struct TxContext {
   // the first error fails the request.
   Status Wrote(store::WriteTx& tx, const JobWrite& write);
   Status Wrote(store::WriteTx& tx, const QueueWrite& write);
+  Status Wrote(store::WriteTx& tx, const WorkerWrite& write);
 };
 
 }  // namespace redrive::engine

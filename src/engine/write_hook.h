@@ -15,6 +15,7 @@
 
 #include "core/job.h"
 #include "core/outcome.h"
+#include "core/queue.h"
 #include "core/status.h"
 #include "core/transition.h"
 #include "store/store.h"
@@ -38,6 +39,12 @@ struct QueueWrite {
   const std::optional<std::string>& reason;  // why it was paused
 };
 
+// A worker the current request just registered or deregistered.
+struct WorkerWrite {
+  WorkerOutcome outcome;
+  const WorkerInfo& worker;  // as written
+};
+
 class WriteHook {
  public:
   virtual ~WriteHook() = default;
@@ -59,6 +66,13 @@ class WriteHook {
   // Called for every write, so the common case must stay one test.
   virtual Status OnJob(store::WriteTx& tx, TxContext& ctx, const JobWrite& write) = 0;
   virtual Status OnQueue(store::WriteTx& tx, TxContext& ctx, const QueueWrite& write) = 0;
+  // Only the hooks that care about the worker registry override this.
+  virtual Status OnWorker(store::WriteTx& tx, TxContext& ctx, const WorkerWrite& write) {
+    (void)tx;
+    (void)ctx;
+    (void)write;
+    return Status::Ok();
+  }
 };
 
 }  // namespace redrive::engine

@@ -165,10 +165,20 @@ AttemptResult HttpSender::Send(const engine::OutgoingPost& post, Instant now) {
   req.set(http::field::user_agent, options_.user_agent);
   req.set(http::field::content_type, "application/json");
   req.set(http::field::connection, "close");
-  req.set("X-Redrive-Event", post.event);
-  req.set("X-Redrive-Delivery", post.delivery_id);
-  req.set("X-Redrive-Timestamp", std::to_string(timestamp));
-  req.set("X-Redrive-Signature", SignatureHeader(post.secret, timestamp, post.body));
+  // The same HMAC either way; Spooled's header names let a receiver written
+  // for Spooled verify it unchanged (it has no delivery id; it counts attempts).
+  const std::string signature = SignatureHeader(post.secret, timestamp, post.body);
+  if (post.signature_format == SignatureFormat::kSpooled) {
+    req.set("X-Spooled-Event", post.event);
+    req.set("X-Spooled-Delivery-Attempt", std::to_string(post.attempt));
+    req.set("X-Spooled-Timestamp", std::to_string(timestamp));
+    req.set("X-Spooled-Signature", signature);
+  } else {
+    req.set("X-Redrive-Event", post.event);
+    req.set("X-Redrive-Delivery", post.delivery_id);
+    req.set("X-Redrive-Timestamp", std::to_string(timestamp));
+    req.set("X-Redrive-Signature", signature);
+  }
   req.body() = post.body;
   req.prepare_payload();
 

@@ -103,6 +103,25 @@ TEST(HttpSenderTest, PostsTheSignedBodyWithTheContractsHeaders) {
   EXPECT_NE(req.find("\r\n\r\n{\"id\":\"ev-1\"}"), std::string::npos);
 }
 
+// signature_format "spooled": Spooled's header names over the same HMAC, which
+// a Spooled receiver checks as "sha256=" + hex HMAC(secret, "<ts>.<body>").
+TEST(HttpSenderTest, SpooledSignatureFormatSendsSpooledsHeaders) {
+  OneShotServer server("HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n");
+  engine::OutgoingPost post = Post(server.url());
+  post.signature_format = SignatureFormat::kSpooled;
+  post.attempt = 3;
+  AttemptResult r = LoopbackSender().Send(post, kNow);
+  EXPECT_TRUE(r.success) << r.error.value_or("");
+  const std::string& req = server.request();
+  EXPECT_NE(req.find("X-Spooled-Event: job.failed\r\n"), std::string::npos) << req;
+  EXPECT_NE(req.find("X-Spooled-Delivery-Attempt: 3\r\n"), std::string::npos);
+  EXPECT_NE(req.find("X-Spooled-Timestamp: 1800000000\r\n"), std::string::npos);
+  const std::string expected =
+      "sha256=" + HmacSha256Hex("k3y", std::string("1800000000.") + R"({"id":"ev-1"})");
+  EXPECT_NE(req.find("X-Spooled-Signature: " + expected + "\r\n"), std::string::npos);
+  EXPECT_EQ(req.find("X-Redrive-"), std::string::npos);
+}
+
 TEST(HttpSenderTest, ANon2xxAnswerIsAFailureWithItsStatus) {
   OneShotServer server("HTTP/1.1 500 Oops\r\nContent-Length: 4\r\nConnection: close\r\n\r\nnope");
   AttemptResult r = LoopbackSender().Send(Post(server.url()), kNow);

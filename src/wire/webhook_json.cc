@@ -16,12 +16,22 @@ boost::json::object WebhookToJson(const Webhook& w) {
           {"events", value_from(w.events)},
           {"enabled", w.enabled},
           {"format", WebhookFormatName(w.format)},
+          {"signature_format", SignatureFormatName(w.signature_format)},
           {"has_secret", !w.secret.empty()},
           {"consecutive_failures", w.consecutive_failures},
           {"disabled_reason", value_from(w.disabled_reason)},
           {"created_at", TimeToJson(w.created_at)},
           {"updated_at", TimeToJson(w.updated_at)},
-          {"last_delivery_at", TimeToJson(w.last_delivery_at)}};
+          {"last_delivery_at", TimeToJson(w.last_delivery_at)},
+          // Spooled's names for the same facts: failure_count is the failures
+          // in a row, last_triggered_at the last attempt, last_status whether
+          // the last counted attempt failed (null before the first).
+          {"organization_id", "default"},
+          {"failure_count", w.consecutive_failures},
+          {"last_triggered_at", TimeToJson(w.last_delivery_at)},
+          {"last_status", !w.last_delivery_at          ? boost::json::value(nullptr)
+                          : w.consecutive_failures > 0 ? boost::json::value("failed")
+                                                       : boost::json::value("success")}};
 }
 
 boost::json::object DeliveryToJson(const WebhookDelivery& d) {

@@ -45,6 +45,23 @@ TEST_F(AuthTest, MissingOrUnknownKeyIs401) {
   EXPECT_EQ(server_->Client().Get("/health").status, 200);
 }
 
+// The key is checked before the route: strangers cannot map the API.
+TEST_F(AuthTest, UnknownRouteIs401WithoutAValidKeyAnd404WithOne) {
+  for (const char* key : {"", "nope"}) {
+    auto r = As(key, "GET", "/no-such-route");
+    EXPECT_EQ(r.status, 401) << key;
+    EXPECT_EQ(r.body.at("code"), "UNAUTHORIZED");
+    EXPECT_EQ(As(key, "POST", "/billing/portal", json::object{}).status, 401) << key;
+  }
+  auto found = As("view-key", "GET", "/no-such-route");
+  EXPECT_EQ(found.status, 404);
+  EXPECT_EQ(found.body.at("code"), "NOT_FOUND");
+  auto billing = As("view-key", "POST", "/billing/portal", json::object{});
+  EXPECT_EQ(billing.status, 404);
+  EXPECT_NE(std::string(billing.body.at("message").as_string()).find("out of scope"),
+            std::string::npos);
+}
+
 TEST_F(AuthTest, WorkerCanProduceAndConsumeButNotOperate) {
   auto enq = As("wrk-key", "POST", "/jobs",
                 json::object{{"queue_name", "auth-w"}, {"payload", {{"secret", 1}}}});

@@ -24,6 +24,13 @@ TEST(ServerSmokeTest, HealthAnswersAndSigtermExitsZero) {
   HttpClient client = server.Client();
   HttpResponse health = client.Get("/health");
   EXPECT_EQ(health.status, 200) << health.error << health.body;
+  // Spooled's HealthResponse fields, and Redrive's version.
+  JsonResponse shape = client.JsonRequest("GET", "/health");
+  ASSERT_TRUE(shape.body.is_object()) << shape.raw.body;
+  EXPECT_EQ(shape.body.at("status"), "healthy");
+  EXPECT_EQ(shape.body.at("database"), true);
+  EXPECT_EQ(shape.body.at("cache"), true);
+  EXPECT_TRUE(shape.body.at("version").is_string());
   EXPECT_EQ(server.Stop(), 0) << server.Stderr();
 }
 

@@ -103,6 +103,33 @@ json::object VerifiedBody(const ReceivedRequest& r) {
   return body;
 }
 
+// A receiver written for Spooled checks X-Spooled-Signature as "sha256=" +
+// hex HMAC(secret, "<X-Spooled-Timestamp>.<body>"): it verifies these.
+TEST_F(WebhooksTest, SpooledSignatureFormatIsVerifiedTheWaySpooledReceiversDo) {
+  JsonResponse r = Call("POST", "/outgoing-webhooks",
+                        json::object{{"name", "spooled"},
+                                     {"url", receiver_.url()},
+                                     {"events", json::array{"job.failed", "worker.registered"}},
+                                     {"secret", kSecret},
+                                     {"signature_format", "spooled"}});
+  ASSERT_EQ(r.status, 201) << r.raw.body;
+  ASSERT_EQ(Call("POST", "/workers/register",
+                 json::object{{"queue_name", "sp"}, {"hostname", "box"}, {"worker_id", "w-sp"}})
+                .status,
+            201);
+  ASSERT_TRUE(receiver_.WaitForRequests(1, 10s)) << server_.Stderr();
+  const ReceivedRequest& got = receiver_.Requests()[0];
+  EXPECT_EQ(got.header("x-spooled-event"), "worker.registered");
+  EXPECT_EQ(got.header("x-spooled-delivery-attempt"), "1");
+  const std::string ts = got.header("x-spooled-timestamp");
+  ASSERT_FALSE(ts.empty());
+  EXPECT_EQ(got.header("x-spooled-signature"),
+            "sha256=" + HmacSha256HexForTest(kSecret, ts + "." + got.body));
+  EXPECT_TRUE(got.header("x-redrive-signature").empty());
+  json::object body = json::parse(got.body).as_object();
+  EXPECT_EQ(body.at("data").at("worker_id"), "w-sp");
+}
+
 TEST_F(WebhooksTest, CrudValidationAndTheSecretRule) {
   JsonResponse created = Call("POST", "/outgoing-webhooks",
                               json::object{{"name", "ops"},
@@ -287,6 +314,10 @@ TEST_F(WebhooksTest, TwentyStraightFailuresDisableTheWebhookUntilReEnabled) {
     return w.body.at("enabled") == false;
   })) << w.raw.body;
   EXPECT_GE(w.body.at("consecutive_failures").as_int64(), 20);
+  // Spooled's names for the same facts.
+  EXPECT_EQ(w.body.at("failure_count"), w.body.at("consecutive_failures"));
+  EXPECT_EQ(w.body.at("last_status"), "failed");
+  EXPECT_EQ(w.body.at("last_triggered_at"), w.body.at("last_delivery_at"));
   EXPECT_NE(std::string(w.body.at("disabled_reason").as_string()).find("HTTP 503"),
             std::string::npos);
   EXPECT_NE(Metrics().find("redrive_webhooks_disabled_total 1\n"), std::string::npos);
@@ -297,6 +328,7 @@ TEST_F(WebhooksTest, TwentyStraightFailuresDisableTheWebhookUntilReEnabled) {
   JsonResponse on = Call("PUT", "/outgoing-webhooks/" + hook, json::object{{"enabled", true}});
   ASSERT_EQ(on.status, 200);
   EXPECT_EQ(on.body.at("consecutive_failures"), 0);
+  EXPECT_EQ(on.body.at("failure_count"), 0);
   EXPECT_TRUE(on.body.at("disabled_reason").is_null());
   ASSERT_TRUE(receiver_.WaitForRequests(before + 20, 10s));
 }
@@ -308,6 +340,9 @@ TEST_F(WebhooksTest, TestEndpointSendsASignedTestEventAndRecordsIt) {
   EXPECT_EQ(r.body.at("success"), true);
   EXPECT_EQ(r.body.at("status_code"), 200);
   EXPECT_TRUE(r.body.at("error").is_null());
+  // Spooled's TestWebhookResponse reads response_time_ms.
+  ASSERT_TRUE(r.body.at("response_time_ms").is_int64()) << r.raw.body;
+  EXPECT_EQ(r.body.at("response_time_ms"), r.body.at("duration_ms"));
   ASSERT_EQ(receiver_.Requests().size(), 1u);
   json::object body = VerifiedBody(receiver_.Requests()[0]);
   EXPECT_EQ(body.at("event"), "webhook.test");

@@ -335,7 +335,7 @@ TEST_F(ClientTest, WorkerRegistry) {
 TEST_F(ClientTest, HealthAndRawCall) {
   auto health = client_->GetHealth();
   ASSERT_TRUE(health.ok()) << health.status().ToString();
-  EXPECT_EQ(health->status, "ok");
+  EXPECT_EQ(health->status, "healthy");
   EXPECT_TRUE(client_->Ready().ok());
   auto raw = client_->Call("GET", "/jobs/stats");
   ASSERT_TRUE(raw.ok());

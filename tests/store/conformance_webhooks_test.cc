@@ -15,6 +15,7 @@ Webhook MakeWebhook(const std::string& id, Instant created = T(0)) {
   w.events = {"job.failed", "job.deadlettered"};
   w.secret = "whsec_" + id;
   w.format = WebhookFormat::kSlack;
+  w.signature_format = SignatureFormat::kSpooled;
   w.consecutive_failures = 3;
   w.created_at = created;
   w.updated_at = created;
@@ -67,6 +68,7 @@ TEST_P(StoreConformanceTest, WebhooksListOldestFirstAndUpdateReplacesFields) {
   a.events = {"queue.paused"};
   a.enabled = false;
   a.format = WebhookFormat::kJson;
+  a.signature_format = SignatureFormat::kRedrive;
   a.consecutive_failures = 0;
   a.updated_at = T(5);
   Write([&](WriteTx& tx) { ASSERT_TRUE(tx.UpdateWebhook(a).ok()); });

@@ -113,8 +113,9 @@ std::vector<webhook_ops::ClaimedDelivery> WebhookDispatcher::Claim(int limit) {
 
 AttemptResult WebhookDispatcher::Attempt(const webhook_ops::ClaimedDelivery& claimed) {
   const WebhookDelivery& d = claimed.delivery;
-  AttemptResult result =
-      sender_.Send({claimed.url, claimed.secret, d.event, d.id, d.body}, clock_.Now());
+  AttemptResult result = sender_.Send({claimed.url, claimed.secret, d.event, d.id, d.body,
+                                       claimed.signature_format, d.attempts + 1},
+                                      clock_.Now());
   webhook_ops::Recorded recorded;
   Status st = committer_.RunAndWait([&](store::WriteTx& tx, TxContext& ctx) -> Status {
     REDRIVE_ASSIGN_OR_RETURN(recorded,

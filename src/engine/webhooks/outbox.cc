@@ -35,6 +35,13 @@ Status WebhookOutbox::OnQueue(store::WriteTx& tx, TxContext& ctx, const QueueWri
   return Write(tx, ctx, QueueWebhookEvent(name, write.queue_name, write.reason));
 }
 
+Status WebhookOutbox::OnWorker(store::WriteTx& tx, TxContext& ctx, const WorkerWrite& write) {
+  if (ctx.subscriptions == nullptr) return Status::Ok();
+  const std::string_view name = WorkerWebhookEventName(write.outcome);
+  if (!ctx.subscriptions->Wants(name)) return Status::Ok();
+  return Write(tx, ctx, WorkerWebhookEvent(name, write.worker));
+}
+
 Status WebhookOutbox::Write(store::WriteTx& tx, TxContext& ctx, const WebhookEvent& event) {
   // One event id for every webhook it goes to: receivers dedupe on it.
   const std::string event_id = NewUuidV7(ctx.now, ctx.random);

@@ -34,6 +34,7 @@ class WebhookOutbox final : public WriteHook {
   // webhook subscribed to it).
   Status OnJob(store::WriteTx& tx, TxContext& ctx, const JobWrite& write) override;
   Status OnQueue(store::WriteTx& tx, TxContext& ctx, const QueueWrite& write) override;
+  Status OnWorker(store::WriteTx& tx, TxContext& ctx, const WorkerWrite& write) override;
 
  private:
   static Status Write(store::WriteTx& tx, TxContext& ctx, const WebhookEvent& event);

@@ -16,6 +16,10 @@ struct OutgoingPost {
   std::string event;        // X-Redrive-Event
   std::string delivery_id;  // X-Redrive-Delivery
   std::string body;
+  // Which headers carry the signature (core/webhook.h), and this attempt's
+  // number, counted from 1 (X-Spooled-Delivery-Attempt).
+  SignatureFormat signature_format = SignatureFormat::kRedrive;
+  int attempt = 1;
 };
 
 // Thread-safety: Send is called from several sender threads at once.

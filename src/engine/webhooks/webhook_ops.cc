@@ -43,6 +43,7 @@ Result<std::vector<ClaimedDelivery>> ClaimDue(store::WriteTx& tx, TxContext& ctx
     c.delivery = std::move(d);
     c.url = it->second.url;
     c.secret = it->second.secret;
+    c.signature_format = it->second.signature_format;
     out.push_back(std::move(c));
   }
   return out;
@@ -106,6 +107,7 @@ Result<ClaimedDelivery> CreateTestDelivery(store::WriteTx& tx, TxContext& ctx,
   c.test = true;
   c.url = webhook.url;
   c.secret = webhook.secret;
+  c.signature_format = webhook.signature_format;
   WebhookDelivery& d = c.delivery;
   d.id = NewUuidV7(ctx.now, ctx.random);
   d.webhook_id = webhook.id;

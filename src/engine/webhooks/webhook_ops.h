@@ -19,6 +19,7 @@ struct ClaimedDelivery {
   Instant due_before_claim{};  // restored if the attempt never starts
   std::string url;
   std::string secret;
+  SignatureFormat signature_format = SignatureFormat::kRedrive;
   bool test = false;  // a webhook.test delivery: one attempt, no retry
 };
 

@@ -19,6 +19,7 @@ struct CreateWebhookParams {
   std::optional<std::string> secret;  // generated when absent
   bool enabled = true;
   WebhookFormat format = WebhookFormat::kJson;
+  SignatureFormat signature_format = SignatureFormat::kRedrive;
 };
 
 // PUT /outgoing-webhooks/{id}: only the given fields change.
@@ -29,6 +30,7 @@ struct WebhookPatch {
   std::optional<std::string> secret;
   std::optional<bool> enabled;  // true re-arms a disabled webhook (failures reset)
   std::optional<WebhookFormat> format;
+  std::optional<SignatureFormat> signature_format;
 };
 
 // POST /outgoing-webhooks/{id}/test.

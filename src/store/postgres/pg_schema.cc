@@ -293,6 +293,12 @@ ALTER TABLE redrive.queues
   ADD COLUMN max_snoozes integer NOT NULL DEFAULT 25 CHECK (max_snoozes >= 0);
 )sql";
 
+// Version 10: Spooled-compatible signature headers, per webhook (Webhook::signature_format).
+constexpr char kSchemaV10[] = R"sql(
+ALTER TABLE redrive.webhooks ADD COLUMN signature_format text NOT NULL DEFAULT 'redrive'
+  CHECK (signature_format IN ('redrive','spooled'));
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "delivery reservations, webhooks version", kSchemaV2},
@@ -303,6 +309,7 @@ constexpr PgMigration kMigrations[] = {
     {7, "throughput samples", kSchemaV7},
     {8, "queue redrive tail", kSchemaV8},
     {9, "crash counts, quarantine and snoozes", kSchemaV9},
+    {10, "webhook signature format", kSchemaV10},
 };
 
 constexpr char kCreateMigrationsTable[] =

@@ -5,7 +5,7 @@ namespace {
 
 #define REDRIVE_PG_WEBHOOK_COLUMNS                                                          \
   "id, name, url, events, secret, enabled, format, consecutive_failures, disabled_reason, " \
-  "created_at, updated_at, last_delivery_at"
+  "created_at, updated_at, last_delivery_at, signature_format"
 // The fixed fields, the mutable ones (UpdateDelivery), created_at.
 #define REDRIVE_PG_DELIVERY_COLUMNS                                            \
   "id, webhook_id, event_id, event, body, status, attempts, next_attempt_at, " \
@@ -17,12 +17,13 @@ constexpr char kGetWebhook[] =
     "SELECT " REDRIVE_PG_WEBHOOK_COLUMNS " FROM redrive.webhooks WHERE id = $1";
 constexpr char kGetWebhookForUpdate[] =
     "SELECT " REDRIVE_PG_WEBHOOK_COLUMNS " FROM redrive.webhooks WHERE id = $1 FOR UPDATE";
-constexpr char kInsertWebhook[] = "INSERT INTO redrive.webhooks (" REDRIVE_PG_WEBHOOK_COLUMNS
-                                  ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
+constexpr char kInsertWebhook[] =
+    "INSERT INTO redrive.webhooks (" REDRIVE_PG_WEBHOOK_COLUMNS
+    ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
 constexpr char kUpdateWebhook[] =
     "UPDATE redrive.webhooks SET name = $2, url = $3, events = $4, secret = $5, enabled = $6, "
     "format = $7, consecutive_failures = $8, disabled_reason = $9, created_at = $10, "
-    "updated_at = $11, last_delivery_at = $12 WHERE id = $1";
+    "updated_at = $11, last_delivery_at = $12, signature_format = $13 WHERE id = $1";
 constexpr char kDeleteWebhookDeliveries[] =
     "DELETE FROM redrive.webhook_deliveries WHERE webhook_id = $1";
 constexpr char kDeleteWebhook[] = "DELETE FROM redrive.webhooks WHERE id = $1";
@@ -106,6 +107,7 @@ Webhook ReadWebhook(const PgResult& r, int row) {
   w.created_at = r.Time(row, 9);
   w.updated_at = r.Time(row, 10);
   w.last_delivery_at = r.OptTime(row, 11);
+  w.signature_format = ParseSignatureFormat(r.Text(row, 12)).value_or(SignatureFormat::kRedrive);
   return w;
 }
 
@@ -122,6 +124,7 @@ void BindWebhook(PgParams& p, const Webhook& w) {
   p.Add(w.created_at);
   p.Add(w.updated_at);
   p.Add(w.last_delivery_at);
+  p.Add(SignatureFormatName(w.signature_format));
 }
 
 WebhookDelivery ReadDelivery(const PgResult& r, int row) {

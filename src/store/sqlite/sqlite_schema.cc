@@ -280,6 +280,12 @@ UPDATE sqlite_schema
 PRAGMA writable_schema = RESET;
 )sql";
 
+// Version 9: Spooled-compatible signature headers, per webhook (Webhook::signature_format).
+constexpr char kSchemaV9[] = R"sql(
+ALTER TABLE webhooks ADD COLUMN signature_format TEXT NOT NULL DEFAULT 'redrive'
+  CHECK (signature_format IN ('redrive','spooled'));
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "outgoing webhooks", kSchemaV2},
@@ -289,6 +295,7 @@ constexpr Migration kMigrations[] = {
     {6, "throughput samples", kSchemaV6},
     {7, "queue redrive tail", kSchemaV7},
     {8, "crash counts, quarantine and snoozes", kSchemaV8},
+    {9, "webhook signature format", kSchemaV9},
 };
 
 constexpr char kCreateMigrationsTable[] =

@@ -8,7 +8,7 @@ namespace {
 
 #define REDRIVE_WEBHOOK_COLUMNS                                                             \
   "id, name, url, events, secret, enabled, format, consecutive_failures, disabled_reason, " \
-  "created_at, updated_at, last_delivery_at"
+  "created_at, updated_at, last_delivery_at, signature_format"
 #define REDRIVE_DELIVERY_COLUMNS                                               \
   "id, webhook_id, event_id, event, body, status, attempts, next_attempt_at, " \
   "last_status_code, last_error, created_at, delivered_at, duration_ms, reservation"
@@ -16,12 +16,13 @@ namespace {
 constexpr char kListWebhooks[] =
     "SELECT " REDRIVE_WEBHOOK_COLUMNS " FROM webhooks ORDER BY created_at, id";
 constexpr char kGetWebhook[] = "SELECT " REDRIVE_WEBHOOK_COLUMNS " FROM webhooks WHERE id = ?1";
-constexpr char kInsertWebhook[] = "INSERT INTO webhooks (" REDRIVE_WEBHOOK_COLUMNS
-                                  ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
+constexpr char kInsertWebhook[] =
+    "INSERT INTO webhooks (" REDRIVE_WEBHOOK_COLUMNS
+    ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
 constexpr char kUpdateWebhook[] =
     "UPDATE webhooks SET name = ?2, url = ?3, events = ?4, secret = ?5, enabled = ?6, "
     "format = ?7, consecutive_failures = ?8, disabled_reason = ?9, created_at = ?10, "
-    "updated_at = ?11, last_delivery_at = ?12 WHERE id = ?1";
+    "updated_at = ?11, last_delivery_at = ?12, signature_format = ?13 WHERE id = ?1";
 constexpr char kDeleteWebhookDeliveries[] = "DELETE FROM webhook_deliveries WHERE webhook_id = ?1";
 constexpr char kDeleteWebhook[] = "DELETE FROM webhooks WHERE id = ?1";
 
@@ -74,6 +75,7 @@ Webhook ReadWebhook(const Statement& s) {
   w.created_at = s.Time(9);
   w.updated_at = s.Time(10);
   w.last_delivery_at = s.OptTime(11);
+  w.signature_format = ParseSignatureFormat(s.Text(12)).value_or(SignatureFormat::kRedrive);
   return w;
 }
 
@@ -91,6 +93,7 @@ void BindWebhook(Statement& s, const Webhook& w, const std::string& events) {
   s.Bind(10, w.created_at);
   s.Bind(11, w.updated_at);
   s.Bind(12, w.last_delivery_at);
+  s.Bind(13, SignatureFormatName(w.signature_format));
 }
 
 WebhookDelivery ReadDelivery(const Statement& s) {
