@@ -7,6 +7,7 @@
 //   #/queues/<name>         one queue
 //   #/webhooks              outgoing webhooks
 //   #/webhooks/<id>?status=&page=   one webhook and its deliveries
+//   #/audit?actor=&action=&target=&cursor=   the operator audit log
 import * as api from './api.js';
 import {h, fill} from './dom.js';
 import {mountOverview} from './overview.js';
@@ -15,6 +16,7 @@ import {mountJob} from './job.js';
 import {mountQueue} from './queue.js';
 import {mountWebhooks} from './webhooks.js';
 import {mountWebhook} from './webhook.js';
+import {mountAudit} from './audit.js';
 import {showError, clearMessages, isDialogOpen} from './ui.js';
 import {formatDuration} from './durations.js';
 
@@ -42,6 +44,7 @@ function route() {
     return {nav: 'webhooks', mount: () => mountWebhook(main, ctx, parts[1], params)};
   }
   if (parts[0] === 'webhooks') return {nav: 'webhooks', mount: () => mountWebhooks(main, ctx)};
+  if (parts[0] === 'audit') return {nav: 'audit', mount: () => mountAudit(main, ctx, params)};
   return {nav: 'overview', mount: () => mountOverview(main, ctx)};
 }
 

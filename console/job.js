@@ -20,7 +20,8 @@ export function mountJob(main, ctx, id) {
   async function refresh() {
     // The payload editor is left alone while the operator is editing.
     if (payloadBox && payloadBox.editing()) return;
-    const [job, history] = await Promise.all([api.get(path), api.get(`${path}/history`)]);
+    const [job, history, audit] = await Promise.all([api.get(path), api.get(`${path}/history`),
+      api.get(`/audit${api.query({target: `job:${id}`, limit: 100})}`)]);
     payloadBox = payloadSection(job, ctx, refresh);
     fill(main, 
       h('p', {}, h('a', {href: `#/jobs${api.query({queue: job.queue_name, status: job.status})}`},
@@ -29,7 +30,7 @@ export function mountJob(main, ctx, id) {
       ctx.canAct ? actionBar(job, path, refresh) : null,
       h('div', {class: 'columns'},
         h('section', {class: 'card'}, h('h2', {}, 'State'), facts(job)),
-        h('section', {class: 'card'}, h('h2', {}, 'History'), timeline(history))),
+        h('section', {class: 'card'}, h('h2', {}, 'History'), timeline(history, audit.entries))),
       payloadBox.element);
   }
   return {refresh};
@@ -58,13 +59,31 @@ function facts(job) {
     row('Expires', time(job.expires_at)));
 }
 
-function timeline(history) {
-  if (history.length === 0) return h('p', {class: 'empty'}, 'No history.');
-  return h('ol', {class: 'timeline', 'data-test': 'history'}, history.map((e) =>
-    h('li', {class: `event event-${e.event_type}`},
-      h('div', {}, h('strong', {}, e.event_type), ' ', time(e.created_at),
-        e.worker_id ? h('span', {class: 'muted'}, ` by ${e.worker_id}`) : null),
-      detailsList(e.details))));
+// The job's history with the operator actions that touched it (the audit
+// log's entries naming the job), oldest first: "job.retry by oncall: 'why'".
+function timeline(history, operatorActions) {
+  const items = [
+    ...history.map((e) => ({at: e.created_at, node: historyItem(e)})),
+    ...operatorActions.map((a) => ({at: a.at, node: operatorItem(a)})),
+  ].sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
+  if (items.length === 0) return h('p', {class: 'empty'}, 'No history.');
+  return h('ol', {class: 'timeline', 'data-test': 'history'}, items.map((i) => i.node));
+}
+
+function historyItem(e) {
+  return h('li', {class: `event event-${e.event_type}`},
+    h('div', {}, h('strong', {}, e.event_type), ' ', time(e.created_at),
+      e.worker_id ? h('span', {class: 'muted'}, ` by ${e.worker_id}`) : null),
+    detailsList(e.details));
+}
+
+function operatorItem(a) {
+  const refused = a.status >= 300;
+  return h('li', {class: `event event-operator${refused ? ' event-refused' : ''}`,
+                  'data-test': 'operator-action'},
+    h('div', {}, h('strong', {}, a.action), ' by ', h('strong', {}, a.actor), ' ', time(a.at),
+      refused ? h('span', {class: 'muted'}, ` (refused: ${a.status})`) : null),
+    a.reason ? h('div', {class: 'reason'}, `“${a.reason}”`) : null);
 }
 
 function detailsList(details) {
@@ -105,10 +124,10 @@ function actionBar(job, path, refresh) {
       const ok = await openDialog({title: 'Retry this job?',
         body: [`It goes back to pending now, with its retry count reset to 0 ` +
                `(${job.max_retries} retries again) and its history kept.`],
-        confirmLabel: 'Retry job'});
+        confirmLabel: 'Retry job', reason: true});
       if (!ok) return;
       await busy(b, 'Retry', async () => {
-        await api.post(`${path}/retry`);
+        await api.post(`${path}/retry`, {}, {reason: ok.reason});
         showNotice('Job retried: it is pending again.');
       });
       refresh().catch((e) => showError(e, 'Refresh'));
@@ -123,10 +142,10 @@ function actionBar(job, path, refresh) {
         body: [job.status === 'processing'
           ? `Worker ${job.assigned_worker_id} holds it: its next heartbeat or result is refused.`
           : 'It will not run. A cancelled job can be retried later.'],
-        confirmLabel: 'Cancel job'});
+        confirmLabel: 'Cancel job', reason: true});
       if (!ok) return;
       await busy(b, 'Cancel', async () => {
-        await api.del(path);
+        await api.del(path, {reason: ok.reason});
         showNotice('Job cancelled.');
       });
       refresh().catch((e) => showError(e, 'Refresh'));

@@ -29,12 +29,20 @@ function addMessage(kind, content) {
   if (kind === 'notice') setTimeout(() => box.remove(), 8000);
 }
 
+// The optional "why" of a change, which the server keeps in its audit log
+// (sent as X-Redrive-Reason; at most 500 bytes there).
+const REASON_FIELD = {name: 'reason', label: 'Reason (optional, kept in the audit log)',
+                      placeholder: 'e.g. gateway fixed, INC-4411', maxlength: '200'};
+
 // Opens the modal. `fields`: [{name, label, type, value, placeholder, hint}];
 // type 'select' takes `options`: [[value, label], ...].
 // `typeToConfirm`: the text the operator must type before confirming.
+// `reason`: adds the optional Reason field (values.reason).
 // Resolves to the field values ({} if none) on confirm, null on cancel.
 export function openDialog({title, body = [], fields = [], confirmLabel = 'Confirm',
-                            danger = false, typeToConfirm = null, validate = null}) {
+                            danger = false, typeToConfirm = null, validate = null,
+                            reason = false}) {
+  if (reason) fields = [...fields, REASON_FIELD];
   const dialog = document.getElementById('dialog');
   clear(dialog);
   return new Promise((resolve) => {
@@ -53,7 +61,8 @@ export function openDialog({title, body = [], fields = [], confirmLabel = 'Confi
         } else {
           inputs[f.name] = h('input', {name: f.name, type: f.type || 'text',
                                        value: f.value ?? '', placeholder: f.placeholder,
-                                       step: f.step, min: f.min, autocomplete: 'off'});
+                                       step: f.step, min: f.min, maxlength: f.maxlength,
+                                       autocomplete: 'off', 'data-test': `field-${f.name}`});
         }
         return h('label', {class: 'field'}, h('span', {}, f.label), inputs[f.name],
                  f.hint ? h('small', {class: 'muted'}, f.hint) : null);

@@ -36,6 +36,10 @@ struct ClientOptions {
   // its wait to this.
   std::chrono::milliseconds request_timeout{30'000};
   int max_idle_connections = 4;  // idle keep-alive connections kept per Client
+  // Why this client changes things: sent (percent-encoded) as X-Redrive-Reason
+  // with every request, and kept with each operator change in the server's
+  // audit log. Empty: not sent.
+  std::string reason;
 };
 
 class Client {
@@ -89,6 +93,9 @@ class Client {
                                  std::optional<std::string> reason = std::nullopt);
   Result<QueueConfig> ResumeQueue(const std::string& name);
   Status DeleteQueue(const std::string& name, bool delete_jobs = false);
+
+  // ---- The operator audit log, newest first; page on with next_cursor.
+  Result<AuditPage> ListAudit(const AuditQuery& query = {});
 
   // ---- Workers
   Result<WorkerRegistration> RegisterWorker(const RegisterWorkerRequest& request);

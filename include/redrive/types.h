@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/audit.h"
 #include "core/clock.h"
 #include "core/job.h"
 #include "core/queue.h"
@@ -23,6 +24,7 @@
 
 namespace redrive::sdk {
 
+using redrive::AuditEntry;
 using redrive::BackoffPolicy;
 using redrive::DeadLetterGroup;
 using redrive::DeadReason;
@@ -108,6 +110,21 @@ struct ListJobsFilter {
   std::optional<std::string> tag;  // "key=value" or "key"
   std::optional<int> limit;        // 1..100, server default 50
   std::optional<int> offset;
+};
+
+// GET /audit: unset fields do not filter.
+struct AuditQuery {
+  std::optional<std::string> actor;   // a key's name or label ("oncall", "admin#1a2b3c4d")
+  std::optional<std::string> action;  // "dlq.retry", "queue.pause", ...
+  std::optional<std::string> target;  // "job:ID", "queue:NAME", "webhook:ID"
+  std::optional<Instant> since, until;
+  std::optional<int> limit;           // 1..200 (server default 50)
+  std::optional<std::string> cursor;  // a previous page's next_cursor
+};
+
+struct AuditPage {
+  std::vector<AuditEntry> entries;
+  std::optional<std::string> next_cursor;  // unset: no further page
 };
 
 struct DlqFilter {

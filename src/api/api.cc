@@ -12,6 +12,7 @@
 #include "api/call.h"
 #include "api/error_mapping.h"
 #include "api/http_metrics.h"
+#include "api/operator_route.h"
 #include "api/out_of_scope.h"
 #include "api/request_decoding.h"
 #include "api/request_guard.h"
@@ -114,6 +115,9 @@ class Api::Impl {
               std::move(a.target.query),
               std::move(respond),
               http_metrics_};
+    // Operator mutations: Idempotency-Key and the audit log around the handler.
+    if (!a.match.route->audit_action.empty())
+      return RunOperatorRoute(std::move(call), *a.match.route);
     a.match.route->handler(call);
   }
 

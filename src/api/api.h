@@ -26,6 +26,9 @@ enum class Role { kAdmin, kWorker, kViewer };
 struct ApiKey {
   Role role;
   std::string key;
+  // Who the key is in the audit log ("ROLE@NAME:KEY"); empty: the key is
+  // shown by a label derived from it (api/operator_identity.h).
+  std::string name;
 };
 
 struct ApiOptions {

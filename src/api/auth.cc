@@ -42,6 +42,11 @@ const char* RoleName(Role role) {
 
 Result<Role> Authenticate(const Request& request, const std::vector<ApiKey>& keys) {
   if (keys.empty()) return Role::kAdmin;
+  REDRIVE_ASSIGN_OR_RETURN(const ApiKey* key, MatchingKey(request, keys));
+  return key->role;
+}
+
+Result<const ApiKey*> MatchingKey(const Request& request, const std::vector<ApiKey>& keys) {
   const std::string* header = request.header("authorization");
   constexpr std::string_view kScheme = "bearer ";
   if (header == nullptr || !StartsWithIgnoreCase(*header, kScheme)) {
@@ -51,7 +56,7 @@ Result<Role> Authenticate(const Request& request, const std::vector<ApiKey>& key
   while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
   while (!token.empty() && token.back() == ' ') token.remove_suffix(1);
   for (const ApiKey& key : keys) {
-    if (!token.empty() && ConstantTimeEquals(token, key.key)) return key.role;
+    if (!token.empty() && ConstantTimeEquals(token, key.key)) return &key;
   }
   return Unauthorized("unknown API key");
 }

@@ -32,6 +32,9 @@ const char* RoleName(Role role);  // "admin", "worker", "viewer"
 // The role of the request's "Authorization: Bearer KEY". UNAUTHORIZED when
 // keys are configured and the header is missing, malformed or names no key.
 Result<Role> Authenticate(const Request& request, const std::vector<ApiKey>& keys);
+// The key of the request's "Authorization: Bearer KEY" among `keys` (which
+// it points into); UNAUTHORIZED as Authenticate when there is none.
+Result<const ApiKey*> MatchingKey(const Request& request, const std::vector<ApiKey>& keys);
 
 // ACCESS_DENIED when `role` may not use a route with `access`.
 Status Authorize(Role role, unsigned access);

@@ -64,6 +64,9 @@ void HandleDeleteWebhook(Call& call);   // DELETE /outgoing-webhooks/{id}
 void HandleListDeliveries(Call& call);  // GET /outgoing-webhooks/{id}/deliveries
 void HandleTestWebhook(Call& call);     // POST /outgoing-webhooks/{id}/test
 
+// audit_handlers.cc
+void HandleListAudit(Call& call);  // GET /audit [ext]
+
 // health_handlers.cc
 void HandleHealth(Call& call);       // GET /health
 void HandleHealthLive(Call& call);   // GET /health/live

@@ -20,6 +20,9 @@ struct Request {
   std::string body;
   bool from_loopback = true;   // the peer address is 127.0.0.0/8 or ::1
   std::string client_address;  // the peer's IP address, without port ("" in tests)
+  // The request's id (server/request_id.h: the client's X-Request-Id when
+  // sane, else made up), kept in the audit log; "" in tests that set none.
+  std::string request_id;
   // Requested by the server when the client disconnects while the request is
   // being handled (a long-poll claim then stops waiting and takes no job).
   std::stop_token client_gone;

@@ -18,6 +18,11 @@ struct Route {
   std::string_view pattern;  // "/api/v1/jobs/{id}"
   unsigned access;           // an Access bit set (auth.h)
   Handler handler;
+  // Set on every operator mutation ("job.retry", "queue.pause", ...): the
+  // request takes an Idempotency-Key and leaves an audit entry naming this
+  // action (operator_route.h). Its noun ("job", "queue", "webhook", "dlq")
+  // says what the route's parameters name.
+  std::string_view audit_action = {};
 };
 
 struct RouteMatch {

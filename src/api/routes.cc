@@ -9,6 +9,8 @@ std::vector<Route> AllRoutes() {
   constexpr unsigned kWorkerRoute = kWorkers;            // admin + worker
   constexpr unsigned kReadRoute = kViewers;              // admin + viewer
   constexpr unsigned kSharedRead = kWorkers | kViewers;  // everyone with a key
+  // Operator mutations carry their audit action (the fifth field): they take
+  // an Idempotency-Key and leave an entry in the audit log (operator_route.h).
   return {
       // Service.
       {"GET", "/health", kPublic, HandleHealth},
@@ -44,37 +46,42 @@ std::vector<Route> AllRoutes() {
       {"GET", "/api/v1/jobs/status", kReadRoute, HandleJobStatuses},
       {"GET", "/api/v1/jobs/stats", kReadRoute, HandleJobStats},
       {"GET", "/api/v1/jobs/{id}", kSharedRead, HandleGetJob},
-      {"DELETE", "/api/v1/jobs/{id}", kAdminOnly, HandleCancel},
+      {"DELETE", "/api/v1/jobs/{id}", kAdminOnly, HandleCancel, "job.cancel"},
       {"GET", "/api/v1/jobs/{id}/history", kReadRoute, HandleHistory},
-      {"POST", "/api/v1/jobs/{id}/retry", kAdminOnly, HandleRetry},
-      {"PUT", "/api/v1/jobs/{id}/priority", kAdminOnly, HandleSetPriority},
-      {"PUT", "/api/v1/jobs/{id}/payload", kAdminOnly, HandleSetPayload},
+      {"POST", "/api/v1/jobs/{id}/retry", kAdminOnly, HandleRetry, "job.retry"},
+      {"PUT", "/api/v1/jobs/{id}/priority", kAdminOnly, HandleSetPriority, "job.priority"},
+      {"PUT", "/api/v1/jobs/{id}/payload", kAdminOnly, HandleSetPayload, "job.payload"},
       // Operator: the DLQ.
       {"GET", "/api/v1/jobs/dlq", kReadRoute, HandleListDlq},
       // A literal segment wins over {id}: /jobs/dlq/summary is not a job's subpath.
       {"GET", "/api/v1/jobs/dlq/summary", kReadRoute, HandleDlqSummary},
-      {"POST", "/api/v1/jobs/dlq/retry", kAdminOnly, HandleDlqRetry},
-      {"POST", "/api/v1/jobs/dlq/purge", kAdminOnly, HandleDlqPurge},
+      {"POST", "/api/v1/jobs/dlq/retry", kAdminOnly, HandleDlqRetry, "dlq.retry"},
+      {"POST", "/api/v1/jobs/dlq/purge", kAdminOnly, HandleDlqPurge, "dlq.purge"},
       // Operator: quarantine (jobs whose attempts crashed crash_limit times).
-      {"POST", "/api/v1/jobs/{id}/release", kAdminOnly, HandleRelease},
-      {"POST", "/api/v1/jobs/quarantine/release", kAdminOnly, HandleBulkRelease},
+      {"POST", "/api/v1/jobs/{id}/release", kAdminOnly, HandleRelease, "job.release"},
+      {"POST", "/api/v1/jobs/quarantine/release", kAdminOnly, HandleBulkRelease,
+       "quarantine.release"},
       // Operator: queues.
       {"GET", "/api/v1/queues", kReadRoute, HandleListQueues},
       {"GET", "/api/v1/queues/{name}", kReadRoute, HandleGetQueue},
-      {"DELETE", "/api/v1/queues/{name}", kAdminOnly, HandleDeleteQueue},
+      {"DELETE", "/api/v1/queues/{name}", kAdminOnly, HandleDeleteQueue, "queue.delete"},
       {"GET", "/api/v1/queues/{name}/stats", kReadRoute, HandleQueueStats},
-      {"PUT", "/api/v1/queues/{name}/config", kAdminOnly, HandleConfigureQueue},
-      {"POST", "/api/v1/queues/{name}/pause", kAdminOnly, HandlePauseQueue},
-      {"POST", "/api/v1/queues/{name}/resume", kAdminOnly, HandleResumeQueue},
+      {"PUT", "/api/v1/queues/{name}/config", kAdminOnly, HandleConfigureQueue, "queue.config"},
+      {"POST", "/api/v1/queues/{name}/pause", kAdminOnly, HandlePauseQueue, "queue.pause"},
+      {"POST", "/api/v1/queues/{name}/resume", kAdminOnly, HandleResumeQueue, "queue.resume"},
       // Operator: outgoing webhooks. Viewers may read them (secrets are never
       // shown after creation); only admins change or test them.
       {"GET", "/api/v1/outgoing-webhooks", kReadRoute, HandleListWebhooks},
-      {"POST", "/api/v1/outgoing-webhooks", kAdminOnly, HandleCreateWebhook},
+      {"POST", "/api/v1/outgoing-webhooks", kAdminOnly, HandleCreateWebhook, "webhook.create"},
       {"GET", "/api/v1/outgoing-webhooks/{id}", kReadRoute, HandleGetWebhook},
-      {"PUT", "/api/v1/outgoing-webhooks/{id}", kAdminOnly, HandleUpdateWebhook},
-      {"DELETE", "/api/v1/outgoing-webhooks/{id}", kAdminOnly, HandleDeleteWebhook},
+      {"PUT", "/api/v1/outgoing-webhooks/{id}", kAdminOnly, HandleUpdateWebhook, "webhook.update"},
+      {"DELETE", "/api/v1/outgoing-webhooks/{id}", kAdminOnly, HandleDeleteWebhook,
+       "webhook.delete"},
       {"GET", "/api/v1/outgoing-webhooks/{id}/deliveries", kReadRoute, HandleListDeliveries},
-      {"POST", "/api/v1/outgoing-webhooks/{id}/test", kAdminOnly, HandleTestWebhook},
+      {"POST", "/api/v1/outgoing-webhooks/{id}/test", kAdminOnly, HandleTestWebhook,
+       "webhook.test"},
+      // Operator: the audit log. Viewers read it too, without client addresses.
+      {"GET", "/api/v1/audit", kReadRoute, HandleListAudit},
   };
 }
 

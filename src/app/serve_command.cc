@@ -42,6 +42,7 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
   SystemRandom random;
   engine::EngineOptions engine_options;
   engine_options.retention_interval = config.retention_interval;
+  engine_options.audit_retention = config.audit_retention;
   engine_options.prune_workers_after = config.prune_workers_after;
   engine_options.node_id = config.node_id;
   engine_options.max_clock_skew = config.max_clock_skew;

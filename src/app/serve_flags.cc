@@ -19,7 +19,8 @@ void AddServeFlags(CLI::App& serve, server::ServeFlags& flags) {
       ->capture_default_str();
   serve
       .add_option("--api-key", flags.api_keys,
-                  "ROLE:KEY with ROLE admin, worker or viewer; repeatable. Keys need 16+ "
+                  "ROLE:KEY with ROLE admin, worker or viewer (ROLE@NAME:KEY names the key in "
+                  "the audit log); repeatable. Keys need 16+ "
                   "characters off loopback. Prefer the env twin (comma-separated): a flag is "
                   "visible to every local user in the process list")
       ->envname("REDRIVE_API_KEYS")
@@ -102,6 +103,11 @@ void AddServeFlags(CLI::App& serve, server::ServeFlags& flags) {
                   "Delete workers whose last heartbeat is older than this (7d, 12h); 0 never. "
                   "Workers holding a lease are kept")
       ->envname("REDRIVE_PRUNE_WORKERS_AFTER")
+      ->capture_default_str();
+  serve
+      .add_option("--audit-retention", flags.audit_retention,
+                  "How long the operator audit log keeps an entry (90d, 30d, 12h; at most a year)")
+      ->envname("REDRIVE_AUDIT_RETENTION")
       ->capture_default_str();
   serve
       .add_option("--max-clock-skew", flags.max_clock_skew,

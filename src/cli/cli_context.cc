@@ -9,6 +9,7 @@ sdk::ClientOptions CliContext::client_options() const {
   sdk::ClientOptions options;
   options.server_url = flags.server;
   options.api_key = flags.api_key;
+  options.reason = flags.reason;
   return options;
 }
 
@@ -30,6 +31,8 @@ void AddGlobalFlags(CLI::App& app, GlobalFlags& flags) {
   app.add_option("--api-key", flags.api_key, "API key, sent as a Bearer token")
       ->envname("REDRIVE_API_KEY");
   app.add_flag("--json", flags.json, "Print the server's JSON, one line, instead of tables");
+  app.add_option("--why", flags.reason,
+                 "Why you make this change: kept with it in the server's audit log");
 }
 
 int ReportError(const Status& status) {

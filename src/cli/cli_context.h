@@ -29,7 +29,8 @@ inline constexpr int kExitUsage = 2;    // bad flags or arguments
 struct GlobalFlags {
   std::string server = "http://127.0.0.1:7070";
   std::string api_key;
-  bool json = false;  // print the server's JSON (one line) instead of tables
+  bool json = false;   // print the server's JSON (one line) instead of tables
+  std::string reason;  // --why: kept in the server's audit log with each change made
 };
 
 class CliContext {
@@ -52,7 +53,7 @@ class CliContext {
   std::function<int()> action_;
 };
 
-// Adds --server/REDRIVE_URL, --api-key/REDRIVE_API_KEY and --json to `app`.
+// Adds --server/REDRIVE_URL, --api-key/REDRIVE_API_KEY, --json and --why to `app`.
 // With fallthrough set on subcommands they are accepted anywhere on the line.
 void AddGlobalFlags(CLI::App& app, GlobalFlags& flags);
 

@@ -17,6 +17,7 @@ void AddDlqCommand(CLI::App& app, CliContext& ctx);      // dlq_command.cc
 void AddQueuesCommand(CLI::App& app, CliContext& ctx);   // queues_command.cc
 void AddWorkersCommand(CLI::App& app, CliContext& ctx);  // workers_command.cc
 void AddWorkCommand(CLI::App& app, CliContext& ctx);     // work_command.cc
+void AddAuditCommand(CLI::App& app, CliContext& ctx);    // audit_command.cc
 
 // All of the above, and `help` and `completion` (command_tree.h).
 void AddClientCommands(CLI::App& app, CliContext& ctx);

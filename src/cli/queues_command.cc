@@ -114,11 +114,13 @@ void AddPauseResume(CLI::App& queues, CliContext& ctx) {
   auto name = std::make_shared<std::string>();
   auto reason = std::make_shared<std::string>();
   pause->add_option("QUEUE", *name, "Queue name")->required();
-  pause->add_option("--reason", *reason, "Why, shown in queues show");
+  pause->add_option("--reason", *reason, "Why, shown in queues show (and the audit log)");
   pause->footer("Example:\n  redrive queues pause billing --reason 'card processor maintenance'");
   ctx.OnRun(pause, [&ctx, name, reason] {
     std::optional<std::string> why;
     if (!reason->empty()) why = *reason;
+    // One reason for both places unless --why says otherwise.
+    if (ctx.flags.reason.empty()) ctx.flags.reason = *reason;
     return PrintConfigResult(ctx, ctx.client().PauseQueue(*name, why), "paused");
   });
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "engine/engine_impl.h"
+#include "engine/services/audit_retention.h"
 #include "engine/services/clock_check.h"
 #include "engine/services/delivery_retention.h"
 #include "engine/services/job_sweep.h"
@@ -61,6 +62,8 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
       std::chrono::duration_cast<Micros>(options.max_clock_skew), options.clock_check_interval));
   loop.Add(std::make_unique<DeliveryRetention>(
       committer, options.sweep_batch, options.webhooks.retention, options.retention_interval));
+  loop.Add(std::make_unique<AuditRetention>(committer, options.sweep_batch, options.audit_retention,
+                                            options.retention_interval));
   committer.AddHook(&job_event_counter);
   committer.AddHook(&outbox);
   if (options.webhook_sender) {

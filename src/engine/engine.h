@@ -29,6 +29,7 @@
 #include "core/random.h"
 #include "core/status.h"
 #include "core/throughput.h"
+#include "engine/operator_requests.h"
 #include "engine/requests.h"
 #include "engine/services/clock_check.h"
 #include "engine/webhooks/sender.h"
@@ -74,6 +75,10 @@ struct EngineOptions {
   std::shared_ptr<Notifier> notifier;
   // How often retention runs (it is cheap when there is nothing to delete).
   std::chrono::seconds retention_interval{60};
+  // How long the operator audit log keeps an entry (--audit-retention), and
+  // how long an Idempotency-Key of an operator route is remembered.
+  std::chrono::seconds audit_retention{90 * 24 * 3600};
+  std::chrono::seconds idempotency_ttl{24 * 3600};
   // Workers whose last heartbeat is older than this are deleted from the
   // registry (checked every retention_interval); those holding a lease stay.
   // Zero: never.
@@ -192,6 +197,18 @@ class Engine {
   // it as a delivery and answers with the outcome (after up to the sender's
   // timeout). UNAVAILABLE when the engine has no webhook sender.
   void TestWebhook(std::string id, Callback<WebhookTestResult> done);
+
+  // --- operator audit log and Idempotency-Keys (engine_audit.cc)
+  // Reserves record.(scope, key) for this request from now until now +
+  // idempotency_ttl (the record's times are set here), or answers which
+  // record holds it. A record past its expiry is replaced.
+  void ReserveIdempotencyKey(IdempotencyRecord record, Callback<IdempotencyClaim> done);
+  // Writes the outcome of an answered operator request in one transaction:
+  // its audit entry (id and `at` from the engine's clock and randomness) and
+  // its key's answer (or the key freed).
+  void FinishOperatorRequest(OperatorOutcome outcome, StatusCallback done);
+  // The audit log, newest first (store.h: ListAudit).
+  void ListAudit(AuditFilter filter, Callback<std::vector<AuditEntry>> done);
 
   // --- service
   void Ready(StatusCallback done);  // store reachable

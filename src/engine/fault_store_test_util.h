@@ -132,6 +132,13 @@ class FaultStore final : public store::Store {
         const std::optional<std::string>& queue_name, Instant after) override {
       return inner_->ReadThroughput(queue_name, after);
     }
+    Result<std::vector<AuditEntry>> ListAudit(const AuditFilter& f) override {
+      return inner_->ListAudit(f);
+    }
+    Result<std::optional<IdempotencyRecord>> GetIdempotencyRecord(const std::string& scope,
+                                                                  const std::string& key) override {
+      return inner_->GetIdempotencyRecord(scope, key);
+    }
     Result<Webhook> GetWebhook(const std::string& id) override { return inner_->GetWebhook(id); }
     Result<std::vector<WebhookDelivery>> ListDeliveries(const store::DeliveryFilter& f) override {
       return inner_->ListDeliveries(f);
@@ -217,6 +224,24 @@ class FaultStore final : public store::Store {
     }
     Result<long long> DeleteThroughputBefore(Instant before) override {
       return inner_->DeleteThroughputBefore(before);
+    }
+    Status InsertAuditEntry(const AuditEntry& entry) override {
+      return inner_->InsertAuditEntry(entry);
+    }
+    Result<long long> DeleteAuditBefore(Instant before, int limit) override {
+      return inner_->DeleteAuditBefore(before, limit);
+    }
+    Result<bool> ReserveIdempotencyKey(const IdempotencyRecord& record) override {
+      return inner_->ReserveIdempotencyKey(record);
+    }
+    Status CompleteIdempotencyKey(const IdempotencyRecord& record) override {
+      return inner_->CompleteIdempotencyKey(record);
+    }
+    Status DeleteIdempotencyKey(const std::string& scope, const std::string& key) override {
+      return inner_->DeleteIdempotencyKey(scope, key);
+    }
+    Result<long long> DeleteExpiredIdempotencyKeys(Instant now, int limit) override {
+      return inner_->DeleteExpiredIdempotencyKeys(now, limit);
     }
 
    private:

@@ -45,8 +45,9 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-constexpr const char* kLoopDuties[] = {"scheduler", "lease-reaper",   "deadline-sweep",
-                                       "retention", "worker-pruning", "delivery-retention"};
+constexpr const char* kLoopDuties[] = {"scheduler",      "lease-reaper",   "deadline-sweep",
+                                       "retention",      "worker-pruning", "delivery-retention",
+                                       "audit-retention"};
 
 // Answers 200 and counts POSTs by delivery id. With hold_first set, the first
 // POST blocks until Release() (a sender hung on a slow receiver).

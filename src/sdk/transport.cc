@@ -18,6 +18,9 @@ std::string Transport::Serialize(std::string_view method, const std::string& tar
   if (!options_.api_key.empty()) {
     r.append("Authorization: Bearer ").append(options_.api_key).append("\r\n");
   }
+  if (!options_.reason.empty()) {
+    r.append("X-Redrive-Reason: ").append(UrlEncode(options_.reason)).append("\r\n");
+  }
   if (body) {
     r.append("Content-Type: application/json\r\n");
     r.append("Content-Length: ").append(std::to_string(body->size())).append("\r\n\r\n");

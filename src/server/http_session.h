@@ -337,6 +337,7 @@ class Session : public std::enable_shared_from_this<Session> {
     SetRequestInfo(message);
     api::Request request = ToApiRequest(message, from_loopback_, client_address_);
     request.body = std::move(message.body());
+    request.request_id = request_id_;
     client_gone_ = std::stop_source();
     request.client_gone = client_gone_.get_token();
     phase_ = Phase::kHandling;

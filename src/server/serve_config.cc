@@ -122,15 +122,41 @@ std::string RedactedStoreUrl(const StoreUrl& store) {
   return url;
 }
 
+namespace {
+
+bool IsValidKeyName(std::string_view name) {
+  if (name.empty() || name.size() > 64) return false;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 Result<api::ApiKey> ParseApiKey(std::string_view text) {
   size_t colon = text.find(':');
   auto bad = [&](std::string why) {
     // Never echo the key itself: it is a secret and this line goes to logs.
     return Status::Validation("api_key", "--api-key: " + why);
   };
-  if (colon == std::string_view::npos) return bad("expected ROLE:KEY");
+  if (colon == std::string_view::npos) return bad("expected ROLE:KEY or ROLE@NAME:KEY");
   std::string_view role = text.substr(0, colon), key = text.substr(colon + 1);
   api::ApiKey out;
+  // The KEY may hold ':' (everything after the first colon is the key), so a
+  // name goes with the role: "admin@oncall:KEY". No role contains '@', so
+  // every ROLE:KEY accepted before reads the same.
+  if (const size_t at = role.find('@'); at != std::string_view::npos) {
+    std::string_view name = role.substr(at + 1);
+    role = role.substr(0, at);
+    if (!IsValidKeyName(name)) {
+      return bad("a key name (ROLE@NAME:KEY) is 1 to 64 of a-z A-Z 0-9 . _ -, got " +
+                 Quoted(name.substr(0, 100)));
+    }
+    out.name = std::string(name);
+  }
   if (role == "admin") {
     out.role = api::Role::kAdmin;
   } else if (role == "worker") {
@@ -285,6 +311,15 @@ Result<ServeConfig> MakeServeConfig(const ServeFlags& flags) {
     REDRIVE_ASSIGN_OR_RETURN(std::vector<api::ApiKey> keys, ParseApiKeyList(item));
     config.api_keys.insert(config.api_keys.end(), keys.begin(), keys.end());
   }
+  for (size_t i = 0; i < config.api_keys.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      const std::string& name = config.api_keys[i].name;
+      if (!name.empty() && name == config.api_keys[j].name) {
+        return Status::Validation("api_key", "--api-key: two keys are named " + Quoted(name) +
+                                                 "; the audit log tells keys apart by name");
+      }
+    }
+  }
   config.insecure_no_auth = flags.insecure_no_auth;
   // Loopback servers (every test, a developer's `make run`) may use short
   // keys; anything reachable from the network may not.
@@ -328,6 +363,12 @@ Result<ServeConfig> MakeServeConfig(const ServeFlags& flags) {
                               "--retention-interval: " + interval.status().message());
   }
   config.retention_interval = *interval;
+  auto audit_retention = ParseDurationSeconds(flags.audit_retention);
+  if (!audit_retention.ok()) {
+    return Status::Validation("audit_retention",
+                              "--audit-retention: " + audit_retention.status().message());
+  }
+  config.audit_retention = *audit_retention;
   REDRIVE_ASSIGN_OR_RETURN(
       config.prune_workers_after,
       DurationOrNever(flags.prune_workers_after, "prune_workers_after", "--prune-workers-after"));

@@ -45,7 +45,9 @@ Result<StoreUrl> ParseStoreUrl(std::string_view text);
 // its password (user:PASSWORD@ and a password= parameter) replaced by ***.
 std::string RedactedStoreUrl(const StoreUrl& store);
 
-// "ROLE:KEY" with ROLE one of admin, worker, viewer and a non-empty KEY.
+// "ROLE:KEY" with ROLE one of admin, worker, viewer and a non-empty KEY (which
+// may hold ':'), or "ROLE@NAME:KEY": the key named NAME (1..64 of a-z A-Z 0-9
+// . _ -) in the audit log.
 Result<api::ApiKey> ParseApiKey(std::string_view text);
 
 // An --allowed-host value: comma-separated host names (no scheme, port or
@@ -83,6 +85,7 @@ struct ServeFlags {
   std::string auth_failure_window = "60s";
   std::string retention_interval = "60s";
   std::string prune_workers_after = "7d";  // "0": never
+  std::string audit_retention = "90d";
   int io_threads = 1;
   std::string log_level = "info";
   std::string log_format = "text";
@@ -118,6 +121,8 @@ struct ServeConfig {
   std::chrono::seconds retention_interval{60};
   // Workers silent this long are deleted from the registry; zero: never.
   std::chrono::seconds prune_workers_after{7 * 24 * 3600};
+  // How long the operator audit log keeps an entry.
+  std::chrono::seconds audit_retention{90 * 24 * 3600};
   int io_threads = 1;
   std::string log_level = "info";
   // "text" (one line for a person) or "json" (one object per line); see app/logging.h.

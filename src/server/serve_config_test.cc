@@ -92,6 +92,33 @@ TEST(ParseApiKeyTest, RolesAndKeys) {
   EXPECT_FALSE(ParseApiKey("admin").ok());
 }
 
+TEST(ParseApiKeyTest, NamedKeys) {
+  auto a = ParseApiKey("admin@oncall-key:s3cret:with:colons");
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_EQ(a->role, api::Role::kAdmin);
+  EXPECT_EQ(a->name, "oncall-key");
+  EXPECT_EQ(a->key, "s3cret:with:colons");
+  // Unnamed keys read as before, whatever their key holds.
+  auto b = ParseApiKey("viewer:x@y:z");
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->name, "");
+  EXPECT_EQ(b->key, "x@y:z");
+  for (const char* bad : {"admin@:k", "admin@bad name:k", "admin@a/b:k", "root@ops:k"}) {
+    EXPECT_FALSE(ParseApiKey(bad).ok()) << bad;
+  }
+  EXPECT_FALSE(ParseApiKey(("admin@" + std::string(65, 'n') + ":k").c_str()).ok());
+}
+
+TEST(ParseApiKeyTest, TwoKeysMayNotShareAName) {
+  ServeFlags flags;
+  flags.api_keys = {"admin@ops:key-one", "viewer@ops:key-two"};
+  auto config = MakeServeConfig(flags);
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.status().field(), "api_key");
+  flags.api_keys = {"admin@ops:key-one", "viewer@watch:key-two", "worker:key-three"};
+  EXPECT_TRUE(MakeServeConfig(flags).ok());
+}
+
 TEST(ParseApiKeyTest, ErrorNeverEchoesTheKey) {
   auto r = ParseApiKey("superuser:topsecret");
   ASSERT_FALSE(r.ok());
@@ -150,6 +177,19 @@ TEST(MakeServeConfigTest, WebhookAllowPrivateTargetsIsPassedOn) {
   ServeFlags f;
   f.webhook_allow_private_targets = true;
   EXPECT_TRUE(MakeServeConfig(f)->webhook_allow_private_targets);
+}
+
+TEST(MakeServeConfigTest, AuditRetentionTakesAPositiveDuration) {
+  EXPECT_EQ(MakeServeConfig(ServeFlags{})->audit_retention, std::chrono::hours(90 * 24));
+  ServeFlags f;
+  f.audit_retention = "30d";
+  EXPECT_EQ(MakeServeConfig(f)->audit_retention, std::chrono::hours(30 * 24));
+  for (const char* bad : {"0", "forever", "400d"}) {
+    f.audit_retention = bad;
+    auto c = MakeServeConfig(f);
+    ASSERT_FALSE(c.ok()) << bad;
+    EXPECT_EQ(c.status().field(), "audit_retention");
+  }
 }
 
 TEST(MakeServeConfigTest, PruneWorkersAfterTakesADurationOrZero) {

@@ -44,6 +44,7 @@
 #include <string>
 #include <vector>
 
+#include "core/audit.h"
 #include "core/clock.h"
 #include "core/job.h"
 #include "core/new_job.h"
@@ -183,6 +184,16 @@ class ReadTx {
   // Cost: a range of the samples' key, whatever the age of the store.
   virtual Result<std::vector<ThroughputPoint>> ReadThroughput(
       const std::optional<std::string>& queue_name, Instant after) = 0;
+
+  // The operator audit log: entries matching `f`, newest first (at, then id,
+  // descending), each with its targets in the order written, at most
+  // f.limit. Cost: a range of the (at, id) index (with f.target, of the
+  // target's index), whatever the log's size.
+  virtual Result<std::vector<AuditEntry>> ListAudit(const AuditFilter& f) = 0;
+  // The Idempotency-Key record of (scope, key), expired or not; unset if
+  // absent.
+  virtual Result<std::optional<IdempotencyRecord>> GetIdempotencyRecord(const std::string& scope,
+                                                                        const std::string& key) = 0;
 };
 
 // A write transaction. Commit() makes every change durable (fsync) before it
@@ -347,6 +358,26 @@ class WriteTx : public ReadTx {
   // Deletes every node's throughput samples of intervals ending before
   // `before` (idempotent: any node may prune). Returns how many rows.
   virtual Result<long long> DeleteThroughputBefore(Instant before) = 0;
+
+  // Writes an audit entry and its targets. REQUIRES: entry.id is new.
+  virtual Status InsertAuditEntry(const AuditEntry& entry) = 0;
+  // Deletes at most `limit` audit entries (with their targets) older than
+  // `before`, oldest first. Returns how many entries.
+  virtual Result<long long> DeleteAuditBefore(Instant before, int limit) = 0;
+  // Reserves record.(scope, key): writes `record` (its response fields are
+  // ignored: it is stored in flight) when the key is free or its record
+  // expired (expires_at <= record.created_at), and answers true; answers
+  // false and writes nothing while another record holds the key. Two
+  // concurrent reservations of one key: exactly one gets true (the other
+  // waits for it on PostgreSQL, then sees it).
+  virtual Result<bool> ReserveIdempotencyKey(const IdempotencyRecord& record) = 0;
+  // Stores the answer (response_*) of the record reserved as
+  // record.(scope, key) with record.fingerprint. NOT_FOUND if no such record.
+  virtual Status CompleteIdempotencyKey(const IdempotencyRecord& record) = 0;
+  // Frees a reserved key (a request whose answer is not kept). Succeeds if absent.
+  virtual Status DeleteIdempotencyKey(const std::string& scope, const std::string& key) = 0;
+  // Deletes at most `limit` records with expires_at <= now. Returns how many.
+  virtual Result<long long> DeleteExpiredIdempotencyKeys(Instant now, int limit) = 0;
 };
 
 // How the engine runs writes on a store (engine/write_executor.h).

@@ -24,6 +24,7 @@ inline constexpr char kDeadlineSweep[] = "deadline-sweep";
 inline constexpr char kRetention[] = "retention";
 inline constexpr char kWorkerPruning[] = "worker-pruning";
 inline constexpr char kDeliveryRetention[] = "delivery-retention";
+inline constexpr char kAuditRetention[] = "audit-retention";
 inline constexpr char kWebhookDispatch[] = "webhook-dispatch";
 }  // namespace duty
 

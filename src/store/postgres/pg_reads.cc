@@ -1,5 +1,6 @@
 #include "store/postgres/pg_reads.h"
 
+#include "store/postgres/pg_audit_sql.h"
 #include "store/postgres/pg_job_sql.h"
 #include "store/postgres/pg_row_mapping.h"
 #include "store/postgres/pg_throughput_sql.h"
@@ -223,6 +224,17 @@ template <typename Base>
 Result<std::vector<ThroughputPoint>> PgReads<Base>::ReadThroughput(
     const std::optional<std::string>& queue_name, Instant after) {
   return throughput_sql::ReadThroughput(conn_, queue_name, after);
+}
+
+template <typename Base>
+Result<std::vector<AuditEntry>> PgReads<Base>::ListAudit(const AuditFilter& f) {
+  return audit_sql::ListAudit(conn_, f);
+}
+
+template <typename Base>
+Result<std::optional<IdempotencyRecord>> PgReads<Base>::GetIdempotencyRecord(
+    const std::string& scope, const std::string& key) {
+  return audit_sql::GetIdempotencyRecord(conn_, scope, key);
 }
 
 template class PgReads<ReadTx>;

@@ -299,6 +299,49 @@ ALTER TABLE redrive.webhooks ADD COLUMN signature_format text NOT NULL DEFAULT '
   CHECK (signature_format IN ('redrive','spooled'));
 )sql";
 
+// Version 11: the operator audit log and the Idempotency-Key records of
+// operator routes (core/audit.h). An entry's targets are rows of their own,
+// so "what happened to this job?" is an index lookup; entries are read
+// newest first and pruned by age, both by the (at, id) index.
+constexpr char kSchemaV11[] = R"sql(
+CREATE TABLE redrive.audit_log (
+  id             text COLLATE "C" PRIMARY KEY,
+  at             bigint NOT NULL,
+  actor          text NOT NULL,
+  role           text NOT NULL,
+  client_address text NOT NULL,
+  method         text NOT NULL,
+  route          text NOT NULL,
+  action         text NOT NULL,
+  selector       text,
+  count          bigint,
+  status         integer NOT NULL CHECK (status BETWEEN 100 AND 599),
+  request_id     text NOT NULL,
+  reason         text
+);
+CREATE INDEX audit_log_at ON redrive.audit_log (at, id);
+CREATE TABLE redrive.audit_targets (
+  entry_id text COLLATE "C" NOT NULL REFERENCES redrive.audit_log (id) ON DELETE CASCADE,
+  position integer NOT NULL,
+  target   text COLLATE "C" NOT NULL,
+  PRIMARY KEY (entry_id, position)
+);
+CREATE INDEX audit_targets_target ON redrive.audit_targets (target, entry_id);
+CREATE TABLE redrive.operator_requests (
+  scope                 text COLLATE "C" NOT NULL,
+  key                   text COLLATE "C" NOT NULL,
+  fingerprint           text NOT NULL,
+  created_at            bigint NOT NULL,
+  expires_at            bigint NOT NULL,
+  response_status       integer,
+  response_content_type text NOT NULL DEFAULT '',
+  response_headers      text NOT NULL DEFAULT '',
+  response_body         text NOT NULL DEFAULT '',
+  PRIMARY KEY (scope, key)
+);
+CREATE INDEX operator_requests_expiry ON redrive.operator_requests (expires_at);
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "delivery reservations, webhooks version", kSchemaV2},
@@ -310,6 +353,7 @@ constexpr PgMigration kMigrations[] = {
     {8, "queue redrive tail", kSchemaV8},
     {9, "crash counts, quarantine and snoozes", kSchemaV9},
     {10, "webhook signature format", kSchemaV10},
+    {11, "operator audit log and idempotency keys", kSchemaV11},
 };
 
 constexpr char kCreateMigrationsTable[] =

@@ -98,6 +98,13 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
   Result<long long> DeleteFinishedDeliveries(Instant before, int limit) override;
   Status RecordThroughput(const ThroughputSample& sample) override;
   Result<long long> DeleteThroughputBefore(Instant before) override;
+  // pg_audit_writes.cc
+  Status InsertAuditEntry(const AuditEntry& entry) override;
+  Result<long long> DeleteAuditBefore(Instant before, int limit) override;
+  Result<bool> ReserveIdempotencyKey(const IdempotencyRecord& record) override;
+  Status CompleteIdempotencyKey(const IdempotencyRecord& record) override;
+  Status DeleteIdempotencyKey(const std::string& scope, const std::string& key) override;
+  Result<long long> DeleteExpiredIdempotencyKeys(Instant now, int limit) override;
 
  private:
   // The outcome of an insert statement's result `r` for `job`.

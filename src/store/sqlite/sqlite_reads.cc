@@ -1,6 +1,7 @@
 #include "store/sqlite/sqlite_reads.h"
 
 #include "core/tags_json.h"
+#include "store/sqlite/audit_sql.h"
 #include "store/sqlite/job_sql.h"
 #include "store/sqlite/query_util.h"
 #include "store/sqlite/row_mapping.h"
@@ -188,6 +189,17 @@ template <typename Base>
 Result<std::vector<ThroughputPoint>> SqliteReads<Base>::ReadThroughput(
     const std::optional<std::string>& queue_name, Instant after) {
   return throughput_sql::ReadThroughput(conn_, queue_name, after);
+}
+
+template <typename Base>
+Result<std::vector<AuditEntry>> SqliteReads<Base>::ListAudit(const AuditFilter& f) {
+  return audit_sql::ListAudit(conn_, f);
+}
+
+template <typename Base>
+Result<std::optional<IdempotencyRecord>> SqliteReads<Base>::GetIdempotencyRecord(
+    const std::string& scope, const std::string& key) {
+  return audit_sql::GetIdempotencyRecord(conn_, scope, key);
 }
 
 template class SqliteReads<ReadTx>;

@@ -40,6 +40,9 @@ class SqliteReads : public Base {
   Result<int64_t> WebhooksVersion() override;
   Result<std::vector<ThroughputPoint>> ReadThroughput(const std::optional<std::string>& queue_name,
                                                       Instant after) override;
+  Result<std::vector<AuditEntry>> ListAudit(const AuditFilter& f) override;
+  Result<std::optional<IdempotencyRecord>> GetIdempotencyRecord(const std::string& scope,
+                                                                const std::string& key) override;
 
  protected:
   // `conn` must outlive this object.

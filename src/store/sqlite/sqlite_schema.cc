@@ -286,6 +286,49 @@ ALTER TABLE webhooks ADD COLUMN signature_format TEXT NOT NULL DEFAULT 'redrive'
   CHECK (signature_format IN ('redrive','spooled'));
 )sql";
 
+// Version 10: the operator audit log and the Idempotency-Key records of
+// operator routes (core/audit.h). An entry's targets are rows of their own,
+// so "what happened to this job?" is an index lookup; entries are read
+// newest first and pruned by age, both by the (at, id) index.
+constexpr char kSchemaV10[] = R"sql(
+CREATE TABLE audit_log (
+  id             TEXT PRIMARY KEY,
+  at             INTEGER NOT NULL,
+  actor          TEXT NOT NULL,
+  role           TEXT NOT NULL,
+  client_address TEXT NOT NULL,
+  method         TEXT NOT NULL,
+  route          TEXT NOT NULL,
+  action         TEXT NOT NULL,
+  selector       TEXT,
+  count          INTEGER,
+  status         INTEGER NOT NULL CHECK (status BETWEEN 100 AND 599),
+  request_id     TEXT NOT NULL,
+  reason         TEXT
+) STRICT;
+CREATE INDEX audit_log_at ON audit_log (at, id);
+CREATE TABLE audit_targets (
+  entry_id TEXT NOT NULL REFERENCES audit_log (id) ON DELETE CASCADE,
+  position INTEGER NOT NULL,
+  target   TEXT NOT NULL,
+  PRIMARY KEY (entry_id, position)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX audit_targets_target ON audit_targets (target, entry_id);
+CREATE TABLE operator_requests (
+  scope                 TEXT NOT NULL,
+  key                   TEXT NOT NULL,
+  fingerprint           TEXT NOT NULL,
+  created_at            INTEGER NOT NULL,
+  expires_at            INTEGER NOT NULL,
+  response_status       INTEGER,
+  response_content_type TEXT NOT NULL DEFAULT '',
+  response_headers      TEXT NOT NULL DEFAULT '',
+  response_body         TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (scope, key)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX operator_requests_expiry ON operator_requests (expires_at);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "outgoing webhooks", kSchemaV2},
@@ -296,6 +339,7 @@ constexpr Migration kMigrations[] = {
     {7, "queue redrive tail", kSchemaV7},
     {8, "crash counts, quarantine and snoozes", kSchemaV8},
     {9, "webhook signature format", kSchemaV9},
+    {10, "operator audit log and idempotency keys", kSchemaV10},
 };
 
 constexpr char kCreateMigrationsTable[] =

@@ -81,6 +81,13 @@ class SqliteWriteTx final : public SqliteReads<WriteTx> {
   Result<long long> DeleteFinishedDeliveries(Instant before, int limit) override;
   Status RecordThroughput(const ThroughputSample& sample) override;
   Result<long long> DeleteThroughputBefore(Instant before) override;
+  // sqlite_audit_writes.cc
+  Status InsertAuditEntry(const AuditEntry& entry) override;
+  Result<long long> DeleteAuditBefore(Instant before, int limit) override;
+  Result<bool> ReserveIdempotencyKey(const IdempotencyRecord& record) override;
+  Status CompleteIdempotencyKey(const IdempotencyRecord& record) override;
+  Status DeleteIdempotencyKey(const std::string& scope, const std::string& key) override;
+  Result<long long> DeleteExpiredIdempotencyKeys(Instant now, int limit) override;
 
  private:
   SqliteWriteTx(Connection& conn, std::unique_lock<std::mutex> lock, CommitHealth& health)
