@@ -165,7 +165,7 @@ TEST_P(QuarantineTest, ReleasingAJobThatIsNotQuarantinedIsAConflict) {
   const std::string pending = Enqueue("q");
   EXPECT_EQ(Call<Job>(&Engine::ReleaseQuarantine, ReleaseParams{pending, {}}).status().code(),
             ErrorCode::kConflict);
-  const std::string dead = EnqueueDead("q");
+  const std::string dead = EnqueueDead("dead");
   EXPECT_EQ(Call<Job>(&Engine::ReleaseQuarantine, ReleaseParams{dead, {}}).status().code(),
             ErrorCode::kConflict);
   EXPECT_EQ(Call<Job>(&Engine::ReleaseQuarantine, ReleaseParams{"nope", {}}).status().code(),
