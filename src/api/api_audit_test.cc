@@ -29,9 +29,13 @@ class ApiAuditTest : public ApiTest {
     return Call(std::move(method), std::move(target), std::move(body),
                 {{"idempotency-key", std::move(idempotency_key)}});
   }
+  // Enqueues a job to `queue` and fails for good the job a claim then takes
+  // (the oldest pending one); returns that job's id.
   std::string DeadJob(const std::string& queue = "q") {
-    std::string id = Enqueue(queue);
-    std::string lease = Str(ClaimOne(queue).at("lease_id"));
+    Enqueue(queue);
+    boost::json::object claimed = ClaimOne(queue);
+    const std::string id = Str(claimed.at("id"));
+    std::string lease = Str(claimed.at("lease_id"));
     Reply r = Post("/api/v1/jobs/" + id + "/fail", R"({"worker_id":"w1","lease_id":")" + lease +
                                                        R"(","error":"x","no_retry":true})");
     EXPECT_EQ(r["status"], "deadletter");
@@ -240,7 +244,7 @@ TEST_F(ApiAuditTest, EntriesRecordWhoWhatAndWhy) {
 }
 
 TEST_F(ApiAuditTest, EveryRouteKindIsRecordedWithItsTarget) {
-  const std::string a = Enqueue(), b = DeadJob(), c = DeadJob("purged");
+  const std::string b = DeadJob(), c = DeadJob("purged"), a = Enqueue();
   (void)c;
   Reply hook = Post("/api/v1/outgoing-webhooks",
                     R"({"url":"https://hooks.example.com/r","events":["job.failed"]})");
@@ -267,6 +271,7 @@ TEST_F(ApiAuditTest, EveryRouteKindIsRecordedWithItsTarget) {
        "webhook:" + hook_id},
   };
   for (const Case& k : cases) {
+    clock_.Advance(std::chrono::seconds(1));  // one instant each: newest first is this order
     Reply r = Call(k.method, k.target, k.body);
     ASSERT_LT(r.status, 300) << k.method << " " << k.target << ": " << r.raw.body;
     boost::json::array entries = Audit("?action=" + k.action);
