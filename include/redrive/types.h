@@ -77,6 +77,8 @@ struct BulkJob {
   Tags tags;
   std::optional<std::string> idempotency_key;
   std::optional<BackoffPolicy> backoff;
+  std::optional<int> crash_limit;
+  std::optional<int> max_snoozes;
 };
 
 struct BulkEnqueueRequest {
