@@ -118,7 +118,7 @@ TEST_F(WebhooksTest, SpooledSignatureFormatIsVerifiedTheWaySpooledReceiversDo) {
                 .status,
             201);
   ASSERT_TRUE(receiver_.WaitForRequests(1, 10s)) << server_.Stderr();
-  const ReceivedRequest& got = receiver_.Requests()[0];
+  const ReceivedRequest got = receiver_.Requests()[0];  // Requests() is a copy
   EXPECT_EQ(got.header("x-spooled-event"), "worker.registered");
   EXPECT_EQ(got.header("x-spooled-delivery-attempt"), "1");
   const std::string ts = got.header("x-spooled-timestamp");
