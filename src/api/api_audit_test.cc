@@ -246,8 +246,9 @@ TEST_F(ApiAuditTest, EntriesRecordWhoWhatAndWhy) {
 TEST_F(ApiAuditTest, EveryRouteKindIsRecordedWithItsTarget) {
   const std::string b = DeadJob(), c = DeadJob("purged"), a = Enqueue();
   (void)c;
-  Reply hook = Post("/api/v1/outgoing-webhooks",
-                    R"({"url":"https://hooks.example.com/r","events":["job.failed"]})");
+  Reply hook =
+      Post("/api/v1/outgoing-webhooks",
+           R"({"name":"ops","url":"https://hooks.example.com/r","events":["job.failed"]})");
   ASSERT_EQ(hook.status, 201) << hook.raw.body;
   const std::string hook_id = Str(hook["id"]);
   struct Case {
