@@ -207,8 +207,8 @@ Result<long long> SqliteReads<Base>::CountSchedules() {
 }
 
 template <typename Base>
-Result<std::vector<ScheduleRun>> SqliteReads<Base>::ListScheduleRuns(
-    const std::string& schedule_id, int limit, int offset) {
+Result<std::vector<ScheduleRun>> SqliteReads<Base>::ListScheduleRuns(const std::string& schedule_id,
+                                                                     int limit, int offset) {
   return schedule_sql::ListScheduleRuns(conn_, schedule_id, limit, offset);
 }
 
