@@ -1,7 +1,7 @@
 // Cron expressions: the parsed form and its grammar. Pure (no clock, no
 // time zones); cron/next_fire.h turns a CronExpression into fire instants.
 //
-// Grammar (docs/api.md, "Cron expressions"):
+// Grammar (docs/operations.md, "Cron expressions"):
 //   six fields   second minute hour day_of_month month day_of_week
 //   five fields  minute hour day_of_month month day_of_week (second is 0)
 //   each field   a comma list of items: `*`, `N`, `A-B`, any of these with

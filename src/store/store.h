@@ -193,7 +193,8 @@ class ReadTx {
   virtual Result<std::vector<Schedule>> ListSchedules(const ScheduleFilter& f) = 0;
   // How many schedules exist (the configured maximum is checked against it).
   virtual Result<long long> CountSchedules() = 0;
-  // Runs of one schedule, newest created first (ties: greater id first).
+  // Runs of one schedule, newest created first (ties, runs of one
+  // transaction: the latest fire time first, then the greater id).
   virtual Result<std::vector<ScheduleRun>> ListScheduleRuns(const std::string& schedule_id,
                                                             int limit, int offset) = 0;
   // The earliest next_run_at of an active schedule, if any (the schedule

@@ -176,6 +176,20 @@ TEST_P(StoreConformanceTest, ScheduleRunsListNewestFirstWithEveryField) {
   EXPECT_THAT(*BeginRead()->ListScheduleRuns("other", 10, 0), IsEmpty());
 }
 
+TEST_P(StoreConformanceTest, RunsOfOneTransactionListLatestFireTimeFirst) {
+  Write([&](WriteTx& tx) { ASSERT_TRUE(tx.InsertSchedule(MakeSchedule("s1")).ok()); });
+  ScheduleRun older = MakeRun("z-older", "s1", T(10));
+  older.fire_time = T(1);
+  ScheduleRun newer = MakeRun("a-newer", "s1", T(10));
+  newer.fire_time = T(2);
+  Write([&](WriteTx& tx) {
+    ASSERT_TRUE(tx.InsertScheduleRun(older).ok());
+    ASSERT_TRUE(tx.InsertScheduleRun(newer).ok());
+  });
+  EXPECT_THAT(RunIds(*BeginRead()->ListScheduleRuns("s1", 10, 0)),
+              ElementsAre("a-newer", "z-older"));
+}
+
 TEST_P(StoreConformanceTest, ARunNeedsItsSchedule) {
   EXPECT_FALSE(BeginWrite()->InsertScheduleRun(MakeRun("r1", "ghost", T(1))).ok());
 }

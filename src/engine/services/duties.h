@@ -25,6 +25,7 @@ inline constexpr char kRetention[] = "retention";
 inline constexpr char kWorkerPruning[] = "worker-pruning";
 inline constexpr char kDeliveryRetention[] = "delivery-retention";
 inline constexpr char kWebhookDispatch[] = "webhook-dispatch";
+inline constexpr char kSchedules[] = "schedules";
 }  // namespace duty
 
 // How often a node asks about a duty it does not lead (and at the latest

@@ -23,9 +23,10 @@ constexpr char kList[] = "SELECT " REDRIVE_PG_SCHEDULE_COLUMNS
                          " AND ($2::text IS NULL OR queue_name = $2)"
                          " ORDER BY created_at, id LIMIT $3 OFFSET $4";
 constexpr char kCount[] = "SELECT count(*) FROM redrive.schedules";
-constexpr char kListRuns[] = "SELECT " REDRIVE_PG_SCHEDULE_RUN_COLUMNS
-                             " FROM redrive.schedule_runs WHERE schedule_id = $1"
-                             " ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3";
+constexpr char kListRuns[] =
+    "SELECT " REDRIVE_PG_SCHEDULE_RUN_COLUMNS
+    " FROM redrive.schedule_runs WHERE schedule_id = $1"
+    " ORDER BY created_at DESC, fire_time DESC, id DESC LIMIT $2 OFFSET $3";
 // Walks schedules_due.
 constexpr char kNextDue[] =
     "SELECT next_run_at FROM redrive.schedules WHERE is_active AND next_run_at IS NOT NULL"

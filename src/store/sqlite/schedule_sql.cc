@@ -21,9 +21,10 @@ constexpr char kList[] = "SELECT " REDRIVE_SCHEDULE_COLUMNS
                          " AND (?2 IS NULL OR queue_name = ?2)"
                          " ORDER BY created_at, id LIMIT ?3 OFFSET ?4";
 constexpr char kCount[] = "SELECT count(*) FROM schedules";
-constexpr char kListRuns[] = "SELECT " REDRIVE_SCHEDULE_RUN_COLUMNS
-                             " FROM schedule_runs WHERE schedule_id = ?1"
-                             " ORDER BY created_at DESC, id DESC LIMIT ?2 OFFSET ?3";
+constexpr char kListRuns[] =
+    "SELECT " REDRIVE_SCHEDULE_RUN_COLUMNS
+    " FROM schedule_runs WHERE schedule_id = ?1"
+    " ORDER BY created_at DESC, fire_time DESC, id DESC LIMIT ?2 OFFSET ?3";
 // Walks schedules_due.
 constexpr char kNextDue[] =
     "SELECT next_run_at FROM schedules WHERE is_active = 1 AND next_run_at IS NOT NULL"
