@@ -409,9 +409,6 @@ TEST_F(TwoNodesTest, ALateOutcomeOfAHungLeaderIsNotRecorded) {
   EXPECT_EQ(Sample(*b_.engine, "redrive_webhook_deliveries_total{outcome=\"delivered\"}"), 1);
 }
 
-}  // namespace
-}  // namespace redrive::engine
-
 TEST_F(TwoNodesTest, ASchedulesTimeFiresOnceWithTwoEngines) {
   StartNode(a_, "node-a", 1);
   StartNode(b_, "node-b", 2);
@@ -445,3 +442,6 @@ TEST_F(TwoNodesTest, ASchedulesTimeFiresOnceWithTwoEngines) {
   ASSERT_TRUE(after.ok());
   EXPECT_EQ(after->run_count, 3);
 }
+
+}  // namespace
+}  // namespace redrive::engine
