@@ -19,18 +19,19 @@ set -euo pipefail
 # relative ("../x.h") or absolute path, which would slip past the table.
 readonly RULES='
 core:
+cron:           core
 store:          core
 store/sqlite:   core store
 store/postgres: core store
-engine:         core store
+engine:         core store cron
 wire:           core
-api:            core wire engine
+api:            core wire engine cron
 server:         core api
 outbound_http:  core engine
 app:            *
 redrive:        core
 sdk:            core wire redrive
-cli:            core wire redrive
+cli:            core wire redrive cron
 bench:          core wire redrive sdk
 examples:       redrive
 tests:          *

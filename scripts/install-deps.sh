@@ -12,6 +12,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   postgresql-15 curl
 )
+# Schedules' cron times in IANA zones: the date library and the tz database it reads.
+packages+=(libhowardhinnant-date-dev tzdata)
 # `make package` (CPack): dpkg-shlibdeps and file work out the Debian package's Depends.
 packages+=(dpkg-dev file)
 if [[ "${1:-}" == "--test" ]]; then

@@ -10,6 +10,7 @@
 #include "engine/services/delivery_retention.h"
 #include "engine/services/job_sweep.h"
 #include "engine/services/retention.h"
+#include "engine/services/schedule_firing.h"
 #include "engine/services/throughput_sampler.h"
 #include "engine/services/worker_pruning.h"
 
@@ -47,6 +48,7 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
   loop.Add(MakeScheduler(committer, store, options.sweep_batch));
   loop.Add(MakeLeaseReaper(committer, store, options.sweep_batch));
   loop.Add(MakeDeadlineSweep(committer, store, options.sweep_batch));
+  loop.Add(std::make_unique<ScheduleFiring>(committer, store, options.sweep_batch));
   loop.Add(std::make_unique<Retention>(committer, store, options.sweep_batch,
                                        options.retention_interval));
   if (options.prune_workers_after > std::chrono::seconds::zero()) {

@@ -99,6 +99,8 @@ struct EngineOptions {
   // The most queues the store may hold; a job or configuration for a new
   // queue beyond it is refused with CONFLICT (ServerLimits::max_queues).
   size_t max_queues = ServerLimits{}.max_queues;
+  // The most schedules the store may hold; creating one more is CONFLICT.
+  size_t max_schedules = 1000;
   // Outgoing webhooks. Without a sender, deliveries are still written to
   // the outbox but nobody sends them (tests that inspect the outbox).
   std::shared_ptr<WebhookSender> webhook_sender;
@@ -184,6 +186,23 @@ class Engine {
   void DeleteQueue(std::string name, bool delete_jobs, StatusCallback done);
 
   // --- outgoing webhooks (engine_webhooks.cc)
+  // Schedules (cron jobs; engine_schedules.cc). Fired by the schedule
+  // service (services/schedule_firing.h) on the node leading its duty.
+  void CreateSchedule(CreateScheduleParams p, Callback<Schedule> done);
+  void GetSchedule(std::string id, Callback<Schedule> done);  // NOT_FOUND if unknown
+  void ListSchedules(ListSchedulesParams p, Callback<std::vector<Schedule>> done);
+  void UpdateSchedule(std::string id, SchedulePatch patch, Callback<Schedule> done);
+  void DeleteSchedule(std::string id, StatusCallback done);
+  // Pause clears next_run_at; resume recomputes it from now (no catch-up).
+  void PauseSchedule(std::string id, Callback<Schedule> done);
+  void ResumeSchedule(std::string id, Callback<Schedule> done);
+  // Enqueues one job now (a run of kind manual, overlap policy applied),
+  // whether or not the schedule is active; next_run_at is unchanged.
+  void TriggerSchedule(std::string id, Callback<ScheduleRun> done);
+  // Newest first, with each run's job status read from the job.
+  void ScheduleHistory(std::string id, int limit, int offset,
+                       Callback<std::vector<ScheduleHistoryEntry>> done);
+
   void ListWebhooks(Callback<std::vector<Webhook>> done);
   void GetWebhook(std::string id, Callback<Webhook> done);  // NOT_FOUND if unknown
   // The answer carries the secret (generated when not given).

@@ -139,6 +139,16 @@ class FaultStore final : public store::Store {
                                                                   const std::string& key) override {
       return inner_->GetIdempotencyRecord(scope, key);
     }
+    Result<Schedule> GetSchedule(const std::string& id) override { return inner_->GetSchedule(id); }
+    Result<std::vector<Schedule>> ListSchedules(const store::ScheduleFilter& f) override {
+      return inner_->ListSchedules(f);
+    }
+    Result<long long> CountSchedules() override { return inner_->CountSchedules(); }
+    Result<std::vector<ScheduleRun>> ListScheduleRuns(const std::string& schedule_id, int limit,
+                                                      int offset) override {
+      return inner_->ListScheduleRuns(schedule_id, limit, offset);
+    }
+    Result<std::optional<Instant>> NextScheduleDue() override { return inner_->NextScheduleDue(); }
     Result<Webhook> GetWebhook(const std::string& id) override { return inner_->GetWebhook(id); }
     Result<std::vector<WebhookDelivery>> ListDeliveries(const store::DeliveryFilter& f) override {
       return inner_->ListDeliveries(f);
@@ -218,6 +228,19 @@ class FaultStore final : public store::Store {
     }
     Result<long long> DeleteFinishedDeliveries(Instant before, int limit) override {
       return inner_->DeleteFinishedDeliveries(before, limit);
+    }
+    Status InsertSchedule(const Schedule& schedule) override {
+      return inner_->InsertSchedule(schedule);
+    }
+    Status UpdateSchedule(const Schedule& schedule) override {
+      return inner_->UpdateSchedule(schedule);
+    }
+    Status DeleteSchedule(const std::string& id) override { return inner_->DeleteSchedule(id); }
+    Result<std::vector<Schedule>> SelectDueSchedules(Instant now, int limit) override {
+      return inner_->SelectDueSchedules(now, limit);
+    }
+    Status InsertScheduleRun(const ScheduleRun& run) override {
+      return inner_->InsertScheduleRun(run);
     }
     Status RecordThroughput(const ThroughputSample& sample) override {
       return inner_->RecordThroughput(sample);

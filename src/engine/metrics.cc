@@ -35,6 +35,20 @@ constexpr CounterSpec kJobCounters[] = {
     {"snoozed", "redrive_jobs_snoozed_total",
      "Attempts a worker put off with a snooze (no retry spent)."},
 };
+// One counter per TxEffects::schedule_runs key.
+struct ScheduleCounterSpec {
+  const char* what;
+  const char* name;
+  const char* help;
+};
+constexpr ScheduleCounterSpec kScheduleCounters[] = {
+    {"fired", "redrive_schedules_fired_total", "Schedule runs that enqueued a job."},
+    {"missed", "redrive_schedules_missed_total",
+     "Schedule fire times that passed while the schedule could not fire (server down, duty "
+     "lagging), whatever its missed_run_policy then did."},
+    {"skipped", "redrive_schedules_skipped_total",
+     "Schedule runs skipped because the previous job was still running (skip_if_running)."},
+};
 constexpr const char* kDeadletteredName = "redrive_jobs_deadlettered_total";
 
 }  // namespace
@@ -56,6 +70,10 @@ EngineMetrics::EngineMetrics() {
     registry_.Add("redrive_webhook_deliveries_total", {outcome}, 0);
   }
   registry_.Add("redrive_webhooks_disabled_total", {}, 0);
+  for (const ScheduleCounterSpec& c : kScheduleCounters) {
+    registry_.AddCounter(c.name, c.help, {});
+    registry_.Add(c.name, {}, 0);
+  }
   registry_.AddHistogram("redrive_commit_batch_size",
                          "Requests carried by one store transaction (a group commit on SQLite; "
                          "always 1 on PostgreSQL, where each request commits alone).",
@@ -71,6 +89,11 @@ void EngineMetrics::OnCommitted(const TxEffects& effects, size_t batch_size) {
   if (effects.webhooks_disabled > 0) {
     registry_.Add("redrive_webhooks_disabled_total", {},
                   static_cast<double>(effects.webhooks_disabled));
+  }
+  for (const auto& [what, n] : effects.schedule_runs) {
+    for (const ScheduleCounterSpec& c : kScheduleCounters) {
+      if (what == c.what) registry_.Add(c.name, {}, static_cast<double>(n));
+    }
   }
   for (const auto& [key, n] : effects.job_events) {
     const auto& [queue, event, reason] = key;

@@ -12,6 +12,7 @@
 #include "core/new_job.h"
 #include "core/queue.h"
 #include "core/retry_budget.h"
+#include "core/schedule.h"
 #include "core/status.h"
 #include "core/throughput.h"
 #include "core/webhook.h"
@@ -270,6 +271,62 @@ struct ListDeliveriesParams {
   std::optional<DeliveryStatus> status;
   int limit = 50;
   int offset = 0;
+};
+
+// Schedules (cron jobs). Create: every field of a new schedule; the engine
+// checks cron_expression and timezone (VALIDATION naming them) and the
+// maximum count of schedules (CONFLICT); the api checks everything else.
+struct CreateScheduleParams {
+  std::string name;
+  std::optional<std::string> description;
+  std::string cron_expression;
+  std::string timezone = "UTC";
+  std::string queue_name;
+  std::string payload_template = "{}";  // serialized JSON
+  int priority = 0;
+  int max_retries = 3;
+  int timeout_seconds = 300;
+  Tags tags;
+  std::string metadata = "{}";  // serialized JSON object
+  bool is_active = true;
+  MissedRunPolicy missed_run_policy = MissedRunPolicy::kSkip;
+  OverlapPolicy overlap_policy = OverlapPolicy::kAllow;
+  int backfill_limit = 10;
+};
+
+// GET /schedules: unset fields do not filter; oldest created first.
+struct ListSchedulesParams {
+  std::optional<bool> is_active;
+  std::optional<std::string> queue_name;
+  int limit = 50;
+  int offset = 0;
+};
+
+// Update: the fields given replace the schedule's; a new cron_expression or
+// timezone recomputes next_run_at from now.
+struct SchedulePatch {
+  std::optional<std::string> name;
+  std::optional<std::optional<std::string>> description;  // set to nullopt clears it
+  std::optional<std::string> cron_expression;
+  std::optional<std::string> timezone;
+  std::optional<std::string> queue_name;
+  std::optional<std::string> payload_template;
+  std::optional<int> priority;
+  std::optional<int> max_retries;
+  std::optional<int> timeout_seconds;
+  std::optional<Tags> tags;
+  std::optional<std::string> metadata;
+  std::optional<bool> is_active;
+  std::optional<MissedRunPolicy> missed_run_policy;
+  std::optional<OverlapPolicy> overlap_policy;
+  std::optional<int> backfill_limit;
+};
+
+// One entry of a schedule's history: the run, and its job's status now
+// (unset when it enqueued none, or the job is gone).
+struct ScheduleHistoryEntry {
+  ScheduleRun run;
+  std::optional<JobStatus> job_status;
 };
 
 }  // namespace redrive::engine

@@ -410,5 +410,39 @@ TEST_F(TwoNodesTest, ALateOutcomeOfAHungLeaderIsNotRecorded) {
   EXPECT_EQ(Sample(*b_.engine, "redrive_webhook_deliveries_total{outcome=\"delivered\"}"), 1);
 }
 
+TEST_F(TwoNodesTest, ASchedulesTimeFiresOnceWithTwoEngines) {
+  StartNode(a_, "node-a", 1);
+  StartNode(b_, "node-b", 2);
+  clock_.Set(InstantFromMicros(1'800'000'000'000'000));  // 2027-01-15T08:00:00Z
+  CreateScheduleParams p;
+  p.name = "every minute";
+  p.cron_expression = "* * * * *";
+  p.queue_name = "q";
+  auto s = Call<Schedule>(*b_.engine, &Engine::CreateSchedule, std::move(p));
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  for (int minute = 1; minute <= 3; ++minute) {
+    clock_.Set(InstantFromMicros(1'800'000'000'000'000 + minute * 60'000'000LL));
+    // Both nodes' services, twice each, besides their own loops.
+    for (int i = 0; i < 2; ++i) {
+      a_.engine->RunServicesOnce();
+      b_.engine->RunServicesOnce();
+    }
+  }
+  EXPECT_EQ(Leads(*a_.engine, "schedules") + Leads(*b_.engine, "schedules"), 1);
+  ListJobsParams list;
+  list.queue_name = "q";
+  list.limit = 100;
+  auto jobs = Call<std::vector<Job>>(*a_.engine, &Engine::ListJobs, list);
+  ASSERT_TRUE(jobs.ok()) << jobs.status().ToString();
+  EXPECT_EQ(jobs->size(), 3u);
+  auto history =
+      Call<std::vector<ScheduleHistoryEntry>>(*a_.engine, &Engine::ScheduleHistory, s->id, 100, 0);
+  ASSERT_TRUE(history.ok());
+  EXPECT_EQ(history->size(), 3u);
+  auto after = Call<Schedule>(*a_.engine, &Engine::GetSchedule, s->id);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->run_count, 3);
+}
+
 }  // namespace
 }  // namespace redrive::engine

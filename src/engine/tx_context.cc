@@ -18,6 +18,7 @@ void TxEffects::Merge(const TxEffects& o) {
   wrote_deliveries = wrote_deliveries || o.wrote_deliveries;
   for (const auto& [outcome, n] : o.webhook_outcomes) webhook_outcomes[outcome] += n;
   webhooks_disabled += o.webhooks_disabled;
+  for (const auto& [what, n] : o.schedule_runs) schedule_runs[what] += n;
 }
 
 void TxContext::Track(const Job& job) {

@@ -53,6 +53,10 @@ struct TxEffects {
   // gave_up), and webhooks that disabled themselves: for the metrics.
   std::map<std::string, long long> webhook_outcomes;
   long long webhooks_disabled = 0;
+  // Schedule runs by what happened: fired (a job enqueued), missed (fire
+  // times that passed while the schedule could not fire), skipped (the
+  // previous job was still running): for the metrics.
+  std::map<std::string, long long> schedule_runs;
 
   void Merge(const TxEffects& other);
 };

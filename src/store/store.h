@@ -15,7 +15,7 @@
 //    methods of WriteTx (claims, sweeps, redrive, retention, due deliveries)
 //    lock FOR UPDATE SKIP LOCKED: two nodes never pick the same row, and a
 //    row another transaction is changing is skipped, not waited for.
-//  - In a WriteTx, GetJob, GetJobs, GetWebhook and GetDelivery lock the rows
+//  - In a WriteTx, GetJob, GetJobs, GetWebhook, GetDelivery and GetSchedule lock the rows
 //    they return (FOR UPDATE; GetJobs in id order, so two callers cannot
 //    deadlock), and LockQueue/LockWorker lock a queue's or worker's row for a
 //    read-modify-write. A concurrent writer of the same row waits, then
@@ -49,6 +49,7 @@
 #include "core/job.h"
 #include "core/new_job.h"
 #include "core/queue.h"
+#include "core/schedule.h"
 #include "core/status.h"
 #include "core/throughput.h"
 #include "core/transition.h"
@@ -85,6 +86,14 @@ struct DeadLetterSelection {
 struct DeliveryFilter {
   std::string webhook_id;
   std::optional<DeliveryStatus> status;
+  int limit = 50;
+  int offset = 0;
+};
+
+// Listing schedules, oldest created first. Unset fields do not filter.
+struct ScheduleFilter {
+  std::optional<bool> is_active;
+  std::optional<std::string> queue_name;
   int limit = 50;
   int offset = 0;
 };
@@ -176,6 +185,22 @@ class ReadTx {
   // The earliest next_attempt_at of a pending delivery of an enabled
   // webhook, if any (the dispatcher's next wake).
   virtual Result<std::optional<Instant>> NextDeliveryDue() = 0;
+
+  // Schedules (cron jobs) and their runs. GetSchedule is NOT_FOUND if
+  // absent; in a write transaction it locks the row (PostgreSQL: FOR
+  // UPDATE), for a read-modify-write (update, pause, resume, trigger).
+  virtual Result<Schedule> GetSchedule(const std::string& id) = 0;
+  // Schedules matching `f`, oldest created first (ties by id).
+  virtual Result<std::vector<Schedule>> ListSchedules(const ScheduleFilter& f) = 0;
+  // How many schedules exist (the configured maximum is checked against it).
+  virtual Result<long long> CountSchedules() = 0;
+  // Runs of one schedule, newest created first (ties, runs of one
+  // transaction: the latest fire time first, then the greater id).
+  virtual Result<std::vector<ScheduleRun>> ListScheduleRuns(const std::string& schedule_id,
+                                                            int limit, int offset) = 0;
+  // The earliest next_run_at of an active schedule, if any (the schedule
+  // service's next wake). Cost: one step of the active schedules' index.
+  virtual Result<std::optional<Instant>> NextScheduleDue() = 0;
 
   // The cluster's throughput history (WriteTx::RecordThroughput): one point
   // per interval ending after `after` that any node recorded, oldest first,
@@ -346,6 +371,18 @@ class WriteTx : public ReadTx {
   // Deletes delivered and failed deliveries created before `before`, at most
   // `limit`. Returns how many were deleted.
   virtual Result<long long> DeleteFinishedDeliveries(Instant before, int limit) = 0;
+
+  // Schedules. Update replaces every field of an existing schedule; Delete
+  // removes it and its runs. Both NOT_FOUND if absent.
+  virtual Status InsertSchedule(const Schedule& schedule) = 0;
+  virtual Status UpdateSchedule(const Schedule& schedule) = 0;
+  virtual Status DeleteSchedule(const std::string& id) = 0;
+  // Active schedules with next_run_at <= now, earliest first, at most
+  // `limit`. On PostgreSQL locked FOR UPDATE SKIP LOCKED: two nodes never
+  // fire the same schedule at once; the caller advances next_run_at.
+  virtual Result<std::vector<Schedule>> SelectDueSchedules(Instant now, int limit) = 0;
+  // Records one run (its schedule must exist).
+  virtual Status InsertScheduleRun(const ScheduleRun& run) = 0;
 
   // Adds one node's sample of one interval to the throughput history, as
   // one batch (one statement on PostgreSQL). Counts add up per (node,

@@ -3,6 +3,7 @@
 #include "store/postgres/pg_audit_sql.h"
 #include "store/postgres/pg_job_sql.h"
 #include "store/postgres/pg_row_mapping.h"
+#include "store/postgres/pg_schedule_sql.h"
 #include "store/postgres/pg_throughput_sql.h"
 #include "store/postgres/pg_webhook_sql.h"
 
@@ -235,6 +236,32 @@ template <typename Base>
 Result<std::optional<IdempotencyRecord>> PgReads<Base>::GetIdempotencyRecord(
     const std::string& scope, const std::string& key) {
   return audit_sql::GetIdempotencyRecord(conn_, scope, key);
+}
+
+template <typename Base>
+Result<Schedule> PgReads<Base>::GetSchedule(const std::string& id) {
+  return schedule_sql::GetSchedule(conn_, id, locking_);
+}
+
+template <typename Base>
+Result<std::vector<Schedule>> PgReads<Base>::ListSchedules(const ScheduleFilter& f) {
+  return schedule_sql::ListSchedules(conn_, f);
+}
+
+template <typename Base>
+Result<long long> PgReads<Base>::CountSchedules() {
+  return schedule_sql::CountSchedules(conn_);
+}
+
+template <typename Base>
+Result<std::vector<ScheduleRun>> PgReads<Base>::ListScheduleRuns(const std::string& schedule_id,
+                                                                 int limit, int offset) {
+  return schedule_sql::ListScheduleRuns(conn_, schedule_id, limit, offset);
+}
+
+template <typename Base>
+Result<std::optional<Instant>> PgReads<Base>::NextScheduleDue() {
+  return schedule_sql::NextScheduleDue(conn_);
 }
 
 template class PgReads<ReadTx>;

@@ -342,6 +342,52 @@ CREATE TABLE redrive.operator_requests (
 CREATE INDEX operator_requests_expiry ON redrive.operator_requests (expires_at);
 )sql";
 
+// Version 12: schedules (cron jobs) and the history of their runs. The due
+// selection walks schedules_due (active schedules by next_run_at only), so
+// neither start-up nor a tick scans every schedule; a schedule's runs are
+// read newest first through schedule_runs_by_schedule.
+constexpr char kSchemaV12[] = R"sql(
+CREATE TABLE redrive.schedules (
+  id                text COLLATE "C" PRIMARY KEY,
+  name              text NOT NULL,
+  description       text,
+  cron_expression   text NOT NULL,
+  timezone          text NOT NULL,
+  queue_name        text NOT NULL,
+  payload_template  text NOT NULL,
+  priority          integer NOT NULL,
+  max_retries       integer NOT NULL CHECK (max_retries >= 0),
+  timeout_seconds   integer NOT NULL CHECK (timeout_seconds > 0),
+  tags              text NOT NULL,
+  metadata          text NOT NULL,
+  is_active         boolean NOT NULL,
+  missed_run_policy text NOT NULL CHECK (missed_run_policy IN ('skip','run_once','backfill')),
+  overlap_policy    text NOT NULL
+                    CHECK (overlap_policy IN ('allow','skip_if_running','cancel_previous')),
+  backfill_limit    integer NOT NULL CHECK (backfill_limit >= 1),
+  last_run_at       bigint,
+  next_run_at       bigint,
+  last_job_id       text,
+  run_count         bigint NOT NULL CHECK (run_count >= 0),
+  created_at        bigint NOT NULL,
+  updated_at        bigint NOT NULL,
+  CHECK (is_active OR next_run_at IS NULL)
+);
+CREATE INDEX schedules_due ON redrive.schedules (next_run_at) WHERE is_active;
+
+CREATE TABLE redrive.schedule_runs (
+  id          text COLLATE "C" PRIMARY KEY,
+  schedule_id text COLLATE "C" NOT NULL REFERENCES redrive.schedules (id) ON DELETE CASCADE,
+  fire_time   bigint NOT NULL,
+  kind        text NOT NULL CHECK (kind IN ('scheduled','manual','backfill')),
+  job_id      text,
+  error       text,
+  created_at  bigint NOT NULL,
+  CHECK (job_id IS NOT NULL OR error IS NOT NULL)
+);
+CREATE INDEX schedule_runs_by_schedule ON redrive.schedule_runs (schedule_id, created_at);
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "delivery reservations, webhooks version", kSchemaV2},
@@ -354,6 +400,7 @@ constexpr PgMigration kMigrations[] = {
     {9, "crash counts, quarantine and snoozes", kSchemaV9},
     {10, "webhook signature format", kSchemaV10},
     {11, "operator audit log and idempotency keys", kSchemaV11},
+    {12, "schedules", kSchemaV12},
 };
 
 constexpr char kCreateMigrationsTable[] =

@@ -6,6 +6,7 @@
 #include "core/limits.h"
 #include "store/postgres/pg_job_sql.h"
 #include "store/postgres/pg_row_mapping.h"
+#include "store/postgres/pg_schedule_sql.h"
 #include "store/postgres/pg_schema.h"
 #include "store/postgres/pg_throughput_sql.h"
 #include "store/postgres/pg_webhook_sql.h"
@@ -256,6 +257,26 @@ Result<std::vector<WebhookDelivery>> PgWriteTx::SelectDueDeliveries(Instant now,
 
 Result<long long> PgWriteTx::DeleteFinishedDeliveries(Instant before, int limit) {
   return webhook_sql::DeleteFinishedDeliveries(*held, before, limit);
+}
+
+Status PgWriteTx::InsertSchedule(const Schedule& schedule) {
+  return schedule_sql::InsertSchedule(*held, schedule);
+}
+
+Status PgWriteTx::UpdateSchedule(const Schedule& schedule) {
+  return schedule_sql::UpdateSchedule(*held, schedule);
+}
+
+Status PgWriteTx::DeleteSchedule(const std::string& id) {
+  return schedule_sql::DeleteSchedule(*held, id);
+}
+
+Result<std::vector<Schedule>> PgWriteTx::SelectDueSchedules(Instant now, int limit) {
+  return schedule_sql::SelectDueSchedules(*held, now, limit);
+}
+
+Status PgWriteTx::InsertScheduleRun(const ScheduleRun& run) {
+  return schedule_sql::InsertScheduleRun(*held, run);
 }
 
 Status PgWriteTx::RecordThroughput(const ThroughputSample& sample) {

@@ -5,6 +5,7 @@
 #include "store/sqlite/job_sql.h"
 #include "store/sqlite/query_util.h"
 #include "store/sqlite/row_mapping.h"
+#include "store/sqlite/schedule_sql.h"
 #include "store/sqlite/throughput_sql.h"
 #include "store/sqlite/webhook_sql.h"
 
@@ -200,6 +201,32 @@ template <typename Base>
 Result<std::optional<IdempotencyRecord>> SqliteReads<Base>::GetIdempotencyRecord(
     const std::string& scope, const std::string& key) {
   return audit_sql::GetIdempotencyRecord(conn_, scope, key);
+}
+
+template <typename Base>
+Result<Schedule> SqliteReads<Base>::GetSchedule(const std::string& id) {
+  return schedule_sql::GetSchedule(conn_, id);
+}
+
+template <typename Base>
+Result<std::vector<Schedule>> SqliteReads<Base>::ListSchedules(const ScheduleFilter& f) {
+  return schedule_sql::ListSchedules(conn_, f);
+}
+
+template <typename Base>
+Result<long long> SqliteReads<Base>::CountSchedules() {
+  return schedule_sql::CountSchedules(conn_);
+}
+
+template <typename Base>
+Result<std::vector<ScheduleRun>> SqliteReads<Base>::ListScheduleRuns(const std::string& schedule_id,
+                                                                     int limit, int offset) {
+  return schedule_sql::ListScheduleRuns(conn_, schedule_id, limit, offset);
+}
+
+template <typename Base>
+Result<std::optional<Instant>> SqliteReads<Base>::NextScheduleDue() {
+  return schedule_sql::NextScheduleDue(conn_);
 }
 
 template class SqliteReads<ReadTx>;

@@ -38,6 +38,12 @@ class SqliteReads : public Base {
   Result<WebhookDelivery> GetDelivery(const std::string& id) override;
   Result<std::optional<Instant>> NextDeliveryDue() override;
   Result<int64_t> WebhooksVersion() override;
+  Result<Schedule> GetSchedule(const std::string& id) override;
+  Result<std::vector<Schedule>> ListSchedules(const ScheduleFilter& f) override;
+  Result<long long> CountSchedules() override;
+  Result<std::vector<ScheduleRun>> ListScheduleRuns(const std::string& schedule_id, int limit,
+                                                    int offset) override;
+  Result<std::optional<Instant>> NextScheduleDue() override;
   Result<std::vector<ThroughputPoint>> ReadThroughput(const std::optional<std::string>& queue_name,
                                                       Instant after) override;
   Result<std::vector<AuditEntry>> ListAudit(const AuditFilter& f) override;

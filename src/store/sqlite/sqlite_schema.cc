@@ -329,6 +329,52 @@ CREATE TABLE operator_requests (
 CREATE INDEX operator_requests_expiry ON operator_requests (expires_at);
 )sql";
 
+// Version 11: schedules (cron jobs) and the history of their runs. The due
+// selection walks schedules_due (active schedules by next_run_at only), so
+// neither start-up nor a tick scans every schedule; a schedule's runs are
+// read newest first through schedule_runs_by_schedule.
+constexpr char kSchemaV11[] = R"sql(
+CREATE TABLE schedules (
+  id                TEXT PRIMARY KEY,
+  name              TEXT NOT NULL,
+  description       TEXT,
+  cron_expression   TEXT NOT NULL,
+  timezone          TEXT NOT NULL,
+  queue_name        TEXT NOT NULL,
+  payload_template  TEXT NOT NULL,
+  priority          INTEGER NOT NULL,
+  max_retries       INTEGER NOT NULL CHECK (max_retries >= 0),
+  timeout_seconds   INTEGER NOT NULL CHECK (timeout_seconds > 0),
+  tags              TEXT NOT NULL,
+  metadata          TEXT NOT NULL,
+  is_active         INTEGER NOT NULL CHECK (is_active IN (0, 1)),
+  missed_run_policy TEXT NOT NULL CHECK (missed_run_policy IN ('skip','run_once','backfill')),
+  overlap_policy    TEXT NOT NULL
+                    CHECK (overlap_policy IN ('allow','skip_if_running','cancel_previous')),
+  backfill_limit    INTEGER NOT NULL CHECK (backfill_limit >= 1),
+  last_run_at       INTEGER,
+  next_run_at       INTEGER,
+  last_job_id       TEXT,
+  run_count         INTEGER NOT NULL CHECK (run_count >= 0),
+  created_at        INTEGER NOT NULL,
+  updated_at        INTEGER NOT NULL,
+  CHECK (is_active = 1 OR next_run_at IS NULL)
+) STRICT;
+CREATE INDEX schedules_due ON schedules (next_run_at) WHERE is_active = 1;
+
+CREATE TABLE schedule_runs (
+  id          TEXT PRIMARY KEY,
+  schedule_id TEXT NOT NULL REFERENCES schedules (id) ON DELETE CASCADE,
+  fire_time   INTEGER NOT NULL,
+  kind        TEXT NOT NULL CHECK (kind IN ('scheduled','manual','backfill')),
+  job_id      TEXT,
+  error       TEXT,
+  created_at  INTEGER NOT NULL,
+  CHECK (job_id IS NOT NULL OR error IS NOT NULL)
+) STRICT;
+CREATE INDEX schedule_runs_by_schedule ON schedule_runs (schedule_id, created_at);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "outgoing webhooks", kSchemaV2},
@@ -340,6 +386,7 @@ constexpr Migration kMigrations[] = {
     {8, "crash counts, quarantine and snoozes", kSchemaV8},
     {9, "webhook signature format", kSchemaV9},
     {10, "operator audit log and idempotency keys", kSchemaV10},
+    {11, "schedules", kSchemaV11},
 };
 
 constexpr char kCreateMigrationsTable[] =

@@ -79,6 +79,11 @@ class SqliteWriteTx final : public SqliteReads<WriteTx> {
   Status UpdateDelivery(const WebhookDelivery& delivery) override;
   Result<std::vector<WebhookDelivery>> SelectDueDeliveries(Instant now, int limit) override;
   Result<long long> DeleteFinishedDeliveries(Instant before, int limit) override;
+  Status InsertSchedule(const Schedule& schedule) override;
+  Status UpdateSchedule(const Schedule& schedule) override;
+  Status DeleteSchedule(const std::string& id) override;
+  Result<std::vector<Schedule>> SelectDueSchedules(Instant now, int limit) override;
+  Status InsertScheduleRun(const ScheduleRun& run) override;
   Status RecordThroughput(const ThroughputSample& sample) override;
   Result<long long> DeleteThroughputBefore(Instant before) override;
   // sqlite_audit_writes.cc
