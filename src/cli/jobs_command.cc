@@ -11,6 +11,7 @@
 #include "cli/job_views.h"
 #include "cli/list_pages.h"
 #include "cli/output.h"
+#include "core/limits.h"
 #include "core/retry_budget.h"
 #include "wire/job_json.h"
 

@@ -10,7 +10,7 @@ namespace {
 AuditEntry FullEntry() {
   AuditEntry e;
   e.id = "0193a1b2-0000-7000-8000-000000000001";
-  e.at = *ParseTime("2027-01-15T08:00:00.123456Z");
+  e.at = *ParseTime("2027-01-15T08:00:00.123Z");  // the wire carries milliseconds
   e.actor = "oncall";
   e.role = "admin";
   e.client_address = "192.0.2.7";

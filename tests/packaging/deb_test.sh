@@ -42,6 +42,6 @@ if dpkg-deb -c "$server_deb" | grep -q 'usr/include'; then fail "headers in the 
 
 start_server "$binary"
 health=$(curl -fsS --max-time 10 "$server_url/health") || fail "GET /health failed"
-[[ "$health" == *'"status":"ok"'* && "$health" == *"\"version\":\"$version\""* ]] ||
+[[ "$health" == *'"status":"healthy"'* && "$health" == *"\"version\":\"$version\""* ]] ||
   fail "unexpected /health: $health"
 echo "packages: ok ($(du -h "$server_deb" | cut -f1) server, $(du -h "$sdk_deb" | cut -f1) sdk)"

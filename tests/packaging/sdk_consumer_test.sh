@@ -28,7 +28,7 @@ version=${version#redrive }
 check_consumer() {
   local binary="$scratch/$1/consumer" out
   out=$("$binary" "$server_url") || fail "$1 consumer failed: $out"
-  expect_output "$1 consumer" "health: ok $version
+  expect_output "$1 consumer" "health: healthy $version
 job: consumer pending {\"n\":7}" "$out"
   # A bad URL: the SDK's own validation error, as a value (exit 1, no crash).
   out=$("$binary" "ftp://nowhere" || true)
