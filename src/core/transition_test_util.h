@@ -202,4 +202,25 @@ inline void ClearLease(Job& j) {
   j.lease_expires_at.reset();
 }
 
+// A processing job (held by w1 with lease-1) at `retry_count` of `max_retries`.
+inline Job ProcessingWithRetries(int retry_count, int max_retries) {
+  Job j = JobIn(JobStatus::kProcessing);
+  j.retry_count = retry_count;
+  j.max_retries = max_retries;
+  return j;
+}
+
+// The holder's failure of an attempt.
+inline event::Fail FailBy(std::string error = "boom") {
+  return event::Fail{"w1", "lease-1", std::move(error), false, std::nullopt};
+}
+
+// A job in the DLQ after two lost leases.
+inline Job DeadJob() {
+  Job j = JobIn(JobStatus::kDeadletter);
+  j.dead_reason = DeadReason::kLeaseExpired;
+  j.lease_expiries = 2;
+  return j;
+}
+
 }  // namespace redrive
