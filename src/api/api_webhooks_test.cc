@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "api/api_test_util.h"
+#include "core/limits.h"
 #include "engine/webhooks/sender.h"
 
 namespace redrive::api::testing {
@@ -284,6 +285,32 @@ TEST_F(ApiTest, DeliveryErrorsAreDetailedForAdminsAndAClassForViewers) {
   ASSERT_EQ(engine_->RunWebhooksOnce(), 1);
   EXPECT_EQ(Get(path + "/deliveries", "view").json.at(0).at("last_error"), "HTTP 503");
   EXPECT_EQ(Get(path + "/deliveries", "adm").json.at(0).at("last_error"), "HTTP 503");
+}
+
+// Each job event writes an outbox row per webhook in its own transaction,
+// so the count of webhooks is bounded (--max-webhooks): the fuzzer once made
+// 735 of them, and a sweep of expired leases then held every write for
+// seconds.
+TEST_F(ApiTest, CreatingAWebhookPastTheLimitIs409UntilOneIsDeleted) {
+  api_.reset();
+  engine_.reset();
+  engine::EngineOptions engine_options;
+  engine_options.max_webhooks = 2;
+  engine_ = std::make_unique<engine::Engine>(*store_, clock_, random_, engine_options);
+  ASSERT_TRUE(engine_->Start().ok());
+  Reconfigure(ApiOptions{});
+
+  Reply first = Post("/api/v1/outgoing-webhooks", kValid);
+  ASSERT_EQ(first.status, 201) << first.raw.body;
+  ASSERT_EQ(Post("/api/v1/outgoing-webhooks", kValid).status, 201);
+  Reply third = Post("/api/v1/outgoing-webhooks", kValid);
+  EXPECT_EQ(third.status, 409) << third.raw.body;
+  EXPECT_EQ(third["code"], "CONFLICT");
+  EXPECT_EQ(Str(third["message"]), WebhookLimitMessage(2));
+  EXPECT_EQ(Get("/api/v1/outgoing-webhooks").json.as_array().size(), 2u);
+
+  ASSERT_EQ(Do("DELETE", "/api/v1/outgoing-webhooks/" + Str(first["id"])).status, 204);
+  EXPECT_EQ(Post("/api/v1/outgoing-webhooks", kValid).status, 201);
 }
 
 }  // namespace

@@ -94,6 +94,11 @@ void AddServeFlags(CLI::App& serve, server::ServeFlags& flags) {
       ->envname("REDRIVE_MAX_QUEUES")
       ->capture_default_str();
   serve
+      .add_option("--max-webhooks", flags.max_webhooks,
+                  "Most webhooks the store holds; creating one more is refused (409)")
+      ->envname("REDRIVE_MAX_WEBHOOKS")
+      ->capture_default_str();
+  serve
       .add_option("--retention-interval", flags.retention_interval,
                   "How often finished jobs past their retention are deleted (60, 60s, 5m, 1h)")
       ->envname("REDRIVE_RETENTION_INTERVAL")

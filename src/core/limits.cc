@@ -19,4 +19,9 @@ std::string QueueLimitMessage(std::string_view queue_name, size_t max_queues) {
          " queues, its limit (--max-queues); delete unused queues or raise the limit";
 }
 
+std::string WebhookLimitMessage(size_t max_webhooks) {
+  return "cannot create webhook: the server already holds " + std::to_string(max_webhooks) +
+         " webhooks, its limit (--max-webhooks); delete unused webhooks or raise the limit";
+}
+
 }  // namespace redrive

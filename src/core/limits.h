@@ -59,11 +59,19 @@ struct ServerLimits {
   // beyond this, a job for a new queue is refused (CONFLICT) until a queue is
   // deleted.
   size_t max_queues = 10'000;
+  // Webhooks a store holds at once. Every job event writes one outbox row
+  // per subscribed webhook in the event's own transaction, so this bounds
+  // the rows one change can write (a sweep of a few hundred expired leases
+  // with thousands of webhooks held every write for seconds).
+  size_t max_webhooks = 100;
 };
 
 // The message of the CONFLICT a store answers when making one more queue
 // would pass `max_queues` (WriteTx::EnsureQueue).
 std::string QueueLimitMessage(std::string_view queue_name, size_t max_queues);
+// The message of the CONFLICT a store answers when creating one more webhook
+// would pass `max_webhooks` (WriteTx::InsertWebhook).
+std::string WebhookLimitMessage(size_t max_webhooks);
 
 // 1–100 chars of [A-Za-z0-9._-], not starting with '.' or '-'.
 bool IsValidQueueName(std::string_view name);

@@ -101,6 +101,9 @@ struct EngineOptions {
   size_t max_queues = ServerLimits{}.max_queues;
   // The most schedules the store may hold; creating one more is CONFLICT.
   size_t max_schedules = 1000;
+  // The most webhooks the store may hold; creating one more is CONFLICT
+  // (ServerLimits::max_webhooks).
+  size_t max_webhooks = ServerLimits{}.max_webhooks;
   // Outgoing webhooks. Without a sender, deliveries are still written to
   // the outbox but nobody sends them (tests that inspect the outbox).
   std::shared_ptr<WebhookSender> webhook_sender;

@@ -39,7 +39,8 @@ void Engine::GetWebhook(std::string id, Callback<Webhook> done) {
 void Engine::CreateWebhook(CreateWebhookParams p, Callback<Webhook> done) {
   if (!p.secret) p.secret = GenerateSecret();
   impl_->WriteWebhooks<Webhook>(
-      [p = std::move(p)](WriteTx& tx, TxContext& ctx) -> Result<Webhook> {
+      [p = std::move(p), max_webhooks = impl_->options.max_webhooks](
+          WriteTx& tx, TxContext& ctx) -> Result<Webhook> {
         Webhook w;
         w.id = NewUuidV7(ctx.now, ctx.random);
         w.name = p.name;
@@ -50,7 +51,7 @@ void Engine::CreateWebhook(CreateWebhookParams p, Callback<Webhook> done) {
         w.format = p.format;
         w.signature_format = p.signature_format;
         w.created_at = w.updated_at = ctx.now;
-        REDRIVE_RETURN_IF_ERROR(tx.InsertWebhook(w));
+        REDRIVE_RETURN_IF_ERROR(tx.InsertWebhook(w, max_webhooks));
         return w;
       },
       std::move(done));

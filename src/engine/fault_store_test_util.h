@@ -214,7 +214,9 @@ class FaultStore final : public store::Store {
     Result<long long> DeleteOfflineWorkers(Instant before, int limit) override {
       return inner_->DeleteOfflineWorkers(before, limit);
     }
-    Status InsertWebhook(const Webhook& webhook) override { return inner_->InsertWebhook(webhook); }
+    Status InsertWebhook(const Webhook& webhook, size_t max_webhooks) override {
+      return inner_->InsertWebhook(webhook, max_webhooks);
+    }
     Status UpdateWebhook(const Webhook& webhook) override { return inner_->UpdateWebhook(webhook); }
     Status DeleteWebhook(const std::string& id) override { return inner_->DeleteWebhook(id); }
     Status InsertDelivery(const WebhookDelivery& delivery) override {

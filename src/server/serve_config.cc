@@ -247,7 +247,8 @@ Status CheckTagAndMetadataLimits(const ServeFlags& flags) {
       {flags.max_tag_value_bytes, "max_tag_value_bytes"},
       {flags.max_tags_bytes, "max_tags_bytes"},
       {flags.max_worker_metadata_bytes, "max_worker_metadata_bytes"},
-      {flags.max_queues, "max_queues"}};
+      {flags.max_queues, "max_queues"},
+      {flags.max_webhooks, "max_webhooks"}};
   for (const auto& [value, field] : limits) {
     if (value == 0) {
       std::string flag = "--" + std::string(field);
@@ -356,6 +357,7 @@ Result<ServeConfig> MakeServeConfig(const ServeFlags& flags) {
   config.limits.max_tags_bytes = flags.max_tags_bytes;
   config.limits.max_worker_metadata_bytes = flags.max_worker_metadata_bytes;
   config.limits.max_queues = flags.max_queues;
+  config.limits.max_webhooks = flags.max_webhooks;
   REDRIVE_RETURN_IF_ERROR(ApplyFrontDoorFlags(flags, &config));
   auto interval = ParseDurationSeconds(flags.retention_interval);
   if (!interval.ok()) {

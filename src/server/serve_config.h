@@ -78,6 +78,7 @@ struct ServeFlags {
   uint64_t max_tags_bytes = ServerLimits{}.max_tags_bytes;
   uint64_t max_worker_metadata_bytes = ServerLimits{}.max_worker_metadata_bytes;
   uint64_t max_queues = ServerLimits{}.max_queues;
+  uint64_t max_webhooks = ServerLimits{}.max_webhooks;
   uint64_t max_connections = 1024;
   uint64_t max_buffered_body_bytes = 128 << 20;
   std::vector<std::string> allowed_hosts;  // each a name or a comma-separated list

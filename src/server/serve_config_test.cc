@@ -162,6 +162,7 @@ TEST(MakeServeConfigTest, DefaultsAreValid) {
   EXPECT_EQ(c->limits.max_tag_value_bytes, 256u);
   EXPECT_EQ(c->limits.max_tags_bytes, 4096u);
   EXPECT_EQ(c->limits.max_worker_metadata_bytes, 16u << 10);
+  EXPECT_EQ(c->limits.max_webhooks, 100u);
   EXPECT_EQ(c->retention_interval, std::chrono::seconds(60));
   EXPECT_EQ(c->prune_workers_after, std::chrono::hours(7 * 24));
   EXPECT_EQ(c->io_threads, 1);
@@ -277,6 +278,7 @@ TEST(MakeServeConfigTest, RejectsBadTunables) {
     f.max_payload_bytes = 1024;
   }));
   EXPECT_TRUE(fails([](ServeFlags& f) { f.max_worker_metadata_bytes = 0; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.max_webhooks = 0; }));
   EXPECT_TRUE(fails([](ServeFlags& f) { f.retention_interval = "soon"; }));
   EXPECT_TRUE(fails([](ServeFlags& f) { f.prune_workers_after = "never"; }));
   EXPECT_TRUE(fails([](ServeFlags& f) { f.prune_workers_after = "-1"; }));

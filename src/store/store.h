@@ -229,6 +229,8 @@ class ReadTx {
 // Release(), and a request that fails is undone alone with Rollback().
 // EnsureQueue's `max_queues` for callers that set no limit (tests, tools).
 inline constexpr size_t kNoQueueLimit = static_cast<size_t>(-1);
+// InsertWebhook's `max_webhooks` for callers that set no limit (tests).
+inline constexpr size_t kNoWebhookLimit = static_cast<size_t>(-1);
 
 class WriteTx : public ReadTx {
  public:
@@ -348,7 +350,10 @@ class WriteTx : public ReadTx {
   virtual Result<long long> DeleteOfflineWorkers(Instant before, int limit) = 0;
 
   // Outgoing webhooks and their durable outbox (webhook_deliveries).
-  virtual Status InsertWebhook(const Webhook& webhook) = 0;
+  // CONFLICT (WebhookLimitMessage) when the store already holds
+  // `max_webhooks` webhooks; exact with several writers (creations are
+  // serialized from the count to the commit).
+  virtual Status InsertWebhook(const Webhook& webhook, size_t max_webhooks) = 0;
   // Replaces every field of an existing webhook. NOT_FOUND if absent.
   virtual Status UpdateWebhook(const Webhook& webhook) = 0;
   // Deletes the webhook and all its deliveries. NOT_FOUND if absent.

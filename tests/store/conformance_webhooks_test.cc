@@ -1,4 +1,5 @@
 // Conformance: outgoing webhooks and their delivery outbox.
+#include "core/limits.h"
 #include "store_conformance.h"
 
 namespace redrive::store::testing {
@@ -41,12 +42,29 @@ std::vector<std::string> DeliveryIds(const std::vector<WebhookDelivery>& ds) {
   return out;
 }
 
+TEST_P(StoreConformanceTest, InsertWebhookRefusesOnePastTheLimit) {
+  Write([&](WriteTx& tx) {
+    ASSERT_TRUE(tx.InsertWebhook(MakeWebhook("a"), 2).ok());
+    ASSERT_TRUE(tx.InsertWebhook(MakeWebhook("b"), 2).ok());
+  });
+  Write([&](WriteTx& tx) {
+    Status third = tx.InsertWebhook(MakeWebhook("c"), 2);
+    EXPECT_EQ(third.code(), ErrorCode::kConflict);
+    EXPECT_EQ(third.message(), WebhookLimitMessage(2));
+  });
+  EXPECT_EQ(BeginRead()->ListWebhooks()->size(), 2u);
+  // Deleting one makes room.
+  Write([&](WriteTx& tx) { ASSERT_TRUE(tx.DeleteWebhook("b").ok()); });
+  Write([&](WriteTx& tx) { EXPECT_TRUE(tx.InsertWebhook(MakeWebhook("c"), 2).ok()); });
+  EXPECT_EQ(BeginRead()->ListWebhooks()->size(), 2u);
+}
+
 TEST_P(StoreConformanceTest, WebhookRoundTripsEveryField) {
   Webhook w = MakeWebhook("w1");
   w.disabled_reason = "20 consecutive failed deliveries";
   w.enabled = false;
   w.last_delivery_at = T(9);
-  Write([&](WriteTx& tx) { ASSERT_TRUE(tx.InsertWebhook(w).ok()); });
+  Write([&](WriteTx& tx) { ASSERT_TRUE(tx.InsertWebhook(w, kNoWebhookLimit).ok()); });
   auto got = BeginRead()->GetWebhook("w1");
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   EXPECT_EQ(*got, w);
@@ -57,8 +75,8 @@ TEST_P(StoreConformanceTest, WebhooksListOldestFirstAndUpdateReplacesFields) {
   Webhook a = MakeWebhook("a", T(2));
   Webhook b = MakeWebhook("b", T(1));
   Write([&](WriteTx& tx) {
-    ASSERT_TRUE(tx.InsertWebhook(a).ok());
-    ASSERT_TRUE(tx.InsertWebhook(b).ok());
+    ASSERT_TRUE(tx.InsertWebhook(a, kNoWebhookLimit).ok());
+    ASSERT_TRUE(tx.InsertWebhook(b, kNoWebhookLimit).ok());
   });
   auto list = BeginRead()->ListWebhooks();
   ASSERT_TRUE(list.ok());
@@ -80,7 +98,7 @@ TEST_P(StoreConformanceTest, WebhooksListOldestFirstAndUpdateReplacesFields) {
 
 TEST_P(StoreConformanceTest, DeliveryRoundTripsAndUpdates) {
   Write([&](WriteTx& tx) {
-    ASSERT_TRUE(tx.InsertWebhook(MakeWebhook("w")).ok());
+    ASSERT_TRUE(tx.InsertWebhook(MakeWebhook("w"), kNoWebhookLimit).ok());
     ASSERT_TRUE(tx.InsertDelivery(MakeDelivery("d1", "w", T(1), T(1))).ok());
   });
   WebhookDelivery d = *BeginRead()->GetDelivery("d1");
@@ -104,7 +122,7 @@ TEST_P(StoreConformanceTest, DeliveryReservationRoundTripsThroughEveryRead) {
   WebhookDelivery reserved = MakeDelivery("reserved", "w", T(1), T(1));
   reserved.reservation = "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
   Write([&](WriteTx& tx) {
-    ASSERT_TRUE(tx.InsertWebhook(MakeWebhook("w")).ok());
+    ASSERT_TRUE(tx.InsertWebhook(MakeWebhook("w"), kNoWebhookLimit).ok());
     ASSERT_TRUE(tx.InsertDelivery(reserved).ok());
     ASSERT_TRUE(tx.InsertDelivery(MakeDelivery("plain", "w", T(2), T(2))).ok());
   });
@@ -140,8 +158,8 @@ TEST_P(StoreConformanceTest, DueDeliveriesArePendingDueAndOfEnabledWebhooksEarli
   Webhook off = MakeWebhook("off");
   off.enabled = false;
   Write([&](WriteTx& tx) {
-    ASSERT_TRUE(tx.InsertWebhook(MakeWebhook("on")).ok());
-    ASSERT_TRUE(tx.InsertWebhook(off).ok());
+    ASSERT_TRUE(tx.InsertWebhook(MakeWebhook("on"), kNoWebhookLimit).ok());
+    ASSERT_TRUE(tx.InsertWebhook(off, kNoWebhookLimit).ok());
     ASSERT_TRUE(tx.InsertDelivery(MakeDelivery("late", "on", T(0), T(5))).ok());
     ASSERT_TRUE(tx.InsertDelivery(MakeDelivery("early", "on", T(0), T(2))).ok());
     ASSERT_TRUE(tx.InsertDelivery(MakeDelivery("future", "on", T(0), T(50))).ok());
@@ -165,8 +183,8 @@ TEST_P(StoreConformanceTest, NoDeliveryDueWithoutPendingRows) {
 
 TEST_P(StoreConformanceTest, DeliveriesListNewestFirstByStatusWithPaging) {
   Write([&](WriteTx& tx) {
-    ASSERT_TRUE(tx.InsertWebhook(MakeWebhook("w")).ok());
-    ASSERT_TRUE(tx.InsertWebhook(MakeWebhook("other")).ok());
+    ASSERT_TRUE(tx.InsertWebhook(MakeWebhook("w"), kNoWebhookLimit).ok());
+    ASSERT_TRUE(tx.InsertWebhook(MakeWebhook("other"), kNoWebhookLimit).ok());
     for (int i = 1; i <= 4; ++i) {
       WebhookDelivery d = MakeDelivery("d" + std::to_string(i), "w", T(i), T(i));
       if (i % 2 == 0) {
@@ -186,7 +204,7 @@ TEST_P(StoreConformanceTest, DeliveriesListNewestFirstByStatusWithPaging) {
 
 TEST_P(StoreConformanceTest, DeletingAWebhookDeletesItsDeliveries) {
   Write([&](WriteTx& tx) {
-    ASSERT_TRUE(tx.InsertWebhook(MakeWebhook("w")).ok());
+    ASSERT_TRUE(tx.InsertWebhook(MakeWebhook("w"), kNoWebhookLimit).ok());
     ASSERT_TRUE(tx.InsertDelivery(MakeDelivery("d1", "w", T(1), T(1))).ok());
   });
   Write([&](WriteTx& tx) { ASSERT_TRUE(tx.DeleteWebhook("w").ok()); });
@@ -196,7 +214,7 @@ TEST_P(StoreConformanceTest, DeletingAWebhookDeletesItsDeliveries) {
 
 TEST_P(StoreConformanceTest, RetentionDeletesOnlyOldFinishedDeliveries) {
   Write([&](WriteTx& tx) {
-    ASSERT_TRUE(tx.InsertWebhook(MakeWebhook("w")).ok());
+    ASSERT_TRUE(tx.InsertWebhook(MakeWebhook("w"), kNoWebhookLimit).ok());
     ASSERT_TRUE(tx.InsertDelivery(MakeDelivery("old-pending", "w", T(1), T(1))).ok());
     WebhookDelivery old_failed = MakeDelivery("old-failed", "w", T(1), T(1));
     old_failed.status = DeliveryStatus::kFailed;
@@ -217,7 +235,7 @@ TEST_P(StoreConformanceTest, RetentionDeletesOnlyOldFinishedDeliveries) {
 
 TEST_P(StoreConformanceTest, ADeliveryRolledBackToItsSavepointIsNotWritten) {
   Write([&](WriteTx& tx) {
-    ASSERT_TRUE(tx.InsertWebhook(MakeWebhook("w")).ok());
+    ASSERT_TRUE(tx.InsertWebhook(MakeWebhook("w"), kNoWebhookLimit).ok());
     ASSERT_TRUE(tx.Savepoint().ok());
     ASSERT_TRUE(tx.InsertDelivery(MakeDelivery("d1", "w", T(1), T(1))).ok());
     ASSERT_TRUE(tx.RollbackToSavepoint().ok());
@@ -233,7 +251,7 @@ TEST_P(StoreConformanceTest, WebhooksVersionMovesWithSubscriptionsNotWithBookkee
   };
   const int64_t empty = version();
   Webhook w = MakeWebhook("w");
-  Write([&](WriteTx& tx) { ASSERT_TRUE(tx.InsertWebhook(w).ok()); });
+  Write([&](WriteTx& tx) { ASSERT_TRUE(tx.InsertWebhook(w, kNoWebhookLimit).ok()); });
   const int64_t created = version();
   EXPECT_GT(created, empty);
 

@@ -45,7 +45,7 @@ class ReservationTest : public ::testing::Test {
     d.body = "{}";
     d.created_at = d.next_attempt_at = kT0;
     InTx(kT0, [&](store::WriteTx& tx, TxContext&) {
-      EXPECT_TRUE(tx.InsertWebhook(w).ok());
+      EXPECT_TRUE(tx.InsertWebhook(w, store::kNoWebhookLimit).ok());
       EXPECT_TRUE(tx.InsertDelivery(d).ok());
     });
   }

@@ -178,6 +178,32 @@ TEST_F(PgRaceTest, TwoCreationsAtTheQueueLimitGiveOneQueue) {
   EXPECT_EQ((*store_->BeginRead())->ListQueues()->size(), 1u);
 }
 
+// Two nodes creating webhooks at once, with room for one more: the second
+// waits for the first's creation to commit and then sees it counted.
+TEST_F(PgRaceTest, TwoWebhookCreationsAtTheLimitGiveOneWebhook) {
+  auto webhook = [](const std::string& id) {
+    Webhook w;
+    w.id = id;
+    w.name = id;
+    w.url = "https://example.com/" + id;
+    w.events = {"job.failed"};
+    w.secret = "whsec_" + id;
+    return w;
+  };
+  auto a = Begin();
+  ASSERT_TRUE(a->InsertWebhook(webhook("first"), 1).ok());
+  auto racer = std::async(std::launch::async, [&]() -> Status {
+    auto b = Begin();
+    REDRIVE_RETURN_IF_ERROR(b->InsertWebhook(webhook("second"), 1));
+    return b->Commit();
+  });
+  ASSERT_TRUE(WaitForLockWaiters(*watcher_));
+  ASSERT_TRUE(a->Commit().ok());
+  Status second = racer.get();
+  EXPECT_EQ(second.code(), ErrorCode::kConflict) << second.ToString();
+  EXPECT_EQ((*store_->BeginRead())->ListWebhooks()->size(), 1u);
+}
+
 TEST_F(PgRaceTest, ClaimsOfTwoTransactionsSkipEachOthersRows) {
   Insert({NewJob("j1", "q", At(1)), NewJob("j2", "q", At(2)), NewJob("j3", "q", At(3)),
           NewJob("j4", "q", At(4))});

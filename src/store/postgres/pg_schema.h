@@ -27,6 +27,8 @@ inline constexpr long long kMigrationLockKey = 0x5245445249564531;  // "REDRIVE1
 // redrive.enqueue), so that nodes creating queues at once never pass
 // --max-queues together.
 inline constexpr long long kQueueCreationLockKey = 0x5245445249564532;  // "REDRIVE2"
+// Likewise for webhooks (InsertWebhook) and --max-webhooks.
+inline constexpr long long kWebhookCreationLockKey = 0x5245445249564533;  // "REDRIVE3"
 
 // Applies the migrations not yet recorded, in one transaction under the
 // advisory lock. UNAVAILABLE if the database is newer than `migrations`.

@@ -1,5 +1,10 @@
 #include "store/postgres/pg_webhook_sql.h"
 
+#include <string>
+
+#include "core/limits.h"
+#include "store/postgres/pg_schema.h"
+
 namespace redrive::store::postgres::webhook_sql {
 namespace {
 
@@ -27,6 +32,9 @@ constexpr char kUpdateWebhook[] =
 constexpr char kDeleteWebhookDeliveries[] =
     "DELETE FROM redrive.webhook_deliveries WHERE webhook_id = $1";
 constexpr char kDeleteWebhook[] = "DELETE FROM redrive.webhooks WHERE id = $1";
+const std::string kLockWebhookCreation =
+    "SELECT pg_advisory_xact_lock(" + std::to_string(kWebhookCreationLockKey) + ")";
+constexpr char kCountWebhooks[] = "SELECT count(*) FROM redrive.webhooks";
 
 constexpr char kGetDelivery[] =
     "SELECT " REDRIVE_PG_DELIVERY_COLUMNS " FROM redrive.webhook_deliveries WHERE id = $1";
@@ -240,7 +248,15 @@ Result<std::optional<Instant>> NextDeliveryDue(PgConnection& conn) {
   return r.OptTime(0, 0);
 }
 
-Status InsertWebhook(PgConnection& conn, const Webhook& w) {
+Status InsertWebhook(PgConnection& conn, const Webhook& w, size_t max_webhooks) {
+  // Creations take turns from here to their commit, so the count (a
+  // statement after the lock: a snapshot that sees every earlier creation)
+  // is exact across nodes. Rare: an operator creating a webhook.
+  REDRIVE_RETURN_IF_ERROR(conn.ExecPrepared(kLockWebhookCreation, PgParams()).status());
+  REDRIVE_ASSIGN_OR_RETURN(PgResult count, conn.ExecPrepared(kCountWebhooks, PgParams()));
+  if (static_cast<uint64_t>(count.Int64(0, 0)) >= max_webhooks) {
+    return Status::Conflict(WebhookLimitMessage(max_webhooks));
+  }
   PgParams p;
   BindWebhook(p, w);
   return conn.ExecPrepared(kInsertWebhook, p).status();

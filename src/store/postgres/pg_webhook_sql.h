@@ -24,7 +24,8 @@ Result<std::optional<Instant>> NextDeliveryDue(PgConnection& conn);
 Result<int64_t> WebhooksVersion(PgConnection& conn);
 
 // Writes (inside a write transaction).
-Status InsertWebhook(PgConnection& conn, const Webhook& w);
+// CONFLICT when the store already holds `max_webhooks` webhooks.
+Status InsertWebhook(PgConnection& conn, const Webhook& w, size_t max_webhooks);
 Status UpdateWebhook(PgConnection& conn, const Webhook& w);
 Status DeleteWebhook(PgConnection& conn, const std::string& id);
 Status InsertDelivery(PgConnection& conn, const WebhookDelivery& d);

@@ -228,9 +228,9 @@ Result<int64_t> PgWriteTx::WebhooksVersion() {
 }
 
 // A webhook write may move the version (its trigger): read it again.
-Status PgWriteTx::InsertWebhook(const Webhook& webhook) {
+Status PgWriteTx::InsertWebhook(const Webhook& webhook, size_t max_webhooks) {
   webhooks_version_.reset();
-  return webhook_sql::InsertWebhook(*held, webhook);
+  return webhook_sql::InsertWebhook(*held, webhook, max_webhooks);
 }
 
 Status PgWriteTx::UpdateWebhook(const Webhook& webhook) {

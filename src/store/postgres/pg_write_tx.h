@@ -89,7 +89,7 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
   Status PutWorker(const WorkerInfo& worker) override;
   Result<long long> DeleteOfflineWorkers(Instant before, int limit) override;
 
-  Status InsertWebhook(const Webhook& webhook) override;
+  Status InsertWebhook(const Webhook& webhook, size_t max_webhooks) override;
   Status UpdateWebhook(const Webhook& webhook) override;
   Status DeleteWebhook(const std::string& id) override;
   Status InsertDelivery(const WebhookDelivery& delivery) override;

@@ -6,9 +6,9 @@
 
 namespace redrive::store::sqlite {
 
-Status SqliteWriteTx::InsertWebhook(const Webhook& webhook) {
+Status SqliteWriteTx::InsertWebhook(const Webhook& webhook, size_t max_webhooks) {
   REDRIVE_RETURN_IF_ERROR(CheckOpen());
-  return webhook_sql::InsertWebhook(conn(), webhook);
+  return webhook_sql::InsertWebhook(conn(), webhook, max_webhooks);
 }
 
 Status SqliteWriteTx::UpdateWebhook(const Webhook& webhook) {

@@ -1,5 +1,6 @@
 #include "store/sqlite/webhook_sql.h"
 
+#include "core/limits.h"
 #include "store/sqlite/query_util.h"
 #include "store/sqlite/statement.h"
 
@@ -25,6 +26,7 @@ constexpr char kUpdateWebhook[] =
     "updated_at = ?11, last_delivery_at = ?12, signature_format = ?13 WHERE id = ?1";
 constexpr char kDeleteWebhookDeliveries[] = "DELETE FROM webhook_deliveries WHERE webhook_id = ?1";
 constexpr char kDeleteWebhook[] = "DELETE FROM webhooks WHERE id = ?1";
+constexpr char kCountWebhooks[] = "SELECT count(*) FROM webhooks";
 
 constexpr char kGetDelivery[] =
     "SELECT " REDRIVE_DELIVERY_COLUMNS " FROM webhook_deliveries WHERE id = ?1";
@@ -206,7 +208,16 @@ Result<std::optional<Instant>> NextDeliveryDue(Connection& conn) {
   return QueryOptTime(conn, kNextDue, [](Statement&) {});
 }
 
-Status InsertWebhook(Connection& conn, const Webhook& w) {
+Status InsertWebhook(Connection& conn, const Webhook& w, size_t max_webhooks) {
+  {
+    // One writer at a time: nobody creates a webhook between the count and
+    // the insert.
+    REDRIVE_ASSIGN_OR_RETURN(Statement count, conn.Prepare(kCountWebhooks));
+    REDRIVE_ASSIGN_OR_RETURN(bool row, count.Step());
+    if (row && static_cast<uint64_t>(count.Int64(0)) >= max_webhooks) {
+      return Status::Conflict(WebhookLimitMessage(max_webhooks));
+    }
+  }
   const std::string events = JoinEvents(w.events);
   REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kInsertWebhook));
   BindWebhook(stmt, w, events);

@@ -24,7 +24,8 @@ Result<std::optional<Instant>> NextDeliveryDue(Connection& conn);
 Result<int64_t> WebhooksVersion(Connection& conn);
 
 // Writes (inside a write transaction).
-Status InsertWebhook(Connection& conn, const Webhook& w);
+// CONFLICT when the store already holds `max_webhooks` webhooks.
+Status InsertWebhook(Connection& conn, const Webhook& w, size_t max_webhooks);
 Status UpdateWebhook(Connection& conn, const Webhook& w);
 Status DeleteWebhook(Connection& conn, const std::string& id);
 Status InsertDelivery(Connection& conn, const WebhookDelivery& d);
