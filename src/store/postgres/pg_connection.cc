@@ -148,6 +148,18 @@ void PgParams::AddArray(const std::vector<const char*>& items) {
   Add(std::move(a));
 }
 
+PgParams PgParams::Owned() const {
+  PgParams copy;
+  for (const char* v : values_) {
+    if (v == nullptr) {
+      copy.AddNull();
+    } else {
+      copy.Add(std::string(v));
+    }
+  }
+  return copy;
+}
+
 Result<std::unique_ptr<PgConnection>> PgConnection::Connect(const std::string& url,
                                                             const PgConnectOptions& options) {
   // The url is expanded by libpq (expand_dbname); the keywords after it
@@ -228,6 +240,7 @@ Status PgConnection::Check(const PGresult* r) {
 }
 
 Result<PgResult> PgConnection::Exec(const std::string& sql) {
+  REDRIVE_RETURN_IF_ERROR(Flush());
   // PQexec returns the last result of a multi-statement string; an error
   // stops the string there, and that error is the last result.
   PgResult r(PQexec(conn_, sql.c_str()));
@@ -249,6 +262,10 @@ Result<const std::string*> PgConnection::Prepared(std::string_view sql) {
 }
 
 Result<PgResult> PgConnection::ExecPrepared(std::string_view sql, const PgParams& params) {
+  if (!deferred_.empty()) {
+    REDRIVE_ASSIGN_OR_RETURN(std::vector<PgResult> r, RunWithDeferred({{sql, &params}}));
+    return std::move(r.front());
+  }
   REDRIVE_ASSIGN_OR_RETURN(const std::string* name, Prepared(sql));
   PgResult r(
       PQexecPrepared(conn_, name->c_str(), params.size(), params.values(), nullptr, nullptr, 0));
@@ -256,7 +273,43 @@ Result<PgResult> PgConnection::ExecPrepared(std::string_view sql, const PgParams
   return r;
 }
 
+void PgConnection::Defer(std::string_view sql, PgParams params) {
+  deferred_.emplace_back(sql, std::move(params));
+}
+
+Status PgConnection::Flush() {
+  if (deferred_.empty()) return Status::Ok();
+  return RunWithDeferred({}).status();
+}
+
+Result<std::vector<PgResult>> PgConnection::RunWithDeferred(
+    const std::vector<std::pair<std::string_view, const PgParams*>>& commands) {
+  std::deque<std::pair<std::string_view, PgParams>> deferred;
+  deferred.swap(deferred_);
+  std::vector<std::pair<std::string_view, const PgParams*>> all;
+  all.reserve(deferred.size() + commands.size());
+  for (const auto& [sql, params] : deferred) all.emplace_back(sql, &params);
+  all.insert(all.end(), commands.begin(), commands.end());
+  auto r = RunBatch(all);
+  if (!r.ok()) {
+    // The guarded writes deferred by PgWriteTx divide by zero when their
+    // guard fails (pg_job_sql.h).
+    if (r.status().message().find("postgresql 22012:") != std::string::npos) {
+      return Status::Conflict("a deferred guarded write found its job changed: " + last_error_);
+    }
+    return r.status();
+  }
+  r->erase(r->begin(), r->begin() + static_cast<std::ptrdiff_t>(deferred.size()));
+  return r;
+}
+
 Result<std::vector<PgResult>> PgConnection::ExecPreparedBatch(
+    const std::vector<std::pair<std::string_view, const PgParams*>>& commands) {
+  if (!deferred_.empty()) return RunWithDeferred(commands);
+  return RunBatch(commands);
+}
+
+Result<std::vector<PgResult>> PgConnection::RunBatch(
     const std::vector<std::pair<std::string_view, const PgParams*>>& commands) {
   std::vector<PgResult> out;
   out.reserve(commands.size());
@@ -320,6 +373,7 @@ Status PgConnection::Pipeline(
 }
 
 Result<PgResult> PgConnection::ExecParams(const std::string& sql, const PgParams& params) {
+  REDRIVE_RETURN_IF_ERROR(Flush());
   PgResult r(PQexecParams(conn_, sql.c_str(), params.size(), nullptr, params.values(), nullptr,
                           nullptr, 0));
   REDRIVE_RETURN_IF_ERROR(Check(r.get()));

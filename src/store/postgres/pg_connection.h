@@ -103,6 +103,9 @@ class PgParams {
   // An array literal of `items` (nullptr: NULL), each element quoted, for
   // "$n::T[]" of any element type T.
   void AddArray(const std::vector<const char*>& items);
+  // A copy that owns every value (for a command sent later, when the
+  // strings added by reference may be gone).
+  PgParams Owned() const;
 
   int size() const { return static_cast<int>(values_.size()); }
   const char* const* values() const { return values_.data(); }
@@ -146,6 +149,22 @@ class PgConnection {
   // whose text varies with their filters.
   Result<PgResult> ExecParams(const std::string& sql, const PgParams& params);
 
+  // Deferred commands: `sql` (a prepared statement's text, which must
+  // outlive the command: the cached texts do) with `params` is not sent
+  // now but in the pipeline of the next ExecPrepared or ExecPreparedBatch,
+  // before its commands (Exec and ExecParams send them first, in a round
+  // trip of their own). Their results are not kept: a deferred command
+  // must report a failure as an error (then the command it rides with, a
+  // COMMIT say, does not run, and that call fails with the deferred
+  // command's error). A division by zero (SQLSTATE 22012) there is read
+  // as CONFLICT: the guarded writes of PgWriteTx raise it.
+  void Defer(std::string_view sql, PgParams params);
+  bool HasDeferred() const { return !deferred_.empty(); }
+  // Sends the deferred commands now (one round trip).
+  Status Flush();
+  // Drops them unsent (the transaction is rolled back).
+  void DiscardDeferred() { deferred_.clear(); }
+
   // False once the connection is unusable (lost, or failed mid-protocol).
   bool healthy() const;
   // The SQLSTATE and message of the latest failed command since
@@ -170,6 +189,13 @@ class PgConnection {
   // Commands [begin, end) as one pipeline; their results appended to `out`.
   Status Pipeline(const std::vector<std::pair<std::string_view, const PgParams*>>& commands,
                   size_t begin, size_t end, std::vector<PgResult>& out);
+  // ExecPreparedBatch without the deferred commands.
+  Result<std::vector<PgResult>> RunBatch(
+      const std::vector<std::pair<std::string_view, const PgParams*>>& commands);
+  // `commands` after the deferred ones, as one batch; the results of
+  // `commands` only.
+  Result<std::vector<PgResult>> RunWithDeferred(
+      const std::vector<std::pair<std::string_view, const PgParams*>>& commands);
   // The Status of `r` (OK for a command or tuples result); marks the
   // connection broken on a connection-class failure.
   Status Check(const PGresult* r);
@@ -182,6 +208,7 @@ class PgConnection {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
+  std::deque<std::pair<std::string_view, PgParams>> deferred_;
   // SQL text -> statement name.
   std::unordered_map<std::string, std::string, Hash, std::equal_to<>> prepared_;
 };

@@ -82,6 +82,18 @@ std::string BuildUpdate(PgColumnSet changed, bool history) {
   return "WITH u AS (" + update + " RETURNING id) " + HistoryFrom("u", guard + 3);
 }
 
+// `sql` is "WITH u AS (...) <final>" (BuildUpdate's form): as a CTE too,
+// then a final select that divides by zero unless `u` wrote a row.
+std::string BuildCheckedUpdate(PgColumnSet changed, bool history) {
+  if (!history) {
+    return "WITH u AS (" + BuildUpdate(changed, false) +
+           " RETURNING id) SELECT 1 / count(*) FROM u";
+  }
+  const std::string full = BuildUpdate(changed, true);
+  const size_t tail = full.find(" INSERT INTO redrive.job_history");
+  return full.substr(0, tail) + ", h AS (" + full.substr(tail + 1) + ") SELECT 1 / count(*) FROM h";
+}
+
 // The parameters of a set-based statement: arrays ($1::T[], ...) unnested
 // into the rows of a CTE `v`, one column each.
 class UnnestList {
@@ -165,6 +177,12 @@ std::string BuildUpdateMany(PgColumnSet changed, bool history) {
          (history ? HistoryOfWritten("id", "u") : "") + " SELECT id FROM u";
 }
 
+std::string BuildCheckedUpdateMany(PgColumnSet changed, bool history) {
+  std::string sql = BuildUpdateMany(changed, history);
+  sql.resize(sql.size() - std::string_view(" SELECT id FROM u").size());
+  return sql + " SELECT 1 / ((SELECT count(*) FROM u) = (SELECT count(*) FROM v))::int";
+}
+
 // Appends "AND <tag condition>" for "key=value" (exact) or "key" (presence);
 // both are answered by jobs_tags, which holds only jobs with tags: the
 // condition says so too (it follows from either), so that the planner may
@@ -239,6 +257,14 @@ std::string_view InsertJobsSql() {
 
 std::string_view UpdateJobsSql(PgColumnSet changed, bool history) {
   return CachedUpdateText<BuildUpdateMany>(changed, history);
+}
+
+std::string_view CheckedUpdateJobSql(PgColumnSet changed, bool history) {
+  return CachedUpdateText<BuildCheckedUpdate>(changed, history);
+}
+
+std::string_view CheckedUpdateJobsSql(PgColumnSet changed, bool history) {
+  return CachedUpdateText<BuildCheckedUpdateMany>(changed, history);
 }
 
 PgColumnSet AssignedColumns(PgColumnSet changed) {

@@ -76,6 +76,14 @@ std::string_view UpdateJobSql(PgColumnSet changed, bool history);
 // must not occur twice in one update.
 std::string_view InsertJobsSql();
 std::string_view UpdateJobsSql(PgColumnSet changed, bool history);
+// The same writes, for when the guard is known to hold (the rows are locked
+// by this transaction as they were read): the result is one row, and a
+// guard that failed all the same (for any row of the set-based form) is a
+// division by zero, an error that aborts the transaction. So the statement
+// can be deferred and sent in one pipeline with the COMMIT, which then does
+// not run (PgConnection::Defer).
+std::string_view CheckedUpdateJobSql(PgColumnSet changed, bool history);
+std::string_view CheckedUpdateJobsSql(PgColumnSet changed, bool history);
 // The first parameter after the assigned columns of UpdateJobSql(changed, ...).
 int GuardParam(PgColumnSet changed);
 // The columns UpdateJobSql(changed, ...) assigns.

@@ -141,6 +141,17 @@ TEST_F(PgPlanTest, SetBasedWritesFindTheirRowsByKey) {
         Plan(std::string(sql::UpdateJobsSql(changed, true)), Nulls(update_params), generic);
     EXPECT_THAT(plan, HasSubstr("jobs_pkey")) << plan;
     EXPECT_THAT(plan, Not(HasSubstr("Seq Scan"))) << plan;
+    // The checked forms a write of a locked job is deferred in, too.
+    plan =
+        Plan(std::string(sql::CheckedUpdateJobsSql(changed, true)), Nulls(update_params), generic);
+    EXPECT_THAT(plan, HasSubstr("jobs_pkey")) << plan;
+    EXPECT_THAT(plan, Not(HasSubstr("Seq Scan"))) << plan;
+    if (generic) {  // a custom plan folds the NULL id away
+      plan =
+          Plan(std::string(sql::CheckedUpdateJobSql(changed, true)), Nulls(update_params), generic);
+      EXPECT_THAT(plan, HasSubstr("jobs_pkey")) << plan;
+      EXPECT_THAT(plan, Not(HasSubstr("Seq Scan"))) << plan;
+    }
     // The history of deleted jobs is found through its index, not a scan.
     plan = Plan(sql::kDeleteJobs, "'{job-1,job-2}'", generic);
     EXPECT_THAT(plan, HasSubstr("job_history_job")) << plan;

@@ -26,11 +26,19 @@ struct Begun {
   PgResult result;  // of the begin's last statement
 };
 
-Result<Begun> AcquireAndBegin(PgPool& pool, const char* begin) {
+// `begin` runs the begin on a connection: a string of statements (the
+// simple query protocol), or a function.
+Result<PgResult> RunBegin(PgConnection& conn, const char* begin) { return conn.Exec(begin); }
+Result<PgResult> RunBegin(PgConnection& conn, Result<PgResult> (*begin)(PgConnection&)) {
+  return begin(conn);
+}
+
+template <typename BeginT>
+Result<Begun> AcquireAndBegin(PgPool& pool, BeginT begin) {
   Status last;
   for (size_t attempt = 0; attempt <= pool.capacity(); ++attempt) {
     REDRIVE_ASSIGN_OR_RETURN(PooledConnection conn, pool.Acquire());
-    auto r = conn->Exec(begin);
+    auto r = RunBegin(*conn, begin);
     if (r.ok()) return Begun{std::move(conn), std::move(*r)};
     last = r.status();
     if (conn->healthy()) return last;  // not a lost connection: no retry
@@ -92,7 +100,7 @@ Result<std::unique_ptr<ReadTx>> PgStore::BeginRead() {
 }
 
 Result<std::unique_ptr<WriteTx>> PgStore::BeginWrite() {
-  REDRIVE_ASSIGN_OR_RETURN(Begun begun, AcquireAndBegin(writers_, postgres::PgWriteTx::kBegin));
+  REDRIVE_ASSIGN_OR_RETURN(Begun begun, AcquireAndBegin(writers_, &postgres::PgWriteTx::Begin));
   std::optional<int64_t> version;
   if (begun.result.rows() == 1) version = begun.result.Int64(0, 0);
   return std::unique_ptr<WriteTx>(
@@ -113,7 +121,7 @@ Status PgStore::Ping() {
   // The latest write could not commit. A probe write tells whether writes
   // commit again; an idle node has no other.
   {
-    REDRIVE_ASSIGN_OR_RETURN(Begun begun, AcquireAndBegin(writers_, postgres::PgWriteTx::kBegin));
+    REDRIVE_ASSIGN_OR_RETURN(Begun begun, AcquireAndBegin(writers_, &postgres::PgWriteTx::Begin));
     postgres::PgWriteTx probe(std::move(begun.conn), std::nullopt, write_health_);
     // Either outcome lands in write_health_.
     if (probe.WriteProbe().ok()) (void)probe.Commit();

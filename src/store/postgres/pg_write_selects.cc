@@ -85,36 +85,36 @@ Result<std::vector<Job>> PgWriteTx::SelectClaimable(const std::string& queue_nam
   p.Add(now);
   p.Add(limit);
   REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecPrepared(sql::kSelectClaimable, p));
-  return PgJobs(r);
+  return Locked(PgJobs(r));
 }
 
 Result<std::vector<Job>> PgWriteTx::SelectDueScheduled(const std::optional<std::string>& queue_name,
                                                        Instant now, int limit) {
-  if (!queue_name) return SelectJobs(*held, sql::kSelectDueScheduled, now, limit);
+  if (!queue_name) return Locked(SelectJobs(*held, sql::kSelectDueScheduled, now, limit));
   PgParams p;
   p.Add(now);
   p.Add(limit);
   p.AddRef(*queue_name);
   REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecPrepared(sql::kSelectDueScheduledInQueue, p));
-  return PgJobs(r);
+  return Locked(PgJobs(r));
 }
 
 Result<std::vector<Job>> PgWriteTx::SelectExpiredLeases(Instant now, int limit) {
-  return SelectJobs(*held, sql::kSelectExpiredLeases, now, limit);
+  return Locked(SelectJobs(*held, sql::kSelectExpiredLeases, now, limit));
 }
 
 Result<std::vector<Job>> PgWriteTx::SelectPastDeadline(Instant now, int limit) {
-  return SelectJobs(*held, sql::kSelectPastDeadline, now, limit);
+  return Locked(SelectJobs(*held, sql::kSelectPastDeadline, now, limit));
 }
 
 Result<std::vector<Job>> PgWriteTx::SelectHeldBy(const std::string& worker_id, int limit) {
-  return SelectJobs(*held, sql::kSelectHeldBy, worker_id, limit);
+  return Locked(SelectJobs(*held, sql::kSelectHeldBy, worker_id, limit));
 }
 
 Result<std::vector<Job>> PgWriteTx::SelectDeadLetters(const DeadLetterSelection& sel) {
   sql::BuiltQuery q = sql::SelectDeadLetters(sel);
   REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecParams(q.sql, q.params));
-  return PgJobs(r);
+  return Locked(PgJobs(r));
 }
 
 Result<long long> PgWriteTx::CountDeadLetters(const DeadLetterSelection& sel) {
@@ -125,6 +125,7 @@ Result<long long> PgWriteTx::CountDeadLetters(const DeadLetterSelection& sel) {
 
 Result<long long> PgWriteTx::DeleteJobs(const std::vector<std::string>& ids) {
   if (ids.empty()) return 0LL;
+  for (const std::string& id : ids) locked_.erase(id);
   PgParams p;
   p.AddTextArray(ids);
   REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecPrepared(sql::kDeleteJobs, p));
@@ -197,6 +198,7 @@ Status PgWriteTx::DeleteQueue(const std::string& name, bool delete_jobs) {
   REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecPrepared(kDeleteQueue, p));
   if (r.affected() == 0) return Status::NotFound("queue " + name + " not found");
   if (!delete_jobs) return Status::Ok();
+  locked_.clear();
   return held->ExecPrepared(sql::kDeleteQueueJobs, p).status();
 }
 

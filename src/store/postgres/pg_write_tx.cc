@@ -43,8 +43,17 @@ void BindHistory(PgParams& p, const HistoryEntry& h) {
 
 }  // namespace
 
+Result<PgResult> PgWriteTx::Begin(PgConnection& conn) {
+  PgParams none;
+  REDRIVE_ASSIGN_OR_RETURN(
+      std::vector<PgResult> r,
+      conn.ExecPreparedBatch({{kBegin, &none}, {kReadWebhooksVersion, &none}}));
+  return std::move(r.back());
+}
+
 PgWriteTx::~PgWriteTx() {
   if (committed_) return;
+  held->DiscardDeferred();
   // Why the transaction did not commit, if the database could not write.
   health_.RecordWriteError(held->last_sqlstate(), held->last_error());
   // If ROLLBACK fails the connection is still in a transaction (or lost),
@@ -68,6 +77,8 @@ Status PgWriteTx::Savepoint() { return Control("SAVEPOINT sp"); }
 Status PgWriteTx::ReleaseSavepoint() { return Control("RELEASE SAVEPOINT sp"); }
 
 Status PgWriteTx::RollbackToSavepoint() {
+  // The rows written or locked since the savepoint are not any more.
+  locked_.clear();
   // ROLLBACK TO keeps the savepoint; RELEASE closes it so they do not pile up.
   return Control("ROLLBACK TO SAVEPOINT sp; RELEASE SAVEPOINT sp");
 }
@@ -83,7 +94,9 @@ Status PgWriteTx::Commit() {
   // ROLLBACK: that must not pass for a commit.
   const bool failed = PQtransactionStatus(held->get()) == PQTRANS_INERROR;
   const uint64_t token = health_.CommitStarted(std::chrono::steady_clock::now());
-  auto r = held->Exec("COMMIT");
+  // Prepared, so that the deferred writes ride with it; if one fails the
+  // COMMIT does not run and this fails with its error.
+  auto r = held->ExecPrepared("COMMIT", PgParams());
   const bool committed = r.ok() && !failed && std::strcmp(PQcmdStatus(r->get()), "COMMIT") == 0;
   health_.CommitFinished(token, committed);
   REDRIVE_RETURN_IF_ERROR(r.status());
@@ -136,6 +149,31 @@ Result<InsertOutcome> PgWriteTx::TakenKey(const Job& job) {
   }
   return InsertOutcome{*holder, false};
 }
+
+Result<std::vector<Job>> PgWriteTx::Locked(Result<std::vector<Job>> jobs) {
+  if (jobs.ok()) {
+    for (const Job& j : *jobs) locked_[j.id] = LockedRow{j.status, j.lease_id};
+  }
+  return jobs;
+}
+
+Result<Job> PgWriteTx::GetJob(const std::string& id) {
+  REDRIVE_ASSIGN_OR_RETURN(Job job, PgReads::GetJob(id));
+  locked_[job.id] = LockedRow{job.status, job.lease_id};
+  return job;
+}
+
+Result<std::vector<Job>> PgWriteTx::GetJobs(const std::vector<std::string>& ids) {
+  return Locked(PgReads::GetJobs(ids));
+}
+
+bool PgWriteTx::GuardHolds(const Change& change) const {
+  auto it = locked_.find(change.after.id);
+  return it != locked_.end() && change.before.id == change.after.id &&
+         it->second.status == change.before.status && it->second.lease_id == change.before.lease_id;
+}
+
+void PgWriteTx::Wrote(const Job& job) { locked_[job.id] = LockedRow{job.status, job.lease_id}; }
 
 Result<InsertOutcome> PgWriteTx::InsertJob(const Job& job, const HistoryEntry& created) {
   PgParams p;
@@ -192,8 +230,8 @@ Result<ClaimReads> PgWriteTx::ReadForClaim(const std::string& queue_name,
   ClaimReads out;
   if (r[0].rows() == 1) out.queue = ReadPgQueue(r[0], 0);
   if (r[1].rows() == 1) out.worker = ReadPgWorker(r[1], 0);
-  REDRIVE_ASSIGN_OR_RETURN(out.due, PgJobs(r[2]));
-  REDRIVE_ASSIGN_OR_RETURN(out.claimable, PgJobs(r[3]));
+  REDRIVE_ASSIGN_OR_RETURN(out.due, Locked(PgJobs(r[2])));
+  REDRIVE_ASSIGN_OR_RETURN(out.claimable, Locked(PgJobs(r[3])));
   return out;
 }
 
@@ -229,11 +267,48 @@ bool Written(const Change& change, const PgResult& r) {
 }  // namespace
 
 Status PgWriteTx::ApplyChange(const Change& change) {
+  REDRIVE_RETURN_IF_ERROR(CheckOpen());
+  if (GuardHolds(change)) return DeferChanges({change});
   PgParams p;
   std::string_view sql;
   REDRIVE_RETURN_IF_ERROR(BindChange(change, p, &sql));
   REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecPrepared(sql, p));
   if (!Written(change, r)) return GuardFailed(change);
+  Wrote(change.after);
+  return Status::Ok();
+}
+
+Status PgWriteTx::DeferChanges(const std::vector<Change>& changes) {
+  // As ApplyChanges groups them, in the checked forms.
+  struct Group {
+    std::vector<size_t> members;
+    std::deque<PgParams> rows;
+    bool history = false;
+    PgColumnSet changed = 0;
+  };
+  std::map<std::pair<PgColumnSet, bool>, Group> groups;
+  for (size_t i = 0; i < changes.size(); ++i) {
+    const Change& c = changes[i];
+    std::string_view ignored;
+    PgParams row;
+    PgColumnSet assigned = 0;
+    REDRIVE_RETURN_IF_ERROR(BindChange(c, row, &ignored, &assigned));
+    Group& g = groups[{assigned, c.history.has_value()}];
+    g.members.push_back(i);
+    g.rows.push_back(std::move(row));
+    g.history = c.history.has_value();
+    g.changed = assigned;
+  }
+  for (auto& [key, g] : groups) {
+    if (g.members.size() == 1) {
+      held->Defer(sql::CheckedUpdateJobSql(g.changed, g.history), g.rows.front().Owned());
+      continue;
+    }
+    PgParams arrays;
+    BindColumnsOfRows(g.rows, arrays);  // copies every value
+    held->Defer(sql::CheckedUpdateJobsSql(g.changed, g.history), std::move(arrays));
+  }
+  for (const Change& c : changes) Wrote(c.after);
   return Status::Ok();
 }
 
@@ -244,8 +319,14 @@ Result<std::vector<bool>> PgWriteTx::ApplyChanges(const std::vector<Change>& cha
   // change, in order.
   if (changes.empty()) return std::vector<bool>{};
   std::unordered_set<std::string_view> ids;
+  bool hold = true;
   for (const Change& c : changes) {
     if (!ids.insert(c.after.id).second) return ApplyEach(changes);
+    hold = hold && GuardHolds(c);
+  }
+  if (hold) {
+    REDRIVE_RETURN_IF_ERROR(DeferChanges(changes));
+    return std::vector<bool>(changes.size(), true);
   }
   struct Group {
     std::string_view sql;
@@ -290,6 +371,9 @@ Result<std::vector<bool>> PgWriteTx::ApplyChanges(const std::vector<Change>& cha
     for (int i = 0; i < r.rows(); ++i) written.insert(r.Text(i, 0));
     for (size_t i : g.members) applied[i] = written.contains(changes[i].after.id);
   }
+  for (size_t i = 0; i < changes.size(); ++i) {
+    if (applied[i]) Wrote(changes[i].after);
+  }
   return applied;
 }
 
@@ -305,7 +389,10 @@ Result<std::vector<bool>> PgWriteTx::ApplyEach(const std::vector<Change>& change
   REDRIVE_ASSIGN_OR_RETURN(auto results, held->ExecPreparedBatch(commands));
   std::vector<bool> applied;
   applied.reserve(changes.size());
-  for (size_t i = 0; i < changes.size(); ++i) applied.push_back(Written(changes[i], results[i]));
+  for (size_t i = 0; i < changes.size(); ++i) {
+    applied.push_back(Written(changes[i], results[i]));
+    if (applied.back()) Wrote(changes[i].after);
+  }
   return applied;
 }
 

@@ -6,6 +6,15 @@
 // ON CONFLICT. Commit returns once the commit is durable
 // (synchronous_commit=on); destroying it uncommitted rolls back.
 //
+// Round trips: a guarded write of a job that this transaction locked as it
+// read it (GetJob, GetJobs, ReadForClaim, the Select*), and has not seen
+// change since, cannot fail its guard: nobody else can write a row this
+// transaction holds locked. Such writes are deferred (PgConnection::Defer)
+// and ride with the next statement or the COMMIT, in the checked form that
+// aborts the transaction should the guard fail after all. A request that
+// reads its job, writes it and commits is then three round trips: the
+// begin, the read, and the write with the commit.
+//
 // Error contract: a failed statement aborts the whole PostgreSQL
 // transaction (savepoints aside): every later call fails, and the caller
 // drops the transaction (ABORTED ones are re-run by the write executor).
@@ -14,7 +23,9 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "store/postgres/pg_pool.h"
@@ -28,11 +39,14 @@ namespace redrive::store::postgres {
 class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
  public:
   // The begin also reads the webhooks version, which every write
-  // transaction's outbox asks for first: one round trip for both.
-  inline static constexpr char kBegin[] =
-      "BEGIN ISOLATION LEVEL READ COMMITTED;"
-      " SELECT version FROM redrive.webhooks_version WHERE id = 1";
-  // REQUIRES: `conn` is inside a transaction begun with kBegin, which read
+  // transaction's outbox asks for first: one round trip for both, as
+  // prepared statements (neither is parsed or planned again).
+  inline static constexpr char kBegin[] = "BEGIN ISOLATION LEVEL READ COMMITTED";
+  inline static constexpr char kReadWebhooksVersion[] =
+      "SELECT version FROM redrive.webhooks_version WHERE id = 1";
+  // Runs kBegin and kReadWebhooksVersion on `conn`; the version's result.
+  static Result<PgResult> Begin(PgConnection& conn);
+  // REQUIRES: `conn` is inside a transaction begun with Begin, which read
   // `webhooks_version`. The commit and a failure that says the database
   // cannot write are reported to `health`, which must outlive this.
   PgWriteTx(PooledConnection conn, std::optional<int64_t> webhooks_version, PgWriteHealth& health)
@@ -54,6 +68,10 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
   // A small write (to redrive.write_probe) that a database which cannot
   // write refuses: PgStore::Ping's probe.
   Status WriteProbe();
+
+  // As PgReads', and remembered as locked by this transaction.
+  Result<Job> GetJob(const std::string& id) override;
+  Result<std::vector<Job>> GetJobs(const std::vector<std::string>& ids) override;
 
   Result<InsertOutcome> InsertJob(const Job& job, const HistoryEntry& created) override;
   // One statement for the batch; a taken key is then looked up on its own.
@@ -118,10 +136,27 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
   Result<InsertOutcome> TakenKey(const Job& job);
   // ApplyChanges as one guarded update per change (pipelined).
   Result<std::vector<bool>> ApplyEach(const std::vector<Change>& changes);
+  // ApplyChanges of changes whose guards hold (GuardHolds), deferred.
+  Status DeferChanges(const std::vector<Change>& changes);
+  // `jobs`, which a locking read of this transaction returned, remembered
+  // as locked as they are.
+  Result<std::vector<Job>> Locked(Result<std::vector<Job>> jobs);
+  // True when change's job is locked by this transaction and still as
+  // change.before says (its status and lease): the guard holds.
+  bool GuardHolds(const Change& change) const;
+  // After a write of `job` (the row stays locked until the end).
+  void Wrote(const Job& job);
   // OK while the transaction is open and ours to use.
   Status CheckOpen() const;
   Status Control(const char* sql);
 
+  // The jobs this transaction holds locked, with the status and lease the
+  // guard compares (as read, or as this transaction last wrote them).
+  struct LockedRow {
+    JobStatus status;
+    std::optional<std::string> lease_id;
+  };
+  std::unordered_map<std::string, LockedRow> locked_;
   bool committed_ = false;
   std::optional<int64_t> webhooks_version_;
   PgWriteHealth& health_;

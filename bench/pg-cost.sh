@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# What one job costs on PostgreSQL: statements, transactions, and the CPU of
+# PostgreSQL and of the server per job, for one redrive-bench workload.
+#
+#   1. starts a throwaway PostgreSQL 15 cluster (initdb into a temp dir, as the
+#      `postgres` user when run as root; fsync and synchronous_commit on, the
+#      defaults; pg_stat_statements loaded) on a free loopback port, and
+#      `redrive serve` on it;
+#   2. runs redrive-bench once with a tenth of the jobs to warm up (plans,
+#      connections, caches), then resets pg_stat_statements and reads the
+#      CPU time (utime + stime, /proc/PID/stat) of the server and of every
+#      PostgreSQL process, and the cluster's commit count;
+#   3. runs redrive-bench with the given arguments, reads them again, and
+#      prints the per-job costs (divided by --jobs) and the statements that
+#      ran, most called first;
+#   4. stops both by PID and removes the temp dir.
+#
+#   bench/pg-cost.sh --mode single --jobs 5000
+#   bench/pg-cost.sh --mode batch --jobs 20000
+#
+# Give --jobs N (it divides by it) and W1 only: it adds --latency-seconds 0
+# --dlq 0 when they are not given. Not part of `make test`.
+#
+# Environment:
+#   REDRIVE_BIN        [<repo>/build/redrive]
+#   REDRIVE_BENCH_BIN  [<repo>/build/bench/redrive-bench]
+#   PG_BIN             [/usr/lib/postgresql/15/bin]
+#   REDRIVE_SERVE_ARGS extra `redrive serve` flags (word-split)
+#   TOP                [25] statements listed
+#   KEEP_TMP=1         keep the temp dir (cluster, logs)
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+redrive_bin="${REDRIVE_BIN:-$here/../build/redrive}"
+bench_bin="${REDRIVE_BENCH_BIN:-$here/../build/bench/redrive-bench}"
+pg_bin="${PG_BIN:-/usr/lib/postgresql/15/bin}"
+top="${TOP:-25}"
+
+jobs=""
+args=("$@")
+for ((i = 0; i < ${#args[@]}; i++)); do
+  case "${args[$i]}" in
+    --jobs | -n) jobs="${args[$((i + 1))]:-}" ;;
+    --jobs=*) jobs="${args[$i]#--jobs=}" ;;
+  esac
+done
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "pg-cost: give --jobs N (N > 0)" >&2; exit 3; }
+[[ " $* " == *" --latency-seconds "* ]] || args+=(--latency-seconds 0)
+[[ " $* " == *" --dlq "* ]] || args+=(--dlq 0)
+warm=("${args[@]}")
+for ((i = 0; i < ${#warm[@]}; i++)); do
+  case "${warm[$i]}" in --jobs | -n) warm[$((i + 1))]=$(((jobs + 9) / 10)) ;; esac
+done
+
+for bin in "$redrive_bin" "$bench_bin" "$pg_bin/initdb" "$pg_bin/pg_ctl" "$pg_bin/psql"; do
+  [[ -x "$bin" ]] || { echo "pg-cost: $bin not found" >&2; exit 3; }
+done
+
+tmp="$(mktemp -d "${TMPDIR:-/tmp}/redrive-pg-cost.XXXXXX")"
+chmod 755 "$tmp"
+as_pg=()
+if [[ $(id -u) -eq 0 ]]; then
+  chown postgres "$tmp"
+  as_pg=(runuser -u postgres --)
+fi
+server_pid=""
+
+# shellcheck disable=SC2317  # invoked by the EXIT trap
+cleanup() {
+  local rc=$?
+  if [[ -n "$server_pid" ]]; then
+    kill -TERM "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+  fi
+  if [[ -f "$tmp/data/postmaster.pid" ]]; then
+    local pg_pid
+    pg_pid="$(head -1 "$tmp/data/postmaster.pid")"
+    kill -INT "$pg_pid" 2>/dev/null || true
+    for ((i = 0; i < 300; i++)); do kill -0 "$pg_pid" 2>/dev/null || break; sleep 0.1; done
+  fi
+  if [[ "${KEEP_TMP:-}" == 1 ]]; then echo "pg-cost: kept $tmp" >&2; else rm -rf "$tmp"; fi
+  exit "$rc"
+}
+trap cleanup EXIT
+
+free_port() {
+  local p
+  for ((i = 0; i < 100; i++)); do
+    p=$((20000 + RANDOM % 40000))
+    if ! (: <"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
+  done
+  echo "pg-cost: no free port" >&2
+  exit 3
+}
+
+pg_port="$(free_port)"
+"${as_pg[@]}" "$pg_bin/initdb" -D "$tmp/data" -U postgres -A trust -E UTF8 >"$tmp/initdb.log"
+"${as_pg[@]}" "$pg_bin/pg_ctl" -D "$tmp/data" -l "$tmp/pg.log" -w \
+  -o "-c listen_addresses=127.0.0.1 -p $pg_port -k $tmp -c max_wal_size=4GB \
+      -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all" \
+  start >/dev/null
+pg_pid="$(head -1 "$tmp/data/postmaster.pid")"
+psql() { "${as_pg[@]}" "$pg_bin/psql" -h 127.0.0.1 -p "$pg_port" -U postgres -X -q -At "$@"; }
+psql -d postgres -c "CREATE DATABASE redrive"
+psql -d redrive -c "CREATE EXTENSION pg_stat_statements"
+
+server_port="$(free_port)"
+# shellcheck disable=SC2086  # REDRIVE_SERVE_ARGS is deliberately word-split
+"$redrive_bin" serve --listen "127.0.0.1:$server_port" \
+  --store "postgresql://postgres@127.0.0.1:$pg_port/redrive" ${REDRIVE_SERVE_ARGS:-} \
+  >"$tmp/server.log" 2>&1 &
+server_pid=$!
+for ((i = 0; i < 300; i++)); do
+  grep -q 'listening on' "$tmp/server.log" 2>/dev/null && break
+  kill -0 "$server_pid" 2>/dev/null || break
+  sleep 0.1
+done
+grep -q 'listening on' "$tmp/server.log" || { tail -20 "$tmp/server.log" >&2; exit 3; }
+url="http://127.0.0.1:$server_port"
+
+# CPU ticks of a process: utime + stime (+ those of its reaped children).
+ticks() { awk '{print $14 + $15 + $16 + $17}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+pg_ticks() {
+  local sum=0 pid
+  for pid in $pg_pid $(pgrep -P "$pg_pid"); do sum=$((sum + $(ticks "$pid"))); done
+  echo "$sum"
+}
+commits() {
+  psql -d redrive -c "SELECT xact_commit FROM pg_stat_database WHERE datname = 'redrive'"
+}
+
+"$bench_bin" --server "$url" --queue-prefix warm "${warm[@]}" >"$tmp/warm.log" 2>&1 ||
+  { tail -20 "$tmp/warm.log" >&2; exit 1; }
+sleep 1
+psql -d redrive -c "SELECT pg_stat_statements_reset()" >/dev/null
+psql -d redrive -c "SELECT pg_stat_reset()" >/dev/null
+sleep 1  # the statistics collector applies the reset
+c0="$(commits)" p0="$(pg_ticks)" s0="$(ticks "$server_pid")"
+"$bench_bin" --server "$url" "${args[@]}" || echo "pg-cost: redrive-bench exited $?" >&2
+p1="$(pg_ticks)" s1="$(ticks "$server_pid")"
+sleep 1
+c1="$(commits)"
+hz="$(getconf CLK_TCK)"
+echo "== pg-cost: per job over $jobs jobs =="
+awk -v n="$jobs" -v hz="$hz" -v p="$((p1 - p0))" -v s="$((s1 - s0))" -v c="$((c1 - c0))" \
+  'BEGIN { printf "postgresql cpu %.3f ms/job, server cpu %.3f ms/job, commits %.2f/job\n",
+           p * 1000 / hz / n, s * 1000 / hz / n, c / n }'
+psql -d redrive -F $'\t' -c "
+  SELECT round(sum(calls)::numeric / $jobs, 2) AS statements_per_job,
+         round(sum(total_exec_time + total_plan_time)::numeric / $jobs, 3) AS ms_per_job
+  FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = 'redrive')" |
+  awk -F'\t' '{ printf "statements %s/job (exec+plan %s ms/job)\n", $1, $2 }'
+echo "-- calls/job  ms/call  statement"
+psql -d redrive -F $'\t' -c "
+  SELECT round(calls::numeric / $jobs, 3), round((total_exec_time / calls)::numeric, 3),
+         left(regexp_replace(query, '\\s+', ' ', 'g'), 110)
+  FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = 'redrive')
+  ORDER BY calls DESC LIMIT $top"
