@@ -101,6 +101,10 @@ struct EngineOptions {
   size_t max_queues = ServerLimits{}.max_queues;
   // The most schedules the store may hold; creating one more is CONFLICT.
   size_t max_schedules = 1000;
+  // Run history each schedule keeps: its newest runs, none older than the
+  // age (checked every retention_interval).
+  int schedule_history_keep = 1000;
+  std::chrono::seconds schedule_history_retention{90 * 24 * 3600};
   // Outgoing webhooks. Without a sender, deliveries are still written to
   // the outbox but nobody sends them (tests that inspect the outbox).
   std::shared_ptr<WebhookSender> webhook_sender;
