@@ -7,7 +7,9 @@ import {h, fill, time, truncate} from './dom.js';
 const PAGE_SIZE = 50;
 const ACTIONS = ['job.retry', 'job.cancel', 'job.priority', 'job.payload', 'dlq.retry',
                  'dlq.purge', 'queue.pause', 'queue.resume', 'queue.config', 'queue.delete',
-                 'webhook.create', 'webhook.update', 'webhook.delete', 'webhook.test'];
+                 'webhook.create', 'webhook.update', 'webhook.delete', 'webhook.test',
+                 'schedule.create', 'schedule.update', 'schedule.delete', 'schedule.pause',
+                 'schedule.resume', 'schedule.trigger'];
 
 // `params`: the hash query (actor, action, target, cursor).
 export function mountAudit(main, ctx, params) {

@@ -94,6 +94,21 @@ class Client {
   Result<QueueConfig> ResumeQueue(const std::string& name);
   Status DeleteQueue(const std::string& name, bool delete_jobs = false);
 
+  // ---- Schedules (cron jobs)
+  Result<std::vector<Schedule>> ListSchedules(const ListSchedulesFilter& filter = {});
+  Result<Schedule> GetSchedule(const std::string& id);
+  Result<Schedule> CreateSchedule(const ScheduleSpec& spec);
+  Result<Schedule> UpdateSchedule(const std::string& id, const ScheduleSpec& spec);
+  Status DeleteSchedule(const std::string& id);
+  Result<Schedule> PauseSchedule(const std::string& id);
+  Result<Schedule> ResumeSchedule(const std::string& id);
+  // One job now; CONFLICT when the overlap policy holds it back.
+  Result<ScheduleTrigger> TriggerSchedule(const std::string& id);
+  // Newest first.
+  Result<std::vector<ScheduleHistoryItem>> ScheduleHistory(
+      const std::string& id, std::optional<int> limit = std::nullopt,
+      std::optional<int> offset = std::nullopt);
+
   // ---- The operator audit log, newest first; page on with next_cursor.
   Result<AuditPage> ListAudit(const AuditQuery& query = {});
 

@@ -20,6 +20,7 @@
 #include "core/clock.h"
 #include "core/job.h"
 #include "core/queue.h"
+#include "core/schedule.h"
 #include "core/status.h"
 
 namespace redrive::sdk {
@@ -35,6 +36,8 @@ using redrive::Job;
 using redrive::JobStatus;
 using redrive::QueueConfig;
 using redrive::Result;
+using redrive::Schedule;
+using redrive::ScheduleRun;
 using redrive::Status;
 using redrive::StatusCounts;
 using redrive::Tags;
@@ -335,6 +338,48 @@ struct FailResult {
   int retry_count = 0;
   std::optional<Instant> scheduled_at;
   DeadReason dead_reason = DeadReason::kNone;
+};
+
+// ---- Schedules (cron jobs) --------------------------------------------------
+
+// The fields of POST /schedules (name, cron_expression and queue_name
+// required) and PUT /schedules/{id} (any): only the set ones are sent.
+struct ScheduleSpec {
+  std::optional<std::string> name;
+  std::optional<std::string> description;
+  std::optional<std::string> cron_expression;  // 5 or 6 fields, or a macro
+  std::optional<std::string> timezone;         // IANA, e.g. "Europe/Berlin"
+  std::optional<std::string> queue_name;
+  std::optional<boost::json::value> payload_template;
+  std::optional<int> priority;
+  std::optional<int> max_retries;
+  std::optional<int> timeout_seconds;
+  std::optional<Tags> tags;
+  std::optional<boost::json::object> metadata;
+  std::optional<bool> is_active;
+  std::optional<std::string> missed_run_policy;  // skip | run_once | backfill
+  std::optional<std::string> overlap_policy;     // allow | skip_if_running | cancel_previous
+  std::optional<int> backfill_limit;
+};
+
+struct ListSchedulesFilter {
+  std::optional<bool> is_active;
+  std::optional<std::string> queue_name;
+  std::optional<int> limit;  // 1..500 (server default 100)
+  std::optional<int> offset;
+};
+
+// POST /schedules/{id}/trigger.
+struct ScheduleTrigger {
+  std::string job_id;
+  Instant triggered_at{};
+};
+
+// One entry of GET /schedules/{id}/history.
+struct ScheduleHistoryItem {
+  ScheduleRun run;
+  std::string status;                     // pending, running, completed, failed, cancelled, skipped
+  std::optional<std::string> job_status;  // the job's status now, when it still exists
 };
 
 struct Health {

@@ -64,6 +64,17 @@ void HandleDeleteWebhook(Call& call);   // DELETE /outgoing-webhooks/{id}
 void HandleListDeliveries(Call& call);  // GET /outgoing-webhooks/{id}/deliveries
 void HandleTestWebhook(Call& call);     // POST /outgoing-webhooks/{id}/test
 
+// schedule_handlers.cc
+void HandleListSchedules(Call& call);    // GET /schedules
+void HandleCreateSchedule(Call& call);   // POST /schedules
+void HandleGetSchedule(Call& call);      // GET /schedules/{id}
+void HandleUpdateSchedule(Call& call);   // PUT /schedules/{id}
+void HandleDeleteSchedule(Call& call);   // DELETE /schedules/{id}
+void HandlePauseSchedule(Call& call);    // POST /schedules/{id}/pause
+void HandleResumeSchedule(Call& call);   // POST /schedules/{id}/resume
+void HandleTriggerSchedule(Call& call);  // POST /schedules/{id}/trigger
+void HandleScheduleHistory(Call& call);  // GET /schedules/{id}/history
+
 // audit_handlers.cc
 void HandleListAudit(Call& call);  // GET /audit [ext]
 

@@ -95,7 +95,8 @@ AuditEntry EntryFor(const Call& call, const Route& route, std::string actor,
 }
 
 // What the answer adds to the entry: its status, the count it reports, and
-// the targets only it knows (a created webhook, the jobs a redrive revived).
+// the targets only it knows (a created webhook or schedule, a triggered
+// schedule's job, the jobs a redrive revived).
 void AddAnswer(AuditEntry& e, const Response& r) {
   e.status = r.status;
   if (r.status >= 300 || r.body.empty()) return;
@@ -118,9 +119,14 @@ void AddAnswer(AuditEntry& e, const Response& r) {
       }
     }
   }
-  if (e.action == "webhook.create") {
+  if (e.action == "webhook.create" || e.action == "schedule.create") {
     if (const boost::json::value* id = o.if_contains("id"); id && id->is_string()) {
-      e.targets.push_back("webhook:" + std::string(id->get_string()));
+      e.targets.push_back(std::string(Noun(e.action)) + ":" + std::string(id->get_string()));
+    }
+  }
+  if (e.action == "schedule.trigger") {
+    if (const boost::json::value* id = o.if_contains("job_id"); id && id->is_string()) {
+      e.targets.push_back("job:" + std::string(id->get_string()));
     }
   }
 }

@@ -80,6 +80,18 @@ std::vector<Route> AllRoutes() {
       {"GET", "/api/v1/outgoing-webhooks/{id}/deliveries", kReadRoute, HandleListDeliveries},
       {"POST", "/api/v1/outgoing-webhooks/{id}/test", kAdminOnly, HandleTestWebhook,
        "webhook.test"},
+      // Operator: schedules (cron jobs). Viewers read; admins change them.
+      {"GET", "/api/v1/schedules", kReadRoute, HandleListSchedules},
+      {"POST", "/api/v1/schedules", kAdminOnly, HandleCreateSchedule, "schedule.create"},
+      {"GET", "/api/v1/schedules/{id}", kReadRoute, HandleGetSchedule},
+      {"PUT", "/api/v1/schedules/{id}", kAdminOnly, HandleUpdateSchedule, "schedule.update"},
+      {"DELETE", "/api/v1/schedules/{id}", kAdminOnly, HandleDeleteSchedule, "schedule.delete"},
+      {"POST", "/api/v1/schedules/{id}/pause", kAdminOnly, HandlePauseSchedule, "schedule.pause"},
+      {"POST", "/api/v1/schedules/{id}/resume", kAdminOnly, HandleResumeSchedule,
+       "schedule.resume"},
+      {"POST", "/api/v1/schedules/{id}/trigger", kAdminOnly, HandleTriggerSchedule,
+       "schedule.trigger"},
+      {"GET", "/api/v1/schedules/{id}/history", kReadRoute, HandleScheduleHistory},
       // Operator: the audit log. Viewers read it too, without client addresses.
       {"GET", "/api/v1/audit", kReadRoute, HandleListAudit},
   };

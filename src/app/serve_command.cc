@@ -48,6 +48,9 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
   engine_options.max_clock_skew = config.max_clock_skew;
   engine_options.max_queues = config.limits.max_queues;
   engine_options.max_webhooks = config.limits.max_webhooks;
+  engine_options.max_schedules = config.max_schedules;
+  engine_options.schedule_history_keep = config.schedule_history_keep;
+  engine_options.schedule_history_retention = config.schedule_history_retention;
   if (store.traits().write_model == store::WriteModel::kTransactionPerRequest) {
     // Several nodes may share the store: cross-node wake-ups are a hint
     // (LISTEN/NOTIFY), so parked claims also look again now and then.

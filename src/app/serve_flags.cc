@@ -99,6 +99,21 @@ void AddServeFlags(CLI::App& serve, server::ServeFlags& flags) {
       ->envname("REDRIVE_MAX_WEBHOOKS")
       ->capture_default_str();
   serve
+      .add_option("--max-schedules", flags.max_schedules,
+                  "Most schedules (cron jobs) the store holds; creating one more is refused (409)")
+      ->envname("REDRIVE_MAX_SCHEDULES")
+      ->capture_default_str();
+  serve
+      .add_option("--schedule-history-keep", flags.schedule_history_keep,
+                  "Runs each schedule keeps in its history (the newest)")
+      ->envname("REDRIVE_SCHEDULE_HISTORY_KEEP")
+      ->capture_default_str();
+  serve
+      .add_option("--schedule-history-retention", flags.schedule_history_retention,
+                  "How long a schedule's runs are kept at most (90d, 7d, 12h)")
+      ->envname("REDRIVE_SCHEDULE_HISTORY_RETENTION")
+      ->capture_default_str();
+  serve
       .add_option("--retention-interval", flags.retention_interval,
                   "How often finished jobs past their retention are deleted (60, 60s, 5m, 1h)")
       ->envname("REDRIVE_RETENTION_INTERVAL")

@@ -100,6 +100,22 @@ WebhookEvent WorkerWebhookEvent(std::string_view name, const WorkerInfo& worker)
   return {std::string(name), d.Build(), std::move(line)};
 }
 
+WebhookEvent ScheduleWebhookEvent(const Schedule& schedule, const ScheduleRun& run) {
+  JsonObjectText d;
+  d.Str("schedule_id", schedule.id)
+      .Str("schedule_name", schedule.name)
+      .Str("queue_name", schedule.queue_name)
+      .Raw("job_id", OptStringJson(run.job_id))
+      .Str("run_id", run.id)
+      .Str("kind", ScheduleRunKindName(run.kind))
+      .Str("fire_time", FormatTime(run.fire_time))
+      .Str("cron_expression", schedule.cron_expression)
+      .Str("timezone", schedule.timezone);
+  std::string line = "Schedule " + schedule.name + " enqueued job " + run.job_id.value_or("?") +
+                     " into " + schedule.queue_name + " (" + ScheduleRunKindName(run.kind) + ")";
+  return {"schedule.triggered", d.Build(), std::move(line)};
+}
+
 std::string WebhookEnvelope(const std::string& event_id, const WebhookEvent& event,
                             Instant created_at) {
   JsonObjectText e;

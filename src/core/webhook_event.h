@@ -11,6 +11,7 @@
 #include "core/clock.h"
 #include "core/job.h"
 #include "core/queue.h"
+#include "core/schedule.h"
 #include "core/webhook.h"
 
 namespace redrive {
@@ -35,6 +36,11 @@ WebhookEvent QueueWebhookEvent(std::string_view name, const std::string& queue_n
 // worker.registered / worker.deregistered: data {worker_id, queue_name,
 // hostname, worker_type, version, status}.
 WebhookEvent WorkerWebhookEvent(std::string_view name, const WorkerInfo& worker);
+
+// schedule.triggered: a schedule enqueued a job (on time, backfilled, or
+// triggered by hand). data {schedule_id, schedule_name, queue_name, job_id,
+// run_id, kind, fire_time, cron_expression, timezone}.
+WebhookEvent ScheduleWebhookEvent(const Schedule& schedule, const ScheduleRun& run);
 
 // {"id": event_id, "event", "created_at", "data"}: the standard body.
 std::string WebhookEnvelope(const std::string& event_id, const WebhookEvent& event,

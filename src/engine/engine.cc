@@ -11,6 +11,7 @@
 #include "engine/services/job_sweep.h"
 #include "engine/services/retention.h"
 #include "engine/services/schedule_firing.h"
+#include "engine/services/schedule_run_retention.h"
 #include "engine/services/throughput_sampler.h"
 #include "engine/services/worker_pruning.h"
 
@@ -64,6 +65,9 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
       std::chrono::duration_cast<Micros>(options.max_clock_skew), options.clock_check_interval));
   loop.Add(std::make_unique<DeliveryRetention>(
       committer, options.sweep_batch, options.webhooks.retention, options.retention_interval));
+  loop.Add(std::make_unique<ScheduleRunRetention>(
+      committer, options.sweep_batch, options.schedule_history_keep,
+      options.schedule_history_retention, options.retention_interval));
   loop.Add(std::make_unique<AuditRetention>(committer, options.sweep_batch, options.audit_retention,
                                             options.retention_interval));
   committer.AddHook(&job_event_counter);

@@ -104,6 +104,10 @@ struct EngineOptions {
   // The most webhooks the store may hold; creating one more is CONFLICT
   // (ServerLimits::max_webhooks).
   size_t max_webhooks = ServerLimits{}.max_webhooks;
+  // Run history each schedule keeps: its newest runs, none older than the
+  // age (checked every retention_interval).
+  int schedule_history_keep = 1000;
+  std::chrono::seconds schedule_history_retention{90 * 24 * 3600};
   // Outgoing webhooks. Without a sender, deliveries are still written to
   // the outbox but nobody sends them (tests that inspect the outbox).
   std::shared_ptr<WebhookSender> webhook_sender;

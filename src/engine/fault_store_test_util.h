@@ -244,6 +244,10 @@ class FaultStore final : public store::Store {
     Status InsertScheduleRun(const ScheduleRun& run) override {
       return inner_->InsertScheduleRun(run);
     }
+    Result<long long> DeleteOldScheduleRuns(int keep_per_schedule, Instant before,
+                                            int limit) override {
+      return inner_->DeleteOldScheduleRuns(keep_per_schedule, before, limit);
+    }
     Status RecordThroughput(const ThroughputSample& sample) override {
       return inner_->RecordThroughput(sample);
     }

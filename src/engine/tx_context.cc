@@ -62,6 +62,11 @@ Status TxContext::Wrote(store::WriteTx& tx, const QueueWrite& write) {
   return Status::Ok();
 }
 
+Status TxContext::Wrote(store::WriteTx& tx, const ScheduleWrite& write) {
+  for (WriteHook* hook : hooks) REDRIVE_RETURN_IF_ERROR(hook->OnSchedule(tx, *this, write));
+  return Status::Ok();
+}
+
 Status TxContext::Wrote(store::WriteTx& tx, const WorkerWrite& write) {
   for (WriteHook* hook : hooks) REDRIVE_RETURN_IF_ERROR(hook->OnWorker(tx, *this, write));
   return Status::Ok();

@@ -94,6 +94,7 @@ struct TxContext {
   Status Wrote(store::WriteTx& tx, const JobWrite& write);
   Status Wrote(store::WriteTx& tx, const QueueWrite& write);
   Status Wrote(store::WriteTx& tx, const WorkerWrite& write);
+  Status Wrote(store::WriteTx& tx, const ScheduleWrite& write);
 };
 
 }  // namespace redrive::engine

@@ -16,6 +16,7 @@
 #include "core/job.h"
 #include "core/outcome.h"
 #include "core/queue.h"
+#include "core/schedule.h"
 #include "core/status.h"
 #include "core/transition.h"
 #include "store/store.h"
@@ -45,6 +46,13 @@ struct WorkerWrite {
   const WorkerInfo& worker;  // as written
 };
 
+// A run of a schedule that just enqueued a job (its job's own write came
+// first, through OnJob).
+struct ScheduleWrite {
+  const Schedule& schedule;
+  const ScheduleRun& run;
+};
+
 class WriteHook {
  public:
   virtual ~WriteHook() = default;
@@ -68,6 +76,12 @@ class WriteHook {
   virtual Status OnQueue(store::WriteTx& tx, TxContext& ctx, const QueueWrite& write) = 0;
   // Only the hooks that care about the worker registry override this.
   virtual Status OnWorker(store::WriteTx& tx, TxContext& ctx, const WorkerWrite& write) {
+    (void)tx;
+    (void)ctx;
+    (void)write;
+    return Status::Ok();
+  }
+  virtual Status OnSchedule(store::WriteTx& tx, TxContext& ctx, const ScheduleWrite& write) {
     (void)tx;
     (void)ctx;
     (void)write;

@@ -238,6 +238,24 @@ bool IsValidLogLevel(std::string_view level) {
 
 namespace {
 
+// --max-schedules (checked positive with the limits), --schedule-history-keep
+// (1..1,000,000), --schedule-history-retention (a duration).
+Status ApplyScheduleFlags(const ServeFlags& flags, ServeConfig* config) {
+  config->max_schedules = flags.max_schedules;
+  if (flags.schedule_history_keep < 1 || flags.schedule_history_keep > 1'000'000) {
+    return Status::Validation("schedule_history_keep",
+                              "--schedule-history-keep must be 1..1000000");
+  }
+  config->schedule_history_keep = flags.schedule_history_keep;
+  auto keep = ParseDurationSeconds(flags.schedule_history_retention);
+  if (!keep.ok()) {
+    return Status::Validation("schedule_history_retention",
+                              "--schedule-history-retention: " + keep.status().message());
+  }
+  config->schedule_history_retention = *keep;
+  return Status::Ok();
+}
+
 // Each bound positive. (One larger than --max-body-bytes is harmless: the body
 // limit refuses such a request first; so a small body limit needs no other flag.)
 Status CheckTagAndMetadataLimits(const ServeFlags& flags) {
@@ -248,7 +266,8 @@ Status CheckTagAndMetadataLimits(const ServeFlags& flags) {
       {flags.max_tags_bytes, "max_tags_bytes"},
       {flags.max_worker_metadata_bytes, "max_worker_metadata_bytes"},
       {flags.max_queues, "max_queues"},
-      {flags.max_webhooks, "max_webhooks"}};
+      {flags.max_webhooks, "max_webhooks"},
+      {flags.max_schedules, "max_schedules"}};
   for (const auto& [value, field] : limits) {
     if (value == 0) {
       std::string flag = "--" + std::string(field);
@@ -371,6 +390,7 @@ Result<ServeConfig> MakeServeConfig(const ServeFlags& flags) {
                               "--audit-retention: " + audit_retention.status().message());
   }
   config.audit_retention = *audit_retention;
+  REDRIVE_RETURN_IF_ERROR(ApplyScheduleFlags(flags, &config));
   REDRIVE_ASSIGN_OR_RETURN(
       config.prune_workers_after,
       DurationOrNever(flags.prune_workers_after, "prune_workers_after", "--prune-workers-after"));

@@ -79,6 +79,9 @@ struct ServeFlags {
   uint64_t max_worker_metadata_bytes = ServerLimits{}.max_worker_metadata_bytes;
   uint64_t max_queues = ServerLimits{}.max_queues;
   uint64_t max_webhooks = ServerLimits{}.max_webhooks;
+  uint64_t max_schedules = 1000;
+  int schedule_history_keep = 1000;
+  std::string schedule_history_retention = "90d";
   uint64_t max_connections = 1024;
   uint64_t max_buffered_body_bytes = 128 << 20;
   std::vector<std::string> allowed_hosts;  // each a name or a comma-separated list
@@ -124,6 +127,11 @@ struct ServeConfig {
   std::chrono::seconds prune_workers_after{7 * 24 * 3600};
   // How long the operator audit log keeps an entry.
   std::chrono::seconds audit_retention{90 * 24 * 3600};
+  // The most schedules the store holds; each keeps its newest
+  // schedule_history_keep runs, none older than schedule_history_retention.
+  size_t max_schedules = 1000;
+  int schedule_history_keep = 1000;
+  std::chrono::seconds schedule_history_retention{90 * 24 * 3600};
   int io_threads = 1;
   std::string log_level = "info";
   // "text" (one line for a person) or "json" (one object per line); see app/logging.h.

@@ -193,6 +193,9 @@ class ReadTx {
   // Schedules matching `f`, oldest created first (ties by id).
   virtual Result<std::vector<Schedule>> ListSchedules(const ScheduleFilter& f) = 0;
   // How many schedules exist (the configured maximum is checked against it).
+  // In a write transaction the count stays exact until the commit: schedule
+  // creations take turns (PostgreSQL: an advisory lock; SQLite has one
+  // writer), so nodes creating at once never pass the maximum together.
   virtual Result<long long> CountSchedules() = 0;
   // Runs of one schedule, newest created first (ties, runs of one
   // transaction: the latest fire time first, then the greater id).
@@ -388,6 +391,11 @@ class WriteTx : public ReadTx {
   virtual Result<std::vector<Schedule>> SelectDueSchedules(Instant now, int limit) = 0;
   // Records one run (its schedule must exist).
   virtual Status InsertScheduleRun(const ScheduleRun& run) = 0;
+  // Run-history retention: deletes runs that are not among the newest
+  // `keep_per_schedule` of their schedule (ListScheduleRuns's order) or were
+  // created before `before`, at most `limit`. Returns how many.
+  virtual Result<long long> DeleteOldScheduleRuns(int keep_per_schedule, Instant before,
+                                                  int limit) = 0;
 
   // Adds one node's sample of one interval to the throughput history, as
   // one batch (one statement on PostgreSQL). Counts add up per (node,

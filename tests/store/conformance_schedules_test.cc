@@ -190,6 +190,36 @@ TEST_P(StoreConformanceTest, RunsOfOneTransactionListLatestFireTimeFirst) {
               ElementsAre("a-newer", "z-older"));
 }
 
+TEST_P(StoreConformanceTest, RunRetentionKeepsTheNewestOfEachScheduleAndNothingTooOld) {
+  Write([&](WriteTx& tx) {
+    ASSERT_TRUE(tx.InsertSchedule(MakeSchedule("s1")).ok());
+    ASSERT_TRUE(tx.InsertSchedule(MakeSchedule("s2")).ok());
+    for (int i = 1; i <= 5; ++i) {
+      ASSERT_TRUE(tx.InsertScheduleRun(MakeRun("a" + std::to_string(i), "s1", T(10 * i))).ok());
+    }
+    ASSERT_TRUE(tx.InsertScheduleRun(MakeRun("b1", "s2", T(5))).ok());
+    ASSERT_TRUE(tx.InsertScheduleRun(MakeRun("b2", "s2", T(45))).ok());
+  });
+  long long deleted = 0;
+  // Keep 3 per schedule, none created before T(8): a1, a2 (beyond the
+  // newest 3 of s1) and b1 (too old) go; at most 2 per call.
+  Write([&](WriteTx& tx) {
+    auto n = tx.DeleteOldScheduleRuns(3, T(8), 2);
+    ASSERT_TRUE(n.ok()) << n.status().ToString();
+    deleted = *n;
+  });
+  EXPECT_EQ(deleted, 2);
+  Write([&](WriteTx& tx) {
+    auto n = tx.DeleteOldScheduleRuns(3, T(8), 2);
+    ASSERT_TRUE(n.ok()) << n.status().ToString();
+    deleted = *n;
+  });
+  EXPECT_EQ(deleted, 1);
+  EXPECT_THAT(RunIds(*BeginRead()->ListScheduleRuns("s1", 10, 0)), ElementsAre("a5", "a4", "a3"));
+  EXPECT_THAT(RunIds(*BeginRead()->ListScheduleRuns("s2", 10, 0)), ElementsAre("b2"));
+  Write([&](WriteTx& tx) { EXPECT_EQ(*tx.DeleteOldScheduleRuns(3, T(8), 2), 0); });
+}
+
 TEST_P(StoreConformanceTest, ARunNeedsItsSchedule) {
   EXPECT_FALSE(BeginWrite()->InsertScheduleRun(MakeRun("r1", "ghost", T(1))).ok());
 }

@@ -92,6 +92,7 @@ EnqueueParams JobFor(const Schedule& schedule, Instant fire_time, ScheduleRunKin
 Result<ScheduleRun> Fire(store::WriteTx& tx, TxContext& ctx, Schedule& schedule, Instant fire_time,
                          ScheduleRunKind kind) {
   ScheduleRun run;
+  bool created = false;
   run.id = NewUuidV7(ctx.now, ctx.random);
   run.schedule_id = schedule.id;
   run.fire_time = fire_time;
@@ -111,6 +112,7 @@ Result<ScheduleRun> Fire(store::WriteTx& tx, TxContext& ctx, Schedule& schedule,
       run.job_id = enqueued->id;
       schedule.last_job_id = enqueued->id;
       if (enqueued->created) {
+        created = true;
         schedule.run_count += 1;
         ctx.effects.schedule_runs["fired"] += 1;
       }
@@ -118,6 +120,9 @@ Result<ScheduleRun> Fire(store::WriteTx& tx, TxContext& ctx, Schedule& schedule,
   }
   schedule.last_run_at = fire_time;
   REDRIVE_RETURN_IF_ERROR(tx.InsertScheduleRun(run));
+  // schedule.triggered, for a job this run created (an idempotent repeat
+  // of a fire time already enqueued announces nothing twice).
+  if (created) REDRIVE_RETURN_IF_ERROR(ctx.Wrote(tx, ScheduleWrite{schedule, run}));
   return run;
 }
 

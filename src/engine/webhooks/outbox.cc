@@ -42,6 +42,13 @@ Status WebhookOutbox::OnWorker(store::WriteTx& tx, TxContext& ctx, const WorkerW
   return Write(tx, ctx, WorkerWebhookEvent(name, write.worker));
 }
 
+Status WebhookOutbox::OnSchedule(store::WriteTx& tx, TxContext& ctx, const ScheduleWrite& write) {
+  if (ctx.subscriptions == nullptr || !ctx.subscriptions->Wants("schedule.triggered")) {
+    return Status::Ok();
+  }
+  return Write(tx, ctx, ScheduleWebhookEvent(write.schedule, write.run));
+}
+
 Status WebhookOutbox::Write(store::WriteTx& tx, TxContext& ctx, const WebhookEvent& event) {
   // One event id for every webhook it goes to: receivers dedupe on it.
   const std::string event_id = NewUuidV7(ctx.now, ctx.random);

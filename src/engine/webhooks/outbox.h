@@ -35,6 +35,8 @@ class WebhookOutbox final : public WriteHook {
   Status OnJob(store::WriteTx& tx, TxContext& ctx, const JobWrite& write) override;
   Status OnQueue(store::WriteTx& tx, TxContext& ctx, const QueueWrite& write) override;
   Status OnWorker(store::WriteTx& tx, TxContext& ctx, const WorkerWrite& write) override;
+  // schedule.triggered.
+  Status OnSchedule(store::WriteTx& tx, TxContext& ctx, const ScheduleWrite& write) override;
 
  private:
   static Status Write(store::WriteTx& tx, TxContext& ctx, const WebhookEvent& event);

@@ -48,6 +48,12 @@ constexpr char kDeleteRuns[] = "DELETE FROM redrive.schedule_runs WHERE schedule
 constexpr char kDelete[] = "DELETE FROM redrive.schedules WHERE id = $1";
 constexpr char kInsertRun[] = "INSERT INTO redrive.schedule_runs (" REDRIVE_PG_SCHEDULE_RUN_COLUMNS
                               ") VALUES ($1, $2, $3, $4, $5, $6, $7)";
+// As SQLite's (schedule_sql.cc): every run ranked within its schedule.
+constexpr char kDeleteOldRuns[] =
+    "DELETE FROM redrive.schedule_runs WHERE id IN (SELECT id FROM (SELECT id, created_at,"
+    " row_number() OVER (PARTITION BY schedule_id"
+    " ORDER BY created_at DESC, fire_time DESC, id DESC) AS rank FROM redrive.schedule_runs) r"
+    " WHERE rank > $1 OR created_at < $2 LIMIT $3)";
 
 Schedule ReadSchedule(const PgResult& r, int row) {
   Schedule s;
@@ -212,6 +218,16 @@ Status InsertScheduleRun(PgConnection& conn, const ScheduleRun& run) {
   p.AddRef(run.error);
   p.Add(run.created_at);
   return conn.ExecPrepared(kInsertRun, p).status();
+}
+
+Result<long long> DeleteOldScheduleRuns(PgConnection& conn, int keep_per_schedule, Instant before,
+                                        int limit) {
+  PgParams p;
+  p.Add(keep_per_schedule);
+  p.Add(before);
+  p.Add(limit);
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, conn.ExecPrepared(kDeleteOldRuns, p));
+  return r.affected();
 }
 
 }  // namespace redrive::store::postgres::schedule_sql

@@ -32,5 +32,7 @@ Status DeleteSchedule(PgConnection& conn, const std::string& id);
 // Locked FOR UPDATE SKIP LOCKED: two nodes never fire the same schedule at once.
 Result<std::vector<Schedule>> SelectDueSchedules(PgConnection& conn, Instant now, int limit);
 Status InsertScheduleRun(PgConnection& conn, const ScheduleRun& run);
+Result<long long> DeleteOldScheduleRuns(PgConnection& conn, int keep_per_schedule, Instant before,
+                                        int limit);
 
 }  // namespace redrive::store::postgres::schedule_sql

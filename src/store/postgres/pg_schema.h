@@ -28,7 +28,10 @@ inline constexpr long long kMigrationLockKey = 0x5245445249564531;  // "REDRIVE1
 // --max-queues together.
 inline constexpr long long kQueueCreationLockKey = 0x5245445249564532;  // "REDRIVE2"
 // Likewise for webhooks (InsertWebhook) and --max-webhooks.
-inline constexpr long long kWebhookCreationLockKey = 0x5245445249564533;  // "REDRIVE3"
+inline constexpr long long kWebhookCreationLockKey = 0x5245445249564534;  // "REDRIVE4"
+// The same for schedules: a write transaction's CountSchedules takes it, so
+// nodes creating schedules at once never pass --max-schedules together.
+inline constexpr long long kScheduleCreationLockKey = 0x5245445249564533;  // "REDRIVE3"
 
 // Applies the migrations not yet recorded, in one transaction under the
 // advisory lock. UNAVAILABLE if the database is newer than `migrations`.

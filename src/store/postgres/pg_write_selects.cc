@@ -17,6 +17,8 @@ namespace {
 
 const std::string kLockQueueCreation =
     "SELECT pg_advisory_xact_lock(" + std::to_string(kQueueCreationLockKey) + ")";
+const std::string kLockScheduleCreation =
+    "SELECT pg_advisory_xact_lock(" + std::to_string(kScheduleCreationLockKey) + ")";
 constexpr char kCountQueues[] = "SELECT count(*) FROM redrive.queues";
 constexpr char kLockQueue[] =
     "SELECT " REDRIVE_PG_QUEUE_COLUMNS " FROM redrive.queues WHERE queue_name = $1 FOR UPDATE";
@@ -261,6 +263,13 @@ Result<long long> PgWriteTx::DeleteFinishedDeliveries(Instant before, int limit)
   return webhook_sql::DeleteFinishedDeliveries(*held, before, limit);
 }
 
+Result<long long> PgWriteTx::CountSchedules() {
+  // A statement after the lock reads a snapshot that sees every creation
+  // committed before it was granted.
+  REDRIVE_RETURN_IF_ERROR(held->ExecPrepared(kLockScheduleCreation, PgParams()).status());
+  return PgReads::CountSchedules();
+}
+
 Status PgWriteTx::InsertSchedule(const Schedule& schedule) {
   return schedule_sql::InsertSchedule(*held, schedule);
 }
@@ -275,6 +284,11 @@ Status PgWriteTx::DeleteSchedule(const std::string& id) {
 
 Result<std::vector<Schedule>> PgWriteTx::SelectDueSchedules(Instant now, int limit) {
   return schedule_sql::SelectDueSchedules(*held, now, limit);
+}
+
+Result<long long> PgWriteTx::DeleteOldScheduleRuns(int keep_per_schedule, Instant before,
+                                                   int limit) {
+  return schedule_sql::DeleteOldScheduleRuns(*held, keep_per_schedule, before, limit);
 }
 
 Status PgWriteTx::InsertScheduleRun(const ScheduleRun& run) {

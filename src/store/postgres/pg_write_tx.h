@@ -114,11 +114,16 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
   Status UpdateDelivery(const WebhookDelivery& delivery) override;
   Result<std::vector<WebhookDelivery>> SelectDueDeliveries(Instant now, int limit) override;
   Result<long long> DeleteFinishedDeliveries(Instant before, int limit) override;
+  // Takes the schedule-creation lock first (kScheduleCreationLockKey): the
+  // count is exact until the commit.
+  Result<long long> CountSchedules() override;
   Status InsertSchedule(const Schedule& schedule) override;
   Status UpdateSchedule(const Schedule& schedule) override;
   Status DeleteSchedule(const std::string& id) override;
   Result<std::vector<Schedule>> SelectDueSchedules(Instant now, int limit) override;
   Status InsertScheduleRun(const ScheduleRun& run) override;
+  Result<long long> DeleteOldScheduleRuns(int keep_per_schedule, Instant before,
+                                          int limit) override;
   Status RecordThroughput(const ThroughputSample& sample) override;
   Result<long long> DeleteThroughputBefore(Instant before) override;
   // pg_audit_writes.cc

@@ -46,6 +46,14 @@ constexpr char kDeleteRuns[] = "DELETE FROM schedule_runs WHERE schedule_id = ?1
 constexpr char kDelete[] = "DELETE FROM schedules WHERE id = ?1";
 constexpr char kInsertRun[] = "INSERT INTO schedule_runs (" REDRIVE_SCHEDULE_RUN_COLUMNS
                               ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+// Ranks every run within its schedule, newest first (ListScheduleRuns's
+// order): one pass over the table, bounded by --max-schedules times the
+// runs each keeps.
+constexpr char kDeleteOldRuns[] =
+    "DELETE FROM schedule_runs WHERE id IN (SELECT id FROM (SELECT id, created_at,"
+    " row_number() OVER (PARTITION BY schedule_id"
+    " ORDER BY created_at DESC, fire_time DESC, id DESC) AS rank FROM schedule_runs)"
+    " WHERE rank > ?1 OR created_at < ?2 LIMIT ?3)";
 
 Schedule ReadSchedule(const Statement& s) {
   Schedule r;
@@ -203,6 +211,16 @@ Status InsertScheduleRun(Connection& conn, const ScheduleRun& run) {
   stmt.Bind(6, run.error);
   stmt.Bind(7, run.created_at);
   return stmt.Run();
+}
+
+Result<long long> DeleteOldScheduleRuns(Connection& conn, int keep_per_schedule, Instant before,
+                                        int limit) {
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kDeleteOldRuns));
+  stmt.Bind(1, keep_per_schedule);
+  stmt.Bind(2, before);
+  stmt.Bind(3, limit);
+  REDRIVE_RETURN_IF_ERROR(stmt.Run());
+  return stmt.Changes();
 }
 
 }  // namespace redrive::store::sqlite::schedule_sql

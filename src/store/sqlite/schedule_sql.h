@@ -29,5 +29,7 @@ Status UpdateSchedule(Connection& conn, const Schedule& s);
 Status DeleteSchedule(Connection& conn, const std::string& id);
 Result<std::vector<Schedule>> SelectDueSchedules(Connection& conn, Instant now, int limit);
 Status InsertScheduleRun(Connection& conn, const ScheduleRun& run);
+Result<long long> DeleteOldScheduleRuns(Connection& conn, int keep_per_schedule, Instant before,
+                                        int limit);
 
 }  // namespace redrive::store::sqlite::schedule_sql

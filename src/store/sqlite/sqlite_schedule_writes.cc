@@ -29,4 +29,10 @@ Status SqliteWriteTx::InsertScheduleRun(const ScheduleRun& run) {
   return schedule_sql::InsertScheduleRun(conn(), run);
 }
 
+Result<long long> SqliteWriteTx::DeleteOldScheduleRuns(int keep_per_schedule, Instant before,
+                                                       int limit) {
+  REDRIVE_RETURN_IF_ERROR(CheckOpen());
+  return schedule_sql::DeleteOldScheduleRuns(conn(), keep_per_schedule, before, limit);
+}
+
 }  // namespace redrive::store::sqlite

@@ -84,6 +84,8 @@ class SqliteWriteTx final : public SqliteReads<WriteTx> {
   Status DeleteSchedule(const std::string& id) override;
   Result<std::vector<Schedule>> SelectDueSchedules(Instant now, int limit) override;
   Status InsertScheduleRun(const ScheduleRun& run) override;
+  Result<long long> DeleteOldScheduleRuns(int keep_per_schedule, Instant before,
+                                          int limit) override;
   Status RecordThroughput(const ThroughputSample& sample) override;
   Result<long long> DeleteThroughputBefore(Instant before) override;
   // sqlite_audit_writes.cc
