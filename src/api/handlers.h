@@ -64,6 +64,13 @@ void HandleDeleteWebhook(Call& call);   // DELETE /outgoing-webhooks/{id}
 void HandleListDeliveries(Call& call);  // GET /outgoing-webhooks/{id}/deliveries
 void HandleTestWebhook(Call& call);     // POST /outgoing-webhooks/{id}/test
 
+// api_key_handlers.cc (admin only)
+void HandleListApiKeys(Call& call);   // GET /api-keys
+void HandleCreateApiKey(Call& call);  // POST /api-keys
+void HandleGetApiKey(Call& call);     // GET /api-keys/{id}
+void HandleUpdateApiKey(Call& call);  // PUT /api-keys/{id}
+void HandleRevokeApiKey(Call& call);  // DELETE /api-keys/{id}
+
 // audit_handlers.cc
 void HandleListAudit(Call& call);  // GET /audit [ext]
 
