@@ -112,6 +112,11 @@ class Client {
   // ---- The operator audit log, newest first; page on with next_cursor.
   Result<AuditPage> ListAudit(const AuditQuery& query = {});
 
+  // ---- Stored API keys (admin only). Revoking keeps the key, inactive.
+  Result<std::vector<ApiKeyInfo>> ListApiKeys();
+  Result<ApiKeyInfo> CreateApiKey(const CreateApiKeyRequest& request);
+  Status RevokeApiKey(const std::string& id);
+
   // ---- Workers
   Result<WorkerRegistration> RegisterWorker(const RegisterWorkerRequest& request);
   Result<WorkerInfo> WorkerHeartbeat(const std::string& worker_id,

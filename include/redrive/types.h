@@ -132,6 +132,26 @@ struct AuditPage {
   std::optional<std::string> next_cursor;  // unset: no further page
 };
 
+// A stored API key (GET/POST /api/v1/api-keys). `secret` is set only in the
+// answer to CreateApiKey: the server shows it once.
+struct ApiKeyInfo {
+  std::string id;
+  std::string name;
+  std::string role;                 // "admin", "worker", "viewer"
+  std::vector<std::string> queues;  // empty: every queue
+  std::string key_prefix;           // the secret's first characters
+  bool is_active = true;            // false: revoked
+  std::optional<Instant> created_at, last_used, expires_at;
+  std::optional<std::string> secret;
+};
+
+struct CreateApiKeyRequest {
+  std::string name;
+  std::optional<std::string> role;  // server default: worker if queues, else admin
+  std::vector<std::string> queues;
+  std::optional<Instant> expires_at;
+};
+
 struct DlqFilter {
   std::optional<std::string> queue_name;
   std::optional<std::string> tag;

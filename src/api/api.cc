@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "api/auth.h"
+#include "api/auth_key_refresh.h"
 #include "api/call.h"
 #include "api/error_mapping.h"
 #include "api/http_metrics.h"
@@ -34,7 +35,7 @@ struct Admission {
   std::string_view route = kUnmatchedRoute;  // the matched route's template
   RouteMatch match;
   Target target;
-  Role role = Role::kAdmin;
+  Caller caller;  // "local" admin until a key says otherwise
 };
 
 }  // namespace
@@ -46,7 +47,26 @@ class Api::Impl {
         options_(std::move(options)),
         router_(AllRoutes()),
         host_policy_{options_.listen_host, options_.allowed_hosts},
-        auth_failures_(options_.clock ? *options_.clock : DefaultClock(), options_.auth_failures) {}
+        auth_failures_(options_.clock ? *options_.clock : DefaultClock(), options_.auth_failures) {
+    // Loaded before the first request: until then the cache fails closed
+    // (keys required), and a node without bootstrap keys would refuse all.
+    if (Status st = LoadStoredKeys(engine_, stored_keys_); !st.ok()) {
+      spdlog::warn("API keys: cannot load from the store ({}); keys are required until they load",
+                   st.message());
+    }
+    if (options_.key_refresh_interval.count() > 0) {
+      refresher_ = std::make_unique<KeyRefresher>(
+          engine_, stored_keys_, options_.key_refresh_interval, options_.key_use_flush_interval);
+    }
+  }
+
+  Status RefreshStoredKeys() {
+    REDRIVE_RETURN_IF_ERROR(LoadStoredKeys(engine_, stored_keys_));
+    return FlushKeyUses(engine_, stored_keys_);
+  }
+
+  // Bootstrap keys, or a key the store holds (or may hold: not yet loaded).
+  bool KeysRequired() const { return !options_.keys.empty() || stored_keys_.any(); }
 
   // Everything decided on the head, in order: the target (400), the Host
   // when no keys are configured (403), the route (404/405: but first, when
@@ -59,7 +79,7 @@ class Api::Impl {
     Result<Target> target = ParseTarget(request.target);
     if (!target.ok()) return Refuse(std::move(a), ErrorResponse(target.status()));
     a.target = std::move(*target);
-    if (options_.keys.empty()) {
+    if (!KeysRequired()) {
       if (Status st = CheckHost(request, host_policy_); !st.ok()) {
         return Refuse(std::move(a), ErrorResponse(st));
       }
@@ -95,7 +115,7 @@ class Api::Impl {
       return Refuse(std::move(a), std::move(*refused));
     }
     if (!(access & kPublic)) {
-      if (Status st = Authorize(a.role, access); !st.ok()) {
+      if (Status st = Authorize(a.caller.role, access); !st.ok()) {
         return Refuse(std::move(a), ErrorResponse(st));
       }
     }
@@ -107,14 +127,18 @@ class Api::Impl {
     Admission a = Admit(request);
     *route = a.route;
     if (a.refusal) return respond(std::move(*a.refusal));
+    const Role role = a.caller.role;
     Call call{engine_,
               options_,
-              a.role,
+              role,
               std::move(request),
               std::move(a.match.params),
               std::move(a.target.query),
               std::move(respond),
-              http_metrics_};
+              http_metrics_,
+              std::move(a.caller),
+              &stored_keys_,
+              KeysRequired()};
     // Operator mutations: Idempotency-Key and the audit log around the handler.
     if (!a.match.route->audit_action.empty())
       return RunOperatorRoute(std::move(call), *a.match.route);
@@ -130,25 +154,27 @@ class Api::Impl {
   }
 
   // Authentication: the refusal (429 while the address is over its failure
-  // budget, 401), or nullopt with a.role set. With no keys configured
+  // budget, 401), or nullopt with a.caller set. With no keys at all
   // everyone is admin.
   std::optional<Response> CheckKey(const Request& request, Admission& a) {
-    if (options_.keys.empty()) return std::nullopt;
+    if (!KeysRequired()) return std::nullopt;
     if (std::optional<std::chrono::seconds> wait =
             auth_failures_.RetryAfter(request.client_address)) {
       return TooManyFailures(*wait);
     }
-    Result<Role> role = Authenticate(request, options_.keys);
-    if (!role.ok()) {
+    Result<Caller> caller = AuthenticateCaller(request, options_.keys, stored_keys_, clock().Now());
+    if (!caller.ok()) {
       auth_failures_.RecordFailure(request.client_address);
       // Never the key itself: only who tried, where, and why it failed.
       spdlog::info("{}: authentication failed on {} {}: {}", ClientName(request), request.method,
-                   a.route, role.status().message());
-      return ErrorResponse(role.status());
+                   a.route, caller.status().message());
+      return ErrorResponse(caller.status());
     }
-    a.role = *role;
+    a.caller = std::move(*caller);
     return std::nullopt;
   }
+
+  const Clock& clock() const { return options_.clock ? *options_.clock : DefaultClock(); }
 
   static std::string ClientName(const Request& request) {
     return request.client_address.empty() ? std::string("client") : request.client_address;
@@ -174,6 +200,8 @@ class Api::Impl {
   const Router router_;
   const HostPolicy host_policy_;
   AuthFailureLimiter auth_failures_;
+  StoredKeys stored_keys_;
+  std::unique_ptr<KeyRefresher> refresher_;  // after stored_keys_: stops first
   // Shared with in-flight answers: the engine may answer a request (a parked
   // long-poll at shutdown) after the Api is gone.
   const std::shared_ptr<HttpMetrics> http_metrics_ = std::make_shared<HttpMetrics>();
@@ -213,6 +241,8 @@ void Api::Handle(Request request, Responder respond) {
     once(ErrorResponse(Status::Internal("internal error")));
   }
 }
+
+Status Api::RefreshStoredKeys() { return impl_->RefreshStoredKeys(); }
 
 std::optional<Response> Api::Screen(const Request& head) {
   const auto arrived = std::chrono::steady_clock::now();

@@ -3,6 +3,7 @@
 // encodes; errors are mapped to HTTP in one place (error_mapping.h).
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,7 +33,16 @@ struct ApiKey {
 };
 
 struct ApiOptions {
-  std::vector<ApiKey> keys;  // empty: everyone is admin (loopback-only rule is the server's)
+  // Bootstrap keys. None, and no stored key either: everyone is admin
+  // (loopback-only rule is the server's).
+  std::vector<ApiKey> keys;
+  // How often this node re-reads the store's API keys when another node may
+  // have changed them (bounds how late a revoke made elsewhere takes effect
+  // here), and how often their last use is written. Zero refresh: no
+  // refresh thread (tests call Api::RefreshStoredKeys); the keys are still
+  // loaded once when the Api is made.
+  std::chrono::milliseconds key_refresh_interval{0};
+  std::chrono::milliseconds key_use_flush_interval{std::chrono::seconds(15)};
   ServerLimits limits;
   std::string version = "0.1.0";
   // Accept webhook URLs whose host is a literal non-global address (a
@@ -67,6 +77,11 @@ class Api {
   // the server uses to refuse before buffering a body. A refusal is counted
   // in the HTTP metrics like any answer. Thread-safe.
   std::optional<Response> Screen(const Request& head);
+
+  // Reloads the stored API keys if the store's version moved and writes
+  // their noted last uses; blocks until done. The refresh thread does this
+  // every key_refresh_interval; tests call it directly.
+  Status RefreshStoredKeys();
 
  private:
   class Impl;

@@ -1,6 +1,9 @@
 #include "api/auth.h"
 
+#include <algorithm>
 #include <cctype>
+
+#include "api/operator_identity.h"
 
 namespace redrive::api {
 namespace {
@@ -46,7 +49,10 @@ Result<Role> Authenticate(const Request& request, const std::vector<ApiKey>& key
   return key->role;
 }
 
-Result<const ApiKey*> MatchingKey(const Request& request, const std::vector<ApiKey>& keys) {
+namespace {
+
+// The token of "Authorization: Bearer TOKEN" (spaces around it dropped).
+Result<std::string_view> BearerToken(const Request& request) {
   const std::string* header = request.header("authorization");
   constexpr std::string_view kScheme = "bearer ";
   if (header == nullptr || !StartsWithIgnoreCase(*header, kScheme)) {
@@ -55,6 +61,13 @@ Result<const ApiKey*> MatchingKey(const Request& request, const std::vector<ApiK
   std::string_view token = std::string_view(*header).substr(kScheme.size());
   while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
   while (!token.empty() && token.back() == ' ') token.remove_suffix(1);
+  return token;
+}
+
+}  // namespace
+
+Result<const ApiKey*> MatchingKey(const Request& request, const std::vector<ApiKey>& keys) {
+  REDRIVE_ASSIGN_OR_RETURN(std::string_view token, BearerToken(request));
   for (const ApiKey& key : keys) {
     if (!token.empty() && ConstantTimeEquals(token, key.key)) return &key;
   }
@@ -67,6 +80,47 @@ Status Authorize(Role role, unsigned access) {
   if (role == Role::kViewer && (access & kViewers)) return Status::Ok();
   return Status(ErrorCode::kAccessDenied,
                 std::string("the ") + RoleName(role) + " role may not use this route");
+}
+
+Result<Caller> AuthenticateCaller(const Request& request, const std::vector<ApiKey>& keys,
+                                  StoredKeys& stored, Instant now) {
+  REDRIVE_ASSIGN_OR_RETURN(std::string_view token, BearerToken(request));
+  if (token.empty()) return Unauthorized("unknown API key");
+  for (const ApiKey& key : keys) {
+    if (ConstantTimeEquals(token, key.key)) {
+      Caller c;
+      c.role = key.role;
+      c.actor = KeyLabel(key);
+      c.scope = "key:" + Sha256Hex(key.key).substr(0, 32);
+      return c;
+    }
+  }
+  // A stored key is found by its secret's hash (a map lookup: the hash, not
+  // the secret, is compared, so timing tells nothing of the secret).
+  std::optional<StoredKeys::Entry> entry = stored.Find(Sha256Hex(token));
+  if (!entry) return Unauthorized("unknown API key");
+  if (!entry->active) return Unauthorized("API key \"" + entry->name + "\" was revoked");
+  if (entry->expires_at && now >= *entry->expires_at) {
+    return Unauthorized("API key \"" + entry->name + "\" has expired");
+  }
+  stored.NoteUse(entry->id, now);
+  Caller c;
+  c.role = entry->role;
+  c.actor = entry->name;
+  c.scope = "stored:" + entry->id;
+  c.queues = std::move(entry->queues);
+  return c;
+}
+
+Status CheckQueueScope(const Caller& caller, std::string_view queue) {
+  if (caller.queues.empty()) return Status::Ok();
+  if (std::find(caller.queues.begin(), caller.queues.end(), queue) != caller.queues.end()) {
+    return Status::Ok();
+  }
+  std::string allowed;
+  for (const std::string& q : caller.queues) allowed += (allowed.empty() ? "" : ", ") + q;
+  return Status(ErrorCode::kAccessDenied, "this API key may only use the queues " + allowed +
+                                              ", not \"" + std::string(queue) + "\"");
 }
 
 }  // namespace redrive::api

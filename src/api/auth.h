@@ -1,16 +1,23 @@
-// API keys and roles: who may call which route.
+// API keys and roles: who may call which route. Keys are bootstrap keys
+// (--api-key, REDRIVE_API_KEYS: ApiOptions::keys) or stored keys (created
+// through /api/v1/api-keys, cached per node: auth_stored_keys.h).
 //   admin  — everything;
 //   worker — enqueue, bulk, claim, job heartbeat/complete/fail/ack,
 //            workers/*, and reading one job (GET /jobs/{id});
 //   viewer — GET routes only, with payload and result left out.
-// With no keys configured every caller is admin (the server refuses to listen
-// on a non-loopback address then, unless told to).
+// With no keys at all — no bootstrap key, and the store never held one —
+// every caller is admin (the server refuses to listen on a non-loopback
+// address then, unless told to). Once a stored key exists (revoked ones
+// count), keys are required.
 #pragma once
 
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "api/api.h"
+#include "api/auth_stored_keys.h"
 #include "api/http_types.h"
 #include "core/status.h"
 
@@ -38,5 +45,29 @@ Result<const ApiKey*> MatchingKey(const Request& request, const std::vector<ApiK
 
 // ACCESS_DENIED when `role` may not use a route with `access`.
 Status Authorize(Role role, unsigned access);
+
+// Who an authenticated request comes from.
+struct Caller {
+  Role role = Role::kAdmin;
+  // Who it is in the audit log: a stored key's name, a bootstrap key's
+  // label (operator_identity.h), or "local" without keys.
+  std::string actor = "local";
+  // The key space of its Idempotency-Keys: "stored:ID", "key:HASH" or "local".
+  std::string scope = "local";
+  // The queues it may use (a stored worker key's scope); empty: every queue.
+  std::vector<std::string> queues;
+};
+
+// The caller presenting "Authorization: Bearer KEY": a bootstrap key of
+// `keys`, else a stored key of `stored` (by its secret's SHA-256), usable at
+// `now` (its use is then noted). UNAUTHORIZED, saying why, when the header
+// is missing or malformed, or names no key, a revoked key or an expired one.
+// REQUIRES: keys are required (bootstrap keys, or stored.any()).
+Result<Caller> AuthenticateCaller(const Request& request, const std::vector<ApiKey>& keys,
+                                  StoredKeys& stored, Instant now);
+
+// ACCESS_DENIED, naming the allowed queues, when `caller` is limited to
+// queues that do not include `queue`.
+Status CheckQueueScope(const Caller& caller, std::string_view queue);
 
 }  // namespace redrive::api

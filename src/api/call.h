@@ -13,6 +13,8 @@
 #include <utility>
 
 #include "api/api.h"
+#include "api/auth.h"
+#include "api/auth_stored_keys.h"
 #include "api/error_mapping.h"
 #include "api/http_types.h"
 #include "core/status.h"
@@ -28,13 +30,19 @@ using QueryParams = std::map<std::string, std::string, std::less<>>;
 struct Call {
   engine::Engine& engine;
   const ApiOptions& options;
-  Role role;
+  Role role;  // caller.role
   Request request;
   PathParams params;
   QueryParams query;
   Responder respond;
   // The API's HTTP metrics, for the /metrics handler (null in bare tests).
   std::shared_ptr<const HttpMetrics> http_metrics;
+  // Who is calling (auth.h), and this node's stored keys (handlers that
+  // change a key apply it here before answering). Null stored_keys: bare tests.
+  Caller caller;
+  StoredKeys* stored_keys = nullptr;
+  // Whether requests must present a key (bootstrap or stored keys exist).
+  bool keys_required = false;
 
   // The value of a path parameter the route pattern declares.
   const std::string& Param(std::string_view name) const { return params.find(name)->second; }

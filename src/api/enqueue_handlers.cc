@@ -116,6 +116,7 @@ void HandleEnqueue(Call& call) {
   if (!body.ok()) return call.Fail(body.status());
   Result<engine::EnqueueParams> p = DecodeEnqueue(*body, call.options.limits);
   if (!p.ok()) return call.Fail(p.status());
+  if (Status st = CheckQueueScope(call.caller, p->queue_name); !st.ok()) return call.Fail(st);
   call.engine.Enqueue(
       std::move(*p), Answer<engine::EnqueueResult>(call.respond, [](engine::EnqueueResult& r) {
         return JsonResponse(r.created ? 201 : 200,
@@ -129,6 +130,11 @@ void HandleEnqueueBulk(Call& call) {
   Result<BulkDecoded> decoded = DecodeBulk(*body, call.options.limits);
   if (!decoded.ok()) return call.Fail(decoded.status());
   BulkDecoded d = std::move(*decoded);
+  if (!d.params.jobs.empty()) {
+    // One queue per bulk request: its items all carry it.
+    Status st = CheckQueueScope(call.caller, d.params.jobs.front().queue_name);
+    if (!st.ok()) return call.Fail(st);
+  }
   if (d.params.jobs.empty()) return call.respond(EncodeBulk({}, {}, d.failed, d.total));
   call.engine.EnqueueBulk(
       std::move(d.params),

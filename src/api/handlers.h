@@ -75,6 +75,13 @@ void HandleResumeSchedule(Call& call);   // POST /schedules/{id}/resume
 void HandleTriggerSchedule(Call& call);  // POST /schedules/{id}/trigger
 void HandleScheduleHistory(Call& call);  // GET /schedules/{id}/history
 
+// api_key_handlers.cc (admin only)
+void HandleListApiKeys(Call& call);   // GET /api-keys
+void HandleCreateApiKey(Call& call);  // POST /api-keys
+void HandleGetApiKey(Call& call);     // GET /api-keys/{id}
+void HandleUpdateApiKey(Call& call);  // PUT /api-keys/{id}
+void HandleRevokeApiKey(Call& call);  // DELETE /api-keys/{id}
+
 // audit_handlers.cc
 void HandleListAudit(Call& call);  // GET /audit [ext]
 

@@ -80,7 +80,15 @@ void HandleListJobs(Call& call) {
 }
 
 void HandleGetJob(Call& call) {
-  call.engine.GetJob(call.Param("id"), Answer<Job>(call.respond, JobEncoder(call.role)));
+  // A key limited to some queues reads only their jobs (known once read).
+  call.engine.GetJob(
+      call.Param("id"),
+      Answer<Job>(call.respond, [caller = call.caller, encode = JobEncoder(call.role)](Job& job) {
+        if (Status st = CheckQueueScope(caller, job.queue_name); !st.ok()) {
+          return ErrorResponse(st);
+        }
+        return encode(job);
+      }));
 }
 
 void HandleJobStatuses(Call& call) {

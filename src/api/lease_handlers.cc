@@ -119,6 +119,7 @@ void HandleClaim(Call& call) {
   if (!body.ok()) return call.Fail(body.status());
   Result<engine::ClaimParams> p = DecodeClaim(*body, call.options.limits);
   if (!p.ok()) return call.Fail(p.status());
+  if (Status st = CheckQueueScope(call.caller, p->queue_name); !st.ok()) return call.Fail(st);
   // Only a request that sent "acks" gets "results": plain Spooled claims keep
   // their exact shape.
   bool with_results = body->contains("acks");

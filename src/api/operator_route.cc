@@ -119,7 +119,8 @@ void AddAnswer(AuditEntry& e, const Response& r) {
       }
     }
   }
-  if (e.action == "webhook.create" || e.action == "schedule.create") {
+  if (e.action == "webhook.create" || e.action == "schedule.create" ||
+      e.action == "api_key.create") {
     if (const boost::json::value* id = o.if_contains("id"); id && id->is_string()) {
       e.targets.push_back(std::string(Noun(e.action)) + ":" + std::string(id->get_string()));
     }
@@ -129,6 +130,18 @@ void AddAnswer(AuditEntry& e, const Response& r) {
       e.targets.push_back("job:" + std::string(id->get_string()));
     }
   }
+}
+
+// A created API key's answer without its secret (null): the store keeps
+// answers for replay, and a key's secret is stored only as a hash.
+Response WithoutSecret(Response r) {
+  boost::system::error_code ec;
+  boost::json::value v = boost::json::parse(r.body, ec);
+  if (ec || !v.is_object() || !v.get_object().contains("key")) return r;
+  v.get_object()["key"] = nullptr;
+  v.get_object()["key_note"] = "the secret is shown only in the first answer";
+  r.body = boost::json::serialize(v);
+  return r;
 }
 
 // The key's record with `r` as its answer to replay.
@@ -170,7 +183,9 @@ void Finish(const std::shared_ptr<Pending>& p, Response r) {
   AddAnswer(*outcome.entry, r);
   if (p->key) {
     outcome.release_key = FreesKey(r.status);
-    outcome.key = outcome.release_key ? *p->key : Answered(*p->key, r);
+    outcome.key = outcome.release_key                   ? *p->key
+                  : p->entry.action == "api_key.create" ? Answered(*p->key, WithoutSecret(r))
+                                                        : Answered(*p->key, r);
   }
   p->engine.FinishOperatorRequest(std::move(outcome), [p, r = std::move(r)](Status st) {
     // The change is done and durable: answer it even when its record failed.
@@ -275,16 +290,13 @@ void RunOperatorRoute(Call call, const Route& route) {
   if (!key.ok()) return call.Fail(key.status());
   Result<std::optional<std::string>> reason = ReasonHeader(call.request);
   if (!reason.ok()) return call.Fail(reason.status());
-  OperatorIdentity who = IdentityOf(call.request, call.options.keys);
-  auto p = std::make_shared<Pending>(
-      Pending{call.engine,
-              EntryFor(call, route, std::move(who.actor), std::move(*reason)),
-              {},
-              call.respond});
+  // Who: the caller as authentication found it (auth.h: Caller).
+  auto p = std::make_shared<Pending>(Pending{
+      call.engine, EntryFor(call, route, call.caller.actor, std::move(*reason)), {}, call.respond});
   if (!*key) return RunHandler(call, route, std::move(p));
 
   IdempotencyRecord record;
-  record.scope = std::move(who.scope);
+  record.scope = call.caller.scope;
   record.key = std::move(**key);
   record.fingerprint = Fingerprint(call, route);
   p->key = record;

@@ -17,7 +17,8 @@
 // malformed request, refused before anything ran) and a 5xx (the change did
 // not commit) free the key instead: the client may send the request again
 // with it. An answer larger than kMaxReplayBodyBytes is kept as a 409 that
-// says so instead of verbatim.
+// says so instead of verbatim. A created API key's answer is kept without
+// its secret ("key": null): the store holds secrets only as hashes.
 //
 // Audit. Every answer of the handler (2xx and 4xx alike; not the refusals
 // before it — authentication, a bad Idempotency-Key or reason header — nor

@@ -92,6 +92,12 @@ std::vector<Route> AllRoutes() {
       {"POST", "/api/v1/schedules/{id}/trigger", kAdminOnly, HandleTriggerSchedule,
        "schedule.trigger"},
       {"GET", "/api/v1/schedules/{id}/history", kReadRoute, HandleScheduleHistory},
+      // Operator: stored API keys (the secret only in the create answer).
+      {"GET", "/api/v1/api-keys", kAdminOnly, HandleListApiKeys},
+      {"POST", "/api/v1/api-keys", kAdminOnly, HandleCreateApiKey, "api_key.create"},
+      {"GET", "/api/v1/api-keys/{id}", kAdminOnly, HandleGetApiKey},
+      {"PUT", "/api/v1/api-keys/{id}", kAdminOnly, HandleUpdateApiKey, "api_key.update"},
+      {"DELETE", "/api/v1/api-keys/{id}", kAdminOnly, HandleRevokeApiKey, "api_key.revoke"},
       // Operator: the audit log. Viewers read it too, without client addresses.
       {"GET", "/api/v1/audit", kReadRoute, HandleListAudit},
   };

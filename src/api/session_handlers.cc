@@ -13,13 +13,12 @@
 namespace redrive::api {
 
 void HandleMe(Call& call) {
-  const bool auth_required = !call.options.keys.empty();
+  const bool auth_required = call.keys_required;
   boost::json::object body{{"auth_required", auth_required}, {"role", nullptr}};
-  // No keys configured: everyone is admin. Keys but no header: not signed in.
+  // No keys at all: everyone is admin. Keys but no header: not signed in. A
+  // presented key was authenticated before this handler (401 if invalid).
   if (!auth_required || call.request.header("authorization") != nullptr) {
-    Result<Role> role = Authenticate(call.request, call.options.keys);
-    if (!role.ok()) return call.Fail(role.status());
-    body["role"] = RoleName(*role);
+    body["role"] = RoleName(call.role);
   }
   call.respond(JsonResponse(200, body));
 }

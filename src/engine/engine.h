@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "core/api_key.h"
 #include "core/clock.h"
 #include "core/limits.h"
 #include "core/random.h"
@@ -235,6 +236,23 @@ class Engine {
   void FinishOperatorRequest(OperatorOutcome outcome, StatusCallback done);
   // The audit log, newest first (store.h: ListAudit).
   void ListAudit(AuditFilter filter, Callback<std::vector<AuditEntry>> done);
+
+  // --- stored API keys (engine_api_keys.cc; core/api_key.h)
+  // Every key, revoked ones too, oldest first.
+  void ListApiKeys(Callback<std::vector<StoredApiKey>> done);
+  void GetApiKey(std::string id, Callback<StoredApiKey> done);  // NOT_FOUND if unknown
+  // Writes `key` as the API made it (name, role, queues, secret_hash,
+  // prefix, expires_at) with a new id and created_at = updated_at = now.
+  // CONFLICT when kMaxStoredApiKeys exist; VALIDATION for an expires_at
+  // not after now.
+  void CreateApiKey(StoredApiKey key, Callback<StoredApiKey> done);
+  // NOT_FOUND if unknown. Revoking is a patch with active = false.
+  void UpdateApiKey(std::string id, ApiKeyPatch patch, Callback<StoredApiKey> done);
+  // Every key and the version read with them (one read snapshot); unset
+  // when the store's version is still `known` (nothing changed).
+  void LoadApiKeys(std::optional<int64_t> known, Callback<std::optional<ApiKeySnapshot>> done);
+  // Moves the keys' last_used_at forward (one write for the batch).
+  void RecordApiKeyUse(std::vector<ApiKeyUse> uses, StatusCallback done);
 
   // --- service
   void Ready(StatusCallback done);  // store reachable

@@ -128,6 +128,14 @@ class FaultStore final : public store::Store {
     Result<std::optional<Instant>> NextDeadline() override { return inner_->NextDeadline(); }
     Result<std::vector<Webhook>> ListWebhooks() override { return inner_->ListWebhooks(); }
     Result<int64_t> WebhooksVersion() override { return inner_->WebhooksVersion(); }
+    Result<std::vector<StoredApiKey>> ListApiKeys() override { return inner_->ListApiKeys(); }
+    Result<StoredApiKey> GetApiKey(const std::string& id) override { return inner_->GetApiKey(id); }
+    Result<int64_t> ApiKeysVersion() override { return inner_->ApiKeysVersion(); }
+    Status InsertApiKey(const StoredApiKey& key) override { return inner_->InsertApiKey(key); }
+    Status UpdateApiKey(const StoredApiKey& key) override { return inner_->UpdateApiKey(key); }
+    Status RecordApiKeyUse(const std::vector<ApiKeyUse>& uses) override {
+      return inner_->RecordApiKeyUse(uses);
+    }
     Result<std::vector<ThroughputPoint>> ReadThroughput(
         const std::optional<std::string>& queue_name, Instant after) override {
       return inner_->ReadThroughput(queue_name, after);

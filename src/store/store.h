@@ -44,6 +44,7 @@
 #include <string>
 #include <vector>
 
+#include "core/api_key.h"
 #include "core/audit.h"
 #include "core/clock.h"
 #include "core/job.h"
@@ -222,6 +223,17 @@ class ReadTx {
   // absent.
   virtual Result<std::optional<IdempotencyRecord>> GetIdempotencyRecord(const std::string& scope,
                                                                         const std::string& key) = 0;
+
+  // Stored API keys (core/api_key.h): every key, revoked ones too, oldest
+  // created first (ties by id). At most kMaxStoredApiKeys exist.
+  virtual Result<std::vector<StoredApiKey>> ListApiKeys() = 0;
+  // NOT_FOUND if absent.
+  virtual Result<StoredApiKey> GetApiKey(const std::string& id) = 0;
+  // A number that grows, in the writing transaction, whenever a key is
+  // inserted or updated (InsertApiKey, UpdateApiKey), so a node can tell in
+  // one cheap read whether its cached keys are stale. RecordApiKeyUse does
+  // not move it.
+  virtual Result<int64_t> ApiKeysVersion() = 0;
 };
 
 // A write transaction. Commit() makes every change durable (fsync) before it
@@ -428,6 +440,16 @@ class WriteTx : public ReadTx {
   virtual Status DeleteIdempotencyKey(const std::string& scope, const std::string& key) = 0;
   // Deletes at most `limit` records with expires_at <= now. Returns how many.
   virtual Result<long long> DeleteExpiredIdempotencyKeys(Instant now, int limit) = 0;
+
+  // Stored API keys. Insert REQUIRES: id and secret_hash are new (both are
+  // unique in the table). Update replaces every field but id, secret_hash, prefix,
+  // created_at and last_used_at; NOT_FOUND if absent. Keys are never
+  // deleted (a revoked key stays, inactive).
+  virtual Status InsertApiKey(const StoredApiKey& key) = 0;
+  virtual Status UpdateApiKey(const StoredApiKey& key) = 0;
+  // Moves each key's last_used_at forward to `use.at` (never back); unknown
+  // ids are skipped. Bookkeeping: does not move ApiKeysVersion.
+  virtual Status RecordApiKeyUse(const std::vector<ApiKeyUse>& uses) = 0;
 };
 
 // How the engine runs writes on a store (engine/write_executor.h).

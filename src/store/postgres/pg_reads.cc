@@ -1,5 +1,6 @@
 #include "store/postgres/pg_reads.h"
 
+#include "store/postgres/pg_api_key_sql.h"
 #include "store/postgres/pg_audit_sql.h"
 #include "store/postgres/pg_job_sql.h"
 #include "store/postgres/pg_row_mapping.h"
@@ -236,6 +237,21 @@ template <typename Base>
 Result<std::optional<IdempotencyRecord>> PgReads<Base>::GetIdempotencyRecord(
     const std::string& scope, const std::string& key) {
   return audit_sql::GetIdempotencyRecord(conn_, scope, key);
+}
+
+template <typename Base>
+Result<std::vector<StoredApiKey>> PgReads<Base>::ListApiKeys() {
+  return api_key_sql::ListApiKeys(conn_);
+}
+
+template <typename Base>
+Result<StoredApiKey> PgReads<Base>::GetApiKey(const std::string& id) {
+  return api_key_sql::GetApiKey(conn_, id, locking_);
+}
+
+template <typename Base>
+Result<int64_t> PgReads<Base>::ApiKeysVersion() {
+  return api_key_sql::ApiKeysVersion(conn_);
 }
 
 template <typename Base>

@@ -54,6 +54,10 @@ class PgReads : public Base {
   Result<std::vector<AuditEntry>> ListAudit(const AuditFilter& f) override;
   Result<std::optional<IdempotencyRecord>> GetIdempotencyRecord(const std::string& scope,
                                                                 const std::string& key) override;
+  Result<std::vector<StoredApiKey>> ListApiKeys() override;
+  // Locks the row in a write transaction (a read-modify-write).
+  Result<StoredApiKey> GetApiKey(const std::string& id) override;
+  Result<int64_t> ApiKeysVersion() override;
 
  protected:
   // `conn` must outlive this object.

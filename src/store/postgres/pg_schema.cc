@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/clock.h"
+#include "store/postgres/pg_api_key_sql.h"
 
 namespace redrive::store::postgres {
 namespace {
@@ -401,6 +402,7 @@ constexpr PgMigration kMigrations[] = {
     {10, "webhook signature format", kSchemaV10},
     {11, "operator audit log and idempotency keys", kSchemaV11},
     {12, "schedules", kSchemaV12},
+    {13, "stored API keys", api_key_sql::kSchema},
 };
 
 constexpr char kCreateMigrationsTable[] =

@@ -133,6 +133,10 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
   Status CompleteIdempotencyKey(const IdempotencyRecord& record) override;
   Status DeleteIdempotencyKey(const std::string& scope, const std::string& key) override;
   Result<long long> DeleteExpiredIdempotencyKeys(Instant now, int limit) override;
+  // pg_api_key_writes.cc
+  Status InsertApiKey(const StoredApiKey& key) override;
+  Status UpdateApiKey(const StoredApiKey& key) override;
+  Status RecordApiKeyUse(const std::vector<ApiKeyUse>& uses) override;
 
  private:
   // The outcome of an insert statement's result `r` for `job`.

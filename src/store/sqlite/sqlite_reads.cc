@@ -1,6 +1,7 @@
 #include "store/sqlite/sqlite_reads.h"
 
 #include "core/tags_json.h"
+#include "store/sqlite/api_key_sql.h"
 #include "store/sqlite/audit_sql.h"
 #include "store/sqlite/job_sql.h"
 #include "store/sqlite/query_util.h"
@@ -201,6 +202,21 @@ template <typename Base>
 Result<std::optional<IdempotencyRecord>> SqliteReads<Base>::GetIdempotencyRecord(
     const std::string& scope, const std::string& key) {
   return audit_sql::GetIdempotencyRecord(conn_, scope, key);
+}
+
+template <typename Base>
+Result<std::vector<StoredApiKey>> SqliteReads<Base>::ListApiKeys() {
+  return api_key_sql::ListApiKeys(conn_);
+}
+
+template <typename Base>
+Result<StoredApiKey> SqliteReads<Base>::GetApiKey(const std::string& id) {
+  return api_key_sql::GetApiKey(conn_, id);
+}
+
+template <typename Base>
+Result<int64_t> SqliteReads<Base>::ApiKeysVersion() {
+  return api_key_sql::ApiKeysVersion(conn_);
 }
 
 template <typename Base>

@@ -49,6 +49,9 @@ class SqliteReads : public Base {
   Result<std::vector<AuditEntry>> ListAudit(const AuditFilter& f) override;
   Result<std::optional<IdempotencyRecord>> GetIdempotencyRecord(const std::string& scope,
                                                                 const std::string& key) override;
+  Result<std::vector<StoredApiKey>> ListApiKeys() override;
+  Result<StoredApiKey> GetApiKey(const std::string& id) override;
+  Result<int64_t> ApiKeysVersion() override;
 
  protected:
   // `conn` must outlive this object.

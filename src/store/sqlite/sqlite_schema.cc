@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/clock.h"
+#include "store/sqlite/api_key_sql.h"
 
 namespace redrive::store::sqlite {
 namespace {
@@ -387,6 +388,7 @@ constexpr Migration kMigrations[] = {
     {9, "webhook signature format", kSchemaV9},
     {10, "operator audit log and idempotency keys", kSchemaV10},
     {11, "schedules", kSchemaV11},
+    {12, "stored API keys", api_key_sql::kSchema},
 };
 
 constexpr char kCreateMigrationsTable[] =

@@ -95,6 +95,10 @@ class SqliteWriteTx final : public SqliteReads<WriteTx> {
   Status CompleteIdempotencyKey(const IdempotencyRecord& record) override;
   Status DeleteIdempotencyKey(const std::string& scope, const std::string& key) override;
   Result<long long> DeleteExpiredIdempotencyKeys(Instant now, int limit) override;
+  // sqlite_api_key_writes.cc
+  Status InsertApiKey(const StoredApiKey& key) override;
+  Status UpdateApiKey(const StoredApiKey& key) override;
+  Status RecordApiKeyUse(const std::vector<ApiKeyUse>& uses) override;
 
  private:
   SqliteWriteTx(Connection& conn, std::unique_lock<std::mutex> lock, CommitHealth& health)
