@@ -34,48 +34,9 @@ for bin in "$redrive_bin" "$pg_bin/initdb" "$pg_bin/pg_ctl" "$pg_bin/psql"; do
 done
 command -v curl >/dev/null || { echo "pg-soak: curl not found" >&2; exit 3; }
 
-tmp="$(mktemp -d "${TMPDIR:-/tmp}/redrive-pg-soak.XXXXXX")"
-chmod 755 "$tmp"
-as_pg=()
-if [[ $(id -u) -eq 0 ]]; then
-  chown postgres "$tmp"
-  as_pg=(runuser -u postgres --)
-fi
-server_pid=""
-
-# shellcheck disable=SC2317  # invoked by the EXIT trap
-cleanup() {
-  local rc=$?
-  if [[ -n "$server_pid" ]]; then
-    kill -TERM "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-  fi
-  if [[ -f "$tmp/data/postmaster.pid" ]]; then
-    local pg_pid
-    pg_pid="$(head -1 "$tmp/data/postmaster.pid")"
-    kill -INT "$pg_pid" 2>/dev/null || true
-    for ((i = 0; i < 300; i++)); do kill -0 "$pg_pid" 2>/dev/null || break; sleep 0.1; done
-  fi
-  if [[ "${KEEP_TMP:-}" == 1 ]]; then echo "pg-soak: kept $tmp" >&2; else rm -rf "$tmp"; fi
-  exit "$rc"
-}
-trap cleanup EXIT
-
-free_port() {
-  local p
-  for ((i = 0; i < 100; i++)); do
-    p=$((20000 + RANDOM % 40000))
-    if ! (: <"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
-  done
-  echo "pg-soak: no free port" >&2
-  exit 3
-}
-
-pg_port="$(free_port)"
-"${as_pg[@]}" "$pg_bin/initdb" -D "$tmp/data" -U postgres -A trust -E UTF8 >"$tmp/initdb.log"
-"${as_pg[@]}" "$pg_bin/pg_ctl" -D "$tmp/data" -l "$tmp/pg.log" -w \
-  -o "-c listen_addresses=127.0.0.1 -p $pg_port -k $tmp -c max_wal_size=4GB" start >/dev/null
-psql() { "${as_pg[@]}" "$pg_bin/psql" -h 127.0.0.1 -p "$pg_port" -U postgres -X -q -At "$@"; }
+# shellcheck source=bench/pg-cluster.sh
+source "$here/pg-cluster.sh"
+pg_cluster_start pg-soak
 psql -d postgres -c "CREATE DATABASE redrive"
 url="postgresql://postgres@127.0.0.1:$pg_port/redrive"
 

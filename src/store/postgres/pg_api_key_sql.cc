@@ -1,5 +1,7 @@
 #include "store/postgres/pg_api_key_sql.h"
 
+#include "core/comma_list.h"
+
 namespace redrive::store::postgres::api_key_sql {
 
 // Version 13: stored API keys. The secret is kept only as its SHA-256;
@@ -51,32 +53,12 @@ constexpr char kUse[] =
     " FROM unnest($1::text[], $2::text[]::bigint[]) AS u(id, at)"
     " WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.at)";
 
-std::string JoinQueues(const std::vector<std::string>& queues) {
-  std::string out;
-  for (const std::string& q : queues) {
-    if (!out.empty()) out += ',';
-    out += q;
-  }
-  return out;
-}
-
-std::vector<std::string> SplitQueues(std::string_view text) {
-  std::vector<std::string> out;
-  while (!text.empty()) {
-    size_t comma = text.find(',');
-    out.emplace_back(text.substr(0, comma));
-    if (comma == std::string_view::npos) break;
-    text.remove_prefix(comma + 1);
-  }
-  return out;
-}
-
 StoredApiKey ReadKey(const PgResult& r, int row) {
   StoredApiKey k;
   k.id = r.String(row, 0);
   k.name = r.String(row, 1);
   k.role = r.String(row, 2);
-  k.queues = SplitQueues(r.Text(row, 3));
+  k.queues = SplitCommaList(r.Text(row, 3));
   k.secret_hash = r.String(row, 4);
   k.prefix = r.String(row, 5);
   k.active = r.Bool(row, 6);
@@ -118,7 +100,7 @@ Status InsertApiKey(PgConnection& conn, const StoredApiKey& key) {
   p.AddRef(key.id);
   p.AddRef(key.name);
   p.AddRef(key.role);
-  p.Add(JoinQueues(key.queues));
+  p.Add(JoinCommaList(key.queues));
   p.AddRef(key.secret_hash);
   p.AddRef(key.prefix);
   p.Add(key.active);
@@ -135,7 +117,7 @@ Status UpdateApiKey(PgConnection& conn, const StoredApiKey& key) {
   p.AddRef(key.id);
   p.AddRef(key.name);
   p.AddRef(key.role);
-  p.Add(JoinQueues(key.queues));
+  p.Add(JoinCommaList(key.queues));
   p.Add(key.active);
   p.Add(key.updated_at);
   p.Add(key.expires_at);

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "core/comma_list.h"
 #include "core/limits.h"
 #include "store/postgres/pg_schema.h"
 
@@ -80,33 +81,12 @@ constexpr char kDeleteFinished[] =
     " redrive.webhook_deliveries WHERE status <> 'pending' AND created_at < $1"
     " ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)";
 
-// "a,b,c" <-> {"a","b","c"} (event names contain no commas).
-std::string JoinEvents(const std::vector<std::string>& events) {
-  std::string out;
-  for (const std::string& e : events) {
-    if (!out.empty()) out.push_back(',');
-    out += e;
-  }
-  return out;
-}
-
-std::vector<std::string> SplitEvents(std::string_view text) {
-  std::vector<std::string> out;
-  while (!text.empty()) {
-    size_t comma = text.find(',');
-    out.emplace_back(text.substr(0, comma));
-    if (comma == std::string_view::npos) break;
-    text.remove_prefix(comma + 1);
-  }
-  return out;
-}
-
 Webhook ReadWebhook(const PgResult& r, int row) {
   Webhook w;
   w.id = r.String(row, 0);
   w.name = r.String(row, 1);
   w.url = r.String(row, 2);
-  w.events = SplitEvents(r.Text(row, 3));
+  w.events = SplitCommaList(r.Text(row, 3));
   w.secret = r.String(row, 4);
   w.enabled = r.Bool(row, 5);
   w.format = ParseWebhookFormat(r.Text(row, 6)).value_or(WebhookFormat::kJson);
@@ -123,7 +103,7 @@ void BindWebhook(PgParams& p, const Webhook& w) {
   p.AddRef(w.id);
   p.AddRef(w.name);
   p.AddRef(w.url);
-  p.Add(JoinEvents(w.events));
+  p.Add(JoinCommaList(w.events));
   p.AddRef(w.secret);
   p.Add(w.enabled);
   p.Add(WebhookFormatName(w.format));

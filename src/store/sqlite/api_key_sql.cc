@@ -1,5 +1,6 @@
 #include "store/sqlite/api_key_sql.h"
 
+#include "core/comma_list.h"
 #include "store/sqlite/query_util.h"
 #include "store/sqlite/statement.h"
 
@@ -49,32 +50,12 @@ constexpr char kUse[] =
     "UPDATE api_keys SET last_used_at = ?2 WHERE id = ?1"
     " AND (last_used_at IS NULL OR last_used_at < ?2)";
 
-std::string JoinQueues(const std::vector<std::string>& queues) {
-  std::string out;
-  for (const std::string& q : queues) {
-    if (!out.empty()) out += ',';
-    out += q;
-  }
-  return out;
-}
-
-std::vector<std::string> SplitQueues(std::string_view text) {
-  std::vector<std::string> out;
-  while (!text.empty()) {
-    size_t comma = text.find(',');
-    out.emplace_back(text.substr(0, comma));
-    if (comma == std::string_view::npos) break;
-    text.remove_prefix(comma + 1);
-  }
-  return out;
-}
-
 StoredApiKey ReadKey(const Statement& s) {
   StoredApiKey k;
   k.id = s.String(0);
   k.name = s.String(1);
   k.role = s.String(2);
-  k.queues = SplitQueues(s.Text(3));
+  k.queues = SplitCommaList(s.Text(3));
   k.secret_hash = s.String(4);
   k.prefix = s.String(5);
   k.active = s.Int(6) != 0;
@@ -128,7 +109,7 @@ Result<int64_t> ApiKeysVersion(Connection& conn) {
 }
 
 Status InsertApiKey(Connection& conn, const StoredApiKey& key) {
-  const std::string queues = JoinQueues(key.queues);
+  const std::string queues = JoinCommaList(key.queues);
   {
     REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kInsert));
     BindKey(stmt, key, queues);
@@ -138,7 +119,7 @@ Status InsertApiKey(Connection& conn, const StoredApiKey& key) {
 }
 
 Status UpdateApiKey(Connection& conn, const StoredApiKey& key) {
-  const std::string queues = JoinQueues(key.queues);
+  const std::string queues = JoinCommaList(key.queues);
   {
     REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kUpdate));
     BindKey(stmt, key, queues);

@@ -1,5 +1,6 @@
 #include "store/sqlite/webhook_sql.h"
 
+#include "core/comma_list.h"
 #include "core/limits.h"
 #include "store/sqlite/query_util.h"
 #include "store/sqlite/statement.h"
@@ -68,7 +69,7 @@ Webhook ReadWebhook(const Statement& s) {
   w.id = s.String(0);
   w.name = s.String(1);
   w.url = s.String(2);
-  w.events = SplitEvents(s.Text(3));
+  w.events = SplitCommaList(s.Text(3));
   w.secret = s.String(4);
   w.enabled = s.Int(5) != 0;
   w.format = ParseWebhookFormat(s.Text(6)).value_or(WebhookFormat::kJson);
@@ -146,26 +147,6 @@ Status RunExpectingOneRow(Statement& stmt, const std::string& what) {
 
 }  // namespace
 
-std::string JoinEvents(const std::vector<std::string>& events) {
-  std::string out;
-  for (const std::string& e : events) {
-    if (!out.empty()) out.push_back(',');
-    out += e;
-  }
-  return out;
-}
-
-std::vector<std::string> SplitEvents(std::string_view text) {
-  std::vector<std::string> out;
-  while (!text.empty()) {
-    size_t comma = text.find(',');
-    out.emplace_back(text.substr(0, comma));
-    if (comma == std::string_view::npos) break;
-    text.remove_prefix(comma + 1);
-  }
-  return out;
-}
-
 Result<std::vector<Webhook>> ListWebhooks(Connection& conn) {
   REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kListWebhooks));
   return CollectRows<Webhook>(stmt, ReadWebhook);
@@ -218,14 +199,14 @@ Status InsertWebhook(Connection& conn, const Webhook& w, size_t max_webhooks) {
       return Status::Conflict(WebhookLimitMessage(max_webhooks));
     }
   }
-  const std::string events = JoinEvents(w.events);
+  const std::string events = JoinCommaList(w.events);
   REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kInsertWebhook));
   BindWebhook(stmt, w, events);
   return stmt.Run();
 }
 
 Status UpdateWebhook(Connection& conn, const Webhook& w) {
-  const std::string events = JoinEvents(w.events);
+  const std::string events = JoinCommaList(w.events);
   REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kUpdateWebhook));
   BindWebhook(stmt, w, events);
   return RunExpectingOneRow(stmt, "webhook " + w.id);

@@ -33,8 +33,4 @@ Status UpdateDelivery(Connection& conn, const WebhookDelivery& d);
 Result<std::vector<WebhookDelivery>> SelectDueDeliveries(Connection& conn, Instant now, int limit);
 Result<long long> DeleteFinishedDeliveries(Connection& conn, Instant before, int limit);
 
-// "a,b,c" <-> {"a","b","c"} (event names contain no commas).
-std::string JoinEvents(const std::vector<std::string>& events);
-std::vector<std::string> SplitEvents(std::string_view text);
-
 }  // namespace redrive::store::sqlite::webhook_sql
