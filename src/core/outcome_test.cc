@@ -179,6 +179,7 @@ TEST(OutcomeTableTest, EveryJobWebhookEventHasAnOutcome) {
   emitted.insert(std::string(QueueWebhookEventName(QueueOutcome::kResumed)));
   emitted.insert(std::string(WorkerWebhookEventName(WorkerOutcome::kRegistered)));
   emitted.insert(std::string(WorkerWebhookEventName(WorkerOutcome::kDeregistered)));
+  emitted.insert("schedule.triggered");  // ScheduleTriggeredEvent (webhook_event.h)
   std::set<std::string> subscribable;
   for (std::string_view name : kWebhookEventNames) subscribable.insert(std::string(name));
   EXPECT_EQ(emitted, subscribable);
