@@ -23,10 +23,10 @@ Webhook Hook(std::vector<std::string> events, bool enabled = true) {
 
 TEST(WebhookEventsTest, TheContractsEventsQuarantineAndSpooledsWorkerEventsAreKnownAndNothingElse) {
   EXPECT_EQ(std::size(kWebhookEventNames), 13u);
-  for (auto name : {"job.created", "job.started", "job.completed", "job.failed", "job.deadlettered",
-                    "job.retried", "job.cancelled", "job.quarantined", "queue.paused",
-                    "queue.resumed", "worker.registered", "worker.deregistered",
-                    "schedule.triggered"}) {
+  for (auto name :
+       {"job.created", "job.started", "job.completed", "job.failed", "job.deadlettered",
+        "job.retried", "job.cancelled", "job.quarantined", "queue.paused", "queue.resumed",
+        "worker.registered", "worker.deregistered", "schedule.triggered"}) {
     EXPECT_TRUE(IsWebhookEvent(name)) << name;
   }
   EXPECT_FALSE(IsWebhookEvent("job.*"));
