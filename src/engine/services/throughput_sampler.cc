@@ -32,7 +32,10 @@ ServiceRun ThroughputSampler::RunOnce(Instant now) {
       return {0, false, next_sample_};
     }
   }
-  last_totals_ = std::move(totals);
+  // The first pass keeps the empty baseline: the engine's counts start at
+  // zero, so what happened before the loop first ran (a node's first
+  // requests can beat it on a loaded machine) goes into the first point.
+  if (next_sample_) last_totals_ = std::move(totals);
   next_sample_ = NextBoundary(now);
   return {0, false, next_sample_};
 }
