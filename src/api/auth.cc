@@ -91,7 +91,7 @@ Result<Caller> AuthenticateCaller(const Request& request, const std::vector<ApiK
       Caller c;
       c.role = key.role;
       c.actor = KeyLabel(key);
-      c.scope = "key:" + Sha256Hex(key.key).substr(0, 32);
+      c.scope = KeyScope(key);
       return c;
     }
   }

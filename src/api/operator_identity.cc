@@ -31,11 +31,6 @@ std::string KeyLabel(const ApiKey& key) {
   return std::string(RoleName(key.role)) + "#" + Sha256Hex(key.key).substr(0, 8);
 }
 
-OperatorIdentity IdentityOf(const Request& request, const std::vector<ApiKey>& keys) {
-  if (keys.empty()) return {"local", "local"};
-  Result<const ApiKey*> key = MatchingKey(request, keys);
-  if (!key.ok()) return {"unknown", "unknown"};  // not reached after Screen
-  return {KeyLabel(**key), "key:" + Sha256Hex((*key)->key).substr(0, 32)};
-}
+std::string KeyScope(const ApiKey& key) { return "key:" + Sha256Hex(key.key).substr(0, 32); }
 
 }  // namespace redrive::api

@@ -14,20 +14,14 @@
 
 namespace redrive::api {
 
-struct OperatorIdentity {
-  std::string actor;  // "oncall", "admin#1a2b3c4d" or "local"
-  // The key space of Idempotency-Keys: "key:" + 32 hex digits of the key's
-  // SHA-256 (stable across renames and restarts), or "local".
-  std::string scope;
-};
-
 // The lower-case hex SHA-256 of `data`.
 std::string Sha256Hex(std::string_view data);
 
 // A key's name, or "ROLE#" + the first 8 hex digits of its SHA-256.
 std::string KeyLabel(const ApiKey& key);
 
-// REQUIRES: the request was authenticated against `keys` (Api::Screen).
-OperatorIdentity IdentityOf(const Request& request, const std::vector<ApiKey>& keys);
+// The key space of a bootstrap key's Idempotency-Keys: "key:" + 32 hex
+// digits of the key's SHA-256 (stable across renames and restarts).
+std::string KeyScope(const ApiKey& key);
 
 }  // namespace redrive::api
