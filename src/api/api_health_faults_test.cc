@@ -68,11 +68,16 @@ TEST_F(ApiHealthFaultsTest, FullDiskMakesTheNodeUnreadyUntilACommitSucceeds) {
 
 TEST_F(ApiHealthFaultsTest, FailedFsyncStopsWritesAndReadinessUntilRestart) {
   EXPECT_EQ(EnqueueReply().status, 201);
-  faults_.Inject(FaultOp::kSync, FaultFile::kWal, SQLITE_IOERR_FSYNC, 1);
+  // Every fsync of the WAL fails, on every connection, as Linux reports a
+  // writeback error to every open file of it. (A one-shot fault could be
+  // taken by the checkpointer, woken by the commit above, while this
+  // enqueue's own fsync then succeeded: a 201 the real kernel would not give.)
+  faults_.Inject(FaultOp::kSync, FaultFile::kWal, SQLITE_IOERR_FSYNC);
   Reply failed = EnqueueReply();
   EXPECT_EQ(failed.status, 503) << failed.raw.body;
-  EXPECT_EQ(faults_.injected(), 1);
+  EXPECT_GE(faults_.injected(), 1);
   // The disk answers again, the server does not pretend it is fine.
+  faults_.Clear();
   for (int i = 0; i < 3; ++i) {
     Reply r = EnqueueReply();
     EXPECT_EQ(r.status, 503) << r.raw.body;
