@@ -142,6 +142,60 @@ TEST_F(ApiKeysTest, ScopedWorkerKeyUsesOnlyItsQueues) {
             "queues");
 }
 
+// The lease routes name a job, not a queue: a scoped key that learnt another
+// queue's job and its holder (worker_id, even lease_id) still cannot
+// heartbeat, complete, fail, snooze or ack it, and the job stays leased.
+TEST_F(ApiKeysTest, ScopedWorkerKeyCannotActOnAnotherQueuesLease) {
+  UseBootstrapKeys();
+  const std::string key = Secret(Create(R"({"name":"mailer","queues":["emails"]})"));
+  ASSERT_EQ(Post("/api/v1/jobs", R"({"queue_name":"reports","payload":{}})", "boot-admin").status,
+            201);
+  Reply held =
+      Post("/api/v1/jobs/claim", R"({"queue_name":"reports","worker_id":"w"})", "boot-worker");
+  ASSERT_EQ(held["jobs"].as_array().size(), 1u) << held.raw.body;
+  const std::string job = Str(held["jobs"].as_array()[0].at("id"));
+  const std::string lease = Str(held["jobs"].as_array()[0].at("lease_id"));
+  const std::string holder = R"("worker_id":"w","lease_id":")" + lease + R"(")";
+
+  const std::map<std::string, std::string> routes = {
+      {"/heartbeat", "{" + holder + R"(,"lease_duration_secs":60})"},
+      {"/complete", "{" + holder + "}"},
+      {"/fail", "{" + holder + R"(,"error":"x"})"},
+      {"/snooze", "{" + holder + R"(,"delay_ms":1000})"},
+  };
+  for (const auto& [route, body] : routes) {
+    Reply r = Post("/api/v1/jobs/" + job + route, body, key);
+    EXPECT_EQ(r.status, 403) << route << ": " << r.raw.body;
+    EXPECT_EQ(r.Code(), "ACCESS_DENIED") << route;
+    EXPECT_THAT(Str(r["message"]), HasSubstr("emails")) << route;
+    // Without lease_id (Spooled's SDK): the same.
+    Reply loose = Post("/api/v1/jobs/" + job + route,
+                       route == "/fail"        ? R"({"worker_id":"w","error":"x"})"
+                       : route == "/heartbeat" ? R"({"worker_id":"w","lease_duration_secs":60})"
+                                               : R"({"worker_id":"w"})",
+                       key);
+    EXPECT_EQ(loose.status, route == "/snooze" ? 400 : 403) << route << ": " << loose.raw.body;
+  }
+  const std::string ack =
+      R"({"worker_id":"w","acks":[{"id":")" + job + R"(","lease_id":")" + lease + R"("}]})";
+  Reply acked = Post("/api/v1/jobs/ack", ack, key);
+  ASSERT_EQ(acked.status, 200) << acked.raw.body;
+  EXPECT_EQ(Str(acked["results"].as_array()[0].at("code")), "ACCESS_DENIED") << acked.raw.body;
+  Reply with_claim = Post("/api/v1/jobs/claim",
+                          R"({"queue_name":"emails","worker_id":"w","acks":[{"id":")" + job +
+                              R"(","lease_id":")" + lease + R"("}]})",
+                          key);
+  ASSERT_EQ(with_claim.status, 200) << with_claim.raw.body;
+  EXPECT_EQ(Str(with_claim["results"].as_array()[0].at("code")), "ACCESS_DENIED");
+
+  Reply still = Get("/api/v1/jobs/" + job, "boot-admin");
+  EXPECT_EQ(Str(still["status"]), "processing") << still.raw.body;
+  EXPECT_EQ(Str(still["lease_id"]), lease);
+  // Its own holder still completes it.
+  EXPECT_EQ(Post("/api/v1/jobs/" + job + "/complete", "{" + holder + "}", "boot-worker").status,
+            200);
+}
+
 TEST_F(ApiKeysTest, BadBodiesNameTheirField) {
   UseBootstrapKeys();
   auto field = [&](const std::string& body) {

@@ -112,15 +112,10 @@ Result<Caller> AuthenticateCaller(const Request& request, const std::vector<ApiK
   return c;
 }
 
+QueueScope CallerScope(const Caller& caller) { return QueueScope{caller.queues}; }
+
 Status CheckQueueScope(const Caller& caller, std::string_view queue) {
-  if (caller.queues.empty()) return Status::Ok();
-  if (std::find(caller.queues.begin(), caller.queues.end(), queue) != caller.queues.end()) {
-    return Status::Ok();
-  }
-  std::string allowed;
-  for (const std::string& q : caller.queues) allowed += (allowed.empty() ? "" : ", ") + q;
-  return Status(ErrorCode::kAccessDenied, "this API key may only use the queues " + allowed +
-                                              ", not \"" + std::string(queue) + "\"");
+  return CallerScope(caller).Check(queue);
 }
 
 }  // namespace redrive::api

@@ -19,6 +19,7 @@
 #include "api/api.h"
 #include "api/auth_stored_keys.h"
 #include "api/http_types.h"
+#include "core/queue_scope.h"
 #include "core/status.h"
 
 namespace redrive::api {
@@ -66,6 +67,9 @@ struct Caller {
 Result<Caller> AuthenticateCaller(const Request& request, const std::vector<ApiKey>& keys,
                                   StoredKeys& stored, Instant now);
 
+// The queues `caller` may use, for the engine's checks on the routes that
+// name a job, not a queue (heartbeat, complete, fail, ack, snooze, claim's acks).
+QueueScope CallerScope(const Caller& caller);
 // ACCESS_DENIED, naming the allowed queues, when `caller` is limited to
 // queues that do not include `queue`.
 Status CheckQueueScope(const Caller& caller, std::string_view queue);

@@ -120,6 +120,7 @@ void HandleClaim(Call& call) {
   Result<engine::ClaimParams> p = DecodeClaim(*body, call.options.limits);
   if (!p.ok()) return call.Fail(p.status());
   if (Status st = CheckQueueScope(call.caller, p->queue_name); !st.ok()) return call.Fail(st);
+  p->scope = CallerScope(call.caller);
   // Only a request that sent "acks" gets "results": plain Spooled claims keep
   // their exact shape.
   bool with_results = body->contains("acks");
@@ -144,6 +145,7 @@ void HandleJobHeartbeat(Call& call) {
   Result<engine::HeartbeatParams> p = DecodeHeartbeat(*body);
   if (!p.ok()) return call.Fail(p.status());
   p->job_id = call.Param("id");
+  p->scope = CallerScope(call.caller);
   call.engine.Heartbeat(
       std::move(*p), Answer<Job>(call.respond, [](Job& job) {
         return JsonResponse(
@@ -158,6 +160,7 @@ void HandleComplete(Call& call) {
   Result<engine::CompleteParams> p = DecodeComplete(*body, call.options.limits);
   if (!p.ok()) return call.Fail(p.status());
   p->job_id = call.Param("id");
+  p->scope = CallerScope(call.caller);
   call.engine.Complete(std::move(*p), [respond = call.respond](Status status) {
     respond(status.ok() ? JsonResponse(200, boost::json::object{{"success", true}})
                         : ErrorResponse(status));
@@ -170,6 +173,7 @@ void HandleFail(Call& call) {
   Result<engine::FailParams> p = DecodeFail(*body);
   if (!p.ok()) return call.Fail(p.status());
   p->job_id = call.Param("id");
+  p->scope = CallerScope(call.caller);
   call.engine.Fail(std::move(*p), Answer<engine::FailResult>(call.respond, EncodeFail));
 }
 
@@ -183,7 +187,7 @@ void HandleAck(Call& call) {
   Result<std::vector<engine::Ack>> acks = DecodeAcks(r, call.options.limits);
   if (!acks.ok()) return call.Fail(acks.status());
   call.engine.AckBatch(
-      std::move(*worker_id), std::move(*acks),
+      std::move(*worker_id), std::move(*acks), CallerScope(call.caller),
       Answer<std::vector<engine::AckItemResult>>(
           call.respond, [](std::vector<engine::AckItemResult>& results) {
             return JsonResponse(200, boost::json::object{{"results", AckResultsToJson(results)}});

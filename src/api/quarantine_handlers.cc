@@ -89,6 +89,7 @@ void HandleSnooze(Call& call) {
   Result<engine::SnoozeParams> p = DecodeSnooze(*body);
   if (!p.ok()) return call.Fail(p.status());
   p->job_id = call.Param("id");
+  p->scope = CallerScope(call.caller);
   call.engine.Snooze(std::move(*p), Answer<Job>(call.respond, EncodeSnooze));
 }
 

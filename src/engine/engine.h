@@ -151,7 +151,8 @@ class Engine {
   // The holder puts its job off without spending a retry (job after:
   // scheduled or pending). CONFLICT past max_snoozes, the lease kept.
   void Snooze(SnoozeParams p, Callback<Job> done);
-  void AckBatch(std::string worker_id, std::vector<Ack> acks,
+  // An ack of a job outside `scope` is refused in its result (ACCESS_DENIED).
+  void AckBatch(std::string worker_id, std::vector<Ack> acks, QueueScope scope,
                 Callback<std::vector<AckItemResult>> done);
 
   void RegisterWorker(RegisterWorkerParams p, Callback<WorkerInfo> done);

@@ -70,7 +70,8 @@ void Engine::Impl::ClaimAttempt(std::shared_ptr<ClaimState> state) {
         seen->store(waiters.Sequence(p.queue_name));
         ClaimResult r;
         if (state->first) {
-          REDRIVE_ASSIGN_OR_RETURN(r.ack_results, ops::ApplyAcks(tx, ctx, p.worker_id, p.acks));
+          REDRIVE_ASSIGN_OR_RETURN(r.ack_results,
+                                   ops::ApplyAcks(tx, ctx, p.worker_id, p.acks, p.scope));
         }
         if (p.abandoned.stop_requested()) return r;  // no job for a caller that left
         REDRIVE_ASSIGN_OR_RETURN(
@@ -114,8 +115,9 @@ void Engine::Heartbeat(HeartbeatParams p, Callback<Job> done) {
   impl_->Write<Job>(
       [p = std::move(p)](WriteTx& tx, TxContext& ctx) -> Result<Job> {
         REDRIVE_ASSIGN_OR_RETURN(
-            Change c, ops::ApplyToJob(tx, ctx, p.job_id,
-                                      event::Heartbeat{p.worker_id, p.lease_id, p.lease_duration}));
+            Change c,
+            ops::ApplyToJob(tx, ctx, p.job_id,
+                            event::Heartbeat{p.worker_id, p.lease_id, p.lease_duration}, p.scope));
         return std::move(c.after);
       },
       std::move(done));
@@ -126,7 +128,7 @@ void Engine::Complete(CompleteParams p, StatusCallback done) {
       [p = std::move(p)](WriteTx& tx, TxContext& ctx) -> Result<bool> {
         REDRIVE_RETURN_IF_ERROR(
             ops::ApplyToJob(tx, ctx, p.job_id,
-                            event::Complete{p.worker_id, p.lease_id, p.result_json})
+                            event::Complete{p.worker_id, p.lease_id, p.result_json}, p.scope)
                 .status());
         return true;
       },
@@ -139,7 +141,8 @@ void Engine::Fail(FailParams p, Callback<FailResult> done) {
         REDRIVE_ASSIGN_OR_RETURN(
             Change c, ops::ApplyToJob(tx, ctx, p.job_id,
                                       event::Fail{p.worker_id, p.lease_id, p.error, p.no_retry,
-                                                  p.retry_after, p.details_json}));
+                                                  p.retry_after, p.details_json},
+                                      p.scope));
         FailResult r;
         r.will_retry = c.after.status != JobStatus::kDeadletter;
         r.job = std::move(c.after);
@@ -148,12 +151,12 @@ void Engine::Fail(FailParams p, Callback<FailResult> done) {
       std::move(done));
 }
 
-void Engine::AckBatch(std::string worker_id, std::vector<Ack> acks,
+void Engine::AckBatch(std::string worker_id, std::vector<Ack> acks, QueueScope scope,
                       Callback<std::vector<AckItemResult>> done) {
   impl_->Write<std::vector<AckItemResult>>(
-      [worker_id = std::move(worker_id), acks = std::move(acks)](
+      [worker_id = std::move(worker_id), acks = std::move(acks), scope = std::move(scope)](
           WriteTx& tx, TxContext& ctx) -> Result<std::vector<AckItemResult>> {
-        return ops::ApplyAcks(tx, ctx, worker_id, acks);
+        return ops::ApplyAcks(tx, ctx, worker_id, acks, scope);
       },
       std::move(done));
 }

@@ -12,8 +12,8 @@ void Engine::Snooze(SnoozeParams p, Callback<Job> done) {
   impl_->Write<Job>(
       [p = std::move(p)](WriteTx& tx, TxContext& ctx) -> Result<Job> {
         REDRIVE_ASSIGN_OR_RETURN(
-            Change c,
-            ops::ApplyToJob(tx, ctx, p.job_id, event::Snooze{p.worker_id, p.lease_id, p.delay}));
+            Change c, ops::ApplyToJob(tx, ctx, p.job_id,
+                                      event::Snooze{p.worker_id, p.lease_id, p.delay}, p.scope));
         return std::move(c.after);
       },
       std::move(done));

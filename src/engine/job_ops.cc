@@ -50,8 +50,9 @@ Result<std::vector<Change>> ApplyToLoadedBatch(store::WriteTx& tx, TxContext& ct
 }
 
 Result<Change> ApplyToJob(store::WriteTx& tx, TxContext& ctx, const std::string& id,
-                          const Event& event) {
+                          const Event& event, const QueueScope& scope) {
   REDRIVE_ASSIGN_OR_RETURN(Job job, tx.GetJob(id));
+  REDRIVE_RETURN_IF_ERROR(scope.Check(job.queue_name));
   return ApplyToLoaded(tx, ctx, job, event);
 }
 
@@ -195,14 +196,15 @@ Event AckEvent(const std::string& worker_id, const Ack& ack) {
 // A refusal that is a per-item result, not a failure of the call.
 bool IsAckRefusal(ErrorCode code) {
   return code == ErrorCode::kLeaseExpired || code == ErrorCode::kConflict ||
-         code == ErrorCode::kNotFound;
+         code == ErrorCode::kNotFound || code == ErrorCode::kAccessDenied;
 }
 
 }  // namespace
 
 Result<std::vector<AckItemResult>> ApplyAcks(store::WriteTx& tx, TxContext& ctx,
                                              const std::string& worker_id,
-                                             const std::vector<Ack>& acks) {
+                                             const std::vector<Ack>& acks,
+                                             const QueueScope& scope) {
   std::vector<AckItemResult> out;
   out.reserve(acks.size());
   std::vector<std::string> ids;
@@ -214,7 +216,7 @@ Result<std::vector<AckItemResult>> ApplyAcks(store::WriteTx& tx, TxContext& ctx,
     // One ack, or one job acked twice (the second must see the first's
     // write): one by one.
     for (const Ack& ack : acks) {
-      REDRIVE_ASSIGN_OR_RETURN(auto item, ApplyAck(tx, ctx, worker_id, ack));
+      REDRIVE_ASSIGN_OR_RETURN(auto item, ApplyAck(tx, ctx, worker_id, ack, scope));
       out.push_back(std::move(item));
     }
     return out;
@@ -234,6 +236,8 @@ Result<std::vector<AckItemResult>> ApplyAcks(store::WriteTx& tx, TxContext& ctx,
     auto job = by_id.find(acks[i].job_id);
     if (job == by_id.end()) {
       r.status = Status::NotFound("job " + acks[i].job_id + " not found");
+    } else if (Status allowed = scope.Check(job->second->queue_name); !allowed.ok()) {
+      r.status = std::move(allowed);
     } else {
       Event event = AckEvent(worker_id, acks[i]);
       auto change = ctx.Apply(*job->second, event);
@@ -266,24 +270,21 @@ Result<std::vector<AckItemResult>> ApplyAcks(store::WriteTx& tx, TxContext& ctx,
 }
 
 Result<AckItemResult> ApplyAck(store::WriteTx& tx, TxContext& ctx, const std::string& worker_id,
-                               const Ack& ack) {
+                               const Ack& ack, const QueueScope& scope) {
   AckItemResult r;
   r.job_id = ack.job_id;
   Result<Change> change = Status::Internal("unreachable");
   if (ack.error) {
-    change =
-        ApplyToJob(tx, ctx, ack.job_id,
-                   event::Fail{worker_id, ack.lease_id, *ack.error, ack.no_retry, ack.retry_after});
+    change = ApplyToJob(
+        tx, ctx, ack.job_id,
+        event::Fail{worker_id, ack.lease_id, *ack.error, ack.no_retry, ack.retry_after}, scope);
   } else {
-    change =
-        ApplyToJob(tx, ctx, ack.job_id, event::Complete{worker_id, ack.lease_id, ack.result_json});
+    change = ApplyToJob(tx, ctx, ack.job_id,
+                        event::Complete{worker_id, ack.lease_id, ack.result_json}, scope);
   }
   if (!change.ok()) {
     const ErrorCode code = change.status().code();
-    if (code != ErrorCode::kLeaseExpired && code != ErrorCode::kConflict &&
-        code != ErrorCode::kNotFound) {
-      return change.status();
-    }
+    if (!IsAckRefusal(code)) return change.status();
     r.status = change.status();
     return r;
   }

@@ -29,9 +29,10 @@ Result<Change> ApplyToLoaded(store::WriteTx& tx, TxContext& ctx, const Job& job,
 Result<std::vector<Change>> ApplyToLoadedBatch(store::WriteTx& tx, TxContext& ctx,
                                                const std::vector<Job>& jobs,
                                                const std::function<Event(const Job&)>& event_for);
-// Loads job `id` (NOT_FOUND if absent), then ApplyToLoaded.
+// Loads job `id` (NOT_FOUND if absent; ACCESS_DENIED if its queue is
+// outside `scope`), then ApplyToLoaded.
 Result<Change> ApplyToJob(store::WriteTx& tx, TxContext& ctx, const std::string& id,
-                          const Event& event);
+                          const Event& event, const QueueScope& scope = {});
 
 // Inserts a job with its queue's defaults (creating the queue if needed).
 Result<EnqueueResult> Enqueue(store::WriteTx& tx, TxContext& ctx, const EnqueueParams& p);
@@ -52,13 +53,16 @@ Result<std::vector<Job>> Claim(store::WriteTx& tx, TxContext& ctx, const std::st
 // ApplyAck of each ack, in order, with one batched read (GetJobs) and one
 // batched write (ApplyChanges) — a few round trips on PostgreSQL instead of
 // two per ack. The same results as ApplyAck one by one.
+// An ack of a job outside `scope` is refused in its result (ACCESS_DENIED).
 Result<std::vector<AckItemResult>> ApplyAcks(store::WriteTx& tx, TxContext& ctx,
                                              const std::string& worker_id,
-                                             const std::vector<Ack>& acks);
+                                             const std::vector<Ack>& acks,
+                                             const QueueScope& scope = {});
 
 // Completes (no error) or fails one job. A refusal (stale lease, wrong state,
-// unknown job) is a per-item result; only a store error fails the call.
+// unknown job, a queue outside `scope`) is a per-item result; only a store
+// error fails the call.
 Result<AckItemResult> ApplyAck(store::WriteTx& tx, TxContext& ctx, const std::string& worker_id,
-                               const Ack& ack);
+                               const Ack& ack, const QueueScope& scope = {});
 
 }  // namespace redrive::engine::ops

@@ -11,6 +11,7 @@
 #include "core/job.h"
 #include "core/new_job.h"
 #include "core/queue.h"
+#include "core/queue_scope.h"
 #include "core/retry_budget.h"
 #include "core/schedule.h"
 #include "core/status.h"
@@ -60,6 +61,9 @@ struct ClaimParams {
   std::chrono::seconds lease_duration{30};
   std::chrono::milliseconds wait{0};  // long-poll
   std::vector<Ack> acks;              // applied before claiming
+  // The caller's queues: an ack of a job of another queue is refused
+  // (ACCESS_DENIED, in its result). The API checks queue_name itself.
+  QueueScope scope;
   // Requested when the caller is gone (its connection closed): a claim that
   // has not taken jobs yet stops waiting and takes none, so no job is leased
   // to nobody. Acks already applied stay applied.
@@ -76,11 +80,13 @@ struct HeartbeatParams {
   std::string job_id, worker_id;
   std::optional<std::string> lease_id;
   std::chrono::seconds lease_duration{30};
+  QueueScope scope;  // the caller's: a job of another queue is ACCESS_DENIED
 };
 struct CompleteParams {
   std::string job_id, worker_id;
   std::optional<std::string> lease_id;  // as HeartbeatParams
   std::optional<std::string> result_json;
+  QueueScope scope;  // as HeartbeatParams
 };
 struct FailParams {
   std::string job_id, worker_id;
@@ -89,6 +95,7 @@ struct FailParams {
   bool no_retry = false;
   std::optional<std::chrono::milliseconds> retry_after;
   std::optional<std::string> details_json;  // event::Fail::details_json
+  QueueScope scope;                         // as HeartbeatParams
 };
 struct FailResult {
   bool will_retry = false;
@@ -106,6 +113,7 @@ struct RetryParams {
 struct SnoozeParams {
   std::string job_id, worker_id, lease_id;
   std::chrono::milliseconds delay{0};
+  QueueScope scope;  // as HeartbeatParams
 };
 
 // POST /jobs/{id}/release: a quarantined job back to pending.
