@@ -19,6 +19,7 @@
 #include "api/request_guard.h"
 #include "api/router.h"
 #include "api/routes.h"
+#include "api/token_auth.h"
 
 namespace redrive::api {
 namespace {
@@ -54,14 +55,19 @@ class Api::Impl {
       spdlog::warn("API keys: cannot load from the store ({}); keys are required until they load",
                    st.message());
     }
+    if (Status st = LoadTokenSecret(engine_, tokens_); !st.ok()) {
+      spdlog::warn("access tokens: cannot read the token secret from the store ({})", st.message());
+    }
     if (options_.key_refresh_interval.count() > 0) {
-      refresher_ = std::make_unique<KeyRefresher>(
-          engine_, stored_keys_, options_.key_refresh_interval, options_.key_use_flush_interval);
+      refresher_ = std::make_unique<KeyRefresher>(engine_, stored_keys_, &tokens_,
+                                                  options_.key_refresh_interval,
+                                                  options_.key_use_flush_interval);
     }
   }
 
   Status RefreshStoredKeys() {
     REDRIVE_RETURN_IF_ERROR(LoadStoredKeys(engine_, stored_keys_));
+    REDRIVE_RETURN_IF_ERROR(LoadTokenSecret(engine_, tokens_));
     return FlushKeyUses(engine_, stored_keys_);
   }
 
@@ -138,7 +144,10 @@ class Api::Impl {
               http_metrics_,
               std::move(a.caller),
               &stored_keys_,
-              KeysRequired()};
+              KeysRequired(),
+              &tokens_,
+              &auth_failures_,
+              &clock()};
     // Operator mutations: Idempotency-Key and the audit log around the handler.
     if (!a.match.route->audit_action.empty())
       return RunOperatorRoute(std::move(call), *a.match.route);
@@ -162,7 +171,8 @@ class Api::Impl {
             auth_failures_.RetryAfter(request.client_address)) {
       return TooManyFailures(*wait);
     }
-    Result<Caller> caller = AuthenticateCaller(request, options_.keys, stored_keys_, clock().Now());
+    Result<Caller> caller =
+        AuthenticateCaller(request, options_.keys, stored_keys_, clock().Now(), &tokens_);
     if (!caller.ok()) {
       auth_failures_.RecordFailure(request.client_address);
       // Never the key itself: only who tried, where, and why it failed.
@@ -201,7 +211,8 @@ class Api::Impl {
   const HostPolicy host_policy_;
   AuthFailureLimiter auth_failures_;
   StoredKeys stored_keys_;
-  std::unique_ptr<KeyRefresher> refresher_;  // after stored_keys_: stops first
+  TokenAuthority tokens_;
+  std::unique_ptr<KeyRefresher> refresher_;  // after stored_keys_ and tokens_: stops first
   // Shared with in-flight answers: the engine may answer a request (a parked
   // long-poll at shutdown) after the Api is gone.
   const std::shared_ptr<HttpMetrics> http_metrics_ = std::make_shared<HttpMetrics>();

@@ -43,6 +43,11 @@ struct ApiOptions {
   // loaded once when the Api is made.
   std::chrono::milliseconds key_refresh_interval{0};
   std::chrono::milliseconds key_use_flush_interval{std::chrono::seconds(15)};
+  // The token exchange (POST /api/v1/auth/login, token_auth.h): how long an
+  // access token and a refresh token last. --access-token-ttl,
+  // --refresh-token-ttl.
+  std::chrono::seconds access_token_ttl{15 * 60};
+  std::chrono::seconds refresh_token_ttl{24 * 3600};
   ServerLimits limits;
   std::string version = "0.1.0";
   // Accept webhook URLs whose host is a literal non-global address (a
@@ -78,8 +83,9 @@ class Api {
   // in the HTTP metrics like any answer. Thread-safe.
   std::optional<Response> Screen(const Request& head);
 
-  // Reloads the stored API keys if the store's version moved and writes
-  // their noted last uses; blocks until done. The refresh thread does this
+  // Reloads the stored API keys if the store's version moved, reads the
+  // token secret if this node has none yet, and writes the keys' noted last
+  // uses; blocks until done. The refresh thread does this
   // every key_refresh_interval; tests call it directly.
   Status RefreshStoredKeys();
 

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "api/operator_identity.h"
+#include "api/token_auth.h"
 
 namespace redrive::api {
 namespace {
@@ -82,9 +83,8 @@ Status Authorize(Role role, unsigned access) {
                 std::string("the ") + RoleName(role) + " role may not use this route");
 }
 
-Result<Caller> AuthenticateCaller(const Request& request, const std::vector<ApiKey>& keys,
+Result<Caller> AuthenticateApiKey(std::string_view token, const std::vector<ApiKey>& keys,
                                   StoredKeys& stored, Instant now) {
-  REDRIVE_ASSIGN_OR_RETURN(std::string_view token, BearerToken(request));
   if (token.empty()) return Unauthorized("unknown API key");
   for (const ApiKey& key : keys) {
     if (ConstantTimeEquals(token, key.key)) {
@@ -92,6 +92,7 @@ Result<Caller> AuthenticateCaller(const Request& request, const std::vector<ApiK
       c.role = key.role;
       c.actor = KeyLabel(key);
       c.scope = KeyScope(key);
+      c.bootstrap_key = &key;
       return c;
     }
   }
@@ -109,7 +110,17 @@ Result<Caller> AuthenticateCaller(const Request& request, const std::vector<ApiK
   c.actor = entry->name;
   c.scope = "stored:" + entry->id;
   c.queues = std::move(entry->queues);
+  c.key_id = entry->id;
   return c;
+}
+
+Result<Caller> AuthenticateCaller(const Request& request, const std::vector<ApiKey>& keys,
+                                  StoredKeys& stored, Instant now, const TokenAuthority* tokens) {
+  REDRIVE_ASSIGN_OR_RETURN(std::string_view token, BearerToken(request));
+  Result<Caller> by_key = AuthenticateApiKey(token, keys, stored, now);
+  // A key is tried first: a bootstrap key may happen to have a token's shape.
+  if (by_key.ok() || tokens == nullptr || !LooksLikeAccessToken(token)) return by_key;
+  return AuthenticateAccessToken(token, keys, stored, *tokens, now);
 }
 
 QueueScope CallerScope(const Caller& caller) { return QueueScope{caller.queues}; }

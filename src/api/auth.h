@@ -1,6 +1,8 @@
 // API keys and roles: who may call which route. Keys are bootstrap keys
 // (--api-key, REDRIVE_API_KEYS: ApiOptions::keys) or stored keys (created
-// through /api/v1/api-keys, cached per node: auth_stored_keys.h).
+// through /api/v1/api-keys, cached per node: auth_stored_keys.h). Either
+// may be exchanged for access tokens (POST /api/v1/auth/login; token_auth.h),
+// which act as their key.
 //   admin  — everything;
 //   worker — enqueue, bulk, claim, job heartbeat/complete/fail/ack,
 //            workers/*, and reading one job (GET /jobs/{id});
@@ -16,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/access_token.h"
 #include "api/api.h"
 #include "api/auth_stored_keys.h"
 #include "api/http_types.h"
@@ -57,14 +60,31 @@ struct Caller {
   std::string scope = "local";
   // The queues it may use (a stored worker key's scope); empty: every queue.
   std::vector<std::string> queues;
+  // The key it presented or its token names: a stored key's id, or a
+  // bootstrap key's id (token_auth.h: BootstrapKeyId) when it came with a
+  // token; empty for a bootstrap key presented itself, and without keys.
+  std::string key_id;
+  // The bootstrap key it presented or its token names (points into
+  // ApiOptions::keys); null for stored keys and without keys.
+  const ApiKey* bootstrap_key = nullptr;
+  // Set when it presented an access token rather than a key.
+  std::optional<AccessClaims> token;
 };
+
+class TokenAuthority;  // token_auth.h
 
 // The caller presenting "Authorization: Bearer KEY": a bootstrap key of
 // `keys`, else a stored key of `stored` (by its secret's SHA-256), usable at
 // `now` (its use is then noted). UNAUTHORIZED, saying why, when the header
 // is missing or malformed, or names no key, a revoked key or an expired one.
+// With `tokens`, an access token (access_token.h) is accepted too, checked
+// as AuthenticateAccessToken (token_auth.h) does.
 // REQUIRES: keys are required (bootstrap keys, or stored.any()).
 Result<Caller> AuthenticateCaller(const Request& request, const std::vector<ApiKey>& keys,
+                                  StoredKeys& stored, Instant now,
+                                  const TokenAuthority* tokens = nullptr);
+// The caller presenting API key `key` (not a token), as AuthenticateCaller.
+Result<Caller> AuthenticateApiKey(std::string_view key, const std::vector<ApiKey>& keys,
                                   StoredKeys& stored, Instant now);
 
 // The queues `caller` may use, for the engine's checks on the routes that

@@ -5,6 +5,7 @@
 #include <future>
 #include <memory>
 
+#include "api/token_auth.h"
 #include "engine/engine.h"
 
 namespace redrive::api {
@@ -50,9 +51,9 @@ Status FlushKeyUses(engine::Engine& engine, StoredKeys& keys) {
   return written.status();
 }
 
-KeyRefresher::KeyRefresher(engine::Engine& engine, StoredKeys& keys,
+KeyRefresher::KeyRefresher(engine::Engine& engine, StoredKeys& keys, TokenAuthority* tokens,
                            std::chrono::milliseconds refresh, std::chrono::milliseconds flush)
-    : engine_(engine), keys_(keys), refresh_(refresh), flush_(flush) {
+    : engine_(engine), keys_(keys), tokens_(tokens), refresh_(refresh), flush_(flush) {
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -73,6 +74,7 @@ void KeyRefresher::Run() {
   while (!cv_.wait_for(lock, refresh_, [this] { return stopping_; })) {
     lock.unlock();
     Status st = LoadStoredKeys(engine_, keys_);
+    if (st.ok() && tokens_ != nullptr) st = LoadTokenSecret(engine_, *tokens_);
     // Logged when it starts and stops failing, not once a second.
     if (!st.ok() && !failing)
       spdlog::warn("API keys: cannot reload from the store: {}", st.message());

@@ -1,7 +1,8 @@
 // Keeping a node's StoredKeys (auth_stored_keys.h) in step with the store:
 // LoadStoredKeys reloads the keys when the store's ApiKeysVersion moved,
 // FlushKeyUses writes the noted last uses, and KeyRefresher does both on
-// its own thread, now and then.
+// its own thread, now and then (and reads the token secret while this node
+// has none: token_auth.h).
 #pragma once
 
 #include <chrono>
@@ -18,6 +19,8 @@ class Engine;
 
 namespace redrive::api {
 
+class TokenAuthority;  // token_auth.h
+
 // Reads the keys if the store's version differs from the cache's (one read
 // of the version otherwise) and replaces the cache's. Blocks the calling
 // thread (never an I/O thread) until the engine answered.
@@ -32,8 +35,9 @@ Status FlushKeyUses(engine::Engine& engine, StoredKeys& keys);
 // `engine` and `keys` must outlive it.
 class KeyRefresher {
  public:
-  KeyRefresher(engine::Engine& engine, StoredKeys& keys, std::chrono::milliseconds refresh,
-               std::chrono::milliseconds flush);
+  // `tokens` (may be null) must outlive it too.
+  KeyRefresher(engine::Engine& engine, StoredKeys& keys, TokenAuthority* tokens,
+               std::chrono::milliseconds refresh, std::chrono::milliseconds flush);
   ~KeyRefresher();
   KeyRefresher(const KeyRefresher&) = delete;
   KeyRefresher& operator=(const KeyRefresher&) = delete;
@@ -43,6 +47,7 @@ class KeyRefresher {
 
   engine::Engine& engine_;
   StoredKeys& keys_;
+  TokenAuthority* tokens_;
   const std::chrono::milliseconds refresh_;
   const std::chrono::milliseconds flush_;
   std::mutex mu_;

@@ -39,6 +39,15 @@ std::optional<StoredKeys::Entry> StoredKeys::Find(std::string_view secret_hash) 
   return it->second;
 }
 
+std::optional<StoredKeys::Entry> StoredKeys::FindById(std::string_view id) const {
+  std::shared_lock lock(mu_);
+  auto it = hash_by_id_.find(std::string(id));
+  if (it == hash_by_id_.end()) return std::nullopt;
+  auto entry = by_hash_.find(it->second);
+  if (entry == by_hash_.end()) return std::nullopt;
+  return entry->second;
+}
+
 uint64_t StoredKeys::applied() const {
   std::shared_lock lock(mu_);
   return applied_;
@@ -46,11 +55,16 @@ uint64_t StoredKeys::applied() const {
 
 void StoredKeys::Replace(const ApiKeySnapshot& snapshot, uint64_t applied_before) {
   std::unordered_map<std::string, Entry> fresh;
-  for (const StoredApiKey& key : snapshot.keys) fresh.emplace(key.secret_hash, EntryOf(key));
+  std::unordered_map<std::string, std::string> fresh_ids;
+  for (const StoredApiKey& key : snapshot.keys) {
+    fresh.emplace(key.secret_hash, EntryOf(key));
+    fresh_ids.emplace(key.id, key.secret_hash);
+  }
   std::unique_lock lock(mu_);
   if (version_ && *version_ > snapshot.version) return;  // a slower, older read
   if (applied_ != applied_before) return;
   by_hash_ = std::move(fresh);
+  hash_by_id_ = std::move(fresh_ids);
   version_ = snapshot.version;
   any_ = !snapshot.keys.empty();
   loaded_ = true;
@@ -59,6 +73,7 @@ void StoredKeys::Replace(const ApiKeySnapshot& snapshot, uint64_t applied_before
 void StoredKeys::Apply(const StoredApiKey& key) {
   std::unique_lock lock(mu_);
   by_hash_[key.secret_hash] = EntryOf(key);
+  hash_by_id_[key.id] = key.secret_hash;
   any_ = true;
   ++applied_;
 }

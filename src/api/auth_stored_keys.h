@@ -55,6 +55,8 @@ class StoredKeys {
   std::optional<int64_t> version() const;
   // The key whose secret hashes to `secret_hash`, if any.
   std::optional<Entry> Find(std::string_view secret_hash) const;
+  // The key whose id is `id`, if any (an access token names its key so).
+  std::optional<Entry> FindById(std::string_view id) const;
 
   // How many Applys this cache has seen; a load takes it before it reads.
   uint64_t applied() const;
@@ -79,6 +81,7 @@ class StoredKeys {
   std::optional<int64_t> version_;
   uint64_t applied_ = 0;
   std::unordered_map<std::string, Entry> by_hash_;
+  std::unordered_map<std::string, std::string> hash_by_id_;
 
   std::mutex uses_mu_;
   std::unordered_map<std::string, Instant> uses_;

@@ -14,6 +14,7 @@
 
 #include "api/api.h"
 #include "api/auth.h"
+#include "api/auth_failure_limiter.h"
 #include "api/auth_stored_keys.h"
 #include "api/error_mapping.h"
 #include "api/http_types.h"
@@ -43,6 +44,12 @@ struct Call {
   StoredKeys* stored_keys = nullptr;
   // Whether requests must present a key (bootstrap or stored keys exist).
   bool keys_required = false;
+  // The token exchange's secret and the failed-authentication limit, for
+  // the /auth routes that take a key or token in their body. Null: bare tests.
+  TokenAuthority* tokens = nullptr;
+  AuthFailureLimiter* auth_failures = nullptr;
+  // The clock of key expiry and tokens (ApiOptions::clock or the system's).
+  const Clock* clock = nullptr;
 
   // The value of a path parameter the route pattern declares.
   const std::string& Param(std::string_view name) const { return params.find(name)->second; }

@@ -82,6 +82,13 @@ void HandleGetApiKey(Call& call);     // GET /api-keys/{id}
 void HandleUpdateApiKey(Call& call);  // PUT /api-keys/{id}
 void HandleRevokeApiKey(Call& call);  // DELETE /api-keys/{id}
 
+// auth_token_handlers.cc: the token exchange (Spooled's /auth)
+void HandleLogin(Call& call);          // POST /auth/login (public: the key is in the body)
+void HandleRefresh(Call& call);        // POST /auth/refresh (public)
+void HandleValidateToken(Call& call);  // POST /auth/validate (public)
+void HandleAuthMe(Call& call);         // GET /auth/me
+void HandleLogout(Call& call);         // POST /auth/logout
+
 // audit_handlers.cc
 void HandleListAudit(Call& call);  // GET /audit [ext]
 

@@ -24,6 +24,14 @@ std::vector<Route> AllRoutes() {
       {"GET", "/", kPublic, HandleConsoleIndex},
       {"GET", "/console/{file}", kPublic, HandleConsoleFile},
       {"GET", "/api/v1/me", kPublic | kOptionalKey, HandleMe},
+      // The token exchange (Spooled's /auth, token_auth.h). login, refresh
+      // and validate carry their credential in the body, and count its
+      // failures against the client like a bad key.
+      {"POST", "/api/v1/auth/login", kPublic, HandleLogin},
+      {"POST", "/api/v1/auth/refresh", kPublic, HandleRefresh},
+      {"POST", "/api/v1/auth/validate", kPublic, HandleValidateToken},
+      {"GET", "/api/v1/auth/me", kSharedRead, HandleAuthMe},
+      {"POST", "/api/v1/auth/logout", kSharedRead, HandleLogout},
       {"GET", "/api/v1/throughput", kReadRoute, HandleThroughput},
       {"GET", "/api/v1/dashboard", kReadRoute, HandleDashboard},
       // Producer.

@@ -85,6 +85,8 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
   api_options.auth_failures.max_failures = config.auth_failure_limit;
   api_options.auth_failures.window = config.auth_failure_window;
   api_options.clock = &clock;
+  api_options.access_token_ttl = config.access_token_ttl;
+  api_options.refresh_token_ttl = config.refresh_token_ttl;
   // Bounds how late a key revoked on another node is refused here.
   api_options.key_refresh_interval = std::chrono::seconds(1);
   api::Api api(engine, std::move(api_options));

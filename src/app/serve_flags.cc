@@ -130,6 +130,17 @@ void AddServeFlags(CLI::App& serve, server::ServeFlags& flags) {
       ->envname("REDRIVE_AUDIT_RETENTION")
       ->capture_default_str();
   serve
+      .add_option("--access-token-ttl", flags.access_token_ttl,
+                  "How long an access token from POST /api/v1/auth/login lasts (1m..24h); a "
+                  "revoked key's tokens stop at once regardless")
+      ->envname("REDRIVE_ACCESS_TOKEN_TTL")
+      ->capture_default_str();
+  serve
+      .add_option("--refresh-token-ttl", flags.refresh_token_ttl,
+                  "How long an unused refresh token lasts (10m..90d); each refresh replaces it")
+      ->envname("REDRIVE_REFRESH_TOKEN_TTL")
+      ->capture_default_str();
+  serve
       .add_option("--max-clock-skew", flags.max_clock_skew,
                   "PostgreSQL: report (log, /health/ready, redrive_clock_skew_seconds) a clock "
                   "this far from the database's (2s, 10s; whole seconds); 0 never")

@@ -18,6 +18,7 @@
 // Thread-safety: all public methods are thread-safe.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -28,6 +29,7 @@
 #include "core/clock.h"
 #include "core/limits.h"
 #include "core/random.h"
+#include "core/refresh_token.h"
 #include "core/status.h"
 #include "core/throughput.h"
 #include "engine/operator_requests.h"
@@ -247,13 +249,41 @@ class Engine {
   // CONFLICT when kMaxStoredApiKeys exist; VALIDATION for an expires_at
   // not after now.
   void CreateApiKey(StoredApiKey key, Callback<StoredApiKey> done);
-  // NOT_FOUND if unknown. Revoking is a patch with active = false.
+  // NOT_FOUND if unknown. Revoking is a patch with active = false; it ends
+  // the key's refresh tokens in the same transaction.
   void UpdateApiKey(std::string id, ApiKeyPatch patch, Callback<StoredApiKey> done);
   // Every key and the version read with them (one read snapshot); unset
   // when the store's version is still `known` (nothing changed).
   void LoadApiKeys(std::optional<int64_t> known, Callback<std::optional<ApiKeySnapshot>> done);
   // Moves the keys' last_used_at forward (one write for the batch).
   void RecordApiKeyUse(std::vector<ApiKeyUse> uses, StatusCallback done);
+
+  // --- token exchange (engine_tokens.cc; core/refresh_token.h). The API
+  // makes the secrets and hashes; the engine stores and checks them.
+  // The stored token secret, if any (a read).
+  void LoadTokenSecret(Callback<std::optional<std::string>> done);
+  // The token secret every node signs with: the stored one, or `candidate`
+  // stored now when there is none.
+  void EnsureTokenSecret(std::string candidate, Callback<std::string> done);
+  // Stores a refresh token of `key_id` (created now, expiring after `ttl`),
+  // ending the key's oldest live ones beyond kMaxLiveRefreshTokensPerKey.
+  void IssueRefreshToken(std::string token_hash, std::string key_id, std::chrono::seconds ttl,
+                         Callback<RefreshToken> done);
+  // Single use, in one transaction: ends the token `old_hash` (reason
+  // "refreshed") and issues `new_hash` to the same key, expiring after
+  // `ttl`; answers the new token. UNAUTHORIZED, saying why, when the old
+  // one is unknown, ended or expired, and whatever `accept(old)` refuses
+  // (then nothing is written). `accept` runs inside the write, perhaps more
+  // than once (a re-run write), and must not block.
+  void RotateRefreshToken(std::string old_hash, std::string new_hash, std::chrono::seconds ttl,
+                          std::function<Status(const RefreshToken&)> accept,
+                          Callback<RefreshToken> done);
+  // Ends the token `token_hash` (reason "logout") if it is live; answers
+  // whether it did (false: unknown, or already ended). ACCESS_DENIED, ending
+  // nothing, when it was issued to another key than `key_id`.
+  void EndRefreshToken(std::string token_hash, std::string key_id, Callback<bool> done);
+  // Ends every live token of `key_id` (reason "logout"); answers how many.
+  void EndRefreshTokensOfKey(std::string key_id, Callback<long long> done);
 
   // --- service
   void Ready(StatusCallback done);  // store reachable

@@ -58,6 +58,12 @@ void Engine::UpdateApiKey(std::string id, ApiKeyPatch patch, Callback<StoredApiK
         REDRIVE_RETURN_IF_ERROR(CheckApiKeyScope(k));
         k.updated_at = ctx.now;
         REDRIVE_RETURN_IF_ERROR(tx.UpdateApiKey(k));
+        // A revoked key's refresh tokens end with it (its access tokens are
+        // refused by every node's key cache).
+        if (!k.active) {
+          REDRIVE_RETURN_IF_ERROR(
+              tx.EndRefreshTokensOfKey(k.id, ctx.now, kRefreshEndKeyRevoked).status());
+        }
         return k;
       },
       std::move(done));

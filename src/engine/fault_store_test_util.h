@@ -136,6 +136,30 @@ class FaultStore final : public store::Store {
     Status RecordApiKeyUse(const std::vector<ApiKeyUse>& uses) override {
       return inner_->RecordApiKeyUse(uses);
     }
+    Result<std::optional<std::string>> GetTokenSecret() override {
+      return inner_->GetTokenSecret();
+    }
+    Result<std::vector<RefreshToken>> ListRefreshTokens(const std::string& key_id) override {
+      return inner_->ListRefreshTokens(key_id);
+    }
+    Result<std::string> EnsureTokenSecret(const std::string& candidate) override {
+      return inner_->EnsureTokenSecret(candidate);
+    }
+    Result<long long> InsertRefreshToken(const RefreshToken& token,
+                                         size_t max_live_per_key) override {
+      return inner_->InsertRefreshToken(token, max_live_per_key);
+    }
+    Result<std::optional<RefreshToken>> EndRefreshToken(const std::string& token_hash, Instant now,
+                                                        std::string_view reason) override {
+      return inner_->EndRefreshToken(token_hash, now, reason);
+    }
+    Result<long long> EndRefreshTokensOfKey(const std::string& key_id, Instant now,
+                                            std::string_view reason) override {
+      return inner_->EndRefreshTokensOfKey(key_id, now, reason);
+    }
+    Result<long long> DeleteOldRefreshTokens(Instant before, int limit) override {
+      return inner_->DeleteOldRefreshTokens(before, limit);
+    }
     Result<std::vector<ThroughputPoint>> ReadThroughput(
         const std::optional<std::string>& queue_name, Instant after) override {
       return inner_->ReadThroughput(queue_name, after);

@@ -256,6 +256,38 @@ Status ApplyScheduleFlags(const ServeFlags& flags, ServeConfig* config) {
   return Status::Ok();
 }
 
+// --access-token-ttl (1 min..24 h) and --refresh-token-ttl (10 min..90 days):
+// an access token is checked without a store read, so it stays short; a
+// refresh token lives in the store and is pruned a day after it ends.
+Status ApplyTokenFlags(const ServeFlags& flags, ServeConfig* config) {
+  using std::chrono::hours;
+  using std::chrono::minutes;
+  struct Bound {
+    const std::string& text;
+    const char* field;
+    const char* flag;
+    std::chrono::seconds min, max;
+    const char* range;
+    std::chrono::seconds* out;
+  };
+  const Bound bounds[] = {{flags.access_token_ttl, "access_token_ttl", "--access-token-ttl",
+                           minutes(1), hours(24), "1m..24h", &config->access_token_ttl},
+                          {flags.refresh_token_ttl, "refresh_token_ttl", "--refresh-token-ttl",
+                           minutes(10), hours(90 * 24), "10m..90d", &config->refresh_token_ttl}};
+  for (const Bound& b : bounds) {
+    auto ttl = ParseDurationSeconds(b.text);
+    if (!ttl.ok()) {
+      return Status::Validation(b.field, std::string(b.flag) + ": " + ttl.status().message());
+    }
+    if (*ttl < b.min || *ttl > b.max) {
+      return Status::Validation(
+          b.field, std::string(b.flag) + " must be within " + b.range + ", got " + Quoted(b.text));
+    }
+    *b.out = *ttl;
+  }
+  return Status::Ok();
+}
+
 // Each bound positive. (One larger than --max-body-bytes is harmless: the body
 // limit refuses such a request first; so a small body limit needs no other flag.)
 Status CheckTagAndMetadataLimits(const ServeFlags& flags) {
@@ -391,6 +423,7 @@ Result<ServeConfig> MakeServeConfig(const ServeFlags& flags) {
   }
   config.audit_retention = *audit_retention;
   REDRIVE_RETURN_IF_ERROR(ApplyScheduleFlags(flags, &config));
+  REDRIVE_RETURN_IF_ERROR(ApplyTokenFlags(flags, &config));
   REDRIVE_ASSIGN_OR_RETURN(
       config.prune_workers_after,
       DurationOrNever(flags.prune_workers_after, "prune_workers_after", "--prune-workers-after"));

@@ -90,6 +90,8 @@ struct ServeFlags {
   std::string retention_interval = "60s";
   std::string prune_workers_after = "7d";  // "0": never
   std::string audit_retention = "90d";
+  std::string access_token_ttl = "15m";
+  std::string refresh_token_ttl = "24h";
   int io_threads = 1;
   std::string log_level = "info";
   std::string log_format = "text";
@@ -127,6 +129,10 @@ struct ServeConfig {
   std::chrono::seconds prune_workers_after{7 * 24 * 3600};
   // How long the operator audit log keeps an entry.
   std::chrono::seconds audit_retention{90 * 24 * 3600};
+  // How long the token exchange's access tokens (1 min..24 h) and refresh
+  // tokens (10 min..90 days) last (api/token_auth.h).
+  std::chrono::seconds access_token_ttl{15 * 60};
+  std::chrono::seconds refresh_token_ttl{24 * 3600};
   // The most schedules the store holds; each keeps its newest
   // schedule_history_keep runs, none older than schedule_history_retention.
   size_t max_schedules = 1000;

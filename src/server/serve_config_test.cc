@@ -193,6 +193,31 @@ TEST(MakeServeConfigTest, AuditRetentionTakesAPositiveDuration) {
   }
 }
 
+TEST(MakeServeConfigTest, TokenLifetimesAreBounded) {
+  auto defaults = MakeServeConfig(ServeFlags{});
+  EXPECT_EQ(defaults->access_token_ttl, std::chrono::minutes(15));
+  EXPECT_EQ(defaults->refresh_token_ttl, std::chrono::hours(24));
+  ServeFlags f;
+  f.access_token_ttl = "1h";
+  f.refresh_token_ttl = "30d";
+  EXPECT_EQ(MakeServeConfig(f)->access_token_ttl, std::chrono::hours(1));
+  EXPECT_EQ(MakeServeConfig(f)->refresh_token_ttl, std::chrono::hours(30 * 24));
+  for (const char* bad : {"59s", "25h", "soon"}) {
+    ServeFlags g;
+    g.access_token_ttl = bad;
+    auto c = MakeServeConfig(g);
+    ASSERT_FALSE(c.ok()) << bad;
+    EXPECT_EQ(c.status().field(), "access_token_ttl");
+  }
+  for (const char* bad : {"9m", "91d"}) {
+    ServeFlags g;
+    g.refresh_token_ttl = bad;
+    auto c = MakeServeConfig(g);
+    ASSERT_FALSE(c.ok()) << bad;
+    EXPECT_EQ(c.status().field(), "refresh_token_ttl");
+  }
+}
+
 TEST(MakeServeConfigTest, PruneWorkersAfterTakesADurationOrZero) {
   ServeFlags f;
   f.prune_workers_after = "12h";

@@ -42,6 +42,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/api_key.h"
@@ -50,6 +51,7 @@
 #include "core/job.h"
 #include "core/new_job.h"
 #include "core/queue.h"
+#include "core/refresh_token.h"
 #include "core/schedule.h"
 #include "core/status.h"
 #include "core/throughput.h"
@@ -234,6 +236,13 @@ class ReadTx {
   // one cheap read whether its cached keys are stale. RecordApiKeyUse does
   // not move it.
   virtual Result<int64_t> ApiKeysVersion() = 0;
+
+  // Token exchange (core/refresh_token.h). The secret access tokens are
+  // signed with, shared by every node; unset until a WriteTx ensured one.
+  virtual Result<std::optional<std::string>> GetTokenSecret() = 0;
+  // The refresh tokens issued to `key_id`, ended and expired ones too (until
+  // pruned), oldest created first (ties by hash). Cost: the key's rows.
+  virtual Result<std::vector<RefreshToken>> ListRefreshTokens(const std::string& key_id) = 0;
 };
 
 // A write transaction. Commit() makes every change durable (fsync) before it
@@ -450,6 +459,36 @@ class WriteTx : public ReadTx {
   // Moves each key's last_used_at forward to `use.at` (never back); unknown
   // ids are skipped. Bookkeeping: does not move ApiKeysVersion.
   virtual Status RecordApiKeyUse(const std::vector<ApiKeyUse>& uses) = 0;
+
+  // Token exchange (core/refresh_token.h).
+  // The token secret: stores `candidate` when the store holds none, then
+  // returns the stored one. Two nodes racing both get the one secret that
+  // was stored first (insert-if-absent, then read back; on PostgreSQL the
+  // second waits for the first's commit).
+  virtual Result<std::string> EnsureTokenSecret(const std::string& candidate) = 0;
+  // Stores a new refresh token (REQUIRES: token_hash is new; not ended),
+  // then ends, as kRefreshEndEvicted at token.created_at, the oldest of its
+  // key's live tokens beyond `max_live_per_key` (the new one counts).
+  // Returns how many it ended. Exact with several writers (PostgreSQL: the
+  // key's issues take turns on an advisory lock).
+  virtual Result<long long> InsertRefreshToken(const RefreshToken& token,
+                                               size_t max_live_per_key) = 0;
+  // Ends the token whose hash is `token_hash` if it is live at `now`
+  // (ended_at = now, end_reason = `reason`), and returns it as it was before
+  // this call, so LiveAt(now) on the answer says whether this call ended it;
+  // unset if unknown. Single use under concurrency: of two transactions
+  // ending one token, exactly one sees it live (PostgreSQL: the row is
+  // locked; the second waits, then sees it ended).
+  virtual Result<std::optional<RefreshToken>> EndRefreshToken(const std::string& token_hash,
+                                                              Instant now,
+                                                              std::string_view reason) = 0;
+  // Ends every token of `key_id` live at `now` (logout of a key, its
+  // revocation). Returns how many.
+  virtual Result<long long> EndRefreshTokensOfKey(const std::string& key_id, Instant now,
+                                                  std::string_view reason) = 0;
+  // Deletes at most `limit` tokens that stopped being usable (ended, or
+  // expired) before `before`, earliest first. Returns how many.
+  virtual Result<long long> DeleteOldRefreshTokens(Instant before, int limit) = 0;
 };
 
 // How the engine runs writes on a store (engine/write_executor.h).

@@ -10,8 +10,10 @@ ServiceRun AuditRetention::RunOnce(Instant now) {
   Status st = committer_.RunAndWait([&](store::WriteTx& tx, TxContext&) -> Status {
     REDRIVE_ASSIGN_OR_RETURN(long long entries, tx.DeleteAuditBefore(now - keep_, batch_));
     REDRIVE_ASSIGN_OR_RETURN(long long keys, tx.DeleteExpiredIdempotencyKeys(now, batch_));
-    run.changed = entries + keys;
-    run.more = entries >= batch_ || keys >= batch_;
+    REDRIVE_ASSIGN_OR_RETURN(long long tokens,
+                             tx.DeleteOldRefreshTokens(now - kKeepEndedRefreshTokens, batch_));
+    run.changed = entries + keys + tokens;
+    run.more = entries >= batch_ || keys >= batch_ || tokens >= batch_;
     return Status::Ok();
   });
   if (!st.ok()) spdlog::warn("audit retention: {}", st.ToString());

@@ -1,6 +1,8 @@
 // Audit retention: deletes operator audit entries older than `keep`
-// (--audit-retention) and Idempotency-Key records past their expiry, a
-// bounded batch of each per pass. Runs every `interval`.
+// (--audit-retention), Idempotency-Key records past their expiry, and
+// refresh tokens that ended or expired over kKeepEndedRefreshTokens ago
+// (core/refresh_token.h), a bounded batch of each per pass. Runs every
+// `interval`.
 #pragma once
 
 #include "engine/committer.h"

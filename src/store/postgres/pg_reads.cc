@@ -6,6 +6,7 @@
 #include "store/postgres/pg_row_mapping.h"
 #include "store/postgres/pg_schedule_sql.h"
 #include "store/postgres/pg_throughput_sql.h"
+#include "store/postgres/pg_token_sql.h"
 #include "store/postgres/pg_webhook_sql.h"
 
 namespace redrive::store::postgres {
@@ -252,6 +253,16 @@ Result<StoredApiKey> PgReads<Base>::GetApiKey(const std::string& id) {
 template <typename Base>
 Result<int64_t> PgReads<Base>::ApiKeysVersion() {
   return api_key_sql::ApiKeysVersion(conn_);
+}
+
+template <typename Base>
+Result<std::optional<std::string>> PgReads<Base>::GetTokenSecret() {
+  return token_sql::GetTokenSecret(conn_);
+}
+
+template <typename Base>
+Result<std::vector<RefreshToken>> PgReads<Base>::ListRefreshTokens(const std::string& key_id) {
+  return token_sql::ListRefreshTokens(conn_, key_id);
 }
 
 template <typename Base>

@@ -58,6 +58,8 @@ class PgReads : public Base {
   // Locks the row in a write transaction (a read-modify-write).
   Result<StoredApiKey> GetApiKey(const std::string& id) override;
   Result<int64_t> ApiKeysVersion() override;
+  Result<std::optional<std::string>> GetTokenSecret() override;
+  Result<std::vector<RefreshToken>> ListRefreshTokens(const std::string& key_id) override;
 
  protected:
   // `conn` must outlive this object.

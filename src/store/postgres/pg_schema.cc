@@ -4,6 +4,7 @@
 
 #include "core/clock.h"
 #include "store/postgres/pg_api_key_sql.h"
+#include "store/postgres/pg_token_sql.h"
 
 namespace redrive::store::postgres {
 namespace {
@@ -403,6 +404,7 @@ constexpr PgMigration kMigrations[] = {
     {11, "operator audit log and idempotency keys", kSchemaV11},
     {12, "schedules", kSchemaV12},
     {13, "stored API keys", api_key_sql::kSchema},
+    {14, "token exchange: token secret and refresh tokens", token_sql::kSchema},
 };
 
 constexpr char kCreateMigrationsTable[] =

@@ -138,6 +138,14 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
   Status UpdateApiKey(const StoredApiKey& key) override;
   Status RecordApiKeyUse(const std::vector<ApiKeyUse>& uses) override;
 
+  Result<std::string> EnsureTokenSecret(const std::string& candidate) override;
+  Result<long long> InsertRefreshToken(const RefreshToken& token, size_t max_live_per_key) override;
+  Result<std::optional<RefreshToken>> EndRefreshToken(const std::string& token_hash, Instant now,
+                                                      std::string_view reason) override;
+  Result<long long> EndRefreshTokensOfKey(const std::string& key_id, Instant now,
+                                          std::string_view reason) override;
+  Result<long long> DeleteOldRefreshTokens(Instant before, int limit) override;
+
  private:
   // The outcome of an insert statement's result `r` for `job`.
   Result<InsertOutcome> Inserted(const Job& job, const PgResult& r);

@@ -8,6 +8,7 @@
 #include "store/sqlite/row_mapping.h"
 #include "store/sqlite/schedule_sql.h"
 #include "store/sqlite/throughput_sql.h"
+#include "store/sqlite/token_sql.h"
 #include "store/sqlite/webhook_sql.h"
 
 namespace redrive::store::sqlite {
@@ -217,6 +218,16 @@ Result<StoredApiKey> SqliteReads<Base>::GetApiKey(const std::string& id) {
 template <typename Base>
 Result<int64_t> SqliteReads<Base>::ApiKeysVersion() {
   return api_key_sql::ApiKeysVersion(conn_);
+}
+
+template <typename Base>
+Result<std::optional<std::string>> SqliteReads<Base>::GetTokenSecret() {
+  return token_sql::GetTokenSecret(conn_);
+}
+
+template <typename Base>
+Result<std::vector<RefreshToken>> SqliteReads<Base>::ListRefreshTokens(const std::string& key_id) {
+  return token_sql::ListRefreshTokens(conn_, key_id);
 }
 
 template <typename Base>

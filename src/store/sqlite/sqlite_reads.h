@@ -52,6 +52,8 @@ class SqliteReads : public Base {
   Result<std::vector<StoredApiKey>> ListApiKeys() override;
   Result<StoredApiKey> GetApiKey(const std::string& id) override;
   Result<int64_t> ApiKeysVersion() override;
+  Result<std::optional<std::string>> GetTokenSecret() override;
+  Result<std::vector<RefreshToken>> ListRefreshTokens(const std::string& key_id) override;
 
  protected:
   // `conn` must outlive this object.

@@ -4,6 +4,7 @@
 
 #include "core/clock.h"
 #include "store/sqlite/api_key_sql.h"
+#include "store/sqlite/token_sql.h"
 
 namespace redrive::store::sqlite {
 namespace {
@@ -389,6 +390,7 @@ constexpr Migration kMigrations[] = {
     {10, "operator audit log and idempotency keys", kSchemaV10},
     {11, "schedules", kSchemaV11},
     {12, "stored API keys", api_key_sql::kSchema},
+    {13, "token exchange: token secret and refresh tokens", token_sql::kSchema},
 };
 
 constexpr char kCreateMigrationsTable[] =

@@ -100,6 +100,14 @@ class SqliteWriteTx final : public SqliteReads<WriteTx> {
   Status UpdateApiKey(const StoredApiKey& key) override;
   Status RecordApiKeyUse(const std::vector<ApiKeyUse>& uses) override;
 
+  Result<std::string> EnsureTokenSecret(const std::string& candidate) override;
+  Result<long long> InsertRefreshToken(const RefreshToken& token, size_t max_live_per_key) override;
+  Result<std::optional<RefreshToken>> EndRefreshToken(const std::string& token_hash, Instant now,
+                                                      std::string_view reason) override;
+  Result<long long> EndRefreshTokensOfKey(const std::string& key_id, Instant now,
+                                          std::string_view reason) override;
+  Result<long long> DeleteOldRefreshTokens(Instant before, int limit) override;
+
  private:
   SqliteWriteTx(Connection& conn, std::unique_lock<std::mutex> lock, CommitHealth& health)
       : SqliteReads(conn), lock_(std::move(lock)), health_(health) {}
