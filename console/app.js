@@ -7,6 +7,8 @@
 //   #/queues/<name>         one queue
 //   #/webhooks              outgoing webhooks
 //   #/webhooks/<id>?status=&page=   one webhook and its deliveries
+//   #/schedules?page=       cron schedules
+//   #/schedules/<id>?page=  one schedule and its run history
 //   #/audit?actor=&action=&target=&cursor=   the operator audit log
 import * as api from './api.js';
 import {h, fill} from './dom.js';
@@ -17,6 +19,8 @@ import {mountQueue} from './queue.js';
 import {mountWebhooks} from './webhooks.js';
 import {mountWebhook} from './webhook.js';
 import {mountAudit} from './audit.js';
+import {mountSchedules} from './schedules.js';
+import {mountSchedule} from './schedule.js';
 import {showError, clearMessages, isDialogOpen} from './ui.js';
 import {formatDuration} from './durations.js';
 
@@ -45,6 +49,12 @@ function route() {
   }
   if (parts[0] === 'webhooks') return {nav: 'webhooks', mount: () => mountWebhooks(main, ctx)};
   if (parts[0] === 'audit') return {nav: 'audit', mount: () => mountAudit(main, ctx, params)};
+  if (parts[0] === 'schedules' && parts[1]) {
+    return {nav: 'schedules', mount: () => mountSchedule(main, ctx, parts[1], params)};
+  }
+  if (parts[0] === 'schedules') {
+    return {nav: 'schedules', mount: () => mountSchedules(main, ctx, params)};
+  }
   return {nav: 'overview', mount: () => mountOverview(main, ctx)};
 }
 

@@ -44,7 +44,7 @@ function filterForm(filters) {
     h('option', {value: ''}, 'any action'), ACTIONS.map((a) => h('option', {value: a}, a)));
   action.value = filters.action;
   const target = h('input', {name: 'target', value: filters.target,
-                             placeholder: 'job:ID, queue:NAME, webhook:ID',
+                             placeholder: 'job:ID, queue:NAME, schedule:ID',
                              'data-test': 'filter-target'});
   const form = h('form', {class: 'filters'},
     h('label', {}, 'Actor ', actor), h('label', {}, 'Action ', action),
@@ -58,11 +58,13 @@ function filterForm(filters) {
   return form;
 }
 
-// "job:ID" links to the job, "queue:NAME" to the queue, "webhook:ID" to the webhook.
+// "job:ID" links to the job, "queue:NAME" to the queue, "webhook:ID" to the
+// webhook, "schedule:ID" to the schedule.
 function targetLink(target) {
   const [kind, ...rest] = target.split(':');
   const value = rest.join(':');
-  const pages = {job: '#/jobs/', queue: '#/queues/', webhook: '#/webhooks/'};
+  const pages = {job: '#/jobs/', queue: '#/queues/', webhook: '#/webhooks/',
+                 schedule: '#/schedules/'};
   if (!pages[kind]) return h('span', {class: 'mono'}, target);
   return h('a', {href: `${pages[kind]}${api.enc(value)}`, class: 'mono'}, truncate(target, 48));
 }
