@@ -7,6 +7,9 @@
 //   #/queues/<name>         one queue
 //   #/webhooks              outgoing webhooks
 //   #/webhooks/<id>?status=&page=   one webhook and its deliveries
+//   #/schedules?page=       cron schedules
+//   #/schedules/<id>?page=  one schedule and its run history
+//   #/keys                  stored API keys (admin only)
 //   #/audit?actor=&action=&target=&cursor=   the operator audit log
 import * as api from './api.js';
 import {h, fill} from './dom.js';
@@ -17,12 +20,18 @@ import {mountQueue} from './queue.js';
 import {mountWebhooks} from './webhooks.js';
 import {mountWebhook} from './webhook.js';
 import {mountAudit} from './audit.js';
+import {mountSchedules} from './schedules.js';
+import {mountSchedule} from './schedule.js';
+import {mountKeys} from './keys.js';
 import {showError, clearMessages, isDialogOpen} from './ui.js';
 import {formatDuration} from './durations.js';
 
 const POLL_MS = 5000;
 const main = document.getElementById('main');
-const ctx = {role: null, canAct: false, authRequired: false};
+// requireKey(message): a page that ended the server's no-key mode (the Keys
+// page's first key) asks for a key.
+const ctx = {role: null, canAct: false, authRequired: false,
+             requireKey: (message) => showSignIn(message)};
 let page = null;         // {refresh} of the mounted view
 let pollTimer = null;
 let lastUpdated = null;
@@ -45,6 +54,13 @@ function route() {
   }
   if (parts[0] === 'webhooks') return {nav: 'webhooks', mount: () => mountWebhooks(main, ctx)};
   if (parts[0] === 'audit') return {nav: 'audit', mount: () => mountAudit(main, ctx, params)};
+  if (parts[0] === 'schedules' && parts[1]) {
+    return {nav: 'schedules', mount: () => mountSchedule(main, ctx, parts[1], params)};
+  }
+  if (parts[0] === 'schedules') {
+    return {nav: 'schedules', mount: () => mountSchedules(main, ctx, params)};
+  }
+  if (parts[0] === 'keys') return {nav: 'keys', mount: () => mountKeys(main, ctx)};
   return {nav: 'overview', mount: () => mountOverview(main, ctx)};
 }
 
@@ -72,6 +88,15 @@ async function refresh() {
     if (err.status === 404) {
       fill(main, h('h1', {}, 'Not found'), h('p', {}, err.message),
                          h('p', {}, h('a', {href: '#/'}, 'Back to the overview')));
+      page = null;
+    }
+    // A page this role may not read (a viewer on #/keys): the server's words
+    // instead of a page stuck on "Loading…".
+    if (err.status === 403) {
+      fill(main, h('h1', {}, 'Not allowed'),
+           h('p', {'data-test': 'forbidden'}, h('strong', {}, err.code), ' ', err.message),
+           h('p', {}, `Your key's role is ${ctx.role}.`),
+           h('p', {}, h('a', {href: '#/'}, 'Back to the overview')));
       page = null;
     }
     showError(err, 'Loading');
@@ -143,6 +168,8 @@ function start(me) {
   role.textContent = me.role;
   role.title = ctx.canAct ? 'admin: every action' : `${me.role}: read only`;
   document.getElementById('signout').hidden = !me.auth_required;
+  // Pages only an admin may read (API keys) are not offered to other roles.
+  for (const a of document.querySelectorAll('[data-admin-only]')) a.hidden = !ctx.canAct;
   document.getElementById('nav').hidden = false;
   show();
   startPolling();

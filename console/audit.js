@@ -9,7 +9,8 @@ const ACTIONS = ['job.retry', 'job.cancel', 'job.priority', 'job.payload', 'dlq.
                  'dlq.purge', 'queue.pause', 'queue.resume', 'queue.config', 'queue.delete',
                  'webhook.create', 'webhook.update', 'webhook.delete', 'webhook.test',
                  'schedule.create', 'schedule.update', 'schedule.delete', 'schedule.pause',
-                 'schedule.resume', 'schedule.trigger'];
+                 'schedule.resume', 'schedule.trigger', 'api_key.create', 'api_key.update',
+                 'api_key.revoke'];
 
 // `params`: the hash query (actor, action, target, cursor).
 export function mountAudit(main, ctx, params) {
@@ -44,7 +45,7 @@ function filterForm(filters) {
     h('option', {value: ''}, 'any action'), ACTIONS.map((a) => h('option', {value: a}, a)));
   action.value = filters.action;
   const target = h('input', {name: 'target', value: filters.target,
-                             placeholder: 'job:ID, queue:NAME, webhook:ID',
+                             placeholder: 'job:ID, queue:NAME, schedule:ID',
                              'data-test': 'filter-target'});
   const form = h('form', {class: 'filters'},
     h('label', {}, 'Actor ', actor), h('label', {}, 'Action ', action),
@@ -58,11 +59,14 @@ function filterForm(filters) {
   return form;
 }
 
-// "job:ID" links to the job, "queue:NAME" to the queue, "webhook:ID" to the webhook.
+// "job:ID" links to the job, "queue:NAME" to the queue, "webhook:ID" to the
+// webhook, "schedule:ID" to the schedule, "api_key:ID" to the Keys page.
 function targetLink(target) {
   const [kind, ...rest] = target.split(':');
   const value = rest.join(':');
-  const pages = {job: '#/jobs/', queue: '#/queues/', webhook: '#/webhooks/'};
+  const pages = {job: '#/jobs/', queue: '#/queues/', webhook: '#/webhooks/',
+                 schedule: '#/schedules/'};
+  if (kind === 'api_key') return h('a', {href: '#/keys', class: 'mono'}, truncate(target, 48));
   if (!pages[kind]) return h('span', {class: 'mono'}, target);
   return h('a', {href: `${pages[kind]}${api.enc(value)}`, class: 'mono'}, truncate(target, 48));
 }

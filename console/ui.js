@@ -109,6 +109,32 @@ export function openDialog({title, body = [], fields = [], confirmLabel = 'Confi
 
 export function isDialogOpen() { return document.getElementById('dialog').open; }
 
+// A secret the server shows once (a webhook's signing secret, an API key):
+// in plain sight with a Copy button until the operator dismisses it.
+// `what` names it ("Secret", "Key") in the notices; `explain` says what it is for.
+export function secretOnceBox({title, value, label, what = 'Secret', explain = [], onDismiss}) {
+  const input = h('input', {readonly: true, class: 'mono secret-value', value,
+                            'data-test': 'secret-value', 'aria-label': label});
+  input.addEventListener('focus', () => input.select());
+  const copy = h('button', {type: 'button', class: 'small'}, 'Copy');
+  copy.addEventListener('click', async () => {
+    input.select();
+    try {
+      await navigator.clipboard.writeText(value);
+      showNotice(`${what} copied to the clipboard.`);
+    } catch {
+      showNotice(`The browser refused the clipboard: the ${what.toLowerCase()} is selected, ` +
+                 'copy it with Ctrl+C.');
+    }
+  });
+  return h('section', {class: 'card secret-once', 'data-test': 'secret-once', role: 'status'},
+    h('h2', {}, title),
+    h('p', {}, h('strong', {}, 'Copy it now, it will not be shown again. '), explain),
+    h('div', {class: 'actions'}, input, copy,
+      h('button', {type: 'button', class: 'primary', 'data-test': 'secret-dismiss',
+                   onclick: onDismiss}, 'I have stored it')));
+}
+
 // Runs an action with its button disabled meanwhile; reports errors.
 export async function busy(button, what, fn) {
   button.disabled = true;

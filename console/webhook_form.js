@@ -4,12 +4,13 @@
 // gets none of these.
 import * as api from './api.js';
 import {h, fill, truncate} from './dom.js';
-import {openDialog, showNotice, showError, busy, clearMessages} from './ui.js';
+import {openDialog, showNotice, showError, busy, clearMessages, secretOnceBox} from './ui.js';
 
 // The events a webhook can subscribe to (docs/api.md, "Events").
 export const EVENTS = ['job.created', 'job.started', 'job.completed', 'job.failed',
-                       'job.deadlettered', 'job.retried', 'job.cancelled', 'queue.paused',
-                       'queue.resumed', 'worker.registered', 'worker.deregistered'];
+                       'job.deadlettered', 'job.retried', 'job.cancelled', 'job.quarantined',
+                       'queue.paused', 'queue.resumed', 'worker.registered',
+                       'worker.deregistered', 'schedule.triggered'];
 export const FORMATS = ['json', 'slack'];
 
 // "enabled" / "disabled", the reason of a disabled one in plain sight.
@@ -110,27 +111,11 @@ export function webhookForm({webhook = null, onSaved, onEdit = () => {}}) {
 
 // The secret of a new webhook: shown once, until dismissed.
 export function secretBox(webhook, onDismiss) {
-  const value = h('input', {readonly: true, class: 'mono secret-value', value: webhook.secret,
-                            'data-test': 'secret-value', 'aria-label': 'Signing secret'});
-  value.addEventListener('focus', () => value.select());
-  const copy = h('button', {type: 'button', class: 'small'}, 'Copy');
-  copy.addEventListener('click', async () => {
-    value.select();
-    try {
-      await navigator.clipboard.writeText(webhook.secret);
-      showNotice('Secret copied to the clipboard.');
-    } catch {
-      showNotice('The browser refused the clipboard: the secret is selected, copy it with Ctrl+C.');
-    }
-  });
-  return h('section', {class: 'card secret-once', 'data-test': 'secret-once', role: 'status'},
-    h('h2', {}, `Webhook “${webhook.name}” created: its signing secret`),
-    h('p', {}, h('strong', {}, 'Copy it now, it will not be shown again. '),
-      'Your endpoint needs it to verify X-Redrive-Signature. To replace it later, ' +
-      'set a new secret on the webhook.'),
-    h('div', {class: 'actions'}, value, copy,
-      h('button', {type: 'button', class: 'primary', 'data-test': 'secret-dismiss',
-                   onclick: onDismiss}, 'I have stored it')));
+  return secretOnceBox({
+    title: `Webhook “${webhook.name}” created: its signing secret`, value: webhook.secret,
+    label: 'Signing secret', onDismiss,
+    explain: 'Your endpoint needs it to verify X-Redrive-Signature. To replace it later, ' +
+             'set a new secret on the webhook.'});
 }
 
 // "Send test": POSTs a webhook.test event now and shows what came back in
