@@ -1,84 +1,20 @@
 #include "api/access_token.h"
 
 #include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 
 #include <boost/json/array.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
-#include <stdexcept>
+
+#include "api/secret_text.h"
 
 namespace redrive::api {
 namespace {
 
 constexpr std::string_view kHeaderJson = R"({"alg":"HS256","typ":"JWT"})";
-constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 Status Unauthorized(std::string message) {
   return Status(ErrorCode::kUnauthorized, std::move(message));
-}
-
-std::string Base64Url(std::string_view bytes) {
-  std::string out;
-  out.reserve((bytes.size() * 4 + 2) / 3);
-  unsigned bits = 0;
-  int have = 0;
-  for (unsigned char b : bytes) {
-    bits = (bits << 8) | b;
-    have += 8;
-    while (have >= 6) {
-      have -= 6;
-      out += kAlphabet[(bits >> have) & 0x3F];
-    }
-  }
-  if (have > 0) out += kAlphabet[(bits << (6 - have)) & 0x3F];
-  return out;
-}
-
-int Sextet(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '-') return 62;
-  if (c == '_') return 63;
-  return -1;
-}
-
-// Unpadded base64url; unset on any other character or an impossible length.
-std::optional<std::string> FromBase64Url(std::string_view text) {
-  if (text.size() % 4 == 1) return std::nullopt;
-  std::string out;
-  out.reserve(text.size() * 3 / 4);
-  unsigned bits = 0;
-  int have = 0;
-  for (char c : text) {
-    const int v = Sextet(c);
-    if (v < 0) return std::nullopt;
-    bits = (bits << 6) | static_cast<unsigned>(v);
-    have += 6;
-    if (have >= 8) {
-      have -= 8;
-      out += static_cast<char>((bits >> have) & 0xFF);
-    }
-  }
-  // Canonical only: the bits past the last byte must be zero, so no two
-  // spellings of one signature exist.
-  if ((bits & ((1u << have) - 1)) != 0) return std::nullopt;
-  return out;
-}
-
-std::string HmacRaw(std::string_view key, std::string_view message) {
-  unsigned char mac[EVP_MAX_MD_SIZE];
-  unsigned int mac_len = 0;
-  static const unsigned char kEmpty = 0;
-  const void* key_ptr = key.empty() ? &kEmpty : static_cast<const void*>(key.data());
-  if (HMAC(EVP_sha256(), key_ptr, static_cast<int>(key.size()),
-           reinterpret_cast<const unsigned char*>(message.data()), message.size(), mac,
-           &mac_len) == nullptr) {
-    throw std::runtime_error("HMAC-SHA256 failed");  // only if OpenSSL is broken
-  }
-  return std::string(reinterpret_cast<const char*>(mac), mac_len);
 }
 
 int64_t UnixSeconds(Instant t) { return ToMicros(t) / 1'000'000; }
@@ -147,24 +83,11 @@ Result<AccessClaims> ParseClaims(std::string_view json) {
 
 }  // namespace
 
-std::string HmacSha256Hex(std::string_view key, std::string_view message) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char b : HmacRaw(key, message)) {
-    out += kHex[b >> 4];
-    out += kHex[b & 0xF];
-  }
-  return out;
-}
-
 bool LooksLikeAccessToken(std::string_view bearer) {
   std::string_view parts[3];
   if (!Split(bearer, parts)) return false;
   for (std::string_view p : parts) {
-    if (p.empty()) return false;
-    for (char c : p) {
-      if (Sextet(c) < 0) return false;
-    }
+    if (p.empty() || !IsBase64UrlText(p)) return false;
   }
   return true;
 }
@@ -185,10 +108,10 @@ boost::json::object ClaimsJson(const AccessClaims& claims) {
 }
 
 std::string SignAccessToken(const AccessClaims& claims, std::string_view secret) {
-  std::string signed_part = Base64Url(kHeaderJson);
+  std::string signed_part = Base64UrlEncode(kHeaderJson);
   signed_part += '.';
-  signed_part += Base64Url(boost::json::serialize(ClaimsJson(claims)));
-  return signed_part + "." + Base64Url(HmacRaw(secret, signed_part));
+  signed_part += Base64UrlEncode(boost::json::serialize(ClaimsJson(claims)));
+  return signed_part + "." + Base64UrlEncode(HmacSha256(secret, signed_part));
 }
 
 Result<AccessClaims> VerifyAccessToken(std::string_view token, std::string_view secret,
@@ -197,9 +120,9 @@ Result<AccessClaims> VerifyAccessToken(std::string_view token, std::string_view 
   if (!Split(token, parts)) {
     return Unauthorized("malformed access token: expected header.claims.signature");
   }
-  std::optional<std::string> header = FromBase64Url(parts[0]);
-  std::optional<std::string> signature = FromBase64Url(parts[2]);
-  if (!header || !signature || !FromBase64Url(parts[1])) {
+  std::optional<std::string> header = Base64UrlDecode(parts[0]);
+  std::optional<std::string> signature = Base64UrlDecode(parts[2]);
+  if (!header || !signature || !Base64UrlDecode(parts[1])) {
     return Unauthorized("malformed access token: its parts are not base64url");
   }
   {
@@ -211,13 +134,14 @@ Result<AccessClaims> VerifyAccessToken(std::string_view token, std::string_view 
     }
   }
   // The signature covers the parts as sent; compared in constant time.
-  const std::string want = HmacRaw(secret, token.substr(0, parts[0].size() + 1 + parts[1].size()));
+  const std::string want =
+      HmacSha256(secret, token.substr(0, parts[0].size() + 1 + parts[1].size()));
   if (signature->size() != want.size() ||
       CRYPTO_memcmp(signature->data(), want.data(), want.size()) != 0) {
     return Unauthorized(
         "access token signature does not verify: it was altered, or signed by another server");
   }
-  REDRIVE_ASSIGN_OR_RETURN(AccessClaims claims, ParseClaims(*FromBase64Url(parts[1])));
+  REDRIVE_ASSIGN_OR_RETURN(AccessClaims claims, ParseClaims(*Base64UrlDecode(parts[1])));
   if (now >= claims.expires_at) {
     return Unauthorized("access token has expired; refresh it or log in again");
   }

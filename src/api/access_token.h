@@ -46,7 +46,4 @@ Result<AccessClaims> VerifyAccessToken(std::string_view token, std::string_view 
 // The claims as JSON (Spooled's Claims, plus role), for /auth/validate.
 boost::json::object ClaimsJson(const AccessClaims& claims);
 
-// Lower-case hex HMAC-SHA256 of `message` under `key`.
-std::string HmacSha256Hex(std::string_view key, std::string_view message);
-
 }  // namespace redrive::api

@@ -3,17 +3,16 @@
 // randomness, shown once in the create answer and handed to the engine only
 // as its SHA-256. Every change is applied to this node's key cache before
 // it is answered, so it takes effect here at once (auth_stored_keys.h).
-#include <openssl/rand.h>
 
 #include <algorithm>
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
-#include <stdexcept>
 
 #include "api/api_key_decoding.h"
 #include "api/handlers.h"
 #include "api/operator_identity.h"
 #include "api/responses.h"
+#include "api/secret_text.h"
 #include "core/time_format.h"
 #include "engine/engine.h"
 
@@ -24,25 +23,7 @@ namespace {
 constexpr size_t kShownPrefixChars = 12;
 
 // "rdk_" + 43 characters of base64url: 256 bits from the OS.
-std::string NewSecret() {
-  unsigned char bytes[32];
-  if (RAND_bytes(bytes, sizeof bytes) != 1) throw std::runtime_error("RAND_bytes failed");
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  std::string out(kApiKeySecretPrefix);
-  unsigned bits = 0;
-  int have = 0;
-  for (unsigned char b : bytes) {
-    bits = (bits << 8) | b;
-    have += 8;
-    while (have >= 6) {
-      have -= 6;
-      out += kAlphabet[(bits >> have) & 0x3F];
-    }
-  }
-  if (have > 0) out += kAlphabet[(bits << (6 - have)) & 0x3F];
-  return out;
-}
+std::string NewSecret() { return std::string(kApiKeySecretPrefix) + RandomBase64Url(32); }
 
 boost::json::value OptTime(const std::optional<Instant>& t) {
   return t ? boost::json::value(FormatTime(*t)) : boost::json::value(nullptr);

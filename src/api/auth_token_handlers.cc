@@ -5,7 +5,6 @@
 // refresh token). login, refresh and validate are public routes that take
 // their credential in the body, so they check the failed-authentication
 // limit themselves and count their failures in it, like a bad key anywhere.
-#include <openssl/rand.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -14,11 +13,11 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
-#include <stdexcept>
 
 #include "api/handlers.h"
 #include "api/operator_identity.h"
 #include "api/responses.h"
+#include "api/secret_text.h"
 #include "api/token_auth.h"
 #include "core/time_format.h"
 #include "engine/engine.h"
@@ -32,29 +31,6 @@ namespace {
 constexpr std::string_view kRefreshTokenPrefix = "rdr_";
 // Bounds on the credentials a body may carry (beyond them nothing matches).
 constexpr size_t kMaxCredentialBytes = 4096;
-
-std::string RandomBase64Url(size_t bytes_wanted) {
-  unsigned char bytes[32];
-  bytes_wanted = std::min(bytes_wanted, sizeof bytes);
-  if (RAND_bytes(bytes, static_cast<int>(bytes_wanted)) != 1) {
-    throw std::runtime_error("RAND_bytes failed");
-  }
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  std::string out;
-  unsigned bits = 0;
-  int have = 0;
-  for (size_t i = 0; i < bytes_wanted; ++i) {
-    bits = (bits << 8) | bytes[i];
-    have += 8;
-    while (have >= 6) {
-      have -= 6;
-      out += kAlphabet[(bits >> have) & 0x3F];
-    }
-  }
-  if (have > 0) out += kAlphabet[(bits << (6 - have)) & 0x3F];
-  return out;
-}
 
 std::string NewRefreshToken() { return std::string(kRefreshTokenPrefix) + RandomBase64Url(32); }
 

@@ -1,11 +1,9 @@
 #include "api/token_auth.h"
 
-#include <openssl/rand.h>
-
 #include <future>
-#include <stdexcept>
 
 #include "api/operator_identity.h"
+#include "api/secret_text.h"
 #include "engine/engine.h"
 
 namespace redrive::api {
@@ -44,17 +42,7 @@ Status LoadTokenSecret(engine::Engine& engine, TokenAuthority& tokens) {
   return Status::Ok();
 }
 
-std::string NewTokenSecret() {
-  unsigned char bytes[32];
-  if (RAND_bytes(bytes, sizeof bytes) != 1) throw std::runtime_error("RAND_bytes failed");
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char b : bytes) {
-    out += kHex[b >> 4];
-    out += kHex[b & 0xF];
-  }
-  return out;
-}
+std::string NewTokenSecret() { return RandomHex(32); }
 
 std::string BootstrapKeyId(const ApiKey& key, std::string_view secret) {
   return std::string(kBootstrapPrefix) + HmacSha256Hex(secret, key.key).substr(0, 32);
