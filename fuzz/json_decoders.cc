@@ -227,6 +227,17 @@ constexpr Route kRoutes[] = {
     {"POST", "/api/v1/workers/fuzz-worker/heartbeat"},
     {"POST", "/api/v1/outgoing-webhooks"},
     {"PUT", "/api/v1/outgoing-webhooks/0190f5c8-0000-7000-8000-000000000000"},
+    {"POST", "/api/v1/jobs/0190f5c8-0000-7000-8000-000000000000/snooze"},
+    {"POST", "/api/v1/jobs/0190f5c8-0000-7000-8000-000000000000/release"},
+    {"PUT", "/api/v1/schedules/0190f5c8-0000-7000-8000-000000000000"},
+    // Not POST /schedules or /api-keys: created schedules would fire jobs
+    // into the harness's store for the rest of the run, and the first
+    // stored key would end the no-key mode every other input relies on.
+    {"PUT", "/api/v1/api-keys/0190f5c8-0000-7000-8000-000000000000"},
+    {"POST", "/api/v1/auth/login"},
+    {"POST", "/api/v1/auth/refresh"},
+    {"POST", "/api/v1/auth/validate"},
+    {"POST", "/api/v1/auth/logout"},
 };
 constexpr size_t kDirectDecoders = 7;
 
