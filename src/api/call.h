@@ -17,6 +17,7 @@
 #include "api/auth_stored_keys.h"
 #include "api/error_mapping.h"
 #include "api/http_types.h"
+#include "core/clock.h"
 #include "core/status.h"
 
 namespace redrive::api {
@@ -44,6 +45,8 @@ struct Call {
   // Whether requests must present a key (bootstrap or stored keys exist).
   bool keys_required = false;
 
+  // The API's clock (ApiOptions::clock; the system clock when none was given).
+  Instant Now() const { return options.clock->Now(); }
   // The value of a path parameter the route pattern declares.
   const std::string& Param(std::string_view name) const { return params.find(name)->second; }
   // The JSON object body (see request_decoding.h for the rules).
