@@ -15,6 +15,7 @@ export function mountSchedule(main, ctx, id, params) {
   const path = `/schedules/${api.enc(id)}`;
   const page = Math.max(0, Number(params.get('page') || 0) || 0);
   let editing = false;  // the poll leaves the form alone while the operator types
+  let formOf = '';      // the schedule the form was made from, as JSON
   const head = h('div', {}, h('p', {class: 'muted'}, 'Loading…'));
   const factsBox = h('section', {class: 'card'});
   const formBox = ctx.canAct ? h('section', {class: 'card', 'data-test': 'edit-schedule'}) : null;
@@ -34,7 +35,10 @@ export function mountSchedule(main, ctx, id, params) {
         pauseButton(s, after), triggerButton(s, after),
         deleteButton(s, () => backToList(`Schedule ${s.name} deleted.`))) : null);
     fill(factsBox, h('h2', {}, 'Settings'), facts(s));
-    if (formBox && !editing) {
+    // Made again only when the schedule changed: a new form asks for its
+    // cron preview again.
+    if (formBox && !editing && JSON.stringify(s) !== formOf) {
+      formOf = JSON.stringify(s);
       fill(formBox, h('h2', {}, 'Edit'), scheduleForm({
         schedule: s,
         onEdit: () => { editing = true; },

@@ -1,8 +1,10 @@
 // The schedule form (create on the list page, edit on a schedule's page) and
 // the pieces both schedule pages share: the active/paused state, pause and
 // resume, trigger now and delete. Admin only: a viewer gets none of these.
+// Under the cron field the form shows the expression's next runs in the
+// zone typed, as the server computes them.
 import * as api from './api.js';
-import {h, relativeTime} from './dom.js';
+import {h, fill, relativeTime} from './dom.js';
 import {openDialog, showNotice, showError, busy, clearMessages} from './ui.js';
 
 // docs/api.md, "Schedules" ([ext] fields).
@@ -86,6 +88,71 @@ function zoneList() {
   return h('datalist', {id: 'time-zones'}, zones.map((z) => h('option', {value: z})));
 }
 
+const PREVIEW_COUNT = 5;
+const PREVIEW_DELAY_MS = 300;  // after the last keystroke: one request per pause, not per key
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov',
+                'Dec'];
+
+// One fire time as the server wrote it, RFC 3339 in the schedule's zone
+// ("2027-03-28T03:00:00+02:00" → "Sun 28 Mar 2027, 03:00:00 UTC+02:00"): read
+// as written, so the browser's own zone plays no part. UTC in the title.
+function fireTime(iso) {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}:\d{2}:\d{2})(Z|[+-]\d{2}:\d{2})$/.exec(iso);
+  const text = m
+    ? `${WEEKDAYS[new Date(Date.UTC(+m[1], +m[2] - 1, +m[3])).getUTCDay()]} ${+m[3]} ` +
+      `${MONTHS[+m[2] - 1]} ${m[1]}, ${m[4]} UTC${m[5] === 'Z' ? '' : m[5]}`
+    : iso;
+  return h('li', {}, h('time', {datetime: iso, title: new Date(iso).toISOString()}, text),
+           h('span', {class: 'muted'}, ` ${relativeTime(iso)}`));
+}
+
+// "Next 5 runs (ZONE)" for what is typed in `cronInput` and `zoneInput`:
+// the server's preview (GET /schedules/preview, the code its scheduler fires
+// by, daylight saving included), asked PREVIEW_DELAY_MS after the last
+// keystroke. An expression or zone the server refuses shows its message in
+// place of the list. Only the latest question's answer is shown.
+function cronPreview(cronInput, zoneInput) {
+  const box = h('div', {class: 'cron-preview', 'data-test': 'cron-preview', 'aria-live': 'polite'});
+  let timer = null;
+  let asked = 0;
+  const show = async () => {
+    const cron = cronInput.value.trim();
+    const n = ++asked;
+    box.removeAttribute('data-cron');
+    if (cron === '') {
+      fill(box, h('p', {class: 'muted'}, 'Type a cron expression to see its next runs.'));
+      return;
+    }
+    let answer;
+    try {
+      answer = await api.get(`/schedules/preview${api.query({
+        cron_expression: cron, timezone: zoneInput.value.trim(), count: PREVIEW_COUNT})}`);
+    } catch (err) {
+      if (n !== asked) return;
+      fill(box, h('p', {class: 'field-error', 'data-test': 'cron-preview-error'},
+                  `${err.code}: ${err.message}`));
+      box.dataset.cron = cron;
+      return;
+    }
+    if (n !== asked) return;
+    const times = answer.next_run_times;
+    fill(box, h('p', {class: 'cron-preview-title'},
+                `Next ${times.length === 1 ? 'run' : `${times.length} runs`} (${answer.timezone})`),
+         times.length ? h('ol', {}, times.map(fireTime))
+                      : h('p', {class: 'muted'}, 'It never fires within ten years.'));
+    box.dataset.cron = answer.cron_expression;
+  };
+  const later = () => {
+    clearTimeout(timer);
+    timer = setTimeout(show, PREVIEW_DELAY_MS);
+  };
+  cronInput.addEventListener('input', later);
+  zoneInput.addEventListener('input', later);
+  show();
+  return box;
+}
+
 // `schedule`: null to create, else the schedule to edit (only the fields
 // changed are sent: a cron expression or zone sent again would recompute the
 // next run from now). `onSaved(result)` gets the server's answer. `onEdit`
@@ -111,7 +178,8 @@ export function scheduleForm({schedule = null, onSaved, onEdit = () => {}}) {
   const form = h('form', {class: 'entity-form schedule-form', 'data-test': 'schedule-form',
                           novalidate: true},
     group('name', 'queue_name'), field(byName.description),
-    group('cron_expression', 'timezone'), field(byName.payload_template),
+    group('cron_expression', 'timezone'), cronPreview(inputs.cron_expression, inputs.timezone),
+    field(byName.payload_template),
     group('priority', 'max_retries', 'timeout_seconds'),
     group('missed_run_policy', 'overlap_policy', 'backfill_limit'),
     zoneList(), fieldError(''), h('div', {class: 'actions'}, submit));

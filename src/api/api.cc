@@ -30,6 +30,12 @@ const Clock& DefaultClock() {
   return clock;
 }
 
+// `options` with its clock set: the system clock when none was given.
+ApiOptions WithClock(ApiOptions options) {
+  if (options.clock == nullptr) options.clock = &DefaultClock();
+  return options;
+}
+
 // How a request's head was judged: the refusal, or what Handle needs next.
 struct Admission {
   std::optional<Response> refusal;
@@ -45,10 +51,10 @@ class Api::Impl {
  public:
   Impl(engine::Engine& engine, ApiOptions options)
       : engine_(engine),
-        options_(std::move(options)),
+        options_(WithClock(std::move(options))),
         router_(AllRoutes()),
         host_policy_{options_.listen_host, options_.allowed_hosts},
-        auth_failures_(options_.clock ? *options_.clock : DefaultClock(), options_.auth_failures) {
+        auth_failures_(*options_.clock, options_.auth_failures) {
     // Loaded before the first request: until then the cache fails closed
     // (keys required), and a node without bootstrap keys would refuse all.
     if (Status st = LoadStoredKeys(engine_, stored_keys_); !st.ok()) {
@@ -184,7 +190,7 @@ class Api::Impl {
     return std::nullopt;
   }
 
-  const Clock& clock() const { return options_.clock ? *options_.clock : DefaultClock(); }
+  const Clock& clock() const { return *options_.clock; }
 
   static std::string ClientName(const Request& request) {
     return request.client_address.empty() ? std::string("client") : request.client_address;

@@ -60,7 +60,8 @@ struct ApiOptions {
   std::string listen_host = "127.0.0.1";
   std::vector<std::string> allowed_hosts;
   AuthFailureLimits auth_failures;
-  // Times the auth-failure windows; null: the system clock. Must outlive the Api.
+  // Times the auth-failure windows and is the "now" of a schedule preview;
+  // null: the system clock. Must outlive the Api.
   const Clock* clock = nullptr;
 };
 

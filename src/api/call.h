@@ -18,6 +18,7 @@
 #include "api/auth_stored_keys.h"
 #include "api/error_mapping.h"
 #include "api/http_types.h"
+#include "core/clock.h"
 #include "core/status.h"
 
 namespace redrive::api {
@@ -51,6 +52,8 @@ struct Call {
   // The clock of key expiry and tokens (ApiOptions::clock or the system's).
   const Clock* clock = nullptr;
 
+  // The API's clock (ApiOptions::clock; the system clock when none was given).
+  Instant Now() const { return options.clock->Now(); }
   // The value of a path parameter the route pattern declares.
   const std::string& Param(std::string_view name) const { return params.find(name)->second; }
   // The JSON object body (see request_decoding.h for the rules).

@@ -74,6 +74,7 @@ void HandlePauseSchedule(Call& call);    // POST /schedules/{id}/pause
 void HandleResumeSchedule(Call& call);   // POST /schedules/{id}/resume
 void HandleTriggerSchedule(Call& call);  // POST /schedules/{id}/trigger
 void HandleScheduleHistory(Call& call);  // GET /schedules/{id}/history
+void HandlePreviewSchedule(Call& call);  // GET /schedules/preview
 
 // api_key_handlers.cc (admin only)
 void HandleListApiKeys(Call& call);   // GET /api-keys

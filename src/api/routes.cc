@@ -91,6 +91,8 @@ std::vector<Route> AllRoutes() {
       // Operator: schedules (cron jobs). Viewers read; admins change them.
       {"GET", "/api/v1/schedules", kReadRoute, HandleListSchedules},
       {"POST", "/api/v1/schedules", kAdminOnly, HandleCreateSchedule, "schedule.create"},
+      // A literal segment wins over {id}: /schedules/preview is no schedule.
+      {"GET", "/api/v1/schedules/preview", kReadRoute, HandlePreviewSchedule},
       {"GET", "/api/v1/schedules/{id}", kReadRoute, HandleGetSchedule},
       {"PUT", "/api/v1/schedules/{id}", kAdminOnly, HandleUpdateSchedule, "schedule.update"},
       {"DELETE", "/api/v1/schedules/{id}", kAdminOnly, HandleDeleteSchedule, "schedule.delete"},

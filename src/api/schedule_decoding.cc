@@ -43,15 +43,25 @@ Status CheckKnownFields(const boost::json::object& body) {
   return Status::Ok();
 }
 
-Result<std::optional<std::string>> CronField(const wire::FieldReader& r) {
+// `parsed`, when given, receives the parsed expression.
+Result<std::optional<std::string>> CronField(const wire::FieldReader& r,
+                                             cron::CronExpression* parsed = nullptr) {
   REDRIVE_ASSIGN_OR_RETURN(auto text, r.String("cron_expression", 1, cron::kMaxExpressionLength));
-  if (text) REDRIVE_RETURN_IF_ERROR(cron::ParseCron(*text).status());
+  if (text) {
+    REDRIVE_ASSIGN_OR_RETURN(cron::CronExpression expression, cron::ParseCron(*text));
+    if (parsed != nullptr) *parsed = expression;
+  }
   return text;
 }
 
-Result<std::optional<std::string>> ZoneField(const wire::FieldReader& r) {
+// `found`, when given, receives the zone.
+Result<std::optional<std::string>> ZoneField(const wire::FieldReader& r,
+                                             const date::time_zone** found = nullptr) {
   REDRIVE_ASSIGN_OR_RETURN(auto zone, r.String("timezone", 1, cron::kMaxTimeZoneLength));
-  if (zone) REDRIVE_RETURN_IF_ERROR(cron::FindTimeZone(*zone).status());
+  if (zone) {
+    REDRIVE_ASSIGN_OR_RETURN(const date::time_zone* z, cron::FindTimeZone(*zone));
+    if (found != nullptr) *found = z;
+  }
   return zone;
 }
 
@@ -190,6 +200,28 @@ Result<HistoryPage> DecodeScheduleHistory(const QueryParams& query) {
   REDRIVE_ASSIGN_OR_RETURN(auto offset, QueryInt(query, "offset", 0, 1'000'000'000));
   page.offset = static_cast<int>(offset.value_or(0));
   return page;
+}
+
+Result<SchedulePreviewQuery> DecodeSchedulePreview(const QueryParams& query) {
+  // The two texts go through the create body's own checks, so a refusal
+  // reads the same on both routes.
+  boost::json::object fields;
+  if (auto text = QueryString(query, "cron_expression")) fields["cron_expression"] = *text;
+  if (auto zone = QueryString(query, "timezone")) fields["timezone"] = *zone;
+  const wire::FieldReader r(fields);
+  SchedulePreviewQuery q;
+  REDRIVE_ASSIGN_OR_RETURN(auto text, CronField(r, &q.expression));
+  if (!text) return wire::MissingField("cron_expression");
+  q.cron_expression = std::move(*text);
+  REDRIVE_ASSIGN_OR_RETURN(auto zone, ZoneField(r, &q.zone));
+  if (zone) {
+    q.timezone = std::move(*zone);
+  } else {
+    REDRIVE_ASSIGN_OR_RETURN(q.zone, cron::FindTimeZone(q.timezone));
+  }
+  REDRIVE_ASSIGN_OR_RETURN(q.count,
+                           QueryLimit(query, "count", kMaxPreviewCount, kDefaultPreviewCount));
+  return q;
 }
 
 }  // namespace redrive::api

@@ -26,6 +26,8 @@
 #include "api/call.h"
 #include "core/limits.h"
 #include "core/status.h"
+#include "cron/cron_expression.h"
+#include "cron/next_fire.h"
 #include "engine/requests.h"
 
 namespace redrive::api {
@@ -50,5 +52,19 @@ struct HistoryPage {
   int offset = 0;
 };
 Result<HistoryPage> DecodeScheduleHistory(const QueryParams& query);
+
+// GET /schedules/preview: cron_expression (required) and timezone (UTC when
+// absent), checked as on create, with the same refusals; count, how many
+// fire times, clamped to 1..20 like a list's limit (default 5).
+inline constexpr int kMaxPreviewCount = 20;
+inline constexpr int kDefaultPreviewCount = 5;
+struct SchedulePreviewQuery {
+  std::string cron_expression;
+  std::string timezone = "UTC";
+  cron::CronExpression expression;
+  const date::time_zone* zone = nullptr;  // never null once decoded
+  int count = kDefaultPreviewCount;
+};
+Result<SchedulePreviewQuery> DecodeSchedulePreview(const QueryParams& query);
 
 }  // namespace redrive::api

@@ -1,12 +1,13 @@
 // Schedules (cron jobs): list, create, read, update, delete, pause, resume,
-// trigger, history. Decoding is schedule_decoding.h; the JSON is
-// wire/schedule_json.h.
+// trigger, history, and the preview of an expression's fire times. Decoding
+// is schedule_decoding.h; the JSON is wire/schedule_json.h.
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
 #include "api/handlers.h"
 #include "api/responses.h"
 #include "api/schedule_decoding.h"
+#include "cron/next_fire.h"
 #include "wire/schedule_json.h"
 #include "wire/time_json.h"
 
@@ -97,6 +98,22 @@ void HandleScheduleHistory(Call& call) {
             }
             return JsonResponse(200, out);
           }));
+}
+
+void HandlePreviewSchedule(Call& call) {
+  Result<SchedulePreviewQuery> q = DecodeSchedulePreview(call.query);
+  if (!q.ok()) return call.Fail(q.status());
+  // No engine call: nothing is read or stored. The fire times come from the
+  // function the schedule service advances next_run_at with (cron::NextFire,
+  // strictly after now), so they are the times a schedule made now fires at.
+  boost::json::array times;
+  for (Instant t :
+       cron::NextFires(q->expression, q->zone, call.Now(), static_cast<std::size_t>(q->count))) {
+    times.push_back(boost::json::string(cron::FormatLocal(t, q->zone)));
+  }
+  call.respond(JsonResponse(200, boost::json::object{{"cron_expression", q->cron_expression},
+                                                     {"timezone", q->timezone},
+                                                     {"next_run_times", std::move(times)}}));
 }
 
 }  // namespace redrive::api

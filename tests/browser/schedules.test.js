@@ -3,7 +3,8 @@
 // field, a good one is created with its next run, paused (with a reason, kept
 // in the audit log) and resumed, edited, triggered now (a manual run in the
 // history, with its job), and deleted after a confirmation; a viewer reads
-// the pages without any action.
+// the pages without any action. The form previews the next 5 runs of what is
+// typed, in the zone typed, or the server's refusal of it.
 import {test} from 'node:test';
 import assert from 'node:assert/strict';
 import {startServer} from './support/server.js';
@@ -24,6 +25,9 @@ async function setUp(t, {apiKeys = [], key} = {}) {
 const scheduleRow = (page, name) =>
   page.locator(`table[data-test=schedules] tr[data-name="${name}"]`);
 const runRows = (page) => page.locator('table[data-test=runs] tbody tr');
+// The instants a form's cron preview lists, as the server wrote them.
+const previewTimes = (form) => form.locator('[data-test=cron-preview] li time')
+  .evaluateAll((times) => times.map((t) => t.getAttribute('datetime')));
 
 // Resolves once the console's poll has refreshed the page again (app.js
 // stamps #updated's title with the time of each refresh it completes).
@@ -125,9 +129,19 @@ test('admin: create (a refused cron first), pause/resume, edit, trigger now, del
   await page.locator('p.empty', {hasText: 'No runs yet'}).waitFor();
 
   // Edit: a new expression; only what changed is sent, a refresh meanwhile
-  // keeps what was typed.
+  // keeps what was typed. The preview starts from the schedule's own
+  // expression and follows the new one.
   const edit = page.locator('[data-test=edit-schedule] form');
+  await edit.locator('[data-test=cron-preview][data-cron="0 30 2 * * *"]').waitFor();
+  assert.equal(await edit.locator('.cron-preview-title').innerText(),
+               'Next 5 runs (Europe/Berlin)');
   await edit.locator('input[name=cron_expression]').fill('@every 1h');
+  await edit.locator('[data-test=cron-preview][data-cron="@every 1h"]').waitFor();
+  const hourly = await previewTimes(edit);
+  assert.equal(hourly.length, 5);
+  for (let i = 1; i < 5; ++i) {
+    assert.equal(Date.parse(hourly[i]) - Date.parse(hourly[i - 1]), 3600e3, hourly.join(' '));
+  }
   await edit.locator('select[name=overlap_policy]').selectOption('skip_if_running');
   await nextRefresh(page);
   assert.equal(await edit.locator('input[name=cron_expression]').inputValue(), '@every 1h');
@@ -193,6 +207,75 @@ test('admin: create (a refused cron first), pause/resume, edit, trigger now, del
   // nothing else may appear.
   assert.deepEqual(browser.errors.filter((e) => !/status of (400|409)/.test(e)), [],
                    'no console errors (CSP violations, exceptions)');
+});
+
+test('admin: the form previews the next 5 runs as the cron is typed, or the refusal',
+     async (t) => {
+  const {server, browser, page} = await setUp(t);
+  const asked = [];  // the cron_expression of each preview request
+  page.on('request', (r) => {
+    const url = new URL(r.url());
+    if (url.pathname === '/api/v1/schedules/preview') {
+      asked.push(url.searchParams.get('cron_expression'));
+    }
+  });
+  await page.goto(`${server.url}/#/schedules`);
+  const form = page.locator('[data-test=new-schedule] form');
+  const preview = form.locator('[data-test=cron-preview]');
+  const cron = form.locator('input[name=cron_expression]');
+  await preview.locator('text=Type a cron expression to see its next runs.').waitFor();
+  assert.deepEqual(asked, [], 'nothing to preview yet');
+
+  // Typed key by key: 02:30 every day in Berlin (03:00 on the day clocks
+  // spring forward, when 02:30 does not exist).
+  await form.locator('input[name=timezone]').fill('Europe/Berlin');
+  await cron.pressSequentially('0 30 2 * * *');
+  await form.locator('[data-test=cron-preview][data-cron="0 30 2 * * *"]').waitFor();
+  assert.equal(await preview.locator('.cron-preview-title').innerText(),
+               'Next 5 runs (Europe/Berlin)');
+  const daily = await previewTimes(form);
+  assert.equal(daily.length, 5, daily.join(' '));
+  for (const t of daily) assert.match(t, /T(02:30|03:00):00\+0[12]:00$/);
+  for (let i = 1; i < 5; ++i) assert.ok(Date.parse(daily[i]) > Date.parse(daily[i - 1]));
+  assert.match(await preview.locator('li').first().innerText(),
+               /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{1,2} [A-Z][a-z]{2} \d{4}, (02:30|03:00):00 UTC\+0[12]:00 in /);
+  // Asked after pauses in the typing, not at every key; the last answer is
+  // the whole expression's.
+  assert.ok(asked.length < '0 30 2 * * *'.length, asked.join(' | '));
+  assert.equal(asked.at(-1), '0 30 2 * * *');
+
+  // A bad expression: the server's refusal, naming the cron field and the
+  // position, in place of the list.
+  await cron.pressSequentially('X');
+  await form.locator('[data-test=cron-preview][data-cron="0 30 2 * * *X"]').waitFor();
+  assert.equal(await preview.locator('[data-test=cron-preview-error]').innerText(),
+               "VALIDATION_ERROR: day_of_week at position 12: unknown value '*X'");
+  assert.equal(await preview.locator('li').count(), 0, 'the list is gone');
+  await cron.fill('0 30 2 * * FRY');
+  await form.locator('[data-test=cron-preview][data-cron="0 30 2 * * FRY"]').waitFor();
+  assert.equal(await preview.locator('[data-test=cron-preview-error]').innerText(),
+               "VALIDATION_ERROR: day_of_week at position 12: unknown value 'FRY'");
+  await screenshot(page, 'schedules-cron-preview-error');
+
+  // Another zone, 6 fields: the list again, in that zone's offsets.
+  await cron.fill('0 0 9 * * MON-FRI');
+  await form.locator('input[name=timezone]').fill('America/New_York');
+  await preview.locator('.cron-preview-title', {hasText: 'Next 5 runs (America/New_York)'})
+    .waitFor();
+  await form.locator('[data-test=cron-preview][data-cron="0 0 9 * * MON-FRI"]').waitFor();
+  for (const t of await previewTimes(form)) assert.match(t, /T09:00:00-0[45]:00$/);
+  assert.doesNotMatch(await preview.innerText(), /Sat|Sun/);
+  await assertNoStrayValues(page);
+  await screenshot(page, 'schedules-cron-preview');
+
+  // An unknown zone is refused naming it; an empty expression asks for one.
+  await form.locator('input[name=timezone]').fill('Mars/Olympus');
+  await preview.locator('[data-test=cron-preview-error]',
+                        {hasText: "VALIDATION_ERROR: unknown timezone 'Mars/Olympus'"}).waitFor();
+  await cron.fill('');
+  await preview.locator('text=Type a cron expression to see its next runs.').waitFor();
+  assert.deepEqual(browser.errors.filter((e) => !/status of 400/.test(e)), [],
+                   'no console errors but the refused previews');
 });
 
 test('viewer: the schedules and their runs, read-only', async (t) => {
