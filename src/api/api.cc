@@ -152,8 +152,7 @@ class Api::Impl {
               &stored_keys_,
               KeysRequired(),
               &tokens_,
-              &auth_failures_,
-              &clock()};
+              &auth_failures_};
     // Operator mutations: Idempotency-Key and the audit log around the handler.
     if (!a.match.route->audit_action.empty())
       return RunOperatorRoute(std::move(call), *a.match.route);

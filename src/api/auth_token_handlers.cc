@@ -94,11 +94,6 @@ FailureCounter CounterOf(const Call& call, std::string_view route) {
   return {call.auth_failures, call.request.client_address, std::string(route)};
 }
 
-Instant Now(const Call& call) {
-  static const SystemClock system_clock;
-  return (call.clock != nullptr ? *call.clock : static_cast<const Clock&>(system_clock)).Now();
-}
-
 // Runs `then` with the token secret: this node's copy, else the store's,
 // created there now if there is none (the cluster's first need of it).
 void WithSecret(const Call& call, std::function<void(Result<std::string>)> then) {
@@ -139,7 +134,7 @@ void HandleLogin(Call& call) {
     return call.Fail(Unauthorized(
         "this server has no API keys (every caller is admin): there is no key to log in with"));
   }
-  const Instant now = Now(call);
+  const Instant now = call.Now();
   Result<Caller> caller = AuthenticateApiKey(**api_key, call.options.keys, *call.stored_keys, now);
   if (!caller.ok()) {
     CounterOf(call, "/api/v1/auth/login")(caller.status());
@@ -172,7 +167,7 @@ void HandleRefresh(Call& call) {
   if (std::optional<Response> throttled = Throttled(call)) return call.respond(*throttled);
   Result<std::optional<std::string>> token = CredentialField(call, "refresh_token", true);
   if (!token.ok()) return call.Fail(token.status());
-  const Instant now = Now(call);
+  const Instant now = call.Now();
   const ApiOptions* options = &call.options;
   WithSecret(
       call, [&engine = call.engine, options, stored = call.stored_keys, respond = call.respond,
@@ -218,7 +213,7 @@ void HandleValidateToken(Call& call) {
   Result<Caller> caller =
       LooksLikeAccessToken(**token) && call.tokens != nullptr
           ? AuthenticateAccessToken(**token, call.options.keys, *call.stored_keys, *call.tokens,
-                                    Now(call))
+                                    call.Now())
           : Result<Caller>(Unauthorized("not an access token (POST /api/v1/auth/login makes one)"));
   if (!caller.ok()) {
     CounterOf(call, "/api/v1/auth/validate")(caller.status());

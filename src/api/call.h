@@ -49,10 +49,9 @@ struct Call {
   // the /auth routes that take a key or token in their body. Null: bare tests.
   TokenAuthority* tokens = nullptr;
   AuthFailureLimiter* auth_failures = nullptr;
-  // The clock of key expiry and tokens (ApiOptions::clock or the system's).
-  const Clock* clock = nullptr;
 
-  // The API's clock (ApiOptions::clock; the system clock when none was given).
+  // The API's clock, of key expiry, tokens and schedule previews
+  // (ApiOptions::clock; the Api sets the system clock when none was given).
   Instant Now() const { return options.clock->Now(); }
   // The value of a path parameter the route pattern declares.
   const std::string& Param(std::string_view name) const { return params.find(name)->second; }
