@@ -97,6 +97,12 @@ Engine::~Engine() { Stop(); }
 
 Status Engine::Start() {
   if (impl_->started) return Status::Ok();
+  // spdlog's registry (a function-local static inside libspdlog) is made
+  // here, before the engine's threads exist, rather than by whichever thread
+  // logs first: the thread starts then order it before every use. Made by a
+  // background thread while the caller's thread logged, TSan (which does not
+  // see into the uninstrumented library's static guard) reported a race.
+  spdlog::default_logger_raw();
   REDRIVE_RETURN_IF_ERROR(impl_->store.Ping());
   REDRIVE_RETURN_IF_ERROR(impl_->subscriptions.Refresh(impl_->store));
   REDRIVE_ASSIGN_OR_RETURN(impl_->leadership, impl_->store.NewLeadership(impl_->duties.node_id()));
