@@ -5,21 +5,9 @@
 // viewer roles.
 import {test} from 'node:test';
 import assert from 'node:assert/strict';
-import {startServer} from './support/server.js';
-import {client, seedEveryStatus} from './support/client.js';
-import {launch, screenshot, notice, assertNoStrayValues} from './support/browser.js';
-
-// A server, a seeded API client and a browser, torn down after the test.
-async function setUp(t, {apiKeys = [], key} = {}) {
-  const server = await startServer({apiKeys});
-  const api = client(server.url, key);
-  const browser = await launch();
-  t.after(async () => {
-    await browser.close();
-    await server.stop();
-  });
-  return {server, api, browser, page: browser.page};
-}
+import {setUp} from './support/fixture.js';
+import {seedEveryStatus} from './support/client.js';
+import {screenshot, notice, assertNoStrayValues} from './support/browser.js';
 
 const rows = (page) => page.locator('table[data-test=jobs] tbody tr');
 // Waits until the jobs table has exactly `n` rows.

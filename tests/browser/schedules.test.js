@@ -7,20 +7,8 @@
 // typed, in the zone typed, or the server's refusal of it.
 import {test} from 'node:test';
 import assert from 'node:assert/strict';
-import {startServer} from './support/server.js';
-import {client} from './support/client.js';
-import {launch, screenshot, notice, assertNoStrayValues} from './support/browser.js';
-
-async function setUp(t, {apiKeys = [], key} = {}) {
-  const server = await startServer({apiKeys});
-  const api = client(server.url, key);
-  const browser = await launch();
-  t.after(async () => {
-    await browser.close();
-    await server.stop();
-  });
-  return {server, api, browser, page: browser.page};
-}
+import {setUp} from './support/fixture.js';
+import {screenshot, notice, assertNoStrayValues} from './support/browser.js';
 
 const scheduleRow = (page, name) =>
   page.locator(`table[data-test=schedules] tr[data-name="${name}"]`);
