@@ -25,9 +25,10 @@ store/sqlite:   core store
 store/postgres: core store
 engine:         core store cron
 wire:           core
-api:            core wire engine cron
+crypto:
+api:            core wire engine cron crypto
 server:         core api
-outbound_http:  core engine
+outbound_http:  core engine crypto
 app:            *
 redrive:        core
 sdk:            core wire redrive

@@ -6,7 +6,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
-#include "api/secret_text.h"
+#include "crypto/secret_text.h"
 
 namespace redrive::api {
 namespace {
@@ -87,7 +87,7 @@ bool LooksLikeAccessToken(std::string_view bearer) {
   std::string_view parts[3];
   if (!Split(bearer, parts)) return false;
   for (std::string_view p : parts) {
-    if (p.empty() || !IsBase64UrlText(p)) return false;
+    if (p.empty() || !crypto::IsBase64UrlText(p)) return false;
   }
   return true;
 }
@@ -108,10 +108,10 @@ boost::json::object ClaimsJson(const AccessClaims& claims) {
 }
 
 std::string SignAccessToken(const AccessClaims& claims, std::string_view secret) {
-  std::string signed_part = Base64UrlEncode(kHeaderJson);
+  std::string signed_part = crypto::Base64UrlEncode(kHeaderJson);
   signed_part += '.';
-  signed_part += Base64UrlEncode(boost::json::serialize(ClaimsJson(claims)));
-  return signed_part + "." + Base64UrlEncode(HmacSha256(secret, signed_part));
+  signed_part += crypto::Base64UrlEncode(boost::json::serialize(ClaimsJson(claims)));
+  return signed_part + "." + crypto::Base64UrlEncode(crypto::HmacSha256(secret, signed_part));
 }
 
 Result<AccessClaims> VerifyAccessToken(std::string_view token, std::string_view secret,
@@ -120,9 +120,9 @@ Result<AccessClaims> VerifyAccessToken(std::string_view token, std::string_view 
   if (!Split(token, parts)) {
     return Unauthorized("malformed access token: expected header.claims.signature");
   }
-  std::optional<std::string> header = Base64UrlDecode(parts[0]);
-  std::optional<std::string> signature = Base64UrlDecode(parts[2]);
-  if (!header || !signature || !Base64UrlDecode(parts[1])) {
+  std::optional<std::string> header = crypto::Base64UrlDecode(parts[0]);
+  std::optional<std::string> signature = crypto::Base64UrlDecode(parts[2]);
+  if (!header || !signature || !crypto::Base64UrlDecode(parts[1])) {
     return Unauthorized("malformed access token: its parts are not base64url");
   }
   {
@@ -135,13 +135,13 @@ Result<AccessClaims> VerifyAccessToken(std::string_view token, std::string_view 
   }
   // The signature covers the parts as sent; compared in constant time.
   const std::string want =
-      HmacSha256(secret, token.substr(0, parts[0].size() + 1 + parts[1].size()));
+      crypto::HmacSha256(secret, token.substr(0, parts[0].size() + 1 + parts[1].size()));
   if (signature->size() != want.size() ||
       CRYPTO_memcmp(signature->data(), want.data(), want.size()) != 0) {
     return Unauthorized(
         "access token signature does not verify: it was altered, or signed by another server");
   }
-  REDRIVE_ASSIGN_OR_RETURN(AccessClaims claims, ParseClaims(*Base64UrlDecode(parts[1])));
+  REDRIVE_ASSIGN_OR_RETURN(AccessClaims claims, ParseClaims(*crypto::Base64UrlDecode(parts[1])));
   if (now >= claims.expires_at) {
     return Unauthorized("access token has expired; refresh it or log in again");
   }

@@ -12,8 +12,8 @@
 #include "api/handlers.h"
 #include "api/operator_identity.h"
 #include "api/responses.h"
-#include "api/secret_text.h"
 #include "core/time_format.h"
+#include "crypto/secret_text.h"
 #include "engine/engine.h"
 
 namespace redrive::api {
@@ -23,7 +23,7 @@ namespace {
 constexpr size_t kShownPrefixChars = 12;
 
 // "rdk_" + 43 characters of base64url: 256 bits from the OS.
-std::string NewSecret() { return std::string(kApiKeySecretPrefix) + RandomBase64Url(32); }
+std::string NewSecret() { return std::string(kApiKeySecretPrefix) + crypto::RandomBase64Url(32); }
 
 boost::json::value OptTime(const std::optional<Instant>& t) {
   return t ? boost::json::value(FormatTime(*t)) : boost::json::value(nullptr);
@@ -74,7 +74,7 @@ void HandleCreateApiKey(Call& call) {
   Result<StoredApiKey> key = DecodeCreateApiKey(*body);
   if (!key.ok()) return call.Fail(key.status());
   std::string secret = NewSecret();
-  key->secret_hash = Sha256Hex(secret);
+  key->secret_hash = crypto::Sha256Hex(secret);
   key->prefix = secret.substr(0, kShownPrefixChars);
   call.engine.CreateApiKey(std::move(*key),
                            ApplyThenAnswer(call, [secret = std::move(secret)](StoredApiKey& k) {

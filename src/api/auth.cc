@@ -5,6 +5,7 @@
 
 #include "api/operator_identity.h"
 #include "api/token_auth.h"
+#include "crypto/secret_text.h"
 
 namespace redrive::api {
 namespace {
@@ -98,7 +99,7 @@ Result<Caller> AuthenticateApiKey(std::string_view token, const std::vector<ApiK
   }
   // A stored key is found by its secret's hash (a map lookup: the hash, not
   // the secret, is compared, so timing tells nothing of the secret).
-  std::optional<StoredKeys::Entry> entry = stored.Find(Sha256Hex(token));
+  std::optional<StoredKeys::Entry> entry = stored.Find(crypto::Sha256Hex(token));
   if (!entry) return Unauthorized("unknown API key");
   if (!entry->active) return Unauthorized("API key \"" + entry->name + "\" was revoked");
   if (entry->expires_at && now >= *entry->expires_at) {

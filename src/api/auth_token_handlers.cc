@@ -17,9 +17,9 @@
 #include "api/handlers.h"
 #include "api/operator_identity.h"
 #include "api/responses.h"
-#include "api/secret_text.h"
 #include "api/token_auth.h"
 #include "core/time_format.h"
+#include "crypto/secret_text.h"
 #include "engine/engine.h"
 #include "wire/field_reader.h"
 
@@ -32,7 +32,9 @@ constexpr std::string_view kRefreshTokenPrefix = "rdr_";
 // Bounds on the credentials a body may carry (beyond them nothing matches).
 constexpr size_t kMaxCredentialBytes = 4096;
 
-std::string NewRefreshToken() { return std::string(kRefreshTokenPrefix) + RandomBase64Url(32); }
+std::string NewRefreshToken() {
+  return std::string(kRefreshTokenPrefix) + crypto::RandomBase64Url(32);
+}
 
 Status Unauthorized(std::string message) {
   return Status(ErrorCode::kUnauthorized, std::move(message));
@@ -116,7 +118,7 @@ std::string AccessTokenOf(const Caller& caller, Instant now, std::chrono::second
   // Whole seconds, as the token carries them.
   claims.issued_at = InstantFromMicros(ToMicros(now) / 1'000'000 * 1'000'000);
   claims.expires_at = claims.issued_at + ttl;
-  claims.jti = RandomBase64Url(16);
+  claims.jti = crypto::RandomBase64Url(16);
   return SignAccessToken(claims, secret);
 }
 
@@ -146,7 +148,7 @@ void HandleLogin(Call& call) {
     if (!secret.ok()) return respond(ErrorResponse(secret.status()));
     if (who.bootstrap_key != nullptr) who.key_id = BootstrapKeyId(*who.bootstrap_key, *secret);
     std::string refresh = NewRefreshToken();
-    const std::string hash = Sha256Hex(refresh);
+    const std::string hash = crypto::Sha256Hex(refresh);
     engine.IssueRefreshToken(
         hash, who.key_id, options->refresh_token_ttl,
         Answer<RefreshToken>(respond, [options, who, now, secret = *secret,
@@ -171,7 +173,7 @@ void HandleRefresh(Call& call) {
   const ApiOptions* options = &call.options;
   WithSecret(
       call, [&engine = call.engine, options, stored = call.stored_keys, respond = call.respond,
-             old_hash = Sha256Hex(**token), now,
+             old_hash = crypto::Sha256Hex(**token), now,
              failed = CounterOf(call, "/api/v1/auth/refresh")](Result<std::string> secret) mutable {
         if (!secret.ok()) return respond(ErrorResponse(secret.status()));
         // The key, as it is now, of the token being used: set by `accept`,
@@ -184,7 +186,7 @@ void HandleRefresh(Call& call) {
           return Status::Ok();
         };
         std::string next = NewRefreshToken();
-        const std::string next_hash = Sha256Hex(next);
+        const std::string next_hash = crypto::Sha256Hex(next);
         engine.RotateRefreshToken(
             std::move(old_hash), next_hash, options->refresh_token_ttl, std::move(accept),
             [options, respond = std::move(respond), failed = std::move(failed), caller, now,
@@ -266,7 +268,7 @@ void HandleLogout(Call& call) {
     if (key_id.empty()) return respond(NoContentResponse());
     if (token) {
       return engine->EndRefreshToken(
-          Sha256Hex(*token), std::move(key_id),
+          crypto::Sha256Hex(*token), std::move(key_id),
           Answer<bool>(respond, [](bool) { return NoContentResponse(); }));
     }
     engine->EndRefreshTokensOfKey(std::move(key_id), Answer<long long>(respond, [](long long) {

@@ -14,9 +14,6 @@
 
 namespace redrive::api {
 
-// The lower-case hex SHA-256 of `data`.
-std::string Sha256Hex(std::string_view data);
-
 // A key's name, or "ROLE#" + the first 8 hex digits of its SHA-256.
 std::string KeyLabel(const ApiKey& key);
 

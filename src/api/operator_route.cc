@@ -14,6 +14,7 @@
 #include "core/audit.h"
 #include "core/time_format.h"
 #include "core/utf8.h"
+#include "crypto/secret_text.h"
 #include "engine/engine.h"
 
 namespace redrive::api {
@@ -64,7 +65,7 @@ std::string Fingerprint(const Call& call, const Route& route) {
   text += '\n';
   for (const auto& [k, v] : call.query) text += k + '=' + v + '\n';
   text += '\n' + CanonicalJson(call.request.body);
-  return Sha256Hex(text);
+  return crypto::Sha256Hex(text);
 }
 
 // "job" of "job.retry": what the route's parameters name.

@@ -3,7 +3,7 @@
 #include <future>
 
 #include "api/operator_identity.h"
-#include "api/secret_text.h"
+#include "crypto/secret_text.h"
 #include "engine/engine.h"
 
 namespace redrive::api {
@@ -42,10 +42,10 @@ Status LoadTokenSecret(engine::Engine& engine, TokenAuthority& tokens) {
   return Status::Ok();
 }
 
-std::string NewTokenSecret() { return RandomHex(32); }
+std::string NewTokenSecret() { return crypto::RandomHex(32); }
 
 std::string BootstrapKeyId(const ApiKey& key, std::string_view secret) {
-  return std::string(kBootstrapPrefix) + HmacSha256Hex(secret, key.key).substr(0, 32);
+  return std::string(kBootstrapPrefix) + crypto::HmacSha256Hex(secret, key.key).substr(0, 32);
 }
 
 bool IsBootstrapKeyId(std::string_view key_id) { return key_id.starts_with(kBootstrapPrefix); }

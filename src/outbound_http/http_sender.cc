@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "engine/webhooks/target_address.h"
-#include "outbound_http/hmac.h"
+#include "outbound_http/signature.h"
 
 namespace redrive::outbound_http {
 namespace {

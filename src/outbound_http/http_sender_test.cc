@@ -11,7 +11,7 @@
 #include <string>
 #include <thread>
 
-#include "outbound_http/hmac.h"
+#include "outbound_http/signature.h"
 
 namespace redrive::outbound_http {
 namespace {

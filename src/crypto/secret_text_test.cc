@@ -1,10 +1,10 @@
-#include "api/secret_text.h"
+#include "crypto/secret_text.h"
 
 #include <gtest/gtest.h>
 
 #include <set>
 
-namespace redrive::api {
+namespace redrive::crypto {
 namespace {
 
 TEST(SecretTextTest, Base64UrlRoundTripsAndIsUnpadded) {
@@ -44,7 +44,16 @@ TEST(SecretTextTest, HmacSha256MatchesRfc4231) {
             "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
   EXPECT_EQ(HmacSha256("Jefe", "what do ya want for nothing?").size(), 32u);
   EXPECT_EQ(HmacSha256Hex("", "").size(), 64u);  // an empty key is legal
+  // RFC 4231 test case 1: 20 bytes of 0x0b, "Hi There".
+  EXPECT_EQ(HmacSha256Hex(std::string(20, '\x0b'), "Hi There"),
+            "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+}
+
+TEST(SecretTextTest, Sha256HexMatchesFips180) {
+  // FIPS 180-2's one-block and empty-message vectors.
+  EXPECT_EQ(Sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(Sha256Hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 }
 
 }  // namespace
-}  // namespace redrive::api
+}  // namespace redrive::crypto

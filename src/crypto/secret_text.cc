@@ -1,4 +1,4 @@
-#include "api/secret_text.h"
+#include "crypto/secret_text.h"
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
@@ -6,7 +6,7 @@
 
 #include <stdexcept>
 
-namespace redrive::api {
+namespace redrive::crypto {
 namespace {
 
 constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -88,6 +88,15 @@ bool IsBase64UrlText(std::string_view text) {
 std::string RandomBase64Url(size_t bytes) { return Base64UrlEncode(RandomBytes(bytes)); }
 std::string RandomHex(size_t bytes) { return Hex(RandomBytes(bytes)); }
 
+std::string Sha256Hex(std::string_view data) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  if (EVP_Digest(data.data(), data.size(), digest, &size, EVP_sha256(), nullptr) != 1) {
+    throw std::runtime_error("SHA-256 failed");  // OpenSSL out of memory: a bug or worse
+  }
+  return Hex(std::string_view(reinterpret_cast<const char*>(digest), size));
+}
+
 std::string HmacSha256(std::string_view key, std::string_view message) {
   unsigned char mac[EVP_MAX_MD_SIZE];
   unsigned int mac_len = 0;
@@ -106,4 +115,4 @@ std::string HmacSha256Hex(std::string_view key, std::string_view message) {
   return Hex(HmacSha256(key, message));
 }
 
-}  // namespace redrive::api
+}  // namespace redrive::crypto

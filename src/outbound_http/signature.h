@@ -1,4 +1,4 @@
-// HMAC-SHA256 (OpenSSL) and the X-Redrive-Signature value built from it.
+// The X-Redrive-Signature (and X-Spooled-Signature) value of a delivery.
 #pragma once
 
 #include <cstdint>
@@ -6,9 +6,6 @@
 #include <string_view>
 
 namespace redrive::outbound_http {
-
-// Lower-case hex of HMAC-SHA256(key, message).
-std::string HmacSha256Hex(std::string_view key, std::string_view message);
 
 // "sha256=" + hex HMAC-SHA256(secret, "<timestamp>.<body>"): what a receiver
 // recomputes to check that a POST came from Redrive and was not altered or
