@@ -11,7 +11,11 @@ export const EVENTS = ['job.created', 'job.started', 'job.completed', 'job.faile
                        'job.deadlettered', 'job.retried', 'job.cancelled', 'job.quarantined',
                        'queue.paused', 'queue.resumed', 'worker.registered',
                        'worker.deregistered', 'schedule.triggered'];
-export const FORMATS = ['json', 'slack'];
+// Each body format with what it is, in the order the form lists them.
+export const FORMATS = [['json', 'json (the event envelope)'],
+                        ['slack', 'slack (a {"text"} message)'],
+                        ['discord', 'discord (a Discord channel message)'],
+                        ['teams', 'teams (an Adaptive Card for a Teams workflow)']];
 
 // "enabled" / "disabled", the reason of a disabled one in plain sight.
 export function stateBadge(w) {
@@ -43,8 +47,7 @@ export function webhookForm({webhook = null, onSaved, onEdit = () => {}}) {
   const boxes = known.map((e) => h('input', {type: 'checkbox', name: 'events', value: e,
                                              checked: chosen.has(e)}));
   const format = h('select', {name: 'format'},
-    FORMATS.map((f) => h('option', {value: f}, f === 'json' ? 'json (the event envelope)'
-                                                            : 'slack (a {"text"} message)')));
+    FORMATS.map(([value, label]) => h('option', {value}, label)));
   format.value = webhook?.format ?? 'json';
   const secret = h('input', {name: 'secret', type: 'password', autocomplete: 'new-password',
                              placeholder: creating ? 'empty: Redrive generates one'

@@ -67,6 +67,25 @@ TEST_F(ApiTest, SignatureFormatIsRedriveByDefaultAndSpooledOnRequest) {
   EXPECT_EQ(Get(path)["signature_format"], "redrive");
 }
 
+// The chat formats: discord and teams beside slack, on create and on update;
+// an unknown one is refused naming the formats there are.
+TEST_F(ApiTest, DiscordAndTeamsFormatsAreAcceptedAndKept) {
+  Reply created = Post("/api/v1/outgoing-webhooks",
+                       R"({"name":"d","url":"https://discord.com/api/webhooks/1/x",)"
+                       R"("events":["job.deadlettered"],"format":"discord"})");
+  ASSERT_EQ(created.status, 201) << created.raw.body;
+  EXPECT_EQ(created["format"], "discord");
+  const std::string path = "/api/v1/outgoing-webhooks/" + Str(created["id"]);
+  Reply teams = Do("PUT", path, R"({"format":"teams"})");
+  ASSERT_EQ(teams.status, 200) << teams.raw.body;
+  EXPECT_EQ(Get(path)["format"], "teams");
+  Reply bad = Do("PUT", path, R"({"format":"irc"})");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_EQ(bad.Field(), "format");
+  EXPECT_NE(bad.raw.body.find(R"(\"discord\", \"teams\")"), std::string::npos) << bad.raw.body;
+  EXPECT_EQ(Get(path)["format"], "teams");
+}
+
 struct BadBody {
   const char* body;
   const char* field;

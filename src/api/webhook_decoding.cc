@@ -38,7 +38,7 @@ Result<std::optional<WebhookFormat>> Format(const wire::FieldReader& r) {
   REDRIVE_ASSIGN_OR_RETURN(auto text, r.String("format", 1, 16));
   if (!text) return std::optional<WebhookFormat>();
   auto format = ParseWebhookFormat(*text);
-  if (!format) return Status::Validation("format", "format must be \"json\" or \"slack\"");
+  if (!format) return Status::Validation("format", "format must be one of " + WebhookFormatNames());
   return std::optional<WebhookFormat>(*format);
 }
 

@@ -21,14 +21,39 @@ std::string WebhookEventNames() {
   return out;
 }
 
+namespace {
+
+struct FormatName {
+  WebhookFormat format;
+  const char* name;
+};
+constexpr FormatName kFormatNames[] = {{WebhookFormat::kJson, "json"},
+                                       {WebhookFormat::kSlack, "slack"},
+                                       {WebhookFormat::kDiscord, "discord"},
+                                       {WebhookFormat::kTeams, "teams"}};
+
+}  // namespace
+
 const char* WebhookFormatName(WebhookFormat f) {
-  return f == WebhookFormat::kSlack ? "slack" : "json";
+  for (const FormatName& entry : kFormatNames) {
+    if (entry.format == f) return entry.name;
+  }
+  return "json";
 }
 
 std::optional<WebhookFormat> ParseWebhookFormat(std::string_view s) {
-  if (s == "json") return WebhookFormat::kJson;
-  if (s == "slack") return WebhookFormat::kSlack;
+  for (const FormatName& entry : kFormatNames) {
+    if (s == entry.name) return entry.format;
+  }
   return std::nullopt;
+}
+
+std::string WebhookFormatNames() {
+  std::string out;
+  for (const FormatName& entry : kFormatNames) {
+    out += (out.empty() ? "\"" : ", \"") + std::string(entry.name) + "\"";
+  }
+  return out;
 }
 
 const char* SignatureFormatName(SignatureFormat f) {

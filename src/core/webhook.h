@@ -26,11 +26,15 @@ std::string WebhookEventNames();
 // Sent only by POST /outgoing-webhooks/{id}/test, whatever the subscription.
 inline constexpr std::string_view kWebhookTestEvent = "webhook.test";
 
-// How a webhook wants its body: the standard envelope, or a Slack-compatible
-// {"text": ...} message (incoming-webhook URLs of Slack, Mattermost, ...).
-enum class WebhookFormat { kJson, kSlack };
-const char* WebhookFormatName(WebhookFormat f);  // "json", "slack"
+// How a webhook wants its body: the standard envelope, or a chat message
+// built from the event's one-line summary: Slack-compatible {"text": ...}
+// (incoming-webhook URLs of Slack, Mattermost, ...), Discord's {"content": ...}
+// or a Microsoft Teams Adaptive Card (a Teams "workflow" webhook).
+enum class WebhookFormat { kJson, kSlack, kDiscord, kTeams };
+const char* WebhookFormatName(WebhookFormat f);  // "json", "slack", "discord", "teams"
 std::optional<WebhookFormat> ParseWebhookFormat(std::string_view s);
+// Every format's name, quoted and joined with ", " (error messages).
+std::string WebhookFormatNames();
 
 // Which headers sign a delivery: Redrive's (X-Redrive-Signature,
 // X-Redrive-Timestamp, X-Redrive-Event, X-Redrive-Delivery) or Spooled's

@@ -2,6 +2,7 @@
 
 #include "core/json_text.h"
 #include "core/time_format.h"
+#include "core/utf8.h"
 
 namespace redrive {
 namespace {
@@ -130,10 +131,52 @@ std::string SlackMessage(const WebhookEvent& event) {
   return JsonObjectText().Str("text", event.summary).Build();
 }
 
+std::string DiscordMessage(const WebhookEvent& event) {
+  constexpr size_t kDiscordContentMax = 2000;  // characters; bytes are at least as many
+  return JsonObjectText()
+      .Str("content", Utf8Prefix(event.summary, kDiscordContentMax))
+      .Str("username", "Redrive")
+      .Raw("allowed_mentions", R"({"parse":[]})")
+      .Build();
+}
+
+std::string TeamsMessage(const WebhookEvent& event) {
+  const std::string title = JsonObjectText()
+                                .Str("type", "TextBlock")
+                                .Str("text", "Redrive: " + event.name)
+                                .Str("weight", "Bolder")
+                                .Build();
+  const std::string text = JsonObjectText()
+                               .Str("type", "TextBlock")
+                               .Str("text", event.summary)
+                               .Raw("wrap", "true")
+                               .Build();
+  const std::string card = JsonObjectText()
+                               .Str("$schema", "http://adaptivecards.io/schemas/adaptive-card.json")
+                               .Str("type", "AdaptiveCard")
+                               .Str("version", "1.4")
+                               .Raw("body", "[" + title + "," + text + "]")
+                               .Build();
+  const std::string attachment = JsonObjectText()
+                                     .Str("contentType", "application/vnd.microsoft.card.adaptive")
+                                     .Raw("content", card)
+                                     .Build();
+  return JsonObjectText().Str("type", "message").Raw("attachments", "[" + attachment + "]").Build();
+}
+
 std::string WebhookBody(WebhookFormat format, const std::string& event_id,
                         const WebhookEvent& event, Instant created_at) {
-  return format == WebhookFormat::kSlack ? SlackMessage(event)
-                                         : WebhookEnvelope(event_id, event, created_at);
+  switch (format) {
+    case WebhookFormat::kSlack:
+      return SlackMessage(event);
+    case WebhookFormat::kDiscord:
+      return DiscordMessage(event);
+    case WebhookFormat::kTeams:
+      return TeamsMessage(event);
+    case WebhookFormat::kJson:
+      break;
+  }
+  return WebhookEnvelope(event_id, event, created_at);
 }
 
 }  // namespace redrive

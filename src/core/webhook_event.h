@@ -19,7 +19,7 @@ namespace redrive {
 struct WebhookEvent {
   std::string name;       // "job.failed", ...
   std::string data_json;  // the envelope's "data" object
-  std::string summary;    // one human line, for format "slack"
+  std::string summary;    // one human line, for the chat formats (slack, discord, teams)
 };
 
 // Details some job events add to the summary in `data`.
@@ -47,6 +47,13 @@ std::string WebhookEnvelope(const std::string& event_id, const WebhookEvent& eve
                             Instant created_at);
 // {"text": summary}: the body for a webhook of format slack.
 std::string SlackMessage(const WebhookEvent& event);
+// {"content": summary, "username": "Redrive", "allowed_mentions": {"parse": []}}:
+// format discord. The summary is cut to Discord's 2,000 characters, and
+// mentions are off, so an error text saying "@everyone" pings nobody.
+std::string DiscordMessage(const WebhookEvent& event);
+// A message with one Adaptive Card (the event's name in bold, then the
+// summary): format teams, what a Teams "workflow" webhook posts to a channel.
+std::string TeamsMessage(const WebhookEvent& event);
 
 // The body `webhook` gets for `event`.
 std::string WebhookBody(WebhookFormat format, const std::string& event_id,

@@ -4,6 +4,7 @@
 
 #include <iterator>
 
+#include "core/utf8.h"
 #include "core/webhook_event.h"
 
 namespace redrive {
@@ -209,6 +210,47 @@ TEST(WebhookEventTest, SlackFormatIsOneTextLine) {
   WebhookEvent q = QueueWebhookEvent("queue.paused", "emails", "maintenance");
   EXPECT_EQ(q.data_json, R"({"queue_name":"emails","reason":"maintenance"})");
   EXPECT_EQ(SlackMessage(q), R"({"text":"Queue emails paused: maintenance"})");
+}
+
+TEST(WebhookEventTest, DiscordFormatIsTheSummaryWithMentionsOff) {
+  WebhookEvent q = QueueWebhookEvent("queue.paused", "emails", "@everyone maintenance");
+  EXPECT_EQ(WebhookBody(WebhookFormat::kDiscord, "ev", q, kNow),
+            R"({"content":"Queue emails paused: @everyone maintenance","username":"Redrive",)"
+            R"("allowed_mentions":{"parse":[]}})");
+}
+
+TEST(WebhookEventTest, DiscordContentIsCutToTwoThousandBytesOnACharacterBoundary) {
+  // "x" and 1,000 two-byte characters: 2,001 bytes; a cut at 2,000 would
+  // split the last character, so 1,999 bytes remain.
+  WebhookEvent e{"queue.paused", "{}", "x"};
+  for (int i = 0; i < 1000; ++i) e.summary += "\xc3\xa9";  // é
+  const std::string body = DiscordMessage(e);
+  const std::string prefix = R"({"content":")";
+  const size_t end = body.find('"', prefix.size());
+  ASSERT_NE(end, std::string::npos);
+  EXPECT_EQ(end - prefix.size(), 1999u);  // "x" + 999 whole characters
+  EXPECT_EQ(ValidUtf8(body), body);
+}
+
+TEST(WebhookEventTest, TeamsFormatIsOneAdaptiveCard) {
+  WebhookEvent q = QueueWebhookEvent("queue.paused", "emails", "maintenance");
+  EXPECT_EQ(WebhookBody(WebhookFormat::kTeams, "ev", q, kNow),
+            R"({"type":"message","attachments":[{"contentType":)"
+            R"("application/vnd.microsoft.card.adaptive","content":{"$schema":)"
+            R"("http://adaptivecards.io/schemas/adaptive-card.json","type":"AdaptiveCard",)"
+            R"("version":"1.4","body":[{"type":"TextBlock","text":"Redrive: queue.paused",)"
+            R"("weight":"Bolder"},{"type":"TextBlock","text":"Queue emails paused: )"
+            R"(maintenance","wrap":true}]}}]})");
+}
+
+TEST(WebhookFormatTest, EveryFormatParsesBackFromItsName) {
+  for (WebhookFormat f : {WebhookFormat::kJson, WebhookFormat::kSlack, WebhookFormat::kDiscord,
+                          WebhookFormat::kTeams}) {
+    EXPECT_EQ(ParseWebhookFormat(WebhookFormatName(f)), f) << WebhookFormatName(f);
+  }
+  EXPECT_EQ(ParseWebhookFormat("Slack"), std::nullopt);
+  EXPECT_EQ(ParseWebhookFormat("msteams"), std::nullopt);
+  EXPECT_EQ(WebhookFormatNames(), R"("json", "slack", "discord", "teams")");
 }
 
 }  // namespace

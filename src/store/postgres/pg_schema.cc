@@ -390,6 +390,15 @@ CREATE TABLE redrive.schedule_runs (
 CREATE INDEX schedule_runs_by_schedule ON redrive.schedule_runs (schedule_id, created_at);
 )sql";
 
+// Version 15: the chat formats discord and teams beside slack
+// (core/webhook.h): the CHECK of webhooks.format, named by PostgreSQL after
+// its column, is replaced.
+constexpr char kSchemaV15[] = R"sql(
+ALTER TABLE redrive.webhooks
+  DROP CONSTRAINT webhooks_format_check,
+  ADD CONSTRAINT webhooks_format_check CHECK (format IN ('json','slack','discord','teams'));
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "delivery reservations, webhooks version", kSchemaV2},
@@ -405,6 +414,7 @@ constexpr PgMigration kMigrations[] = {
     {12, "schedules", kSchemaV12},
     {13, "stored API keys", api_key_sql::kSchema},
     {14, "token exchange: token secret and refresh tokens", token_sql::kSchema},
+    {15, "webhook formats discord and teams", kSchemaV15},
 };
 
 constexpr char kCreateMigrationsTable[] =

@@ -377,6 +377,18 @@ CREATE TABLE schedule_runs (
 CREATE INDEX schedule_runs_by_schedule ON schedule_runs (schedule_id, created_at);
 )sql";
 
+// Version 14: the chat formats discord and teams beside slack
+// (core/webhook.h). The CHECK of webhooks.format is widened in place, as
+// version 8 widened jobs.status: no row is rewritten.
+constexpr char kSchemaV14[] = R"sql(
+PRAGMA writable_schema = ON;
+UPDATE sqlite_schema
+   SET sql = replace(sql, 'CHECK (format IN (''json'',''slack''))',
+                     'CHECK (format IN (''json'',''slack'',''discord'',''teams''))')
+ WHERE type = 'table' AND name = 'webhooks';
+PRAGMA writable_schema = RESET;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "outgoing webhooks", kSchemaV2},
@@ -391,6 +403,7 @@ constexpr Migration kMigrations[] = {
     {11, "schedules", kSchemaV11},
     {12, "stored API keys", api_key_sql::kSchema},
     {13, "token exchange: token secret and refresh tokens", token_sql::kSchema},
+    {14, "webhook formats discord and teams", kSchemaV14},
 };
 
 constexpr char kCreateMigrationsTable[] =

@@ -130,6 +130,38 @@ TEST_F(SchemaTest, AFileFromBeforeQuarantineUpgradesKeepingItsJobs) {
   EXPECT_EQ(check->String(0), "ok");
 }
 
+// The chat-formats migration widens the CHECK of webhooks.format in place:
+// a webhook from before keeps its row, discord and teams are accepted after,
+// and a format that does not exist is still refused.
+TEST_F(SchemaTest, AFileFromBeforeTheChatFormatsUpgradesKeepingItsWebhooks) {
+  size_t before = 0;
+  while (std::string_view(Migrations()[before].name) != "webhook formats discord and teams") {
+    ++before;
+  }
+  ASSERT_TRUE(Migrate(*conn_, Migrations().first(before)).ok());
+  auto insert = [&](const char* id, const char* format) {
+    char sql[512];
+    std::snprintf(sql, sizeof sql,
+                  "INSERT INTO webhooks (id, name, url, events, secret, enabled, format,"
+                  " created_at, updated_at) VALUES ('%s', 'n', 'http://x/', 'job.failed', 's',"
+                  " 1, '%s', 1, 1);",
+                  id, format);
+    return conn_->ExecScript(sql);
+  };
+  ASSERT_TRUE(insert("old", "slack").ok());
+  EXPECT_FALSE(insert("early", "discord").ok());
+  ASSERT_TRUE(Migrate(*conn_).ok());
+  EXPECT_TRUE(insert("d", "discord").ok());
+  EXPECT_TRUE(insert("t", "teams").ok());
+  EXPECT_FALSE(insert("bad", "irc").ok());
+  auto stmt = conn_->Prepare("SELECT format FROM webhooks WHERE id = 'old'");
+  ASSERT_TRUE(*stmt->Step());
+  EXPECT_EQ(stmt->String(0), "slack");
+  auto check = conn_->Prepare("PRAGMA integrity_check");
+  ASSERT_TRUE(*check->Step());
+  EXPECT_EQ(check->String(0), "ok");
+}
+
 TEST_F(SchemaTest, MigrationsAreNumberedInOrderWithoutGaps) {
   int expected = 1;
   for (const Migration& m : Migrations()) EXPECT_EQ(m.version, expected++) << m.name;
