@@ -29,6 +29,7 @@ void AddClientCommands(CLI::App& app, CliContext& ctx) {
   AddAuditCommand(app, ctx);
   AddSchedulesCommand(app, ctx);
   AddKeysCommand(app, ctx);
+  AddAuthCommand(app, ctx);
   AddHelpAndCompletionCommands(app, ctx);
   for (CLI::App* sub : app.get_subcommands({})) {
     if (std::find(before.begin(), before.end(), sub) != before.end()) continue;  // serve

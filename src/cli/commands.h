@@ -20,6 +20,7 @@ void AddWorkCommand(CLI::App& app, CliContext& ctx);       // work_command.cc
 void AddAuditCommand(CLI::App& app, CliContext& ctx);      // audit_command.cc
 void AddSchedulesCommand(CLI::App& app, CliContext& ctx);  // schedules_command.cc
 void AddKeysCommand(CLI::App& app, CliContext& ctx);       // keys_command.cc
+void AddAuthCommand(CLI::App& app, CliContext& ctx);       // auth_command.cc
 
 // All of the above, and `help` and `completion` (command_tree.h).
 void AddClientCommands(CLI::App& app, CliContext& ctx);
