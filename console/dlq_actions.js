@@ -8,6 +8,19 @@
 import * as api from './api.js';
 import {h} from './dom.js';
 import {openDialog, showNotice, busy} from './ui.js';
+
+// The optional "into another queue" field of a redrive (the API's
+// target_queue): e.g. a payments-slow queue served by one careful worker.
+export const TARGET_QUEUE_FIELD = {
+  name: 'target_queue', label: 'Into queue (optional: empty keeps each job in its own)',
+  placeholder: 'e.g. payments-slow'};
+
+// Why `name` cannot be a target queue (the API's queue-name rule), or null.
+export function targetQueueProblem(name) {
+  const n = (name ?? '').trim();
+  if (n === '' || /^[A-Za-z0-9_][A-Za-z0-9._-]{0,99}$/.test(n)) return null;
+  return 'A queue name is 1-100 characters of A-Z a-z 0-9 . _ -, not starting with . or -.';
+}
 import {formatDuration} from './durations.js';
 import {classHash} from './dlq_summary.js';
 
@@ -63,12 +76,16 @@ export function dlqActionBar(filters, selected, refresh) {
              'throttled redrives share the rate (this one starts after the last job of an ' +
              'earlier one).'],
       fields: [{name: 'rate', label: 'Rate (jobs per second, optional)', type: 'number',
-                min: '0', step: 'any', placeholder: 'e.g. 5'}],
-      validate: ({rate}) => (rate !== '' && !(Number(rate) > 0) ? 'The rate must be above 0.' : null),
+                min: '0', step: 'any', placeholder: 'e.g. 5'},
+               TARGET_QUEUE_FIELD],
+      validate: ({rate, target_queue: target}) =>
+        (rate !== '' && !(Number(rate) > 0) ? 'The rate must be above 0.'
+                                            : targetQueueProblem(target)),
       confirmLabel: `Retry ${n}`});
     if (!values) return;
     const body = {...selection};
     if (values.rate !== '') body.rate_per_second = Number(values.rate);
+    if (values.target_queue.trim() !== '') body.target_queue = values.target_queue.trim();
     await busy(retryMatching, 'Retry all matching', async () => {
       const done = await retryAll(body, n, (k) => {
         retryMatching.textContent = `Retrying… ${k} of ${n}`;

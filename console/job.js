@@ -4,6 +4,7 @@ import * as api from './api.js';
 import {h, fill, time, statusBadge, tagList} from './dom.js';
 import {openDialog, showNotice, busy, showError} from './ui.js';
 import {payloadSection} from './payload_editor.js';
+import {TARGET_QUEUE_FIELD, targetQueueProblem} from './dlq_actions.js';
 import {backoffText, formatDuration} from './durations.js';
 
 const CANCELLABLE = ['pending', 'scheduled', 'processing'];
@@ -104,12 +105,16 @@ function releaseButton(job, path, refresh) {
              `${job.crash_limit}): it may take a worker down again. It goes back to pending ` +
              'now, with its crash count reset.'],
       fields: [{name: 'budget', label: 'Retry budget', type: 'select', value: 'reset',
-                options: BUDGETS}],
+                options: BUDGETS},
+               {...TARGET_QUEUE_FIELD, placeholder: `e.g. ${job.queue_name}-careful`}],
+      validate: ({target_queue: target}) => targetQueueProblem(target),
       confirmLabel: 'Release job'});
     if (!values) return;
     await busy(b, 'Release', async () => {
-      await api.post(`${path}/release`, {budget: values.budget || 'reset'});
-      showNotice('Job released: it is pending again.');
+      const body = {budget: values.budget || 'reset'};
+      if (values.target_queue.trim() !== '') body.target_queue = values.target_queue.trim();
+      const released = await api.post(`${path}/release`, body);
+      showNotice(`Job released: it is pending again, in ${released.queue_name}.`);
     });
     refresh().catch((e) => showError(e, 'Refresh'));
   });
@@ -124,11 +129,15 @@ function actionBar(job, path, refresh) {
       const ok = await openDialog({title: 'Retry this job?',
         body: [`It goes back to pending now, with its retry count reset to 0 ` +
                `(${job.max_retries} retries again) and its history kept.`],
+        fields: [{...TARGET_QUEUE_FIELD, placeholder: `e.g. ${job.queue_name}-slow`}],
+        validate: ({target_queue: target}) => targetQueueProblem(target),
         confirmLabel: 'Retry job', reason: true});
       if (!ok) return;
       await busy(b, 'Retry', async () => {
-        await api.post(`${path}/retry`, {}, {reason: ok.reason});
-        showNotice('Job retried: it is pending again.');
+        const body = {};
+        if (ok.target_queue.trim() !== '') body.target_queue = ok.target_queue.trim();
+        const retried = await api.post(`${path}/retry`, body, {reason: ok.reason});
+        showNotice(`Job retried: it is pending again, in ${retried.queue_name}.`);
       });
       refresh().catch((e) => showError(e, 'Refresh'));
     });

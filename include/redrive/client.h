@@ -63,9 +63,11 @@ class Client {
   // Counts of one queue, or of all queues when queue_name is empty.
   Result<StatusCounts> Stats(const std::string& queue_name = "");
   Status Cancel(const std::string& id);
-  // `budget`: "reset" (the server's default), "keep" or "extend:N".
+  // `budget`: "reset" (the server's default), "keep" or "extend:N";
+  // `target_queue`: redrive into that queue instead (created if new).
   Result<Job> Retry(const std::string& id, std::optional<Instant> expires_at = std::nullopt,
-                    std::optional<std::string> budget = std::nullopt);
+                    std::optional<std::string> budget = std::nullopt,
+                    std::optional<std::string> target_queue = std::nullopt);
   Result<PriorityChange> SetPriority(const std::string& id, int priority);
   Result<Job> RepairPayload(const std::string& id, const boost::json::value& payload);
 
@@ -81,7 +83,8 @@ class Client {
 
   // ---- Quarantine (jobs whose attempts lost their lease crash_limit times)
   // Back to pending, crash_count reset; CONFLICT if the job is not quarantined.
-  Result<Job> Release(const std::string& id, std::optional<std::string> budget = std::nullopt);
+  Result<Job> Release(const std::string& id, std::optional<std::string> budget = std::nullopt,
+                      std::optional<std::string> target_queue = std::nullopt);
   Result<ReleaseResult> ReleaseQuarantined(const ReleaseRequest& request);
 
   // ---- Queues
@@ -116,6 +119,17 @@ class Client {
   Result<std::vector<ApiKeyInfo>> ListApiKeys();
   Result<ApiKeyInfo> CreateApiKey(const CreateApiKeyRequest& request);
   Status RevokeApiKey(const std::string& id);
+
+  // ---- Tokens (/api/v1/auth). Login and RefreshTokens need no credential
+  // on the client; Me and Logout use the client's own (key or token).
+  Result<TokenPair> Login(const std::string& api_key);
+  // Uses `refresh_token` up: keep the new pair's.
+  Result<TokenPair> RefreshTokens(const std::string& refresh_token);
+  Result<TokenValidation> ValidateToken(const std::string& access_token);
+  Result<Identity> Me();
+  // Ends `refresh_token` (it must be the caller's key's), or without one
+  // every refresh token of the caller's key.
+  Status Logout(const std::optional<std::string>& refresh_token = std::nullopt);
 
   // ---- Workers
   Result<WorkerRegistration> RegisterWorker(const RegisterWorkerRequest& request);

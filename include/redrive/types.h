@@ -152,6 +152,34 @@ struct CreateApiKeyRequest {
   std::optional<Instant> expires_at;
 };
 
+// The token exchange (/api/v1/auth): an API key for a short-lived access
+// token (a JWT that works as the Bearer wherever the key does, e.g. as
+// ClientOptions::api_key) and a refresh token that buys the next pair once.
+struct TokenPair {
+  std::string access_token;
+  std::string refresh_token;
+  std::string token_type;  // "Bearer"
+  std::chrono::seconds expires_in{0};
+  std::chrono::seconds refresh_expires_in{0};
+};
+
+// POST /auth/validate: `valid` with the token's claims, or not, with why.
+struct TokenValidation {
+  bool valid = false;
+  boost::json::object claims;  // empty when not valid
+  std::optional<std::string> error;
+};
+
+// GET /auth/me: who the client's credential is.
+struct Identity {
+  std::string api_key_id;
+  std::string name;
+  std::string role;                 // "admin", "worker", "viewer"
+  std::string credential;           // "api_key", "access_token", or "none" (server without keys)
+  std::vector<std::string> queues;  // empty: every queue
+  std::optional<Instant> issued_at, expires_at;  // the access token's; unset with a key
+};
+
 struct DlqFilter {
   std::optional<std::string> queue_name;
   std::optional<std::string> tag;
@@ -197,6 +225,8 @@ struct DlqRetryRequest {
   std::optional<double> rate_per_second;
   // "reset" (the server's default), "keep" or "extend:N".
   std::optional<std::string> budget;
+  // Redrive into this queue instead of each job's own (created if new).
+  std::optional<std::string> target_queue;
 };
 
 // POST /jobs/quarantine/release: job_ids, or a filter (queue_name and/or
@@ -207,7 +237,8 @@ struct ReleaseRequest {
   std::optional<std::string> tag;
   std::optional<int> limit;  // 1..1000
   bool dry_run = false;
-  std::optional<std::string> budget;  // as DlqRetryRequest::budget
+  std::optional<std::string> budget;        // as DlqRetryRequest::budget
+  std::optional<std::string> target_queue;  // as DlqRetryRequest::target_queue
 };
 
 struct ReleaseResult {

@@ -104,6 +104,51 @@ TEST_F(ApiOperatorTest, RetryDeadJobWithDeadline) {
   EXPECT_EQ(r["expires_at"], "2099-01-01T00:00:00.000Z");
 }
 
+// target_queue [ext]: a redrive into another queue, one job or a selection.
+// The target is created with the defaults; a disabled one is refused, as is
+// a name that is no queue name; the history says from where to where.
+TEST_F(ApiOperatorTest, RetryIntoATargetQueue) {
+  const std::string one = DeadJob("payments");
+  Reply moved = Post("/api/v1/jobs/" + one + "/retry", R"({"target_queue":"payments-slow"})");
+  ASSERT_EQ(moved.status, 200) << moved.raw.body;
+  EXPECT_EQ(moved["queue_name"], "payments-slow");
+  EXPECT_EQ(moved["status"], "pending");
+  EXPECT_EQ(Str(ClaimOne("payments-slow").at("id")), one);
+  Reply history = Get("/api/v1/jobs/" + one + "/history");
+  bool recorded = false;
+  for (const auto& h : history.json.as_array()) {
+    const auto& details = h.at("details");
+    if (details.is_object() && details.as_object().contains("to_queue")) {
+      EXPECT_EQ(details.at("from_queue"), "payments");
+      EXPECT_EQ(details.at("to_queue"), "payments-slow");
+      recorded = true;
+    }
+  }
+  EXPECT_TRUE(recorded) << history.raw.body;
+
+  const std::string a = DeadJob("payments");
+  const std::string b = DeadJob("payments");
+  Reply bulk =
+      Post("/api/v1/jobs/dlq/retry", R"({"queue_name":"payments","target_queue":"payments-slow"})");
+  ASSERT_EQ(bulk.status, 200) << bulk.raw.body;
+  EXPECT_EQ(bulk["retried_count"], 2);
+  for (const std::string& id : {a, b})
+    EXPECT_EQ(Get("/api/v1/jobs/" + id)["queue_name"], "payments-slow");
+
+  EXPECT_EQ(
+      Post("/api/v1/jobs/dlq/retry", R"({"queue_name":"payments","target_queue":"a b"})").Field(),
+      "target_queue");
+  EXPECT_EQ(Post("/api/v1/jobs/" + one + "/retry", R"({"target_queue":7})").Field(),
+            "target_queue");
+  const std::string c = DeadJob("payments");
+  Enqueue("closed");
+  ASSERT_EQ(Do("PUT", "/api/v1/queues/closed/config", R"({"enabled":false})").status, 200);
+  Reply refused = Post("/api/v1/jobs/" + c + "/retry", R"({"target_queue":"closed"})");
+  EXPECT_EQ(refused.status, 409) << refused.raw.body;
+  EXPECT_EQ(Get("/api/v1/jobs/" + c)["status"], "deadletter");
+  EXPECT_EQ(Get("/api/v1/jobs/" + c)["queue_name"], "payments");
+}
+
 TEST_F(ApiOperatorTest, DlqListRetryAndDryRun) {
   std::string id = DeadJob();
   Reply list = Get("/api/v1/jobs/dlq?queue_name=q");

@@ -93,6 +93,26 @@ TEST_F(ApiQuarantineTest, BulkReleaseWithADryRunFirst) {
   EXPECT_EQ(Get("/api/v1/jobs/stats")["quarantined"], 0);
 }
 
+// target_queue [ext]: a poison pill released into a queue of its own (one
+// careful worker), alone or by selection; a bad name is refused.
+TEST_F(ApiQuarantineTest, ReleaseIntoATargetQueue) {
+  const std::string one = QuarantinedJob("a");
+  Reply released = Post("/api/v1/jobs/" + one + "/release", R"({"target_queue":"a-careful"})");
+  ASSERT_EQ(released.status, 200) << released.raw.body;
+  EXPECT_EQ(released["queue_name"], "a-careful");
+  EXPECT_EQ(released["status"], "pending");
+  const std::string two = QuarantinedJob("a");
+  Reply bulk =
+      Post("/api/v1/jobs/quarantine/release", R"({"queue_name":"a","target_queue":"a-careful"})");
+  ASSERT_EQ(bulk.status, 200) << bulk.raw.body;
+  EXPECT_EQ(bulk["released_count"], 1);
+  EXPECT_EQ(Get("/api/v1/jobs/" + two)["queue_name"], "a-careful");
+  const std::string three = QuarantinedJob("a");
+  EXPECT_EQ(Post("/api/v1/jobs/" + three + "/release", R"({"target_queue":""})").Field(),
+            "target_queue");
+  EXPECT_EQ(Get("/api/v1/jobs/" + three)["status"], "quarantined");
+}
+
 TEST_F(ApiQuarantineTest, SnoozeIsFencedBoundedAndValidated) {
   const std::string id = Enqueue("q", R"(,"max_snoozes":1)");
   std::string lease = Str(ClaimOne().at("lease_id"));

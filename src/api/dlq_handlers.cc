@@ -111,6 +111,7 @@ Result<engine::DlqRetryParams> DecodeDlqRetry(const boost::json::object& body) {
   REDRIVE_ASSIGN_OR_RETURN(p.rate_per_second,
                            r.Number("rate_per_second", kMinRatePerSecond, kMaxRatePerSecond));
   REDRIVE_ASSIGN_OR_RETURN(p.budget, Budget(r));
+  REDRIVE_ASSIGN_OR_RETURN(p.target_queue, TargetQueue(r));
   return p;
 }
 

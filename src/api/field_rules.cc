@@ -85,6 +85,12 @@ Result<RetryBudget> Budget(const wire::FieldReader& r) {
   return *budget;
 }
 
+Result<std::optional<std::string>> TargetQueue(const wire::FieldReader& r) {
+  REDRIVE_ASSIGN_OR_RETURN(std::optional<std::string> name, r.String("target_queue", 0, SIZE_MAX));
+  if (name) REDRIVE_RETURN_IF_ERROR(CheckQueueName(*name, r.Path("target_queue")));
+  return name;
+}
+
 Result<std::optional<int>> TimeoutSeconds(const wire::FieldReader& r, std::string_view key) {
   return IntField(r, key, kMinTimeoutSeconds, kMaxTimeoutSeconds);
 }

@@ -36,6 +36,8 @@ Result<std::optional<int>> MaxSnoozes(const wire::FieldReader& r);
 // A redrive's `budget`: "reset" (when absent), "keep" or "extend:N" with N
 // in 1..kMaxRetryExtend; anything else names `budget`.
 Result<RetryBudget> Budget(const wire::FieldReader& r);
+// "target_queue" of a redrive or release: a queue name, or unset.
+Result<std::optional<std::string>> TargetQueue(const wire::FieldReader& r);
 // lease_duration_secs, 5..3600.
 Result<std::optional<int>> LeaseSeconds(const wire::FieldReader& r);
 

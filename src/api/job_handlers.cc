@@ -137,6 +137,9 @@ void HandleRetry(Call& call) {
   Result<RetryBudget> budget = Budget(wire::FieldReader(*body));
   if (!budget.ok()) return call.Fail(budget.status());
   p.budget = *budget;
+  Result<std::optional<std::string>> target = TargetQueue(wire::FieldReader(*body));
+  if (!target.ok()) return call.Fail(target.status());
+  p.target_queue = *target;
   call.engine.Retry(std::move(p), Answer<Job>(call.respond, JobEncoder(call.role)));
 }
 

@@ -69,6 +69,7 @@ Result<engine::BulkReleaseParams> DecodeBulkRelease(const boost::json::object& b
   REDRIVE_ASSIGN_OR_RETURN(std::optional<bool> dry_run, r.Bool("dry_run"));
   p.dry_run = dry_run.value_or(false);
   REDRIVE_ASSIGN_OR_RETURN(p.budget, Budget(r));
+  REDRIVE_ASSIGN_OR_RETURN(p.target_queue, TargetQueue(r));
   return p;
 }
 
@@ -101,6 +102,9 @@ void HandleRelease(Call& call) {
   Result<RetryBudget> budget = Budget(wire::FieldReader(*body));
   if (!budget.ok()) return call.Fail(budget.status());
   p.budget = *budget;
+  Result<std::optional<std::string>> target = TargetQueue(wire::FieldReader(*body));
+  if (!target.ok()) return call.Fail(target.status());
+  p.target_queue = *target;
   const bool include_payload = call.role != Role::kViewer;
   call.engine.ReleaseQuarantine(
       std::move(p), Answer<Job>(call.respond, [include_payload](Job& j) {

@@ -310,7 +310,7 @@ void AddShow(CLI::App& dlq, CliContext& ctx) {
 
 struct RetryFlags {
   DeadJobFilterFlags filter;
-  std::string rate, budget;
+  std::string rate, budget, to_queue;
   std::vector<std::string> ids;
   std::optional<int> limit;
   bool dry_run = false, all = false;
@@ -330,6 +330,7 @@ sdk::DlqRetryRequest RetryRequest(const RetryFlags& f) {
   request.dry_run = f.dry_run;
   if (!f.rate.empty()) request.rate_per_second = ParseRate(f.rate);
   if (!f.budget.empty()) request.budget = f.budget;
+  if (!f.to_queue.empty()) request.target_queue = f.to_queue;
   return request;
 }
 
@@ -481,6 +482,9 @@ void AddRetry(CLI::App& dlq, CliContext& ctx) {
       ->check([](const std::string& text) -> std::string {
         return ParseRetryBudget(text) ? "" : "'" + text + "' is not reset, keep or extend:N";
       });
+  cmd->add_option("--to-queue", f->to_queue,
+                  "Redrive into this queue instead of each job's own (created if new; a "
+                  "throttled redrive then shares this queue's rate)");
   cmd->footer(
       "Say which jobs: --ids, or any of --queue, --reason, --tag, --error-prefix, or --all.\n"
       "Every answer says how many dead jobs match and how many this call retried.\n"
@@ -488,6 +492,7 @@ void AddRetry(CLI::App& dlq, CliContext& ctx) {
       "  redrive dlq retry --queue emails --dry-run\n"
       "  redrive dlq retry --reason lease_expired --all --rate 50/s\n"
       "  redrive dlq retry --queue payments --error-prefix 'gateway timeout' --dry-run\n"
+      "  redrive dlq retry --queue payments --all --to-queue payments-slow --rate 5/s\n"
       "  redrive dlq retry --ids 01a227b1-...,01a227b2-...");
   ctx.OnRun(cmd, [&ctx, f] { return RunRetry(ctx, *f); });
 }

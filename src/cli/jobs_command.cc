@@ -152,18 +152,19 @@ void AddCancel(CLI::App& jobs, CliContext& ctx) {
 }
 
 struct RetryFlags {
-  std::string id, expires_in, budget;
+  std::string id, expires_in, budget, to_queue;
 };
 
 int RunRetry(CliContext& ctx, const RetryFlags& f) {
   std::optional<Instant> expires_at;
   if (!f.expires_in.empty()) expires_at = Now() + *ParseDuration(f.expires_in);
-  auto job = ctx.client().Retry(f.id, expires_at, OptionalText(f.budget));
+  auto job = ctx.client().Retry(f.id, expires_at, OptionalText(f.budget), OptionalText(f.to_queue));
   if (!job.ok()) return ReportError(job.status());
   if (ctx.flags.json)
     PrintJson(wire::JobToJson(*job));
   else
-    std::cout << "retried " << job->id << ": now " << JobStatusName(job->status) << "\n";
+    std::cout << "retried " << job->id << ": now " << JobStatusName(job->status) << " in "
+              << job->queue_name << "\n";
   return kExitOk;
 }
 
@@ -177,25 +178,29 @@ void AddRetry(CLI::App& jobs, CliContext& ctx) {
   cmd->add_option("--budget", f->budget,
                   "Retries it gets: reset (default: max_retries again), keep, extend:N")
       ->check(CheckBudget);
+  cmd->add_option("--to-queue", f->to_queue,
+                  "Redrive into this queue instead of the job's own (created if new)");
   cmd->footer(
-      "Example:\n  redrive jobs retry 01a227b1-17ac-70b2-8612-af0bc51bf36f --expires-in 1h");
+      "Examples:\n  redrive jobs retry 01a227b1-17ac-70b2-8612-af0bc51bf36f --expires-in 1h\n"
+      "  redrive jobs retry 01a227b1-17ac-70b2-8612-af0bc51bf36f --to-queue payments-slow");
   ctx.OnRun(cmd, [&ctx, f] { return RunRetry(ctx, *f); });
 }
 
 struct ReleaseFlags {
-  std::string id, queue, tag, budget;
+  std::string id, queue, tag, budget, to_queue;
   std::optional<int> limit;
   bool dry_run = false;
 };
 
 int RunReleaseOne(CliContext& ctx, const ReleaseFlags& f) {
-  auto job = ctx.client().Release(f.id, OptionalText(f.budget));
+  auto job = ctx.client().Release(f.id, OptionalText(f.budget), OptionalText(f.to_queue));
   if (!job.ok()) return ReportError(job.status());
   if (ctx.flags.json) {
     PrintJson(wire::JobToJson(*job));
   } else {
-    std::cout << "released " << job->id << ": now " << JobStatusName(job->status)
-              << " (retry_count " << job->retry_count << "/" << job->max_retries << ")\n";
+    std::cout << "released " << job->id << ": now " << JobStatusName(job->status) << " in "
+              << job->queue_name << " (retry_count " << job->retry_count << "/" << job->max_retries
+              << ")\n";
   }
   return kExitOk;
 }
@@ -211,6 +216,7 @@ int RunRelease(CliContext& ctx, const ReleaseFlags& f) {
   request.limit = f.limit;
   request.dry_run = f.dry_run;
   request.budget = OptionalText(f.budget);
+  request.target_queue = OptionalText(f.to_queue);
   auto r = ctx.client().ReleaseQuarantined(request);
   if (!r.ok()) return ReportError(r.status());
   if (ctx.flags.json) {
@@ -242,9 +248,12 @@ void AddRelease(CLI::App& jobs, CliContext& ctx) {
   cmd->add_option("--budget", f->budget,
                   "Retries it gets: reset (default: max_retries again), keep, extend:N")
       ->check(CheckBudget);
+  cmd->add_option("--to-queue", f->to_queue,
+                  "Release into this queue instead (e.g. one served by a careful worker)");
   cmd->footer(
       "Examples:\n"
       "  redrive jobs release 01a227b1-17ac-70b2-8612-af0bc51bf36f\n"
+      "  redrive jobs release 01a227b1-17ac-70b2-8612-af0bc51bf36f --to-queue payments-careful\n"
       "  redrive jobs release --queue payments --dry-run\n"
       "  redrive jobs release --queue payments --budget keep");
   ctx.OnRun(cmd, [&ctx, f] { return RunRelease(ctx, *f); });

@@ -171,6 +171,7 @@ class Applier {
     if (e.new_expires_at && *e.new_expires_at <= due) {
       return Status::Validation("expires_at", "expires_at must be after the time the job will run");
     }
+    REDRIVE_RETURN_IF_ERROR(CheckTargetQueue(e.target_queue));
     j.status = due > now_ ? JobStatus::kScheduled : JobStatus::kPending;
     j.scheduled_at = due;
     ApplyRetryBudget(e.budget, j);
@@ -180,6 +181,7 @@ class Applier {
     j.completed_at.reset();
     JsonObjectText details;
     details.Str("source", e.source).Str("budget", RetryBudgetText(e.budget));
+    MoveToQueue(e.target_queue, details);
     if (e.new_expires_at) {
       j.expires_at = e.new_expires_at;
     } else if (j.expires_at && *j.expires_at <= due) {
@@ -226,6 +228,7 @@ class Applier {
 
   Result<Change> operator()(const event::ReleaseQuarantine& e) {
     if (job_.status != JobStatus::kQuarantined) return WrongStatus(job_, "release from quarantine");
+    REDRIVE_RETURN_IF_ERROR(CheckTargetQueue(e.target_queue));
     Job& j = change_.after;
     j.status = JobStatus::kPending;
     j.scheduled_at = now_;
@@ -238,6 +241,7 @@ class Applier {
         .Str("budget", RetryBudgetText(e.budget))
         .Int("retry_count", j.retry_count)
         .Int("max_retries", j.max_retries);
+    MoveToQueue(e.target_queue, details);
     if (j.expires_at && *j.expires_at <= now_) {
       // As a redrive does: a passed deadline would dead-letter it at once.
       j.expires_at.reset();
@@ -272,6 +276,23 @@ class Applier {
   }
 
  private:
+  // A redrive's target queue must be a queue name (the API checks it first;
+  // this keeps every caller honest).
+  static Status CheckTargetQueue(const std::optional<std::string>& target) {
+    if (target && !IsValidQueueName(*target)) {
+      return Status::Validation("target_queue", "target_queue is not a valid queue name");
+    }
+    return Status::Ok();
+  }
+
+  // A redrive into another queue: the job moves, and its history says from
+  // where to where. The same queue is no move.
+  void MoveToQueue(const std::optional<std::string>& target, JsonObjectText& details) {
+    if (!target || *target == job_.queue_name) return;
+    change_.after.queue_name = *target;
+    details.Str("from_queue", job_.queue_name).Str("to_queue", *target);
+  }
+
   // Records `outcome` and its history entry.
   void History(Outcome outcome, std::optional<std::string> worker, std::string details) {
     change_.outcome = outcome;

@@ -89,6 +89,9 @@ struct Retry {
   std::optional<Instant> new_expires_at;
   std::optional<Instant> run_at;  // throttled redrive: due at this time instead of now
   RetryBudget budget;             // what happens to retry_count / max_retries
+  // Redrive into this queue instead of the job's own (e.g. "payments-slow",
+  // served by one careful worker). The caller has made sure it exists.
+  std::optional<std::string> target_queue;
 };
 struct UpdatePayload {
   std::string payload_json;
@@ -104,6 +107,7 @@ struct SetPriority {
 // crash_count reset, the retry budget as asked. Not Release (a deregister).
 struct ReleaseQuarantine {
   RetryBudget budget;
+  std::optional<std::string> target_queue;  // as Retry's
 };
 // The holder says "not now, try again in `delay`" (e.g. a downstream 429):
 // processing -> scheduled at now + delay (pending when 0), no retry spent,

@@ -526,6 +526,36 @@ TEST(RetryTest, ResetsFailureStateAndKeepsCounters) {
   EXPECT_EQ(c.history->details_json, R"({"source":"job_retry","budget":"reset"})");
 }
 
+TEST(RetryTest, RedrivesIntoATargetQueueAndSaysSoInTheHistory) {
+  event::Retry retry;
+  retry.source = "dlq_retry";
+  retry.target_queue = "emails-slow";
+  const Change c = ApplyOk(DeadJob(), retry);
+  EXPECT_EQ(c.before.queue_name, "emails");
+  EXPECT_EQ(c.after.queue_name, "emails-slow");
+  EXPECT_EQ(c.after.status, JobStatus::kPending);
+  EXPECT_EQ(c.outcome, Outcome::kRedriven);
+  EXPECT_EQ(c.history->details_json,
+            R"({"source":"dlq_retry","budget":"reset","from_queue":"emails",)"
+            R"("to_queue":"emails-slow"})");
+  // Its own queue is no move, and is not recorded as one.
+  retry.target_queue = "emails";
+  const Change same = ApplyOk(DeadJob(), retry);
+  EXPECT_EQ(same.after.queue_name, "emails");
+  EXPECT_EQ(same.history->details_json, R"({"source":"dlq_retry","budget":"reset"})");
+}
+
+TEST(RetryTest, RefusesATargetThatIsNoQueueName) {
+  for (const char* bad : {"", ".hidden", "a b", "-x"}) {
+    event::Retry retry;
+    retry.target_queue = bad;
+    const auto r = ApplyAt(DeadJob(), retry);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().code(), ErrorCode::kValidation);
+    EXPECT_EQ(r.status().field(), "target_queue");
+  }
+}
+
 TEST(RetryTest, SetsANewDeadline) {
   Job j = DeadJob();
   j.expires_at = kT0 - 1h;

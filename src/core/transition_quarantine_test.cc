@@ -137,6 +137,19 @@ TEST(ReleaseQuarantineTest, ResetsCrashesAndAppliesTheBudget) {
   EXPECT_EQ(c.after.max_retries, 7);
 }
 
+TEST(ReleaseQuarantineTest, ReleasesIntoATargetQueue) {
+  event::ReleaseQuarantine release;
+  release.target_queue = "emails-careful";
+  const Change c = ApplyOk(JobIn(JobStatus::kQuarantined), release);
+  EXPECT_EQ(c.after.queue_name, "emails-careful");
+  EXPECT_EQ(c.after.status, JobStatus::kPending);
+  EXPECT_EQ(c.history->details_json,
+            R"({"crash_count":3,"budget":"reset","retry_count":0,"max_retries":3,)"
+            R"("from_queue":"emails","to_queue":"emails-careful"})");
+  release.target_queue = "no spaces";
+  EXPECT_EQ(ApplyAt(JobIn(JobStatus::kQuarantined), release).status().field(), "target_queue");
+}
+
 TEST(ReleaseQuarantineTest, AReleasedJobGetsAWholeCrashBudgetAgain) {
   Job j = ApplyOk(JobIn(JobStatus::kQuarantined), event::ReleaseQuarantine{}).after;
   j.max_retries = 10;

@@ -91,10 +91,12 @@ void Engine::Cancel(std::string job_id, StatusCallback done) {
 void Engine::Retry(RetryParams p, Callback<Job> done) {
   impl_->Write<Job>(
       [p = std::move(p)](WriteTx& tx, TxContext& ctx) -> Result<Job> {
+        REDRIVE_RETURN_IF_ERROR(ops::EnsureTargetQueue(tx, ctx, p.target_queue));
         event::Retry retry;
         retry.source = "job_retry";
         retry.new_expires_at = p.expires_at;
         retry.budget = p.budget;
+        retry.target_queue = p.target_queue;
         REDRIVE_ASSIGN_OR_RETURN(Change c, ops::ApplyToJob(tx, ctx, p.job_id, retry));
         return std::move(c.after);
       },
@@ -174,16 +176,16 @@ Micros Step(double rate, size_t jobs) {
 }
 
 // Schedules a throttled redrive of `dead` (oldest dead first) and records
-// where it ends on each queue it touches. It queues behind the earlier
-// throttled redrives of those queues: its first job is due one interval after
-// the latest of their last jobs (or now), so two calls in a row share the
-// rate instead of adding up. Queues are locked in name order (no deadlock
-// between two redrives on PostgreSQL), so a concurrent one waits and then
-// reads this one's end.
+// where it ends on each queue it touches (`target`, when they move there). It queues behind the
+// earlier throttled redrives of those queues: its first job is due one interval after the latest of
+// their last jobs (or now), so two calls in a row share the rate instead of adding up. Queues are
+// locked in name order (no deadlock between two redrives on PostgreSQL), so a concurrent one waits
+// and then reads this one's end.
 Result<std::vector<Instant>> ThrottledDueTimes(WriteTx& tx, const std::vector<Job>& dead,
+                                               const std::optional<std::string>& target,
                                                double rate, Instant now) {
   std::set<std::string> names;
-  for (const Job& j : dead) names.insert(j.queue_name);
+  for (const Job& j : dead) names.insert(target.value_or(j.queue_name));
   std::vector<QueueConfig> queues;
   Instant start = now;
   for (const std::string& name : names) {
@@ -223,9 +225,11 @@ void Engine::DlqRetry(DlqRetryParams p, Callback<DlqRetryResult> done) {
           REDRIVE_ASSIGN_OR_RETURN(r.closest_classes, ClosestClassesTo(tx, p.filter));
         }
         if (p.dry_run) return r;
+        if (!dead.empty()) REDRIVE_RETURN_IF_ERROR(ops::EnsureTargetQueue(tx, ctx, p.target_queue));
         std::vector<Instant> due;
         if (p.rate_per_second && *p.rate_per_second > 0) {
-          REDRIVE_ASSIGN_OR_RETURN(due, ThrottledDueTimes(tx, dead, *p.rate_per_second, ctx.now));
+          REDRIVE_ASSIGN_OR_RETURN(
+              due, ThrottledDueTimes(tx, dead, p.target_queue, *p.rate_per_second, ctx.now));
           if (!due.empty()) {
             r.first_due_at = due.front();
             r.last_due_at = due.back();
@@ -236,6 +240,7 @@ void Engine::DlqRetry(DlqRetryParams p, Callback<DlqRetryResult> done) {
           event::Retry retry;
           retry.source = "dlq_retry";
           retry.budget = p.budget;
+          retry.target_queue = p.target_queue;
           if (!due.empty()) retry.run_at = due[i];
           REDRIVE_ASSIGN_OR_RETURN(Change c, ops::ApplyToLoaded(tx, ctx, dead[i], retry));
           r.retried_ids.push_back(c.after.id);

@@ -22,8 +22,10 @@ void Engine::Snooze(SnoozeParams p, Callback<Job> done) {
 void Engine::ReleaseQuarantine(ReleaseParams p, Callback<Job> done) {
   impl_->Write<Job>(
       [p = std::move(p)](WriteTx& tx, TxContext& ctx) -> Result<Job> {
+        REDRIVE_RETURN_IF_ERROR(ops::EnsureTargetQueue(tx, ctx, p.target_queue));
         REDRIVE_ASSIGN_OR_RETURN(
-            Change c, ops::ApplyToJob(tx, ctx, p.job_id, event::ReleaseQuarantine{p.budget}));
+            Change c,
+            ops::ApplyToJob(tx, ctx, p.job_id, event::ReleaseQuarantine{p.budget, p.target_queue}));
         return std::move(c.after);
       },
       std::move(done));
@@ -60,10 +62,11 @@ void Engine::ReleaseQuarantined(BulkReleaseParams p, Callback<BulkReleaseResult>
         r.dry_run = p.dry_run;
         r.selected_count = static_cast<long long>(jobs.size());
         if (p.dry_run) return r;
+        if (!jobs.empty()) REDRIVE_RETURN_IF_ERROR(ops::EnsureTargetQueue(tx, ctx, p.target_queue));
         // A job another request changed meanwhile is skipped (its guard fails).
         REDRIVE_ASSIGN_OR_RETURN(std::vector<Change> changes,
                                  ops::ApplyToLoadedBatch(tx, ctx, jobs, [&p](const Job&) -> Event {
-                                   return event::ReleaseQuarantine{p.budget};
+                                   return event::ReleaseQuarantine{p.budget, p.target_queue};
                                  }));
         r.released_ids.reserve(changes.size());
         for (const Change& c : changes) r.released_ids.push_back(c.after.id);

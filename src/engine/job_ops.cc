@@ -49,6 +49,20 @@ Result<std::vector<Change>> ApplyToLoadedBatch(store::WriteTx& tx, TxContext& ct
   return written;
 }
 
+Status EnsureTargetQueue(store::WriteTx& tx, TxContext& ctx,
+                         const std::optional<std::string>& target) {
+  if (!target) return Status::Ok();
+  auto cached = ctx.queues.find(*target);
+  if (cached == ctx.queues.end()) {
+    REDRIVE_ASSIGN_OR_RETURN(QueueConfig config, tx.EnsureQueue(*target, ctx.now, ctx.max_queues));
+    cached = ctx.queues.emplace(*target, std::move(config)).first;
+  }
+  if (!cached->second.enabled) {
+    return Status::Conflict("target_queue " + *target + " is disabled");
+  }
+  return Status::Ok();
+}
+
 Result<Change> ApplyToJob(store::WriteTx& tx, TxContext& ctx, const std::string& id,
                           const Event& event, const QueueScope& scope) {
   REDRIVE_ASSIGN_OR_RETURN(Job job, tx.GetJob(id));

@@ -34,6 +34,12 @@ Result<std::vector<Change>> ApplyToLoadedBatch(store::WriteTx& tx, TxContext& ct
 Result<Change> ApplyToJob(store::WriteTx& tx, TxContext& ctx, const std::string& id,
                           const Event& event, const QueueScope& scope = {});
 
+// The queue a redrive moves jobs into (event::Retry::target_queue): created
+// with the defaults when new (within the queue limit), CONFLICT when
+// disabled. Nothing to do without a target.
+Status EnsureTargetQueue(store::WriteTx& tx, TxContext& ctx,
+                         const std::optional<std::string>& target);
+
 // Inserts a job with its queue's defaults (creating the queue if needed).
 Result<EnqueueResult> Enqueue(store::WriteTx& tx, TxContext& ctx, const EnqueueParams& p);
 // Enqueue of each item, as batches: one idempotency-key lookup and one

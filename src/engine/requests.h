@@ -106,6 +106,8 @@ struct RetryParams {
   std::string job_id;
   std::optional<Instant> expires_at;
   RetryBudget budget;  // default reset: a whole max_retries again
+  // Redrive into this queue instead (created if new, refused if disabled).
+  std::optional<std::string> target_queue;
 };
 
 // POST /jobs/{id}/snooze: the holder says "not now, again in `delay`"
@@ -120,6 +122,7 @@ struct SnoozeParams {
 struct ReleaseParams {
   std::string job_id;
   RetryBudget budget;
+  std::optional<std::string> target_queue;  // as RetryParams'
 };
 // POST /jobs/quarantine/release. The selection: job_ids, else the
 // quarantined jobs of queue_name and/or tag (never every job: the API
@@ -131,6 +134,7 @@ struct BulkReleaseParams {
   int limit = 100;
   bool dry_run = false;
   RetryBudget budget;
+  std::optional<std::string> target_queue;  // as RetryParams'
 };
 struct BulkReleaseResult {
   bool dry_run = false;
@@ -186,6 +190,9 @@ struct DlqRetryParams {
   // queue share the rate: one starts 1/r after the last job the earlier ones
   // scheduled (QueueConfig::redrive_until).
   std::optional<double> rate_per_second;
+  // Every selected job goes into this queue (created if new, refused if
+  // disabled); a throttled redrive then shares the target queue's rate.
+  std::optional<std::string> target_queue;
 };
 struct DlqRetryResult {
   bool dry_run = false;

@@ -66,10 +66,12 @@ Status Client::Cancel(const std::string& id) {
 }
 
 Result<Job> Client::Retry(const std::string& id, std::optional<Instant> expires_at,
-                          std::optional<std::string> budget) {
+                          std::optional<std::string> budget,
+                          std::optional<std::string> target_queue) {
   boost::json::object body;
   if (expires_at) body["expires_at"] = FormatTime(*expires_at);
   if (budget) body["budget"] = *budget;
+  if (target_queue) body["target_queue"] = *target_queue;
   return impl_->Call<Job>("POST", PathWithId("/jobs/", id, "/retry"), body, &wire::JobFromJson);
 }
 
@@ -111,9 +113,11 @@ Result<DlqRetryResult> Client::RetryDlq(const DlqRetryRequest& request) {
                                      &DlqRetryResultFromJson);
 }
 
-Result<Job> Client::Release(const std::string& id, std::optional<std::string> budget) {
+Result<Job> Client::Release(const std::string& id, std::optional<std::string> budget,
+                            std::optional<std::string> target_queue) {
   boost::json::object body;
   if (budget) body["budget"] = *budget;
+  if (target_queue) body["target_queue"] = *target_queue;
   return impl_->Call<Job>("POST", PathWithId("/jobs/", id, "/release"), body, &wire::JobFromJson);
 }
 

@@ -117,6 +117,7 @@ boost::json::object DlqRetryToJson(const DlqRetryRequest& request) {
   if (request.dry_run) o["dry_run"] = true;
   Put(o, "rate_per_second", request.rate_per_second);
   Put(o, "budget", request.budget);
+  Put(o, "target_queue", request.target_queue);
   return o;
 }
 
@@ -132,6 +133,7 @@ boost::json::object ReleaseToJson(const ReleaseRequest& request) {
   Put(o, "limit", request.limit);
   if (request.dry_run) o["dry_run"] = true;
   Put(o, "budget", request.budget);
+  Put(o, "target_queue", request.target_queue);
   return o;
 }
 

@@ -168,14 +168,20 @@ test('DLQ: retry all matching shows the dry-run count first; retry selected; pur
   await page.fill('dialog input[name=rate]', '-1');
   assert.ok(await page.locator('[data-test=dialog-confirm]').isDisabled());
   await page.fill('dialog input[name=rate]', '0.5');  // one job every 2 s
+  // Into a queue of their own: a name that is no queue name is refused first.
+  await page.fill('dialog input[name=target_queue]', 'no spaces');
+  assert.ok(await page.locator('[data-test=dialog-confirm]').isDisabled());
+  await page.fill('dialog input[name=target_queue]', 'payments-slow');
   await screenshot(page, 'dlq-retry-matching');
   await page.click('[data-test=dialog-confirm]');
   await page.locator('.message.notice', {hasText: /Retried 5 of 5 matching jobs; the last is due in \d+s\./})
     .waitFor();
   let stats = await api.get('/jobs/stats?queue_name=payments');
   assert.equal(stats.deadletter, 2);
-  assert.equal(stats.pending + stats.scheduled, 5);
-  assert.ok(stats.scheduled >= 1, 'a throttled redrive schedules the later jobs');
+  assert.equal(stats.pending + stats.scheduled, 0, 'they moved to payments-slow');
+  const slow = await api.get('/jobs/stats?queue_name=payments-slow');
+  assert.equal(slow.pending + slow.scheduled, 5);
+  assert.ok(slow.scheduled >= 1, 'a throttled redrive schedules the later jobs');
   await page.locator('p.empty', {hasText: 'No jobs match'}).waitFor();
 
   // Retry selected: one of the two non-retryable jobs.

@@ -53,6 +53,28 @@ TEST_F(CliDlqTest, RetryNeedsASelectionAndHonoursDryRunAndIds) {
   EXPECT_EQ(Job(b).at("status"), "pending");
 }
 
+// --to-queue: a redrive into another queue, by selection and by id.
+TEST_F(CliDlqTest, RetryToAnotherQueue) {
+  std::string queue = NewQueue("dlq");
+  std::string slow = queue + "-slow";
+  std::string a = MakeDeadJob(queue, "boom", kNoRetry);
+  std::string b = MakeDeadJob(queue, "boom", kNoRetry);
+  auto moved = Cli({"dlq", "retry", "--queue", queue, "--to-queue", slow, "--all"});
+  ASSERT_EQ(moved.exit_code, 0) << moved.err;
+  for (const std::string& id : {a, b}) {
+    auto job = ParseJson(Cli({"jobs", "get", id, "--json"}).out);
+    EXPECT_EQ(job.at("queue_name"), slow) << id;
+    EXPECT_EQ(job.at("status"), "pending") << id;
+  }
+  std::string c = MakeDeadJob(queue, "boom", kNoRetry);
+  auto one = Cli({"jobs", "retry", c, "--to-queue", slow});
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_THAT(one.out, HasSubstr("in " + slow));
+  auto bad = Cli({"jobs", "retry", c, "--to-queue", "no spaces"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_THAT(bad.err, HasSubstr("target_queue"));
+}
+
 TEST_F(CliDlqTest, PurgeNeedsYesWithoutATerminal) {
   std::string queue = NewQueue("dlq");
   std::string id = MakeDeadJob(queue, "boom", kNoRetry);

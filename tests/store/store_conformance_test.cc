@@ -475,6 +475,45 @@ TEST_P(StoreConformanceTest, ApplyChangeWritesPayloadAndResultOnlyWhenChanged) {
   EXPECT_EQ(Get(dead.id).payload, R"({"fixed":true})");
 }
 
+// A redrive into another queue (target_queue) moves the job: it is listed,
+// counted and claimed in its new queue only.
+TEST_P(StoreConformanceTest, ApplyChangeMovesAJobToAnotherQueue) {
+  Job dead = AsDead(MakeJob("job-1", "payments", T(1)), DeadReason::kMaxRetriesExceeded, T(2));
+  Insert({dead});
+  Change redrive;
+  redrive.before = dead;
+  redrive.after = dead;
+  redrive.after.status = JobStatus::kPending;
+  redrive.after.dead_reason = DeadReason::kNone;
+  redrive.after.deadlettered_at.reset();
+  redrive.after.completed_at.reset();
+  redrive.after.last_error.reset();
+  redrive.after.queue_name = "payments-slow";
+  Write([&](WriteTx& tx) {
+    ASSERT_TRUE(tx.EnsureQueue("payments-slow", T(3), kNoQueueLimit).ok());
+    ASSERT_TRUE(tx.ApplyChange(redrive).ok());
+  });
+  EXPECT_EQ(Get(dead.id).queue_name, "payments-slow");
+  JobFilter old_queue;
+  old_queue.queue_name = "payments";
+  EXPECT_THAT(*BeginRead()->ListJobs(old_queue), IsEmpty());
+  JobFilter new_queue;
+  new_queue.queue_name = "payments-slow";
+  auto listed = BeginRead()->ListJobs(new_queue);
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ((*listed)[0].id, dead.id);
+  Write([&](WriteTx& tx) {
+    auto none = tx.SelectClaimable("payments", T(4), 10);
+    ASSERT_TRUE(none.ok()) << none.status().ToString();
+    EXPECT_THAT(*none, IsEmpty());
+    auto one = tx.SelectClaimable("payments-slow", T(4), 10);
+    ASSERT_TRUE(one.ok()) << one.status().ToString();
+    ASSERT_EQ(one->size(), 1u);
+    EXPECT_EQ((*one)[0].id, dead.id);
+  });
+}
+
 // History ids are core's to assign: a store writes them as given and has no
 // fallback, so an entry without one is a bug it refuses (nothing written).
 TEST_P(StoreConformanceTest, HistoryEntriesWithoutAnIdAreRefused) {

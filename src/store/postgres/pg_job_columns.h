@@ -175,7 +175,7 @@ constexpr PgJobColumn UpdatedColumn(const char* name) {
 // Every field of a job, in the order of the select lists (pg_job_sql.h).
 inline constexpr PgJobColumn kPgJobColumns[] = {
     FixedColumn<&Job::id>("id"),
-    FixedColumn<&Job::queue_name>("queue_name"),
+    UpdatedColumn<&Job::queue_name>("queue_name"),  // a redrive may move a job (target_queue)
     UpdatedColumn<&Job::status>("status"),
     UpdatedColumn<&Job::payload>("payload"),
     UpdatedColumn<&Job::result>("result"),

@@ -182,7 +182,7 @@ constexpr JobColumn PayloadsColumn(const char* name) {
 // Every field of a job, in the order of the select lists (row_mapping.h).
 inline constexpr JobColumn kJobColumns[] = {
     FixedColumn<&Job::id>("id"),
-    FixedColumn<&Job::queue_name>("queue_name"),
+    UpdatedColumn<&Job::queue_name>("queue_name"),  // a redrive may move a job (target_queue)
     UpdatedColumn<&Job::status>("status"),
     PayloadsColumn<&Job::payload>("payload"),
     PayloadsColumn<&Job::result>("result"),

@@ -163,7 +163,7 @@ TEST_F(SqliteStoreTest, GuardedWriteCannotBreakTheLeaseInvariant) {
   EXPECT_EQ((*tx)->ApplyChange(bad).code(), ErrorCode::kInternal);
   Change moved = bad;
   moved.after = job;
-  moved.after.queue_name = "elsewhere";  // immutable
+  moved.after.created_at = job.created_at + std::chrono::seconds(1);  // immutable
   EXPECT_EQ((*tx)->ApplyChange(moved).code(), ErrorCode::kInternal);
 }
 
