@@ -28,10 +28,10 @@ import {formatDuration} from './durations.js';
 import {startLive, stopLive} from './live.js';
 
 const POLL_MS = 5000;
-// Pages whose data the event stream covers (counts, job status, the DLQ):
-// while it is open they refresh on events, and only every SAFETY_POLLS-th
-// poll besides; other pages, or any page while the stream is down, poll.
-const LIVE_NAVS = new Set(['overview', 'jobs', 'dlq']);
+// Pages whose data the event stream covers (route() marks them `live`: the
+// overview's counts, the jobs and DLQ tables, a job's status): while it is
+// open they refresh on events, and only every SAFETY_POLLS-th poll besides;
+// other pages (their forms), or any page while the stream is down, poll.
 const SAFETY_POLLS = 6;
 const EVENT_REFRESH_MS = 200;  // a burst of events is one refresh
 const main = document.getElementById('main');
@@ -42,7 +42,7 @@ const ctx = {role: null, canAct: false, authRequired: false,
 let page = null;         // {refresh} of the mounted view
 let pollTimer = null;
 let lastUpdated = null;
-let nav = null;            // the shown page's nav entry
+let liveRoute = false;     // the shown page is one the stream covers
 let live = false;          // the event stream is open
 let polls = 0;
 let eventRefresh = null;   // a refresh asked for by events, not yet run
@@ -52,10 +52,12 @@ function route() {
   const [path, queryString] = hash.split('?');
   const params = new URLSearchParams(queryString || '');
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
-  if (parts[0] === 'jobs' && parts[1]) return {nav: 'jobs', mount: () => mountJob(main, ctx, parts[1])};
+  if (parts[0] === 'jobs' && parts[1]) {
+    return {nav: 'jobs', live: true, mount: () => mountJob(main, ctx, parts[1])};
+  }
   if (parts[0] === 'jobs') {
     const nav = params.get('status') === 'deadletter' ? 'dlq' : 'jobs';
-    return {nav, mount: () => mountJobs(main, ctx, params)};
+    return {nav, live: true, mount: () => mountJobs(main, ctx, params)};
   }
   if (parts[0] === 'queues' && parts[1]) {
     return {nav: 'overview', mount: () => mountQueue(main, ctx, parts[1])};
@@ -72,13 +74,13 @@ function route() {
     return {nav: 'schedules', mount: () => mountSchedules(main, ctx, params)};
   }
   if (parts[0] === 'keys') return {nav: 'keys', mount: () => mountKeys(main, ctx)};
-  return {nav: 'overview', mount: () => mountOverview(main, ctx)};
+  return {nav: 'overview', live: true, mount: () => mountOverview(main, ctx)};
 }
 
 async function show() {
   clearMessages();
   const r = route();
-  nav = r.nav;
+  liveRoute = Boolean(r.live);
   for (const a of document.querySelectorAll('[data-nav]')) {
     a.classList.toggle('active', a.dataset.nav === r.nav);
   }
@@ -128,7 +130,7 @@ function startPolling() {
   pollTimer = setInterval(() => {
     renderUpdated();
     polls += 1;
-    const covered = live && LIVE_NAVS.has(nav) && polls % SAFETY_POLLS !== 0;
+    const covered = live && liveRoute && polls % SAFETY_POLLS !== 0;
     if (document.visibilityState === 'visible' && !covered) refresh();
   }, POLL_MS);
 }
@@ -144,7 +146,7 @@ function setLive(open) {
 }
 
 function onLiveEvent() {
-  if (!LIVE_NAVS.has(nav) || eventRefresh) return;
+  if (!liveRoute || eventRefresh) return;
   eventRefresh = setTimeout(() => {
     eventRefresh = null;
     if (document.visibilityState === 'visible') refresh();
