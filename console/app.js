@@ -25,8 +25,15 @@ import {mountSchedule} from './schedule.js';
 import {mountKeys} from './keys.js';
 import {showError, clearMessages, isDialogOpen} from './ui.js';
 import {formatDuration} from './durations.js';
+import {startLive, stopLive} from './live.js';
 
 const POLL_MS = 5000;
+// Pages whose data the event stream covers (route() marks them `live`: the
+// overview's counts, the jobs and DLQ tables, a job's status): while it is
+// open they refresh on events, and only every SAFETY_POLLS-th poll besides;
+// other pages (their forms), or any page while the stream is down, poll.
+const SAFETY_POLLS = 6;
+const EVENT_REFRESH_MS = 200;  // a burst of events is one refresh
 const main = document.getElementById('main');
 // requireKey(message): a page that ended the server's no-key mode (the Keys
 // page's first key) asks for a key.
@@ -35,16 +42,22 @@ const ctx = {role: null, canAct: false, authRequired: false,
 let page = null;         // {refresh} of the mounted view
 let pollTimer = null;
 let lastUpdated = null;
+let liveRoute = false;     // the shown page is one the stream covers
+let live = false;          // the event stream is open
+let polls = 0;
+let eventRefresh = null;   // a refresh asked for by events, not yet run
 
 function route() {
   const hash = location.hash.replace(/^#/, '') || '/';
   const [path, queryString] = hash.split('?');
   const params = new URLSearchParams(queryString || '');
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
-  if (parts[0] === 'jobs' && parts[1]) return {nav: 'jobs', mount: () => mountJob(main, ctx, parts[1])};
+  if (parts[0] === 'jobs' && parts[1]) {
+    return {nav: 'jobs', live: true, mount: () => mountJob(main, ctx, parts[1])};
+  }
   if (parts[0] === 'jobs') {
     const nav = params.get('status') === 'deadletter' ? 'dlq' : 'jobs';
-    return {nav, mount: () => mountJobs(main, ctx, params)};
+    return {nav, live: true, mount: () => mountJobs(main, ctx, params)};
   }
   if (parts[0] === 'queues' && parts[1]) {
     return {nav: 'overview', mount: () => mountQueue(main, ctx, parts[1])};
@@ -61,12 +74,13 @@ function route() {
     return {nav: 'schedules', mount: () => mountSchedules(main, ctx, params)};
   }
   if (parts[0] === 'keys') return {nav: 'keys', mount: () => mountKeys(main, ctx)};
-  return {nav: 'overview', mount: () => mountOverview(main, ctx)};
+  return {nav: 'overview', live: true, mount: () => mountOverview(main, ctx)};
 }
 
 async function show() {
   clearMessages();
   const r = route();
+  liveRoute = Boolean(r.live);
   for (const a of document.querySelectorAll('[data-nav]')) {
     a.classList.toggle('active', a.dataset.nav === r.nav);
   }
@@ -115,8 +129,28 @@ function startPolling() {
   clearInterval(pollTimer);
   pollTimer = setInterval(() => {
     renderUpdated();
-    if (document.visibilityState === 'visible') refresh();
+    polls += 1;
+    const covered = live && liveRoute && polls % SAFETY_POLLS !== 0;
+    if (document.visibilityState === 'visible' && !covered) refresh();
   }, POLL_MS);
+}
+
+function setLive(open) {
+  live = open;
+  const el = document.getElementById('live');
+  el.hidden = false;
+  el.textContent = open ? 'live' : 'polling';
+  el.dataset.state = open ? 'live' : 'polling';
+  el.title = open ? 'Updated as changes happen (event stream)'
+                  : `The event stream is down: refreshed every ${POLL_MS / 1000} s`;
+}
+
+function onLiveEvent() {
+  if (!liveRoute || eventRefresh) return;
+  eventRefresh = setTimeout(() => {
+    eventRefresh = null;
+    if (document.visibilityState === 'visible') refresh();
+  }, EVENT_REFRESH_MS);
 }
 
 // A worker key may enqueue and run jobs but not read the operator's routes
@@ -127,6 +161,8 @@ const canRead = (role) => role === 'admin' || role === 'viewer';
 
 function showSignIn(message) {
   clearInterval(pollTimer);
+  stopLive();
+  live = false;
   page = null;
   document.getElementById('nav').hidden = true;
   const input = h('input', {type: 'password', name: 'key', autocomplete: 'off',
@@ -173,6 +209,7 @@ function start(me) {
   document.getElementById('nav').hidden = false;
   show();
   startPolling();
+  startLive({onEvent: onLiveEvent, onState: setLive});
 }
 
 async function boot() {

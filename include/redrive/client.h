@@ -17,6 +17,7 @@
 #include <boost/json/value.hpp>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stop_token>
@@ -40,6 +41,20 @@ struct ClientOptions {
   // with every request, and kept with each operator change in the server's
   // audit log. Empty: not sent.
   std::string reason;
+};
+
+// One live event (GET /api/v1/events): Spooled's type ("JobCreated",
+// "JobStatusChange", "JobCompleted", "JobFailed", "WorkerRegistered", ...)
+// and its data ({"job_id": ..., "queue_name": ..., "timestamp": ...}).
+struct LiveEvent {
+  std::string type;
+  boost::json::value data;
+};
+
+// Which events WatchEvents follows: all, one queue's, or one job's.
+struct WatchEventsFilter {
+  std::optional<std::string> queue_name;
+  std::optional<std::string> job_id;
 };
 
 class Client {
@@ -159,6 +174,15 @@ class Client {
                          const std::string& lease_id, std::chrono::milliseconds delay);
   Result<std::vector<AckResult>> AckBatch(const std::string& worker_id,
                                           const std::vector<Ack>& acks);
+
+  // ---- Live events
+  // Calls `on_event` with each event as it happens (a connection of its
+  // own, no timeout once it is open) until `on_event` returns false or
+  // `stop` is requested (then OK), or the server ends the stream
+  // (UNAVAILABLE with its reason: shutting down, or this reader too slow).
+  Status WatchEvents(const WatchEventsFilter& filter,
+                     const std::function<bool(const LiveEvent&)>& on_event,
+                     std::stop_token stop = {});
 
   // ---- Service
   Result<Health> GetHealth();

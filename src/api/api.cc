@@ -15,6 +15,7 @@
 #include "api/http_metrics.h"
 #include "api/operator_route.h"
 #include "api/out_of_scope.h"
+#include "api/realtime_handlers.h"
 #include "api/request_decoding.h"
 #include "api/request_guard.h"
 #include "api/router.h"
@@ -249,6 +250,7 @@ void Api::Handle(Request request, Responder respond) {
     metrics->Record(pending->route, pending->method, r.status, took.count());
     respond(std::move(r));
   };
+  AdoptQueryCredential(request);
   try {
     impl_->Handle(std::move(request), once, &pending->route);
   } catch (const std::exception& e) {
@@ -262,7 +264,14 @@ Status Api::RefreshStoredKeys() { return impl_->RefreshStoredKeys(); }
 
 std::optional<Response> Api::Screen(const Request& head) {
   const auto arrived = std::chrono::steady_clock::now();
-  Admission a = impl_->Admit(head);
+  Request with_credential;
+  const Request* request = &head;
+  if (head.header("authorization") == nullptr && head.target.find('?') != std::string::npos) {
+    with_credential = head;
+    AdoptQueryCredential(with_credential);
+    request = &with_credential;
+  }
+  Admission a = impl_->Admit(*request);
   if (!a.refusal) return std::nullopt;
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - arrived;
   impl_->http_metrics()->Record(a.route, head.method, a.refusal->status, took.count());

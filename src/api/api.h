@@ -60,6 +60,9 @@ struct ApiOptions {
   std::string listen_host = "127.0.0.1";
   std::vector<std::string> allowed_hosts;
   AuthFailureLimits auth_failures;
+  // How often a quiet live event stream (GET /api/v1/events, /api/v1/ws)
+  // sends a keep-alive (--event-ping-interval).
+  std::chrono::milliseconds event_ping_interval{15000};
   // Times the auth-failure windows and is the "now" of a schedule preview;
   // null: the system clock. Must outlive the Api.
   const Clock* clock = nullptr;

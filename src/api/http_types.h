@@ -5,12 +5,15 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <stop_token>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace redrive::api {
+
+class EventStream;  // api/event_stream.h
 
 struct Request {
   std::string method;  // "GET", "POST", ...
@@ -38,6 +41,9 @@ struct Response {
   std::string content_type = "application/json";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;  // extra headers
+  // Set: the answer is a live event stream (event_stream.h) the server
+  // drives after the status and headers; `body` is then unused.
+  std::shared_ptr<EventStream> stream;
 };
 
 using Responder = std::function<void(Response)>;

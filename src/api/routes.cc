@@ -2,6 +2,7 @@
 
 #include "api/auth.h"
 #include "api/handlers.h"
+#include "api/realtime_handlers.h"
 
 namespace redrive::api {
 
@@ -33,6 +34,13 @@ std::vector<Route> AllRoutes() {
       {"GET", "/api/v1/auth/me", kSharedRead, HandleAuthMe},
       {"POST", "/api/v1/auth/logout", kSharedRead, HandleLogout},
       {"GET", "/api/v1/throughput", kReadRoute, HandleThroughput},
+      // Live events (Spooled's realtime): server-sent events and a
+      // WebSocket, for every key; a viewer's carry no results, a scoped
+      // key's only its queues.
+      {"GET", "/api/v1/events", kSharedRead, HandleEvents},
+      {"GET", "/api/v1/events/jobs/{id}", kSharedRead, HandleJobEvents},
+      {"GET", "/api/v1/events/queues/{name}", kSharedRead, HandleQueueEvents},
+      {"GET", "/api/v1/ws", kSharedRead, HandleWebSocketEvents},
       {"GET", "/api/v1/dashboard", kReadRoute, HandleDashboard},
       // Producer.
       {"POST", "/api/v1/jobs", kWorkerRoute, HandleEnqueue},

@@ -43,6 +43,8 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
   engine::EngineOptions engine_options;
   engine_options.retention_interval = config.retention_interval;
   engine_options.audit_retention = config.audit_retention;
+  engine_options.max_event_streams = config.max_event_streams;
+  engine_options.event_buffer = config.event_buffer;
   engine_options.prune_workers_after = config.prune_workers_after;
   engine_options.node_id = config.node_id;
   engine_options.max_clock_skew = config.max_clock_skew;
@@ -87,6 +89,7 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
   api_options.clock = &clock;
   api_options.access_token_ttl = config.access_token_ttl;
   api_options.refresh_token_ttl = config.refresh_token_ttl;
+  api_options.event_ping_interval = config.event_ping_interval;
   // Bounds how late a key revoked on another node is refused here.
   api_options.key_refresh_interval = std::chrono::seconds(1);
   api::Api api(engine, std::move(api_options));

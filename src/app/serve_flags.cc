@@ -125,6 +125,23 @@ void AddServeFlags(CLI::App& serve, server::ServeFlags& flags) {
       ->envname("REDRIVE_PRUNE_WORKERS_AFTER")
       ->capture_default_str();
   serve
+      .add_option("--max-event-streams", flags.max_event_streams,
+                  "Most live event streams (SSE and WebSocket) open at once; one more is "
+                  "refused (503)")
+      ->envname("REDRIVE_MAX_EVENT_STREAMS")
+      ->capture_default_str();
+  serve
+      .add_option("--event-buffer", flags.event_buffer,
+                  "Events a live stream may hold for a client before the client, reading too "
+                  "slowly, is dropped")
+      ->envname("REDRIVE_EVENT_BUFFER")
+      ->capture_default_str();
+  serve
+      .add_option("--event-ping-interval", flags.event_ping_interval,
+                  "How often a live event stream gets a keep-alive (15s, 500ms)")
+      ->envname("REDRIVE_EVENT_PING_INTERVAL")
+      ->capture_default_str();
+  serve
       .add_option("--audit-retention", flags.audit_retention,
                   "How long the operator audit log keeps an entry (90d, 30d, 12h; at most a year)")
       ->envname("REDRIVE_AUDIT_RETENTION")

@@ -1,9 +1,11 @@
-// `redrive jobs list|get|history|cancel|retry|release|priority`: look at and
-// act on single jobs (release also on a selection of quarantined jobs). Each
-// action makes one SDK call and prints its answer.
+// `redrive jobs list|get|history|cancel|retry|release|priority|watch`: look
+// at and act on single jobs (release also on a selection of quarantined
+// jobs). Each action makes one SDK call and prints its answer; watch prints
+// the live events of jobs as they happen.
 #include <CLI/CLI.hpp>
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
+#include <boost/json/serialize.hpp>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -281,11 +283,63 @@ void AddPriority(CLI::App& jobs, CliContext& ctx) {
   });
 }
 
+// One live event as a line: time, type, queue, job (or worker), and what
+// happened.
+std::string EventLine(const sdk::LiveEvent& event) {
+  auto text = [&](std::string_view key) -> std::string {
+    if (!event.data.is_object()) return "";
+    const boost::json::value* v = event.data.get_object().if_contains(key);
+    if (v == nullptr) return "";
+    if (v->is_string()) return std::string(v->get_string());
+    return boost::json::serialize(*v);
+  };
+  std::string line = text("timestamp") + "  " + event.type + "  " + text("queue_name") + "  ";
+  line += event.type.starts_with("Worker") ? text("worker_id") : text("job_id");
+  if (event.type == "JobStatusChange") {
+    line += "  " + text("old_status") + " -> " + text("new_status");
+  } else if (event.type == "JobCompleted") {
+    line += "  " + text("duration_ms") + " ms";
+  } else if (event.type == "JobFailed") {
+    line += "  " + std::string(text("will_retry") == "true" ? "will retry" : "no retry") + ": " +
+            text("error");
+  } else if (event.type == "JobCreated") {
+    line += "  priority " + text("priority");
+  }
+  return line;
+}
+
+void AddWatch(CLI::App& jobs, CliContext& ctx) {
+  auto* cmd = jobs.add_subcommand(
+      "watch", "Print jobs' events as they happen (created, status changes, completed, failed)");
+  auto filter = std::make_shared<sdk::WatchEventsFilter>();
+  cmd->add_option("--queue", filter->queue_name, "Only this queue's jobs");
+  cmd->add_option("--job", filter->job_id, "Only this job");
+  cmd->footer(
+      "Runs until interrupted (Ctrl-C) or the server ends the stream.\n"
+      "Examples:\n"
+      "  redrive jobs watch\n"
+      "  redrive jobs watch --queue emails\n"
+      "  redrive jobs watch --job 01a227b1-17ac-70b2-8612-af0bc51bf36f --json");
+  ctx.OnRun(cmd, [&ctx, filter] {
+    Status st = ctx.client().WatchEvents(*filter, [&ctx](const sdk::LiveEvent& event) {
+      if (ctx.flags.json) {
+        PrintJson({{"type", event.type}, {"data", event.data}});
+        std::cout.flush();
+      } else {
+        std::cout << EventLine(event) << std::endl;  // each line as it happens
+      }
+      return true;
+    });
+    if (!st.ok()) return ReportError(st);
+    return kExitOk;
+  });
+}
+
 }  // namespace
 
 void AddJobsCommand(CLI::App& app, CliContext& ctx) {
-  auto* jobs =
-      app.add_subcommand("jobs", "List, inspect, cancel, retry, release and reprioritize jobs");
+  auto* jobs = app.add_subcommand(
+      "jobs", "List, inspect, cancel, retry, release, reprioritize and watch jobs");
   jobs->require_subcommand(1);
   AddList(*jobs, ctx);
   AddGet(*jobs, ctx);
@@ -294,6 +348,7 @@ void AddJobsCommand(CLI::App& app, CliContext& ctx) {
   AddRetry(*jobs, ctx);
   AddRelease(*jobs, ctx);
   AddPriority(*jobs, ctx);
+  AddWatch(*jobs, ctx);
 }
 
 }  // namespace redrive::cli

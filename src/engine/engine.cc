@@ -35,6 +35,8 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
       random(random),
       options(options),
       notifier(options.notifier ? options.notifier : MakeNotifier(store)),
+      events(EventHubOptions{.max_streams = options.max_event_streams,
+                             .buffer_events = options.event_buffer}),
       writer(MakeWriteExecutor(
           store, clock, random,
           {.max_batch = options.max_batch, .max_attempts = options.write_attempts},
@@ -72,6 +74,7 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
                                             options.retention_interval));
   committer.AddHook(&job_event_counter);
   committer.AddHook(&outbox);
+  committer.AddHook(&realtime);
   if (options.webhook_sender) {
     dispatcher = std::make_unique<WebhookDispatcher>(
         committer, store, clock, *options.webhook_sender, subscriptions, duties, options.webhooks);
@@ -88,6 +91,7 @@ void Engine::Impl::OnCommitted(const TxEffects& e) {
     if (t) loop.Nudge(*t);
   }
   if (e.wrote_deliveries && dispatcher) dispatcher->Nudge();
+  if (!e.realtime_events.empty()) events.Publish(e.realtime_events);
 }
 
 Engine::Engine(store::Store& store, const Clock& clock, Random& random, EngineOptions options)
@@ -126,11 +130,14 @@ void Engine::Stop() {
   // Before the writer: senders in flight record their outcomes through it.
   if (impl_->dispatcher) impl_->dispatcher->Stop();
   impl_->writer->Stop();  // commits everything already queued
+  impl_->events.Stop();   // after the last commit's events: ends every stream
   impl_->notifier->Stop();
   impl_->readers.Stop();
   // Last: nothing of this node runs a duty any more.
   impl_->duties.ReleaseAll();
 }
+
+EventHub& Engine::events() { return impl_->events; }
 
 void Engine::Impl::RefreshSubscriptions() {
   // On failure the dispatcher's periodic refresh catches up.

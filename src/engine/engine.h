@@ -115,9 +115,15 @@ struct EngineOptions {
   // the outbox but nobody sends them (tests that inspect the outbox).
   std::shared_ptr<WebhookSender> webhook_sender;
   WebhookDispatchOptions webhooks;
+  // Live event streams (engine/realtime/event_hub.h): the most open at once
+  // (--max-event-streams), and the events each may hold before a client
+  // that reads too slowly is dropped (--event-buffer).
+  size_t max_event_streams = 256;
+  size_t event_buffer = 1024;
 };
 
 class WriteExecutor;
+class EventHub;  // engine/realtime/event_hub.h
 class Waiters;
 class ReadThreadPool;
 class BackgroundLoop;
@@ -139,6 +145,10 @@ class Engine {
   // joins the threads, then gives up its background duties so another node
   // takes them over at once. Idempotent.
   void Stop();
+
+  // Live events of committed changes, for subscribers (SSE, WebSocket);
+  // Stop() ends every subscription.
+  EventHub& events();
 
   // --- producer
   void Enqueue(EnqueueParams p, Callback<EnqueueResult> done);

@@ -9,6 +9,8 @@
 #include "engine/metrics.h"
 #include "engine/notifier.h"
 #include "engine/read_thread_pool.h"
+#include "engine/realtime/event_hub.h"
+#include "engine/realtime/event_recorder.h"
 #include "engine/services/duties.h"
 #include "engine/waiters.h"
 #include "engine/webhooks/dispatcher.h"
@@ -89,6 +91,10 @@ class Engine::Impl {
   JobEventCounter job_event_counter;
   SubscriptionCache subscriptions;
   WebhookOutbox outbox{subscriptions};
+  // Live events: the recorder (a write hook) makes them while the hub has
+  // subscribers; OnCommitted publishes them after the commit.
+  EventHub events;
+  RealtimeRecorder realtime{events};
   // Every write goes through it: a GroupCommitter or a PooledExecutor, as
   // the store's traits say.
   std::unique_ptr<WriteExecutor> writer;

@@ -15,7 +15,8 @@ Result<Change> ApplyToLoaded(store::WriteTx& tx, TxContext& ctx, const Job& job,
   if (!change.ok()) return change;
   REDRIVE_RETURN_IF_ERROR(tx.ApplyChange(*change));
   ctx.Track(change->after);
-  REDRIVE_RETURN_IF_ERROR(ctx.Wrote(tx, JobWrite{change->outcome, change->after, &event}));
+  REDRIVE_RETURN_IF_ERROR(
+      ctx.Wrote(tx, JobWrite{change->outcome, change->after, &event, change->before.status}));
   return change;
 }
 
@@ -42,8 +43,8 @@ Result<std::vector<Change>> ApplyToLoadedBatch(store::WriteTx& tx, TxContext& ct
   for (size_t i = 0; i < changes.size(); ++i) {
     if (!applied[i]) continue;
     ctx.Track(changes[i].after);
-    REDRIVE_RETURN_IF_ERROR(
-        ctx.Wrote(tx, JobWrite{changes[i].outcome, changes[i].after, &events[i]}));
+    REDRIVE_RETURN_IF_ERROR(ctx.Wrote(
+        tx, JobWrite{changes[i].outcome, changes[i].after, &events[i], changes[i].before.status}));
     written.push_back(std::move(changes[i]));
   }
   return written;
@@ -276,7 +277,8 @@ Result<std::vector<AckItemResult>> ApplyAcks(store::WriteTx& tx, TxContext& ctx,
     }
     const Job& after = changes[c].after;
     ctx.Track(after);
-    REDRIVE_RETURN_IF_ERROR(ctx.Wrote(tx, JobWrite{changes[c].outcome, after, &events[c]}));
+    REDRIVE_RETURN_IF_ERROR(
+        ctx.Wrote(tx, JobWrite{changes[c].outcome, after, &events[c], changes[c].before.status}));
     out[i].new_status = after.status;
     if (acks[i].error) out[i].will_retry = after.status != JobStatus::kDeadletter;
   }

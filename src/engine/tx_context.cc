@@ -19,6 +19,7 @@ void TxEffects::Merge(const TxEffects& o) {
   for (const auto& [outcome, n] : o.webhook_outcomes) webhook_outcomes[outcome] += n;
   webhooks_disabled += o.webhooks_disabled;
   for (const auto& [what, n] : o.schedule_runs) schedule_runs[what] += n;
+  realtime_events.insert(realtime_events.end(), o.realtime_events.begin(), o.realtime_events.end());
 }
 
 void TxContext::Track(const Job& job) {

@@ -15,6 +15,7 @@
 #include <span>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "core/clock.h"
 #include "core/job.h"
@@ -22,6 +23,7 @@
 #include "core/new_job.h"
 #include "core/queue.h"
 #include "core/random.h"
+#include "core/realtime_event.h"
 #include "core/status.h"
 #include "core/transition.h"
 #include "engine/write_hook.h"
@@ -57,6 +59,10 @@ struct TxEffects {
   // times that passed while the schedule could not fire), skipped (the
   // previous job was still running): for the metrics.
   std::map<std::string, long long> schedule_runs;
+  // What live subscribers are told of the batch (engine/realtime/), in
+  // write order; recorded only while the event hub has subscribers, and
+  // published only once the commit succeeded.
+  std::vector<RealtimeEvent> realtime_events;
 
   void Merge(const TxEffects& other);
 };

@@ -31,6 +31,8 @@ struct JobWrite {
   Outcome outcome;
   const Job& job;      // as written
   const Event* event;  // what Apply() was given; null for an insert
+  // The job's status before the change; unset for an insert.
+  std::optional<JobStatus> before_status = std::nullopt;
 };
 
 // A queue the current request just paused or resumed.

@@ -50,6 +50,12 @@ class Client::Impl {
   void CancelInFlight();
   int64_t connections_opened() const;
 
+  // The transport, or the bad server_url's error.
+  Result<Transport*> transport() {
+    if (!transport_) return url_status_;
+    return transport_.get();
+  }
+
  private:
   ClientOptions options_;
   Status url_status_;                     // a bad server_url fails every call

@@ -161,6 +161,53 @@ Status HttpConnection::ReadChunkedBody(size_t start, SteadyTime deadline, std::s
   }
 }
 
+Result<HttpResponse> HttpConnection::Stream(const std::string& request, SteadyTime head_deadline,
+                                            const std::function<bool(std::string_view)>& on_body) {
+  buffer_.clear();
+  peer_closed_ = false;
+  REDRIVE_RETURN_IF_ERROR(WriteAll(request, head_deadline));
+  size_t header_end;
+  while ((header_end = buffer_.find("\r\n\r\n")) == std::string::npos) {
+    if (buffer_.size() > kMaxHeadBytes) return Unavailable("response header too large");
+    REDRIVE_RETURN_IF_ERROR(ReadMore(head_deadline));
+  }
+  REDRIVE_ASSIGN_OR_RETURN(ResponseHead head,
+                           ParseResponseHead(std::string_view(buffer_).substr(0, header_end)));
+  HttpResponse response;
+  response.status = head.status;
+  response.keep_alive = false;
+  const size_t body_start = header_end + 4;
+  if (head.status < 200 || head.status > 299) {
+    if (head.content_length) {
+      while (buffer_.size() < body_start + *head.content_length) {
+        REDRIVE_RETURN_IF_ERROR(ReadMore(head_deadline));
+      }
+      response.body = buffer_.substr(body_start, *head.content_length);
+    }
+    return response;
+  }
+  if (buffer_.size() > body_start && !on_body(std::string_view(buffer_).substr(body_start))) {
+    return response;
+  }
+  char chunk[16 * 1024];
+  for (;;) {
+    ssize_t n = ::recv(fd_, chunk, sizeof chunk, 0);
+    if (n > 0) {
+      if (!on_body(std::string_view(chunk, static_cast<size_t>(n)))) return response;
+      continue;
+    }
+    if (n == 0) return response;  // the server ended the stream (or Abort)
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) {
+      return Unavailable(std::string("recv failed: ") + std::strerror(errno));
+    }
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, -1) < 0 && errno != EINTR) {
+      return Unavailable(std::string("poll: ") + std::strerror(errno));
+    }
+  }
+}
+
 Result<HttpResponse> HttpConnection::RoundTrip(const std::string& request, SteadyTime deadline,
                                                bool* received_nothing) {
   *received_nothing = true;

@@ -9,8 +9,10 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "core/status.h"
 #include "sdk/server_url.h"
@@ -41,7 +43,15 @@ class HttpConnection {
   Result<HttpResponse> RoundTrip(const std::string& request, SteadyTime deadline,
                                  bool* received_nothing);
 
-  // Shuts the socket down so a blocked RoundTrip fails at once.
+  // Writes `request` and reads an answer whose body does not end (a live
+  // event stream): its head before `head_deadline`; then, for a 2xx, every
+  // piece of body as it arrives to `on_body`, with no deadline, until the
+  // server closes, `on_body` returns false or Abort() (the response then
+  // has an empty body). Any other answer is read whole, as RoundTrip.
+  Result<HttpResponse> Stream(const std::string& request, SteadyTime head_deadline,
+                              const std::function<bool(std::string_view)>& on_body);
+
+  // Shuts the socket down so a blocked RoundTrip or Stream fails at once.
   void Abort();
 
  private:

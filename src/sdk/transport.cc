@@ -115,6 +115,31 @@ Result<HttpResponse> Transport::Send(std::string_view method, const std::string&
   return response;
 }
 
+Result<HttpResponse> Transport::Stream(const std::string& target,
+                                       const std::function<bool(std::string_view)>& on_body,
+                                       std::stop_token stop) {
+  std::string request = Serialize("GET", target, std::nullopt);
+  // An event stream, not JSON.
+  const size_t accept = request.find("Accept: application/json");
+  if (accept != std::string::npos) request.replace(accept, 24, "Accept: text/event-stream");
+  auto connection = HttpConnection::Connect(url_, options_.connect_timeout);
+  if (!connection.ok()) {
+    return Status::Unavailable("redrive server " + options_.server_url +
+                               " unreachable: " + connection.status().message());
+  }
+  connections_opened_.fetch_add(1);
+  HttpConnection* c = connection->get();
+  std::stop_callback abort_on_stop(stop, [c] { c->Abort(); });
+  Result<HttpResponse> response =
+      c->Stream(request, std::chrono::steady_clock::now() + options_.request_timeout, on_body);
+  if (!response.ok() && !stop.stop_requested()) {
+    return Status::Unavailable("redrive server " + options_.server_url + ": " +
+                               response.status().message());
+  }
+  if (!response.ok()) return HttpResponse{.status = 200, .body = {}, .keep_alive = false};
+  return response;
+}
+
 void Transport::CancelInFlight() {
   std::lock_guard lock(mu_);
   ++cancel_generation_;

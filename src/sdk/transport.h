@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -35,6 +36,12 @@ class Transport {
                             const std::optional<std::string>& body,
                             std::chrono::milliseconds extra_timeout = {},
                             std::stop_token stop = {});
+
+  // A request whose answer is a live stream (HttpConnection::Stream), on a
+  // connection of its own that is closed afterwards. `stop` aborts it.
+  Result<HttpResponse> Stream(const std::string& target,
+                              const std::function<bool(std::string_view)>& on_body,
+                              std::stop_token stop);
 
   void CancelInFlight();
 

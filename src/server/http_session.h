@@ -19,13 +19,16 @@
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
 #include <cctype>
 #include <condition_variable>
+#include <deque>
 #include <mutex>
 #include <optional>
 #include <stop_token>
 #include <unordered_map>
 
+#include "api/event_stream.h"
 #include "server/error_body.h"
 #include "server/http_server.h"
 #include "server/request_id.h"
@@ -36,6 +39,7 @@ namespace redrive::server::internal {
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
+namespace websocket = beast::websocket;
 using tcp = asio::ip::tcp;
 using Clock = std::chrono::steady_clock;
 
@@ -153,7 +157,10 @@ class Session : public std::enable_shared_from_this<Session> {
   // `over_capacity`: the server already serves max_connections; this one is
   // answered 503 and closed.
   Session(tcp::socket&& socket, std::shared_ptr<Shared> shared, bool over_capacity)
-      : stream_(std::move(socket)), shared_(std::move(shared)), over_capacity_(over_capacity) {
+      : stream_(std::move(socket)),
+        executor_(stream_.get_executor()),
+        shared_(std::move(shared)),
+        over_capacity_(over_capacity) {
     beast::error_code ec;
     // Responses are single writes; Nagle would only delay back-to-back ones
     // (pipelining) by a delayed-ACK round.
@@ -169,7 +176,7 @@ class Session : public std::enable_shared_from_this<Session> {
   ~Session() { ReleaseBody(); }
 
   void Start() {
-    asio::dispatch(stream_.get_executor(), [self = shared_from_this()] {
+    asio::dispatch(executor_, [self = shared_from_this()] {
       if (!self->over_capacity_) return self->ReadHeader();
       spdlog::warn("{} refused: already serving {} connections (--max-connections)", self->peer_,
                    self->options().max_connections);
@@ -180,7 +187,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // Thread-safe. Delivers the handler's answer to request number `seq`.
   void PostResponse(uint64_t seq, api::Response response) {
-    asio::post(stream_.get_executor(),
+    asio::post(executor_,
                [self = shared_from_this(), seq, response = std::move(response)]() mutable {
                  self->OnResponse(seq, std::move(response));
                });
@@ -190,18 +197,25 @@ class Session : public std::enable_shared_from_this<Session> {
   // joined them): pending operations, which keep the session alive, will
   // never complete, and the client must still see the connection end.
   void CloseAfterIoStopped() {
+    if (events_) events_->Close();
     beast::error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
-    stream_.socket().close(ignored);
+    socket().shutdown(tcp::socket::shutdown_both, ignored);
+    socket().close(ignored);
   }
 
   // Thread-safe. Part of the server's graceful stop.
   void PostShutdown() {
-    asio::post(stream_.get_executor(), [self = shared_from_this()] { self->OnShutdown(); });
+    asio::post(executor_, [self = shared_from_this()] { self->OnShutdown(); });
   }
 
  private:
-  enum class Phase { kReading, kHandling, kWriting, kLingering, kClosed };
+  // kStreaming: the answer is a live event stream (api/event_stream.h),
+  // sent until it ends or the client goes; the connection then closes.
+  enum class Phase { kReading, kHandling, kWriting, kLingering, kStreaming, kClosed };
+
+  // The connection's socket, wherever it lives now (a WebSocket took the
+  // stream over).
+  tcp::socket& socket() { return ws_ ? beast::get_lowest_layer(*ws_).socket() : stream_.socket(); }
 
   const HttpServerOptions& options() const { return shared_->options; }
 
@@ -335,6 +349,12 @@ class Session : public std::enable_shared_from_this<Session> {
   void OnBody() {
     http::request<http::string_body> message = parser_->release();
     SetRequestInfo(message);
+    // Kept for the handshake, should the answer be a WebSocket stream.
+    if (websocket::is_upgrade(message)) {
+      upgrade_request_ = message;
+    } else {
+      upgrade_request_.reset();
+    }
     api::Request request = ToApiRequest(message, from_loopback_, client_address_);
     request.body = std::move(message.body());
     request.request_id = request_id_;
@@ -394,6 +414,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void OnResponse(uint64_t seq, api::Response response) {
     if (phase_ != Phase::kHandling || seq != seq_) return;  // late or duplicate
+    if (response.stream) return StartStream(std::move(response));
     Write(std::move(response), keep_alive_ && !shared_->stopping);
   }
 
@@ -484,22 +505,192 @@ class Session : public std::enable_shared_from_this<Session> {
     // Idle keep-alive connections close now; one that has begun sending a
     // request is served, with "Connection: close".
     if (phase_ == Phase::kReading && parser_ && !parser_->got_some()) stream_.cancel();
+    if (phase_ == Phase::kStreaming) EndStream();
+  }
+
+  // --- live event streams (api/event_stream.h) ---------------------------
+  // A handler answered with a stream: the connection becomes that stream.
+  // SSE writes the head by hand (no Content-Length: the body ends when the
+  // connection does); a WebSocket first completes the handshake with the
+  // request kept in OnBody. Messages are written one write at a time; a
+  // ping goes out every ping_interval. A client slower than the events is
+  // dropped by the hub, not here: its stream ends, and if a write is then
+  // still stuck the connection is closed at once.
+  void StartStream(api::Response response) {
+    ReleaseBody();
+    events_ = std::move(response.stream);
+    phase_ = Phase::kStreaming;
+    if (events_->transport() == api::EventStream::Transport::kWebSocket && !upgrade_request_) {
+      events_->Close();
+      events_.reset();
+      phase_ = Phase::kHandling;
+      return Write(ErrorResponse(400, "BAD_REQUEST", "expected a WebSocket upgrade"), false);
+    }
+    auto begin = [this, response = std::move(response)]() mutable {
+      BeginStream(std::move(response));
+    };
+    if (watching_) {
+      beast::error_code ignored;
+      stream_.socket().cancel(ignored);  // only the watch is pending now
+      after_watch_ = std::move(begin);
+      return;
+    }
+    begin();
+  }
+
+  void BeginStream(api::Response response) {
+    std::weak_ptr<Session> weak = weak_from_this();
+    auto wake = [weak, executor = executor_] {
+      asio::post(executor, [weak] {
+        if (auto self = weak.lock()) self->PumpStream();
+      });
+    };
+    if (events_->transport() == api::EventStream::Transport::kSse) {
+      std::string head = "HTTP/1.1 " + std::to_string(response.status) + " OK\r\n";
+      head += "Content-Type: text/event-stream\r\nX-Accel-Buffering: no\r\nConnection: close\r\n";
+      for (const auto& [name, value] : response.headers) head += name + ": " + value + "\r\n";
+      if (!request_id_.empty()) head += "X-Request-Id: " + request_id_ + "\r\n";
+      head += "\r\n: connected\n\n";
+      outgoing_.push_back(std::move(head));
+      events_->Start(std::move(wake));
+      WatchStreamForClose();
+      SchedulePing();
+      return PumpStream();
+    }
+    stream_.expires_never();  // the WebSocket keeps its own timeouts
+    ws_.emplace(std::move(stream_));
+    websocket::stream_base::timeout timeouts{};
+    timeouts.handshake_timeout = options().write_timeout;
+    timeouts.idle_timeout = std::max<std::chrono::steady_clock::duration>(
+        std::chrono::seconds(30), 2 * events_->ping_interval());
+    timeouts.keep_alive_pings = true;
+    ws_->set_option(timeouts);
+    ws_->async_accept(*upgrade_request_, [self = shared_from_this(),
+                                          wake = std::move(wake)](beast::error_code ec) mutable {
+      self->upgrade_request_.reset();
+      if (ec) return self->Close();
+      self->events_->Start(std::move(wake));
+      self->ReadWebSocket();
+      self->SchedulePing();
+      self->PumpStream();
+    });
+  }
+
+  // SSE: the client sends nothing more; a read notices it hang up.
+  void WatchStreamForClose() {
+    stream_.async_read_some(asio::buffer(drain_),
+                            [self = shared_from_this()](beast::error_code ec, size_t) {
+                              if (self->phase_ != Phase::kStreaming) return;
+                              if (ec) return self->Close();
+                              self->WatchStreamForClose();
+                            });
+  }
+
+  void ReadWebSocket() {
+    ws_->async_read(ws_buffer_, [self = shared_from_this()](beast::error_code ec, size_t) {
+      if (self->phase_ != Phase::kStreaming) return;
+      if (ec) return self->Close();  // closed by the client, or gone
+      const std::string text = beast::buffers_to_string(self->ws_buffer_.data());
+      self->ws_buffer_.consume(self->ws_buffer_.size());
+      for (std::string& reply : self->events_->OnClientMessage(text)) {
+        self->outgoing_.push_back(std::move(reply));
+      }
+      self->PumpStream();
+      self->ReadWebSocket();
+    });
+  }
+
+  void SchedulePing() {
+    ping_timer_.expires_after(events_->ping_interval());
+    ping_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
+      if (ec || self->phase_ != Phase::kStreaming) return;
+      if (self->outgoing_.empty() && !self->stream_writing_) {
+        self->outgoing_.push_back(self->events_->Ping());
+        self->PumpStream();
+      }
+      self->SchedulePing();
+    });
+  }
+
+  // Sends what is waiting, then what the stream has; closes once it ended.
+  void PumpStream() {
+    if (phase_ != Phase::kStreaming || !events_) return;
+    if (!stream_ending_) {
+      api::EventStream::Frames frames = events_->Take();
+      for (std::string& m : frames.messages) outgoing_.push_back(std::move(m));
+      if (frames.ended) {
+        stream_ending_ = true;
+        // Still writing: the client is not reading; it gets nothing more.
+        if (stream_writing_) return Close();
+      }
+    }
+    if (stream_writing_) return;
+    if (outgoing_.empty()) {
+      if (stream_ending_) EndStreamNow();
+      return;
+    }
+    stream_writing_ = true;
+    if (ws_) {
+      writing_buffer_ = std::move(outgoing_.front());
+      outgoing_.pop_front();
+      ws_->text(true);
+      ws_->async_write(
+          asio::buffer(writing_buffer_),
+          [self = shared_from_this()](beast::error_code ec, size_t) { self->OnStreamWrite(ec); });
+      return;
+    }
+    writing_buffer_.clear();
+    for (std::string& m : outgoing_) writing_buffer_ += m;
+    outgoing_.clear();
+    stream_.expires_after(options().write_timeout);
+    asio::async_write(
+        stream_, asio::buffer(writing_buffer_),
+        [self = shared_from_this()](beast::error_code ec, size_t) { self->OnStreamWrite(ec); });
+  }
+
+  void OnStreamWrite(beast::error_code ec) {
+    stream_writing_ = false;
+    if (phase_ != Phase::kStreaming) return;
+    if (ec) return Close();
+    if (!ws_) stream_.expires_never();  // the close watch waits without a deadline
+    PumpStream();
+  }
+
+  // Ends the stream from this side (shutdown): what is queued, then close.
+  void EndStream() {
+    if (stream_ending_) return;
+    stream_ending_ = true;
+    if (stream_writing_) return Close();
+    PumpStream();
+  }
+
+  void EndStreamNow() {
+    if (!ws_) return Close();
+    ws_->async_close(websocket::close_reason(websocket::close_code::going_away),
+                     [self = shared_from_this()](beast::error_code) { self->Close(); });
   }
 
   void Close() {
     if (phase_ == Phase::kClosed) return;
     phase_ = Phase::kClosed;
     ReleaseBody();
+    if (events_) events_->Close();
+    ping_timer_.cancel();
     beast::error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
-    stream_.close();
+    socket().shutdown(tcp::socket::shutdown_both, ignored);
+    if (ws_) {
+      beast::get_lowest_layer(*ws_).close();
+    } else {
+      stream_.close();
+    }
     std::lock_guard lock(shared_->mu);
     if (!over_capacity_) --shared_->served_connections;
     shared_->sessions.erase(this);  // not the last reference: our caller holds one
     if (shared_->sessions.empty()) shared_->sessions_empty.notify_all();
   }
 
-  beast::tcp_stream stream_;
+  beast::tcp_stream stream_;              // moved into ws_ by a WebSocket stream
+  const asio::any_io_executor executor_;  // the connection's strand
   std::shared_ptr<Shared> shared_;
   std::string peer_ = "?";
   std::string client_address_;
@@ -524,6 +715,17 @@ class Session : public std::enable_shared_from_this<Session> {
   // before its head is read.
   std::string request_id_;
   Clock::time_point started_;
+
+  // A live event stream (StartStream).
+  std::optional<http::request<http::string_body>> upgrade_request_;
+  std::shared_ptr<api::EventStream> events_;
+  std::optional<websocket::stream<beast::tcp_stream>> ws_;
+  beast::flat_buffer ws_buffer_;
+  asio::steady_timer ping_timer_{executor_};
+  std::deque<std::string> outgoing_;  // messages not yet written
+  std::string writing_buffer_;        // SSE: what the write in flight sends
+  bool stream_writing_ = false;
+  bool stream_ending_ = false;  // the stream ended: close once outgoing_ is sent
 };
 
 }  // namespace redrive::server::internal

@@ -288,6 +288,27 @@ Status ApplyTokenFlags(const ServeFlags& flags, ServeConfig* config) {
   return Status::Ok();
 }
 
+// --max-event-streams (1..100000), --event-buffer (1..1000000) and
+// --event-ping-interval (100ms..10m).
+Status ApplyEventFlags(const ServeFlags& flags, ServeConfig* config) {
+  if (flags.max_event_streams < 1 || flags.max_event_streams > 100'000) {
+    return Status::Validation("max_event_streams", "--max-event-streams must be 1..100000");
+  }
+  config->max_event_streams = flags.max_event_streams;
+  if (flags.event_buffer < 1 || flags.event_buffer > 1'000'000) {
+    return Status::Validation("event_buffer", "--event-buffer must be 1..1000000");
+  }
+  config->event_buffer = flags.event_buffer;
+  const std::optional<std::chrono::milliseconds> ping = ParseDuration(flags.event_ping_interval);
+  if (!ping || *ping < std::chrono::milliseconds(100) || *ping > std::chrono::minutes(10)) {
+    return Status::Validation("event_ping_interval",
+                              "--event-ping-interval must be a duration within 100ms..10m, got " +
+                                  Quoted(flags.event_ping_interval));
+  }
+  config->event_ping_interval = *ping;
+  return Status::Ok();
+}
+
 // Each bound positive. (One larger than --max-body-bytes is harmless: the body
 // limit refuses such a request first; so a small body limit needs no other flag.)
 Status CheckTagAndMetadataLimits(const ServeFlags& flags) {
@@ -424,6 +445,7 @@ Result<ServeConfig> MakeServeConfig(const ServeFlags& flags) {
   config.audit_retention = *audit_retention;
   REDRIVE_RETURN_IF_ERROR(ApplyScheduleFlags(flags, &config));
   REDRIVE_RETURN_IF_ERROR(ApplyTokenFlags(flags, &config));
+  REDRIVE_RETURN_IF_ERROR(ApplyEventFlags(flags, &config));
   REDRIVE_ASSIGN_OR_RETURN(
       config.prune_workers_after,
       DurationOrNever(flags.prune_workers_after, "prune_workers_after", "--prune-workers-after"));

@@ -104,6 +104,9 @@ struct ServeFlags {
   bool skip_integrity_check = false;
   std::string integrity_check_budget = "30s";
   bool webhook_allow_private_targets = false;
+  uint64_t max_event_streams = 256;
+  uint64_t event_buffer = 1024;
+  std::string event_ping_interval = "15s";
 };
 
 // The checked configuration `redrive serve` runs with.
@@ -160,6 +163,12 @@ struct ServeConfig {
   // Also deliver to (and accept) loopback, private, link-local, ... webhook
   // targets; off, only global addresses are (engine/webhooks/target_address.h).
   bool webhook_allow_private_targets = false;
+  // Live event streams (GET /api/v1/events, /api/v1/ws): the most open at
+  // once, the events each may hold before a slow client is dropped, and
+  // how often a quiet one gets a keep-alive.
+  size_t max_event_streams = 256;
+  size_t event_buffer = 1024;
+  std::chrono::milliseconds event_ping_interval{15000};
 };
 
 // The shortest API key accepted on a non-loopback address: a key guessed
