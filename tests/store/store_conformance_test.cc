@@ -496,10 +496,10 @@ TEST_P(StoreConformanceTest, ApplyChangeMovesAJobToAnotherQueue) {
   EXPECT_EQ(Get(dead.id).queue_name, "payments-slow");
   JobFilter old_queue;
   old_queue.queue_name = "payments";
-  EXPECT_THAT(*BeginRead()->ListJobs(old_queue), IsEmpty());
+  EXPECT_THAT(*BeginRead()->ListJobs(old_queue, false), IsEmpty());
   JobFilter new_queue;
   new_queue.queue_name = "payments-slow";
-  auto listed = BeginRead()->ListJobs(new_queue);
+  auto listed = BeginRead()->ListJobs(new_queue, false);
   ASSERT_TRUE(listed.ok()) << listed.status().ToString();
   ASSERT_EQ(listed->size(), 1u);
   EXPECT_EQ((*listed)[0].id, dead.id);
