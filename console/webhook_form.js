@@ -10,7 +10,8 @@ import {openDialog, showNotice, showError, busy, clearMessages, secretOnceBox} f
 export const EVENTS = ['job.created', 'job.started', 'job.completed', 'job.failed',
                        'job.deadlettered', 'job.retried', 'job.cancelled', 'job.quarantined',
                        'queue.paused', 'queue.resumed', 'worker.registered',
-                       'worker.deregistered', 'schedule.triggered'];
+                       'worker.deregistered', 'schedule.triggered', 'workflow.completed',
+                       'workflow.failed'];
 export const FORMATS = ['json', 'slack'];
 
 // "enabled" / "disabled", the reason of a disabled one in plain sight.

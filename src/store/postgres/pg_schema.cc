@@ -5,6 +5,7 @@
 #include "core/clock.h"
 #include "store/postgres/pg_api_key_sql.h"
 #include "store/postgres/pg_token_sql.h"
+#include "store/postgres/pg_workflow_sql.h"
 
 namespace redrive::store::postgres {
 namespace {
@@ -405,6 +406,7 @@ constexpr PgMigration kMigrations[] = {
     {12, "schedules", kSchemaV12},
     {13, "stored API keys", api_key_sql::kSchema},
     {14, "token exchange: token secret and refresh tokens", token_sql::kSchema},
+    {15, "workflows and job dependencies", workflow_sql::kSchema},
 };
 
 constexpr char kCreateMigrationsTable[] =

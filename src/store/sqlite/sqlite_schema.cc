@@ -5,6 +5,7 @@
 #include "core/clock.h"
 #include "store/sqlite/api_key_sql.h"
 #include "store/sqlite/token_sql.h"
+#include "store/sqlite/workflow_sql.h"
 
 namespace redrive::store::sqlite {
 namespace {
@@ -391,6 +392,7 @@ constexpr Migration kMigrations[] = {
     {11, "schedules", kSchemaV11},
     {12, "stored API keys", api_key_sql::kSchema},
     {13, "token exchange: token secret and refresh tokens", token_sql::kSchema},
+    {14, "workflows and job dependencies", workflow_sql::kSchema},
 };
 
 constexpr char kCreateMigrationsTable[] =
