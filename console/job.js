@@ -7,9 +7,10 @@ import {payloadSection} from './payload_editor.js';
 import {TARGET_QUEUE_FIELD, targetQueueProblem} from './dlq_actions.js';
 import {backoffText, formatDuration} from './durations.js';
 
-const CANCELLABLE = ['pending', 'scheduled', 'processing'];
+const CANCELLABLE = ['pending', 'scheduled', 'processing', 'blocked'];
 const RETRYABLE = ['deadletter', 'cancelled'];
-const PRIORITY_EDITABLE = ['pending', 'scheduled', 'processing', 'deadletter', 'quarantined'];
+const PRIORITY_EDITABLE = ['pending', 'scheduled', 'processing', 'deadletter', 'quarantined',
+                           'blocked'];
 // The redrive budgets the API takes (see docs/api.md, "budget").
 const BUDGETS = [['reset', 'reset: max_retries again'], ['keep', 'keep: only the retries left'],
                  ['extend:1', 'extend:1: one more'], ['extend:3', 'extend:3: three more']];

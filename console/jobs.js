@@ -8,7 +8,7 @@ import {dlqActionBar} from './dlq_actions.js';
 import {dlqSummaryPanel} from './dlq_summary.js';
 
 export const STATUSES = ['pending', 'scheduled', 'processing', 'completed', 'deadletter',
-                         'cancelled', 'quarantined'];
+                         'cancelled', 'quarantined', 'blocked'];
 export const DEAD_REASONS = ['max_retries_exceeded', 'lease_expired', 'non_retryable', 'expired'];
 const PAGE_SIZE = 50;
 

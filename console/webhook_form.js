@@ -10,7 +10,8 @@ import {openDialog, showNotice, showError, busy, clearMessages, secretOnceBox} f
 export const EVENTS = ['job.created', 'job.started', 'job.completed', 'job.failed',
                        'job.deadlettered', 'job.retried', 'job.cancelled', 'job.quarantined',
                        'queue.paused', 'queue.resumed', 'worker.registered',
-                       'worker.deregistered', 'schedule.triggered'];
+                       'worker.deregistered', 'schedule.triggered', 'workflow.completed',
+                       'workflow.failed'];
 // Each body format with what it is, in the order the form lists them.
 export const FORMATS = [['json', 'json (the event envelope)'],
                         ['slack', 'slack (a {"text"} message)'],

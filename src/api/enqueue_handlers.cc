@@ -7,6 +7,7 @@
 #include "api/handlers.h"
 #include "api/job_decoding.h"
 #include "api/responses.h"
+#include "api/workflow_decoding.h"
 #include "wire/error_json.h"
 
 namespace redrive::api {
@@ -46,8 +47,15 @@ void DecodeBulkItem(const boost::json::value& item, size_t index, const std::str
     out.failed.push_back(FailedItem(index, Status::Validation(path, path + " must be an object")));
     return;
   }
-  Result<engine::EnqueueParams> p =
-      DecodeJobFields(wire::FieldReader(item.get_object(), path), limits, defaults);
+  const wire::FieldReader r(item.get_object(), path);
+  Status parent = NotSupported(r, "parent_job_id",
+                               "a job that waits for another is enqueued alone (POST /jobs) or "
+                               "in a workflow (POST /workflows)");
+  if (!parent.ok()) {
+    out.failed.push_back(FailedItem(index, parent));
+    return;
+  }
+  Result<engine::EnqueueParams> p = DecodeJobFields(r, limits, defaults);
   if (!p.ok()) {
     out.failed.push_back(FailedItem(index, p.status()));
     return;
@@ -116,12 +124,19 @@ void HandleEnqueue(Call& call) {
   if (!body.ok()) return call.Fail(body.status());
   Result<engine::EnqueueParams> p = DecodeEnqueue(*body, call.options.limits);
   if (!p.ok()) return call.Fail(p.status());
+  Result<std::optional<std::string>> parent = DecodeParentJobId(*body);
+  if (!parent.ok()) return call.Fail(parent.status());
   if (Status st = CheckQueueScope(call.caller, p->queue_name); !st.ok()) return call.Fail(st);
-  call.engine.Enqueue(
-      std::move(*p), Answer<engine::EnqueueResult>(call.respond, [](engine::EnqueueResult& r) {
-        return JsonResponse(r.created ? 201 : 200,
-                            boost::json::object{{"id", r.id}, {"created", r.created}});
-      }));
+  auto answer = Answer<engine::EnqueueResult>(call.respond, [](engine::EnqueueResult& r) {
+    return JsonResponse(r.created ? 201 : 200,
+                        boost::json::object{{"id", r.id}, {"created", r.created}});
+  });
+  if (*parent) {
+    // Spooled's parent_job_id: the job waits for its parent's completion.
+    return call.engine.EnqueueAfter(std::move(*p), {**parent}, "parent_job_id",
+                                    CallerScope(call.caller), std::move(answer));
+  }
+  call.engine.Enqueue(std::move(*p), std::move(answer));
 }
 
 void HandleEnqueueBulk(Call& call) {

@@ -76,6 +76,18 @@ void HandleTriggerSchedule(Call& call);  // POST /schedules/{id}/trigger
 void HandleScheduleHistory(Call& call);  // GET /schedules/{id}/history
 void HandlePreviewSchedule(Call& call);  // GET /schedules/preview
 
+// workflow_handlers.cc
+void HandleListWorkflows(Call& call);      // GET /workflows
+void HandleCreateWorkflow(Call& call);     // POST /workflows
+void HandleGetWorkflow(Call& call);        // GET /workflows/{id}
+void HandleCancelWorkflow(Call& call);     // POST /workflows/{id}/cancel
+void HandleRetryWorkflow(Call& call);      // POST /workflows/{id}/retry
+void HandleWorkflowJobs(Call& call);       // GET /workflows/{id}/jobs
+void HandleWorkflowJob(Call& call);        // GET /workflows/{id}/jobs/{job_id}
+void HandleWorkflowJobStatus(Call& call);  // GET /workflows/{id}/jobs/status
+void HandleGetDependencies(Call& call);    // GET /jobs/{id}/dependencies
+void HandleAddDependencies(Call& call);    // POST /jobs/{id}/dependencies
+
 // api_key_handlers.cc (admin only)
 void HandleListApiKeys(Call& call);   // GET /api-keys
 void HandleCreateApiKey(Call& call);  // POST /api-keys

@@ -47,8 +47,7 @@ Result<engine::EnqueueParams> DecodeJobFields(const wire::FieldReader& r,
                                               const JobDefaults& defaults) {
   engine::EnqueueParams p;
   // Spooled's fields for what Redrive does not have yet (docs/api.md).
-  REDRIVE_RETURN_IF_ERROR(
-      NotSupported(r, "parent_job_id", "job dependencies (workflows) are not implemented yet"));
+  // parent_job_id is POST /jobs's alone (HandleEnqueue): its job waits for another.
   REDRIVE_RETURN_IF_ERROR(NotSupported(
       r, "completion_webhook",
       "per-job completion webhooks are not implemented; subscribe an outgoing webhook to "

@@ -21,6 +21,7 @@ struct JobDefaults {
 
 // The fields of one job except queue_name: payload*, priority, max_retries,
 // timeout_seconds, scheduled_at, expires_at, tags, idempotency_key, backoff.
+// parent_job_id is not among them (POST /jobs reads it: DecodeParentJobId).
 Result<engine::EnqueueParams> DecodeJobFields(const wire::FieldReader& r,
                                               const ServerLimits& limits,
                                               const JobDefaults& defaults = {});

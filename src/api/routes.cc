@@ -67,6 +67,20 @@ std::vector<Route> AllRoutes() {
       {"POST", "/api/v1/jobs/{id}/retry", kAdminOnly, HandleRetry, "job.retry"},
       {"PUT", "/api/v1/jobs/{id}/priority", kAdminOnly, HandleSetPriority, "job.priority"},
       {"PUT", "/api/v1/jobs/{id}/payload", kAdminOnly, HandleSetPayload, "job.payload"},
+      // Job dependencies: a producer makes a job wait for others.
+      {"GET", "/api/v1/jobs/{id}/dependencies", kSharedRead, HandleGetDependencies},
+      {"POST", "/api/v1/jobs/{id}/dependencies", kWorkerRoute, HandleAddDependencies},
+      // Workflows: producers create them; cancel and retry are operator changes.
+      {"GET", "/api/v1/workflows", kReadRoute, HandleListWorkflows},
+      {"POST", "/api/v1/workflows", kWorkerRoute, HandleCreateWorkflow},
+      {"GET", "/api/v1/workflows/{id}", kReadRoute, HandleGetWorkflow},
+      {"POST", "/api/v1/workflows/{id}/cancel", kAdminOnly, HandleCancelWorkflow,
+       "workflow.cancel"},
+      {"POST", "/api/v1/workflows/{id}/retry", kAdminOnly, HandleRetryWorkflow, "workflow.retry"},
+      {"GET", "/api/v1/workflows/{id}/jobs", kReadRoute, HandleWorkflowJobs},
+      // A literal segment wins over {job_id}.
+      {"GET", "/api/v1/workflows/{id}/jobs/status", kReadRoute, HandleWorkflowJobStatus},
+      {"GET", "/api/v1/workflows/{id}/jobs/{job_id}", kReadRoute, HandleWorkflowJob},
       // Operator: the DLQ.
       {"GET", "/api/v1/jobs/dlq", kReadRoute, HandleListDlq},
       // A literal segment wins over {id}: /jobs/dlq/summary is not a job's subpath.

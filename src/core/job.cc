@@ -18,6 +18,8 @@ const char* JobStatusName(JobStatus s) {
       return "cancelled";
     case JobStatus::kQuarantined:
       return "quarantined";
+    case JobStatus::kBlocked:
+      return "blocked";
   }
   return "pending";
 }

@@ -24,6 +24,9 @@ namespace redrive {
 //   quarantined — terminal until released: its attempts crashed (lost their
 //                lease) crash_limit times; kept apart from the DLQ so a poison
 //                payload stops taking workers down (reason crash_limit).
+//   blocked    — waits for its dependencies (core/workflow.h): never claimed;
+//                unblocked to pending in the transaction that completes the
+//                dependency satisfying it.
 enum class JobStatus {
   kPending,
   kScheduled,
@@ -31,11 +34,12 @@ enum class JobStatus {
   kCompleted,
   kDeadletter,
   kCancelled,
-  kQuarantined
+  kQuarantined,
+  kBlocked
 };
 inline constexpr JobStatus kAllStatuses[] = {
-    JobStatus::kPending,    JobStatus::kScheduled, JobStatus::kProcessing, JobStatus::kCompleted,
-    JobStatus::kDeadletter, JobStatus::kCancelled, JobStatus::kQuarantined};
+    JobStatus::kPending,    JobStatus::kScheduled, JobStatus::kProcessing,  JobStatus::kCompleted,
+    JobStatus::kDeadletter, JobStatus::kCancelled, JobStatus::kQuarantined, JobStatus::kBlocked};
 
 const char* JobStatusName(JobStatus s);  // "pending", ...
 std::optional<JobStatus> ParseJobStatus(std::string_view s);

@@ -8,8 +8,8 @@ namespace redrive {
 namespace {
 
 TEST(JobStatusTest, NamesRoundTrip) {
-  const char* const kNames[] = {"pending",    "scheduled", "processing", "completed",
-                                "deadletter", "cancelled", "quarantined"};
+  const char* const kNames[] = {"pending",    "scheduled", "processing",  "completed",
+                                "deadletter", "cancelled", "quarantined", "blocked"};
   static_assert(std::size(kNames) == std::size(kAllStatuses));
   int i = 0;
   for (JobStatus s : kAllStatuses) {
@@ -29,6 +29,7 @@ TEST(JobStatusTest, TerminalStatuses) {
   EXPECT_TRUE(IsTerminal(JobStatus::kDeadletter));
   EXPECT_TRUE(IsTerminal(JobStatus::kCancelled));
   EXPECT_TRUE(IsTerminal(JobStatus::kQuarantined));
+  EXPECT_FALSE(IsTerminal(JobStatus::kBlocked));  // waits for its dependencies
 }
 
 TEST(DeadReasonTest, NamesRoundTrip) {
@@ -48,7 +49,8 @@ TEST(DeadReasonTest, NamesRoundTrip) {
 // The lists error messages quote, built from the enums.
 TEST(NameListTest, EveryStatusAndEveryDeadReasonInOrder) {
   EXPECT_EQ(JobStatusNames(),
-            "pending, scheduled, processing, completed, deadletter, cancelled, quarantined");
+            "pending, scheduled, processing, completed, deadletter, cancelled, quarantined, "
+            "blocked");
   EXPECT_EQ(DeadReasonNames(), "max_retries_exceeded, lease_expired, non_retryable, expired");
   for (DeadReason r : kAllDeadReasons) EXPECT_NE(r, DeadReason::kNone);
 }

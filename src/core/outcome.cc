@@ -76,6 +76,8 @@ constexpr std::array<OutcomeInfo, kOutcomeCount> kTable = {{
      {Count("quarantine_released")},
      {}},
     {O::kSnoozed, "snoozed", "snoozed", {Count("snoozed")}, {}},
+    {O::kUnblocked, "unblocked", "unblocked", {Count("unblocked")}, {}},
+    {O::kBlocked, "blocked", "blocked", {Count("blocked")}, {}},
 }};
 
 constexpr bool RowsInOutcomeOrder() {
@@ -98,6 +100,16 @@ std::string_view QueueWebhookEventName(QueueOutcome o) {
       return "queue.paused";
     case QueueOutcome::kResumed:
       return "queue.resumed";
+  }
+  return "";
+}
+
+std::string_view WorkflowWebhookEventName(WorkflowOutcome o) {
+  switch (o) {
+    case WorkflowOutcome::kCompleted:
+      return "workflow.completed";
+    case WorkflowOutcome::kFailed:
+      return "workflow.failed";
   }
   return "";
 }

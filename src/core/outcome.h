@@ -32,9 +32,11 @@ enum class Outcome {
   kLeaseLostQuarantined,     // the lease expired and crash_count reached crash_limit
   kReleasedFromQuarantine,   // quarantined -> pending (operator release)
   kSnoozed,                  // processing -> scheduled|pending: "not now", no retry spent
+  kUnblocked,                // blocked -> pending|scheduled: its dependencies are met
+  kBlocked,                  // pending|scheduled -> blocked: dependencies added, not met
 };
-inline constexpr size_t kOutcomeCount = 19;
-static_assert(static_cast<size_t>(Outcome::kSnoozed) + 1 == kOutcomeCount,
+inline constexpr size_t kOutcomeCount = 21;
+static_assert(static_cast<size_t>(Outcome::kBlocked) + 1 == kOutcomeCount,
               "kOutcomeCount counts every Outcome");
 
 // A metric event an outcome counts: a TxEffects::job_events event name of the
@@ -73,6 +75,12 @@ const std::array<OutcomeInfo, kOutcomeCount>& OutcomeTable();
 enum class QueueOutcome { kPaused, kResumed };
 // "queue.paused", "queue.resumed".
 std::string_view QueueWebhookEventName(QueueOutcome o);
+
+// What a write did to a workflow (core/workflow.h), for the webhooks: its
+// derived status became completed or failed.
+enum class WorkflowOutcome { kCompleted, kFailed };
+// "workflow.completed", "workflow.failed".
+std::string_view WorkflowWebhookEventName(WorkflowOutcome o);
 
 // What a request did to a worker's registration, for the webhooks.
 enum class WorkerOutcome { kRegistered, kDeregistered };

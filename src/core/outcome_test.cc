@@ -68,7 +68,7 @@ TEST(OutcomeTableTest, HistoryTypesAreTheOnesTheApiDocuments) {
                                        "retry_scheduled", "lease_expired", "deadlettered",
                                        "retried",         "cancelled",     "released",
                                        "payload_updated", "quarantined",   "quarantine_released",
-                                       "snoozed"};
+                                       "snoozed",         "unblocked",     "blocked"};
   std::set<std::string> used;
   for (const OutcomeInfo& row : OutcomeTable()) {
     if (row.history_type == nullptr) continue;
@@ -88,7 +88,7 @@ TEST(OutcomeTableTest, CountsAreTheEngineJobEvents) {
   const std::set<std::string> known = {
       "enqueued",      "claimed",      "completed", "failed",      "retry_scheduled",
       "lease_expired", "deadlettered", "redriven",  "quarantined", "quarantine_released",
-      "snoozed"};
+      "snoozed",       "unblocked",    "blocked"};
   std::set<std::string> used;
   for (const OutcomeInfo& row : OutcomeTable()) {
     for (const CountedEvent& c : row.counts) {
@@ -180,6 +180,8 @@ TEST(OutcomeTableTest, EveryJobWebhookEventHasAnOutcome) {
   emitted.insert(std::string(WorkerWebhookEventName(WorkerOutcome::kRegistered)));
   emitted.insert(std::string(WorkerWebhookEventName(WorkerOutcome::kDeregistered)));
   emitted.insert("schedule.triggered");  // ScheduleTriggeredEvent (webhook_event.h)
+  emitted.insert(std::string(WorkflowWebhookEventName(WorkflowOutcome::kCompleted)));
+  emitted.insert(std::string(WorkflowWebhookEventName(WorkflowOutcome::kFailed)));
   std::set<std::string> subscribable;
   for (std::string_view name : kWebhookEventNames) subscribable.insert(std::string(name));
   EXPECT_EQ(emitted, subscribable);

@@ -20,6 +20,8 @@ long long& StatusCounts::of(JobStatus s) {
       return cancelled;
     case JobStatus::kQuarantined:
       return quarantined;
+    case JobStatus::kBlocked:
+      return blocked;
   }
   return pending;
 }

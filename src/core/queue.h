@@ -45,9 +45,10 @@ struct QueueConfig {
 // Job counts of one queue (or of all queues) by status.
 struct StatusCounts {
   long long pending = 0, scheduled = 0, processing = 0, completed = 0, deadletter = 0,
-            cancelled = 0, quarantined = 0;
+            cancelled = 0, quarantined = 0, blocked = 0;
   long long total() const {
-    return pending + scheduled + processing + completed + deadletter + cancelled + quarantined;
+    return pending + scheduled + processing + completed + deadletter + cancelled + quarantined +
+           blocked;
   }
   long long& of(JobStatus s);
 };

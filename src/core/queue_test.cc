@@ -50,7 +50,8 @@ TEST(StatusCountsTest, OfAddressesEachStatusAndTotalSumsThem) {
   EXPECT_EQ(c.deadletter, 5);
   EXPECT_EQ(c.cancelled, 6);
   EXPECT_EQ(c.quarantined, 7);
-  EXPECT_EQ(c.total(), 28);
+  EXPECT_EQ(c.blocked, 8);
+  EXPECT_EQ(c.total(), 36);
 }
 
 TEST(QueueConfigTest, DefaultsFollowTheContract) {

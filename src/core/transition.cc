@@ -172,7 +172,9 @@ class Applier {
       return Status::Validation("expires_at", "expires_at must be after the time the job will run");
     }
     REDRIVE_RETURN_IF_ERROR(CheckTargetQueue(e.target_queue));
-    j.status = due > now_ ? JobStatus::kScheduled : JobStatus::kPending;
+    j.status = !e.dependencies_met ? JobStatus::kBlocked
+               : due > now_        ? JobStatus::kScheduled
+                                   : JobStatus::kPending;
     j.scheduled_at = due;
     ApplyRetryBudget(e.budget, j);
     j.last_error.reset();
@@ -191,6 +193,7 @@ class Applier {
       details.Raw("expires_at_cleared", "true");
     }
     if (due > now_) details.Str("run_at", FormatTime(due));
+    if (!e.dependencies_met) details.Raw("blocked", "true");
     // Only a redrive out of the DLQ counts as one (metrics); both are "retried".
     const Outcome outcome =
         job_.status == JobStatus::kDeadletter ? Outcome::kRedriven : Outcome::kRetriedFromCancelled;
@@ -248,6 +251,24 @@ class Applier {
       details.Raw("expires_at_cleared", "true");
     }
     History(Outcome::kReleasedFromQuarantine, std::nullopt, details.Build());
+    return std::move(change_);
+  }
+
+  Result<Change> operator()(const event::Unblock& e) {
+    if (job_.status != JobStatus::kBlocked) return WrongStatus(job_, "unblock");
+    Job& j = change_.after;
+    j.status = job_.scheduled_at > now_ ? JobStatus::kScheduled : JobStatus::kPending;
+    if (j.status == JobStatus::kPending) j.scheduled_at = now_;
+    History(Outcome::kUnblocked, std::nullopt, JsonObjectText().Str("cause", e.cause).Build());
+    return std::move(change_);
+  }
+
+  Result<Change> operator()(const event::Block&) {
+    if (job_.status != JobStatus::kPending && job_.status != JobStatus::kScheduled) {
+      return WrongStatus(job_, "block");
+    }
+    change_.after.status = JobStatus::kBlocked;
+    History(Outcome::kBlocked, std::nullopt, "{}");
     return std::move(change_);
   }
 
@@ -378,7 +399,9 @@ const char* EventName(const Event& e) {
                                            "release",
                                            "set_priority",
                                            "release_quarantine",
-                                           "snooze"};
+                                           "snooze",
+                                           "unblock",
+                                           "block"};
   static_assert(std::size(kNames) == std::variant_size_v<Event>);
   return kNames[e.index()];
 }

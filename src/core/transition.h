@@ -23,6 +23,11 @@
 //   pending|scheduled|processing|deadletter|quarantined --SetPriority--> same status
 //   quarantined --ReleaseQuarantine--> pending    (crash_count reset)
 //   processing --Snooze-->       scheduled | pending   (no retry spent; fenced)
+//   blocked    --Unblock-->      pending | scheduled   (its dependencies are met)
+//   pending|scheduled --Block--> blocked          (dependencies added, not met)
+//   blocked    --Cancel|SetPriority--> cancelled | blocked
+// A Retry of a job whose dependencies are not met (Retry::dependencies_met
+// false) goes back to blocked instead of pending.
 // Promote, Heartbeat and SetPriority write no history entry (their outcomes
 // have no history type): they end no attempt and change no lifecycle step
 // (the entry that scheduled a job already says when it will run).
@@ -92,6 +97,9 @@ struct Retry {
   // Redrive into this queue instead of the job's own (e.g. "payments-slow",
   // served by one careful worker). The caller has made sure it exists.
   std::optional<std::string> target_queue;
+  // The caller read the job's dependencies (core/workflow.h): false sends the
+  // job back to blocked, to wait for them again.
+  bool dependencies_met = true;
 };
 struct UpdatePayload {
   std::string payload_json;
@@ -118,13 +126,22 @@ struct Snooze {
   std::string lease_id;
   std::chrono::milliseconds delay{0};
 };
+// The dependencies of a blocked job are met (DecideReadiness says ready):
+// blocked -> pending, or scheduled while its scheduled_at is still ahead.
+// `cause`: the id of the dependency whose completion met them (history).
+struct Unblock {
+  std::string cause;
+};
+// Dependencies were added to a pending or scheduled job and are not met:
+// -> blocked.
+struct Block {};
 
 }  // namespace event
 
 using Event = std::variant<event::Claim, event::Promote, event::Heartbeat, event::Complete,
                            event::Fail, event::LeaseExpiry, event::Deadline, event::Cancel,
                            event::Retry, event::UpdatePayload, event::Release, event::SetPriority,
-                           event::ReleaseQuarantine, event::Snooze>;
+                           event::ReleaseQuarantine, event::Snooze, event::Unblock, event::Block>;
 
 // The name of an event kind, e.g. "claim" (logs and tests).
 const char* EventName(const Event& e);

@@ -57,8 +57,8 @@ std::map<Key, Expectation> BuildTable() {
   using S = JobStatus;
   constexpr ErrorCode kConflict = ErrorCode::kConflict;
   constexpr ErrorCode kLease = ErrorCode::kLeaseExpired;
-  const S kAll[] = {S::kPending,    S::kScheduled, S::kProcessing, S::kCompleted,
-                    S::kDeadletter, S::kCancelled, S::kQuarantined};
+  const S kAll[] = {S::kPending,    S::kScheduled, S::kProcessing,  S::kCompleted,
+                    S::kDeadletter, S::kCancelled, S::kQuarantined, S::kBlocked};
   auto expires_now = [](Job& j) { j.expires_at = kT0; };
   auto lease_ends_now = [](Job& j) { j.lease_expires_at = kT0; };
   std::map<Key, Expectation> t;
@@ -146,9 +146,9 @@ std::map<Key, Expectation> BuildTable() {
         expires_now);
   }
 
-  // 7 Cancel: any non-terminal status; clears a lease.
+  // 7 Cancel: any non-terminal status (a blocked job too); clears a lease.
   for (S s : kAll) t[{s, 7}] = Refused(kConflict);
-  for (S s : {S::kPending, S::kScheduled, S::kProcessing}) {
+  for (S s : {S::kPending, S::kScheduled, S::kProcessing, S::kBlocked}) {
     t[{s, 7}] = Accepted(
         [](Job& j) {
           j.status = S::kCancelled;
@@ -229,6 +229,22 @@ std::map<Key, Expectation> BuildTable() {
       ExpectedHistory{"snoozed", "w1",
                       R"({"delay_ms":90000,"next_run":"2026-11-29T12:01:30.000Z",)"
                       R"("snooze_count":1})"});
+
+  // 14 Unblock: only blocked -> pending (its scheduled_at passed: due now).
+  for (S s : kAll) t[{s, 14}] = Refused(kConflict);
+  t[{S::kBlocked, 14}] = Accepted(
+      [](Job& j) {
+        j.status = S::kPending;
+        j.scheduled_at = kT0;
+      },
+      ExpectedHistory{"unblocked", std::nullopt, R"({"cause":"dep-1"})"});
+
+  // 15 Block: only pending or scheduled -> blocked (dependencies added).
+  for (S s : kAll) t[{s, 15}] = Refused(kConflict);
+  for (S s : {S::kPending, S::kScheduled}) {
+    t[{s, 15}] = Accepted([](Job& j) { j.status = S::kBlocked; },
+                          ExpectedHistory{"blocked", std::nullopt, "{}"});
+  }
   return t;
 }
 
@@ -346,6 +362,11 @@ TEST(TransitionTableTest, NamesTheOutcomeOfEveryAcceptedPair) {
       {{S::kQuarantined, 11}, O::kPriorityChanged},
       {{S::kQuarantined, 12}, O::kReleasedFromQuarantine},
       {{S::kProcessing, 13}, O::kSnoozed},
+      {{S::kBlocked, 7}, O::kCancelled},
+      {{S::kBlocked, 11}, O::kPriorityChanged},
+      {{S::kBlocked, 14}, O::kUnblocked},
+      {{S::kPending, 15}, O::kBlocked},
+      {{S::kScheduled, 15}, O::kBlocked},
   };
   size_t accepted = 0;
   for (const auto& [key, expectation] : Table()) {
@@ -376,7 +397,9 @@ TEST(EventNameTest, NamesEveryKind) {
                                "release",
                                "set_priority",
                                "release_quarantine",
-                               "snooze"};
+                               "snooze",
+                               "unblock",
+                               "block"};
   for (size_t k = 0; k < kEventKinds; ++k) EXPECT_STREQ(EventName(EventOfKind(k)), kWant[k]);
 }
 

@@ -56,7 +56,7 @@ using namespace std::chrono_literals;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-static_assert(std::variant_size_v<Event> == 14, "a new event kind needs rows in the table");
+static_assert(std::variant_size_v<Event> == 16, "a new event kind needs rows in the table");
 inline constexpr size_t kEventKinds = std::variant_size_v<Event>;
 
 // 2026-11-29T12:00:00.000Z: "now" in every test unless stated.
@@ -134,6 +134,10 @@ inline Job JobIn(JobStatus s) {
       j.completed_at = kT0 - 5s;
       j.attempts = 3;
       break;
+    case JobStatus::kBlocked:  // created waiting for its dependencies, never ran
+      j.attempts = 0;
+      j.retry_count = 0;
+      break;
   }
   return j;
 }
@@ -170,6 +174,10 @@ inline Event EventOfKind(size_t kind) {
       return event::ReleaseQuarantine{};
     case 13:
       return event::Snooze{"w1", "lease-1", 90s};
+    case 14:
+      return event::Unblock{"dep-1"};
+    case 15:
+      return event::Block{};
   }
   ADD_FAILURE() << "no event kind " << kind;
   return event::Promote{};

@@ -16,10 +16,10 @@ namespace redrive {
 
 // The events a webhook may subscribe to (the contract's list).
 inline constexpr std::string_view kWebhookEventNames[] = {
-    "job.created",       "job.started",   "job.completed",     "job.failed",
-    "job.deadlettered",  "job.retried",   "job.cancelled",     "job.quarantined",
-    "queue.paused",      "queue.resumed", "worker.registered", "worker.deregistered",
-    "schedule.triggered"};
+    "job.created",        "job.started",        "job.completed",     "job.failed",
+    "job.deadlettered",   "job.retried",        "job.cancelled",     "job.quarantined",
+    "queue.paused",       "queue.resumed",      "worker.registered", "worker.deregistered",
+    "schedule.triggered", "workflow.completed", "workflow.failed"};
 bool IsWebhookEvent(std::string_view name);
 // kWebhookEventNames joined with ", " (error messages).
 std::string WebhookEventNames();

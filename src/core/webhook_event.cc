@@ -117,6 +117,25 @@ WebhookEvent ScheduleWebhookEvent(const Schedule& schedule, const ScheduleRun& r
   return {"schedule.triggered", d.Build(), std::move(line)};
 }
 
+WebhookEvent WorkflowWebhookEvent(WorkflowOutcome outcome, const WorkflowView& workflow) {
+  const std::string name(WorkflowWebhookEventName(outcome));
+  JsonObjectText d;
+  d.Str("workflow_id", workflow.workflow.id)
+      .Str("name", workflow.workflow.name)
+      .Str("status", WorkflowStatusName(workflow.status()))
+      .Int("total_jobs", workflow.counts.total())
+      .Int("completed_jobs", workflow.counts.completed)
+      .Int("failed_jobs", FailedJobs(workflow.counts))
+      .Str("created_at", FormatTime(workflow.workflow.created_at));
+  d.Raw("completed_at",
+        workflow.finished_at ? JsonQuote(FormatTime(*workflow.finished_at)) : "null");
+  std::string line = "Workflow " + workflow.workflow.name + " " +
+                     (outcome == WorkflowOutcome::kCompleted ? "completed" : "failed") + " (" +
+                     std::to_string(workflow.counts.completed) + "/" +
+                     std::to_string(workflow.counts.total()) + " jobs completed)";
+  return {name, d.Build(), std::move(line)};
+}
+
 std::string WebhookEnvelope(const std::string& event_id, const WebhookEvent& event,
                             Instant created_at) {
   JsonObjectText e;

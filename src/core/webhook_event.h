@@ -10,9 +10,11 @@
 
 #include "core/clock.h"
 #include "core/job.h"
+#include "core/outcome.h"
 #include "core/queue.h"
 #include "core/schedule.h"
 #include "core/webhook.h"
+#include "core/workflow.h"
 
 namespace redrive {
 
@@ -41,6 +43,11 @@ WebhookEvent WorkerWebhookEvent(std::string_view name, const WorkerInfo& worker)
 // triggered by hand). data {schedule_id, schedule_name, queue_name, job_id,
 // run_id, kind, fire_time, cron_expression, timezone}.
 WebhookEvent ScheduleWebhookEvent(const Schedule& schedule, const ScheduleRun& run);
+
+// workflow.completed / workflow.failed: a workflow's derived status became
+// completed or failed. data {workflow_id, name, status, total_jobs,
+// completed_jobs, failed_jobs, created_at, completed_at}.
+WebhookEvent WorkflowWebhookEvent(WorkflowOutcome outcome, const WorkflowView& workflow);
 
 // {"id": event_id, "event", "created_at", "data"}: the standard body.
 std::string WebhookEnvelope(const std::string& event_id, const WebhookEvent& event,

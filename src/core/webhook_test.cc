@@ -23,11 +23,11 @@ Webhook Hook(std::vector<std::string> events, bool enabled = true) {
 }
 
 TEST(WebhookEventsTest, TheContractsEventsQuarantineAndSpooledsWorkerEventsAreKnownAndNothingElse) {
-  EXPECT_EQ(std::size(kWebhookEventNames), 13u);
-  for (auto name :
-       {"job.created", "job.started", "job.completed", "job.failed", "job.deadlettered",
-        "job.retried", "job.cancelled", "job.quarantined", "queue.paused", "queue.resumed",
-        "worker.registered", "worker.deregistered", "schedule.triggered"}) {
+  EXPECT_EQ(std::size(kWebhookEventNames), 15u);
+  for (auto name : {"job.created", "job.started", "job.completed", "job.failed", "job.deadlettered",
+                    "job.retried", "job.cancelled", "job.quarantined", "queue.paused",
+                    "queue.resumed", "worker.registered", "worker.deregistered",
+                    "schedule.triggered", "workflow.completed", "workflow.failed"}) {
     EXPECT_TRUE(IsWebhookEvent(name)) << name;
   }
   EXPECT_FALSE(IsWebhookEvent("job.*"));
@@ -40,7 +40,8 @@ TEST(WebhookEventsTest, NamesListsEveryEventInOrder) {
   EXPECT_EQ(WebhookEventNames(),
             "job.created, job.started, job.completed, job.failed, job.deadlettered, "
             "job.retried, job.cancelled, job.quarantined, queue.paused, queue.resumed, "
-            "worker.registered, worker.deregistered, schedule.triggered");
+            "worker.registered, worker.deregistered, schedule.triggered, workflow.completed, "
+            "workflow.failed");
 }
 
 TEST(WebhookWantsTest, OnlySubscribedEventsOfEnabledWebhooks) {

@@ -206,6 +206,37 @@ class Engine {
   void ResumeQueue(std::string name, Callback<QueueConfig> done);
   void DeleteQueue(std::string name, bool delete_jobs, StatusCallback done);
 
+  // Workflows and job dependencies (engine_workflows.cc; core/workflow.h).
+  // A job whose dependencies are not met is `blocked`; the completion that
+  // meets them unblocks it in its own transaction (dependency_release.h).
+  // Creation writes every job, the workflow and its edges in one
+  // transaction, or nothing.
+  void CreateWorkflow(CreateWorkflowParams p, Callback<CreateWorkflowResult> done);
+  void GetWorkflow(std::string id, Callback<WorkflowView> done);  // NOT_FOUND if unknown
+  void ListWorkflows(ListWorkflowsParams p, Callback<std::vector<WorkflowView>> done);
+  // Cancels every unfinished job (pending, scheduled, blocked; processing
+  // ones through the cancel path). CONFLICT when nothing is left to cancel.
+  void CancelWorkflow(std::string id, Callback<WorkflowView> done);
+  // Redrives every dead-lettered, quarantined and cancelled job of a failed
+  // or cancelled workflow (CONFLICT otherwise); a redriven job whose
+  // dependencies are not met waits blocked again, and the blocked jobs
+  // proceed as their dependencies complete.
+  void RetryWorkflow(std::string id, Callback<WorkflowView> done);
+  // One page of a workflow's jobs in definition order (NOT_FOUND if the
+  // workflow is unknown).
+  void ListWorkflowJobs(std::string id, int limit, int offset,
+                        Callback<std::vector<WorkflowJobRow>> done);
+  // One job of a workflow (NOT_FOUND if either is unknown or the job is not
+  // the workflow's).
+  void GetWorkflowJob(std::string id, std::string job_id, Callback<WorkflowJobRow> done);
+  void GetJobDependencies(std::string job_id, QueueScope scope, Callback<JobDependenciesView> done);
+  void AddJobDependencies(AddDependenciesParams p, Callback<AddDependenciesResult> done);
+  // Enqueue (POST /jobs) of a job that waits for `depends_on` (Spooled's
+  // parent_job_id): blocked unless they are already met. The dependencies
+  // must exist (VALIDATION naming `field`) and be in queues of `scope`.
+  void EnqueueAfter(EnqueueParams p, std::vector<std::string> depends_on, std::string field,
+                    QueueScope scope, Callback<EnqueueResult> done);
+
   // --- outgoing webhooks (engine_webhooks.cc)
   // Schedules (cron jobs; engine_schedules.cc). Fired by the schedule
   // service (services/schedule_firing.h) on the node leading its duty.

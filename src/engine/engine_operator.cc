@@ -4,6 +4,7 @@
 
 #include "core/closest_classes.h"
 #include "core/time_format.h"
+#include "engine/dependency_release.h"
 #include "engine/engine.h"
 #include "engine/engine_impl.h"
 #include "engine/job_ops.h"
@@ -97,6 +98,9 @@ void Engine::Retry(RetryParams p, Callback<Job> done) {
         retry.new_expires_at = p.expires_at;
         retry.budget = p.budget;
         retry.target_queue = p.target_queue;
+        // A cancelled job of a workflow may not have run yet: it waits again
+        // for what it waits for (a dead one ran, so its dependencies were met).
+        REDRIVE_ASSIGN_OR_RETURN(retry.dependencies_met, ops::DependenciesMet(tx, p.job_id));
         REDRIVE_ASSIGN_OR_RETURN(Change c, ops::ApplyToJob(tx, ctx, p.job_id, retry));
         return std::move(c.after);
       },

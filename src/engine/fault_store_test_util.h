@@ -136,6 +136,46 @@ class FaultStore final : public store::Store {
     Status RecordApiKeyUse(const std::vector<ApiKeyUse>& uses) override {
       return inner_->RecordApiKeyUse(uses);
     }
+    Result<WorkflowView> GetWorkflow(const std::string& id) override {
+      return inner_->GetWorkflow(id);
+    }
+    Result<std::vector<WorkflowView>> ListWorkflows(const store::WorkflowFilter& f) override {
+      return inner_->ListWorkflows(f);
+    }
+    Result<std::vector<WorkflowJobRow>> ListWorkflowJobs(const std::string& workflow_id, int limit,
+                                                         int offset) override {
+      return inner_->ListWorkflowJobs(workflow_id, limit, offset);
+    }
+    Result<std::optional<WorkflowMember>> GetWorkflowMember(const std::string& job_id) override {
+      return inner_->GetWorkflowMember(job_id);
+    }
+    Result<JobDependencies> GetJobDependencies(const std::string& job_id, int limit) override {
+      return inner_->GetJobDependencies(job_id, limit);
+    }
+    Result<std::optional<store::DependencyState>> GetDependencyState(
+        const std::string& job_id) override {
+      return inner_->GetDependencyState(job_id);
+    }
+    Result<bool> DependsOnTransitively(const std::string& job_id, const std::string& on_job_id,
+                                       size_t max_jobs) override {
+      return inner_->DependsOnTransitively(job_id, on_job_id, max_jobs);
+    }
+    Status InsertWorkflow(const Workflow& workflow,
+                          const std::vector<WorkflowMember>& members) override {
+      return inner_->InsertWorkflow(workflow, members);
+    }
+    Result<long long> InsertDependencies(const std::vector<JobDependency>& edges) override {
+      return inner_->InsertDependencies(edges);
+    }
+    Result<std::vector<store::BlockedDependent>> SelectBlockedDependents(
+        const std::string& job_id) override {
+      return inner_->SelectBlockedDependents(job_id);
+    }
+    Result<std::vector<Job>> SelectWorkflowJobs(const std::string& workflow_id,
+                                                const std::vector<JobStatus>& statuses,
+                                                int limit) override {
+      return inner_->SelectWorkflowJobs(workflow_id, statuses, limit);
+    }
     Result<std::optional<std::string>> GetTokenSecret() override {
       return inner_->GetTokenSecret();
     }

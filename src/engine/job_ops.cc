@@ -72,7 +72,8 @@ Result<Change> ApplyToJob(store::WriteTx& tx, TxContext& ctx, const std::string&
 }
 
 Result<std::vector<Result<EnqueueResult>>> EnqueueBatch(store::WriteTx& tx, TxContext& ctx,
-                                                        std::span<const EnqueueParams> items) {
+                                                        std::span<const EnqueueParams> items,
+                                                        const std::vector<bool>& blocked) {
   std::vector<Result<EnqueueResult>> out(items.size(), Status::Internal("not enqueued"));
   // A replay answers with the existing job whatever has happened to the
   // queue since (disabled, deleted): the key identifies the job, not a try.
@@ -120,6 +121,7 @@ Result<std::vector<Result<EnqueueResult>>> EnqueueBatch(store::WriteTx& tx, TxCo
       continue;
     }
     made.push_back(ctx.MakeNewJob(p, queue));
+    if (i < blocked.size() && blocked[i]) made.back().job.status = JobStatus::kBlocked;
     made_for.push_back(i);
   }
   if (made.empty()) return out;

@@ -47,8 +47,11 @@ Result<EnqueueResult> Enqueue(store::WriteTx& tx, TxContext& ctx, const EnqueueP
 // trip each on PostgreSQL). results[i] is item i's: a refusal (VALIDATION:
 // expires_at already passed; CONFLICT: the queue is disabled) is that
 // item's result, written nothing; any other failure fails the call.
+// Where `blocked` (empty, or one per item) is true, the job is inserted
+// blocked: it waits for dependencies the caller writes next.
 Result<std::vector<Result<EnqueueResult>>> EnqueueBatch(store::WriteTx& tx, TxContext& ctx,
-                                                        std::span<const EnqueueParams> items);
+                                                        std::span<const EnqueueParams> items,
+                                                        const std::vector<bool>& blocked = {});
 
 // Claims up to `limit` jobs of the queue for `worker_id` (none if the queue is
 // paused or disabled). Due scheduled jobs of the queue are promoted first.

@@ -34,6 +34,10 @@ constexpr CounterSpec kJobCounters[] = {
      "Quarantined jobs released back to pending by an operator."},
     {"snoozed", "redrive_jobs_snoozed_total",
      "Attempts a worker put off with a snooze (no retry spent)."},
+    {"unblocked", "redrive_jobs_unblocked_total",
+     "Blocked jobs whose dependencies were met (workflows), made claimable."},
+    {"blocked", "redrive_jobs_blocked_total",
+     "Waiting jobs sent back to blocked because dependencies were added to them."},
 };
 // One counter per TxEffects::schedule_runs key.
 struct ScheduleCounterSpec {

@@ -17,6 +17,7 @@
 #include "core/status.h"
 #include "core/throughput.h"
 #include "core/webhook.h"
+#include "core/workflow.h"
 
 namespace redrive::engine {
 
@@ -342,6 +343,65 @@ struct SchedulePatch {
 struct ScheduleHistoryEntry {
   ScheduleRun run;
   std::optional<JobStatus> job_status;
+};
+
+// POST /workflows: one job of the definition. `job` is a POST /jobs body
+// (queue_name set, validated by the api); `depends_on` names other keys.
+struct WorkflowJobParams {
+  std::string key;
+  EnqueueParams job;
+  std::vector<std::string> depends_on;
+  DependencyMode mode = DependencyMode::kAll;
+};
+// The engine checks the graph (ValidateWorkflowGraph: VALIDATION naming the
+// key) and that every queue is enabled; the api checks every field.
+struct CreateWorkflowParams {
+  std::string name;
+  std::optional<std::string> description;
+  std::string metadata_json = "{}";
+  std::vector<WorkflowJobParams> jobs;
+};
+struct WorkflowJobId {
+  std::string key;
+  std::string job_id;
+};
+struct CreateWorkflowResult {
+  std::string workflow_id;
+  std::vector<WorkflowJobId> job_ids;  // in definition order
+  WorkflowView workflow;               // as created
+};
+
+// GET /workflows: newest created first.
+struct ListWorkflowsParams {
+  std::optional<WorkflowStatus> status;
+  int limit = 50;
+  int offset = 0;
+};
+
+// GET /jobs/{id}/dependencies: the job, what it waits for and what waits
+// for it (at most kMaxListedDependents), and whether its condition holds.
+struct JobDependenciesView {
+  Job job;
+  JobDependencies links;
+  bool dependencies_met = true;
+  Readiness readiness = Readiness::kReady;
+};
+
+// POST /jobs/{id}/dependencies, and POST /jobs with parent_job_id: the job
+// waits for `depends_on` (existing jobs; the job and its dependencies must
+// not form a cycle). A job that already ran (processing or finished) takes
+// no new dependency (CONFLICT).
+struct AddDependenciesParams {
+  std::string job_id;
+  std::vector<std::string> depends_on;
+  DependencyMode mode = DependencyMode::kAll;
+  QueueScope scope;  // the caller's: jobs of other queues are ACCESS_DENIED
+};
+struct AddDependenciesResult {
+  long long added = 0;                      // edges that were new
+  std::vector<JobDependency> dependencies;  // every edge of the job now
+  bool dependencies_met = true;
+  JobStatus status = JobStatus::kPending;  // the job's status after
 };
 
 }  // namespace redrive::engine

@@ -1,5 +1,7 @@
 #include "engine/tx_context.h"
 
+#include "engine/dependency_release.h"
+
 namespace redrive::engine {
 
 namespace {
@@ -55,6 +57,11 @@ NewJob TxContext::MakeNewJob(const NewJobParams& params, const QueueConfig& queu
 
 Status TxContext::Wrote(store::WriteTx& tx, const JobWrite& write) {
   for (WriteHook* hook : hooks) REDRIVE_RETURN_IF_ERROR(hook->OnJob(tx, *this, write));
+  return ops::AfterJobWrite(tx, *this, write);
+}
+
+Status TxContext::Wrote(store::WriteTx& tx, const WorkflowWrite& write) {
+  for (WriteHook* hook : hooks) REDRIVE_RETURN_IF_ERROR(hook->OnWorkflow(tx, *this, write));
   return Status::Ok();
 }
 

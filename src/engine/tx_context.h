@@ -96,11 +96,14 @@ struct TxContext {
   // Records the effects of a job now being in state `job`.
   void Track(const Job& job);
   // Tells every hook that this request wrote `write` (see write_hook.h);
-  // the first error fails the request.
+  // the first error fails the request. A job write then has its
+  // consequences for jobs that depend on it (dependency_release.h): a
+  // completion unblocks the dependents it satisfies, in this transaction.
   Status Wrote(store::WriteTx& tx, const JobWrite& write);
   Status Wrote(store::WriteTx& tx, const QueueWrite& write);
   Status Wrote(store::WriteTx& tx, const WorkerWrite& write);
   Status Wrote(store::WriteTx& tx, const ScheduleWrite& write);
+  Status Wrote(store::WriteTx& tx, const WorkflowWrite& write);
 };
 
 }  // namespace redrive::engine

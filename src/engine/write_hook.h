@@ -19,6 +19,7 @@
 #include "core/schedule.h"
 #include "core/status.h"
 #include "core/transition.h"
+#include "core/workflow.h"
 #include "store/store.h"
 
 namespace redrive::engine {
@@ -55,6 +56,13 @@ struct ScheduleWrite {
   const ScheduleRun& run;
 };
 
+// A workflow whose derived status the current request just made completed
+// or failed (its job's own write came first, through OnJob).
+struct WorkflowWrite {
+  WorkflowOutcome outcome;
+  const WorkflowView& workflow;  // as the transaction now reads it
+};
+
 class WriteHook {
  public:
   virtual ~WriteHook() = default;
@@ -84,6 +92,12 @@ class WriteHook {
     return Status::Ok();
   }
   virtual Status OnSchedule(store::WriteTx& tx, TxContext& ctx, const ScheduleWrite& write) {
+    (void)tx;
+    (void)ctx;
+    (void)write;
+    return Status::Ok();
+  }
+  virtual Status OnWorkflow(store::WriteTx& tx, TxContext& ctx, const WorkflowWrite& write) {
     (void)tx;
     (void)ctx;
     (void)write;

@@ -57,6 +57,7 @@
 #include "core/throughput.h"
 #include "core/transition.h"
 #include "core/webhook.h"
+#include "core/workflow.h"
 
 namespace redrive::store {
 
@@ -99,6 +100,28 @@ struct ScheduleFilter {
   std::optional<std::string> queue_name;
   int limit = 50;
   int offset = 0;
+};
+
+// Listing workflows, newest created first (ties by id). Unset fields do not
+// filter; `status` filters on the status derived from the jobs
+// (DeriveWorkflowStatus, computed by the store in its query).
+struct WorkflowFilter {
+  std::optional<WorkflowStatus> status;
+  int limit = 50;
+  int offset = 0;
+};
+
+// What a job waits for: its mode and the status of each of its dependencies
+// (a dependency removed by retention is no longer one).
+struct DependencyState {
+  DependencyMode mode = DependencyMode::kAll;
+  std::vector<JobStatus> statuses;
+};
+
+// A blocked job that waits for a given job (SelectBlockedDependents).
+struct BlockedDependent {
+  Job job;
+  DependencyState dependencies;
 };
 
 // Outcome of an insert that may hit an existing idempotency key.
@@ -236,6 +259,28 @@ class ReadTx {
   // one cheap read whether its cached keys are stale. RecordApiKeyUse does
   // not move it.
   virtual Result<int64_t> ApiKeysVersion() = 0;
+
+  // Workflows (core/workflow.h). Their status and counts are read from
+  // their jobs, never stored. GetWorkflow is NOT_FOUND if absent.
+  virtual Result<WorkflowView> GetWorkflow(const std::string& id) = 0;
+  // Workflows matching `f`, newest created first (ties by id).
+  virtual Result<std::vector<WorkflowView>> ListWorkflows(const WorkflowFilter& f) = 0;
+  // One page of a workflow's jobs in definition order (position).
+  virtual Result<std::vector<WorkflowJobRow>> ListWorkflowJobs(const std::string& workflow_id,
+                                                               int limit, int offset) = 0;
+  // The workflow `job_id` belongs to, if any.
+  virtual Result<std::optional<WorkflowMember>> GetWorkflowMember(const std::string& job_id) = 0;
+  // A job's dependencies and at most `limit` of its dependents.
+  virtual Result<JobDependencies> GetJobDependencies(const std::string& job_id, int limit) = 0;
+  // What `job_id` waits for; unset when it has no dependency. Not locked:
+  // a decision that writes reads through SelectBlockedDependents.
+  virtual Result<std::optional<DependencyState>> GetDependencyState(const std::string& job_id) = 0;
+  // Whether `job_id` waits, directly or through other jobs, for `on_job_id`
+  // (so an edge making on_job_id wait for job_id would close a cycle).
+  // Walks at most `max_jobs` jobs; a graph larger than that answers
+  // CONFLICT (too large to check) rather than walking on.
+  virtual Result<bool> DependsOnTransitively(const std::string& job_id,
+                                             const std::string& on_job_id, size_t max_jobs) = 0;
 
   // Token exchange (core/refresh_token.h). The secret access tokens are
   // signed with, shared by every node; unset until a WriteTx ensured one.
@@ -459,6 +504,31 @@ class WriteTx : public ReadTx {
   // Moves each key's last_used_at forward to `use.at` (never back); unknown
   // ids are skipped. Bookkeeping: does not move ApiKeysVersion.
   virtual Status RecordApiKeyUse(const std::vector<ApiKeyUse>& uses) = 0;
+
+  // Workflows and dependencies (core/workflow.h). InsertWorkflow writes the
+  // workflow and its members; their jobs are inserted (InsertJobs) and their
+  // edges (InsertDependencies) in the same transaction, so a workflow is
+  // created whole or not at all. REQUIRES: workflow.id is new, every
+  // member's job exists and belongs to no workflow.
+  virtual Status InsertWorkflow(const Workflow& workflow,
+                                const std::vector<WorkflowMember>& members) = 0;
+  // Adds the edges (both jobs must exist); an edge already stored is kept.
+  // Every edge of a job carries its mode: the edges' job ids take the mode
+  // given here (all of their edges, old ones too). Returns how many edges
+  // were new.
+  virtual Result<long long> InsertDependencies(const std::vector<JobDependency>& edges) = 0;
+  // The blocked jobs waiting for `job_id`, each with what it waits for, in id
+  // order. The dependents' rows are locked (PostgreSQL: FOR UPDATE, before
+  // their dependencies' statuses are read, in a later statement), so of two
+  // transactions completing two dependencies of one job, the second sees
+  // the first's completion and unblocks it.
+  virtual Result<std::vector<BlockedDependent>> SelectBlockedDependents(
+      const std::string& job_id) = 0;
+  // The jobs of a workflow in one of `statuses`, in id order, at most
+  // `limit`, locked (PostgreSQL: FOR UPDATE), for a workflow's cancel or retry.
+  virtual Result<std::vector<Job>> SelectWorkflowJobs(const std::string& workflow_id,
+                                                      const std::vector<JobStatus>& statuses,
+                                                      int limit) = 0;
 
   // Token exchange (core/refresh_token.h).
   // The token secret: stores `candidate` when the store holds none, then

@@ -51,6 +51,7 @@ StatusCounts StatusCountsFromJson(const boost::json::object& o) {
   c.deadletter = ReadIntOr(o, "deadletter", 0);
   c.cancelled = ReadIntOr(o, "cancelled", 0);
   c.quarantined = ReadIntOr(o, "quarantined", 0);
+  c.blocked = ReadIntOr(o, "blocked", 0);
   return c;
 }
 

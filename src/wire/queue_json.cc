@@ -14,10 +14,10 @@ boost::json::value SecondsOrNull(const std::optional<std::chrono::seconds>& s) {
 }  // namespace
 
 boost::json::object StatusCountsToJson(const StatusCounts& counts) {
-  return {{"pending", counts.pending},        {"scheduled", counts.scheduled},
-          {"processing", counts.processing},  {"completed", counts.completed},
-          {"deadletter", counts.deadletter},  {"cancelled", counts.cancelled},
-          {"quarantined", counts.quarantined}};
+  return {{"pending", counts.pending},         {"scheduled", counts.scheduled},
+          {"processing", counts.processing},   {"completed", counts.completed},
+          {"deadletter", counts.deadletter},   {"cancelled", counts.cancelled},
+          {"quarantined", counts.quarantined}, {"blocked", counts.blocked}};
 }
 
 boost::json::object JobStatsToJson(const StatusCounts& counts) {

@@ -28,7 +28,7 @@ TEST(QueueJsonTest, QueueViewShape) {
   EXPECT_EQ(o.at("paused"), true);
   EXPECT_EQ(o.at("paused_reason"), "maintenance");
   EXPECT_EQ(o.at("counts"), boost::json::parse(R"({"pending":2,"scheduled":0,"processing":0,
-      "completed":0,"deadletter":1,"cancelled":0,"quarantined":0})"));
+      "completed":0,"deadletter":1,"cancelled":0,"quarantined":0,"blocked":0})"));
   EXPECT_EQ(o.at("crash_limit"), 3);
   EXPECT_EQ(o.at("max_snoozes"), 25);
   EXPECT_EQ(o.at("oldest_deadletter_at"), "2026-11-29T12:00:00.000Z");

@@ -61,6 +61,7 @@ std::string ScheduleRunStatus(const ScheduleRun& run, const std::optional<JobSta
   switch (*job_status) {
     case JobStatus::kPending:
     case JobStatus::kScheduled:
+    case JobStatus::kBlocked:
       return "pending";
     case JobStatus::kProcessing:
       return "running";

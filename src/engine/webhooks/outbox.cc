@@ -49,6 +49,12 @@ Status WebhookOutbox::OnSchedule(store::WriteTx& tx, TxContext& ctx, const Sched
   return Write(tx, ctx, ScheduleWebhookEvent(write.schedule, write.run));
 }
 
+Status WebhookOutbox::OnWorkflow(store::WriteTx& tx, TxContext& ctx, const WorkflowWrite& write) {
+  if (ctx.subscriptions == nullptr) return Status::Ok();
+  if (!ctx.subscriptions->Wants(WorkflowWebhookEventName(write.outcome))) return Status::Ok();
+  return Write(tx, ctx, WorkflowWebhookEvent(write.outcome, write.workflow));
+}
+
 Status WebhookOutbox::Write(store::WriteTx& tx, TxContext& ctx, const WebhookEvent& event) {
   // One event id for every webhook it goes to: receivers dedupe on it.
   const std::string event_id = NewUuidV7(ctx.now, ctx.random);

@@ -37,6 +37,7 @@ class WebhookOutbox final : public WriteHook {
   Status OnWorker(store::WriteTx& tx, TxContext& ctx, const WorkerWrite& write) override;
   // schedule.triggered.
   Status OnSchedule(store::WriteTx& tx, TxContext& ctx, const ScheduleWrite& write) override;
+  Status OnWorkflow(store::WriteTx& tx, TxContext& ctx, const WorkflowWrite& write) override;
 
  private:
   static Status Write(store::WriteTx& tx, TxContext& ctx, const WebhookEvent& event);

@@ -306,6 +306,50 @@ TEST_F(PgRaceTest, AReadTxIsOneSnapshot) {
   EXPECT_EQ((*store_->BeginRead())->CountJobs(std::nullopt)->total(), 2);
 }
 
+// Two transactions complete the two dependencies of one blocked job at once:
+// the second waits for the first's lock on the dependent and then reads the
+// first's completion, so exactly one of them sees the job ready (store.h,
+// SelectBlockedDependents) and the job is never left blocked.
+TEST_F(PgRaceTest, TheSecondCompletionOfTwoDependenciesSeesTheFirst) {
+  Job b = Processing(NewJob("dep-b"), At(100));
+  Job c = Processing(NewJob("dep-c"), At(100));
+  Job d = NewJob("dependent-d");
+  d.status = JobStatus::kBlocked;
+  Insert({b, c, d});
+  {
+    auto tx = Begin();
+    ASSERT_TRUE(tx->InsertDependencies(
+                      {{d.id, b.id, DependencyMode::kAll}, {d.id, c.id, DependencyMode::kAll}})
+                    .ok());
+    ASSERT_TRUE(tx->Commit().ok());
+  }
+  auto complete = [](const Job& job) {
+    FixedRandom random(3);
+    return Apply(job, event::Complete{"w", job.lease_id, "{}"}, At(5), random).value();
+  };
+  auto first = Begin();
+  ASSERT_TRUE(first->ApplyChange(complete(b)).ok());
+  auto of_b = first->SelectBlockedDependents(b.id);
+  ASSERT_TRUE(of_b.ok()) << of_b.status().ToString();
+  ASSERT_EQ(of_b->size(), 1u);
+  EXPECT_EQ(DecideReadiness(DependencyMode::kAll, (*of_b)[0].dependencies.statuses),
+            Readiness::kWaiting);
+  auto second = std::async(std::launch::async, [&]() -> Result<std::vector<BlockedDependent>> {
+    auto tx = Begin();
+    REDRIVE_RETURN_IF_ERROR(tx->ApplyChange(complete(c)));
+    return tx->SelectBlockedDependents(c.id);
+  });
+  ASSERT_TRUE(WaitForLockWaiters(*watcher_));
+  ASSERT_TRUE(first->Commit().ok());
+  auto of_c = second.get();
+  ASSERT_TRUE(of_c.ok()) << of_c.status().ToString();
+  ASSERT_EQ(of_c->size(), 1u);
+  EXPECT_THAT((*of_c)[0].dependencies.statuses,
+              ElementsAre(JobStatus::kCompleted, JobStatus::kCompleted));
+  EXPECT_EQ(DecideReadiness(DependencyMode::kAll, (*of_c)[0].dependencies.statuses),
+            Readiness::kReady);
+}
+
 TEST(PgMigrateTest, ThreeStoresMigratingAtOnceApplyEachMigrationOnce) {
   const std::string url = FreshDatabaseUrl();
   std::vector<std::unique_ptr<PgStore>> stores;

@@ -8,6 +8,7 @@
 #include "store/postgres/pg_throughput_sql.h"
 #include "store/postgres/pg_token_sql.h"
 #include "store/postgres/pg_webhook_sql.h"
+#include "store/postgres/pg_workflow_sql.h"
 
 namespace redrive::store::postgres {
 namespace {
@@ -253,6 +254,44 @@ Result<StoredApiKey> PgReads<Base>::GetApiKey(const std::string& id) {
 template <typename Base>
 Result<int64_t> PgReads<Base>::ApiKeysVersion() {
   return api_key_sql::ApiKeysVersion(conn_);
+}
+
+template <typename Base>
+Result<WorkflowView> PgReads<Base>::GetWorkflow(const std::string& id) {
+  return workflow_sql::GetWorkflow(conn_, id);
+}
+
+template <typename Base>
+Result<std::vector<WorkflowView>> PgReads<Base>::ListWorkflows(const WorkflowFilter& f) {
+  return workflow_sql::ListWorkflows(conn_, f);
+}
+
+template <typename Base>
+Result<std::vector<WorkflowJobRow>> PgReads<Base>::ListWorkflowJobs(const std::string& workflow_id,
+                                                                    int limit, int offset) {
+  return workflow_sql::ListWorkflowJobs(conn_, workflow_id, limit, offset);
+}
+
+template <typename Base>
+Result<std::optional<WorkflowMember>> PgReads<Base>::GetWorkflowMember(const std::string& job_id) {
+  return workflow_sql::GetWorkflowMember(conn_, job_id);
+}
+
+template <typename Base>
+Result<JobDependencies> PgReads<Base>::GetJobDependencies(const std::string& job_id, int limit) {
+  return workflow_sql::GetJobDependencies(conn_, job_id, limit);
+}
+
+template <typename Base>
+Result<std::optional<DependencyState>> PgReads<Base>::GetDependencyState(
+    const std::string& job_id) {
+  return workflow_sql::GetDependencyState(conn_, job_id);
+}
+
+template <typename Base>
+Result<bool> PgReads<Base>::DependsOnTransitively(const std::string& job_id,
+                                                  const std::string& on_job_id, size_t max_jobs) {
+  return workflow_sql::DependsOnTransitively(conn_, job_id, on_job_id, max_jobs);
 }
 
 template <typename Base>

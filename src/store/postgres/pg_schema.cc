@@ -5,6 +5,7 @@
 #include "core/clock.h"
 #include "store/postgres/pg_api_key_sql.h"
 #include "store/postgres/pg_token_sql.h"
+#include "store/postgres/pg_workflow_sql.h"
 
 namespace redrive::store::postgres {
 namespace {
@@ -415,6 +416,7 @@ constexpr PgMigration kMigrations[] = {
     {13, "stored API keys", api_key_sql::kSchema},
     {14, "token exchange: token secret and refresh tokens", token_sql::kSchema},
     {15, "webhook formats discord and teams", kSchemaV15},
+    {16, "workflows and job dependencies", workflow_sql::kSchema},
 };
 
 constexpr char kCreateMigrationsTable[] =

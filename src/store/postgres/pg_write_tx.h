@@ -145,6 +145,14 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
   Result<long long> EndRefreshTokensOfKey(const std::string& key_id, Instant now,
                                           std::string_view reason) override;
   Result<long long> DeleteOldRefreshTokens(Instant before, int limit) override;
+  // pg_workflow_writes.cc
+  Status InsertWorkflow(const Workflow& workflow,
+                        const std::vector<WorkflowMember>& members) override;
+  Result<long long> InsertDependencies(const std::vector<JobDependency>& edges) override;
+  Result<std::vector<BlockedDependent>> SelectBlockedDependents(const std::string& job_id) override;
+  Result<std::vector<Job>> SelectWorkflowJobs(const std::string& workflow_id,
+                                              const std::vector<JobStatus>& statuses,
+                                              int limit) override;
 
  private:
   // The outcome of an insert statement's result `r` for `job`.

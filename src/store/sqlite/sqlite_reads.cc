@@ -10,6 +10,7 @@
 #include "store/sqlite/throughput_sql.h"
 #include "store/sqlite/token_sql.h"
 #include "store/sqlite/webhook_sql.h"
+#include "store/sqlite/workflow_sql.h"
 
 namespace redrive::store::sqlite {
 namespace {
@@ -218,6 +219,47 @@ Result<StoredApiKey> SqliteReads<Base>::GetApiKey(const std::string& id) {
 template <typename Base>
 Result<int64_t> SqliteReads<Base>::ApiKeysVersion() {
   return api_key_sql::ApiKeysVersion(conn_);
+}
+
+template <typename Base>
+Result<WorkflowView> SqliteReads<Base>::GetWorkflow(const std::string& id) {
+  return workflow_sql::GetWorkflow(conn_, id);
+}
+
+template <typename Base>
+Result<std::vector<WorkflowView>> SqliteReads<Base>::ListWorkflows(const WorkflowFilter& f) {
+  return workflow_sql::ListWorkflows(conn_, f);
+}
+
+template <typename Base>
+Result<std::vector<WorkflowJobRow>> SqliteReads<Base>::ListWorkflowJobs(
+    const std::string& workflow_id, int limit, int offset) {
+  return workflow_sql::ListWorkflowJobs(conn_, workflow_id, limit, offset);
+}
+
+template <typename Base>
+Result<std::optional<WorkflowMember>> SqliteReads<Base>::GetWorkflowMember(
+    const std::string& job_id) {
+  return workflow_sql::GetWorkflowMember(conn_, job_id);
+}
+
+template <typename Base>
+Result<JobDependencies> SqliteReads<Base>::GetJobDependencies(const std::string& job_id,
+                                                              int limit) {
+  return workflow_sql::GetJobDependencies(conn_, job_id, limit);
+}
+
+template <typename Base>
+Result<std::optional<DependencyState>> SqliteReads<Base>::GetDependencyState(
+    const std::string& job_id) {
+  return workflow_sql::GetDependencyState(conn_, job_id);
+}
+
+template <typename Base>
+Result<bool> SqliteReads<Base>::DependsOnTransitively(const std::string& job_id,
+                                                      const std::string& on_job_id,
+                                                      size_t max_jobs) {
+  return workflow_sql::DependsOnTransitively(conn_, job_id, on_job_id, max_jobs);
 }
 
 template <typename Base>

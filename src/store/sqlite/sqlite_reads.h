@@ -52,6 +52,15 @@ class SqliteReads : public Base {
   Result<std::vector<StoredApiKey>> ListApiKeys() override;
   Result<StoredApiKey> GetApiKey(const std::string& id) override;
   Result<int64_t> ApiKeysVersion() override;
+  Result<WorkflowView> GetWorkflow(const std::string& id) override;
+  Result<std::vector<WorkflowView>> ListWorkflows(const WorkflowFilter& f) override;
+  Result<std::vector<WorkflowJobRow>> ListWorkflowJobs(const std::string& workflow_id, int limit,
+                                                       int offset) override;
+  Result<std::optional<WorkflowMember>> GetWorkflowMember(const std::string& job_id) override;
+  Result<JobDependencies> GetJobDependencies(const std::string& job_id, int limit) override;
+  Result<std::optional<DependencyState>> GetDependencyState(const std::string& job_id) override;
+  Result<bool> DependsOnTransitively(const std::string& job_id, const std::string& on_job_id,
+                                     size_t max_jobs) override;
   Result<std::optional<std::string>> GetTokenSecret() override;
   Result<std::vector<RefreshToken>> ListRefreshTokens(const std::string& key_id) override;
 

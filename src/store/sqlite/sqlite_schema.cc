@@ -5,6 +5,7 @@
 #include "core/clock.h"
 #include "store/sqlite/api_key_sql.h"
 #include "store/sqlite/token_sql.h"
+#include "store/sqlite/workflow_sql.h"
 
 namespace redrive::store::sqlite {
 namespace {
@@ -404,6 +405,7 @@ constexpr Migration kMigrations[] = {
     {12, "stored API keys", api_key_sql::kSchema},
     {13, "token exchange: token secret and refresh tokens", token_sql::kSchema},
     {14, "webhook formats discord and teams", kSchemaV14},
+    {15, "workflows and job dependencies", workflow_sql::kSchema},
 };
 
 constexpr char kCreateMigrationsTable[] =

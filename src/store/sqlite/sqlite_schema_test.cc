@@ -162,6 +162,39 @@ TEST_F(SchemaTest, AFileFromBeforeTheChatFormatsUpgradesKeepingItsWebhooks) {
   EXPECT_EQ(check->String(0), "ok");
 }
 
+// The workflows migration widens the CHECK of jobs.status again, in place:
+// `blocked` is refused before it and accepted after it, on this connection
+// and on a new one; the dependency tables exist.
+TEST_F(SchemaTest, AFileFromBeforeWorkflowsAcceptsBlockedJobsAfterIt) {
+  size_t before = 0;
+  while (std::string_view(Migrations()[before].name) != "workflows and job dependencies") {
+    ++before;
+  }
+  ASSERT_TRUE(Migrate(*conn_, Migrations().first(before)).ok());
+  auto insert = [&](const char* id, const char* status) {
+    return conn_->ExecScript(
+        std::string("INSERT INTO jobs (id, queue_name, status, priority, retry_count,"
+                    " max_retries, timeout_seconds, backoff_base_ms, backoff_max_ms,"
+                    " backoff_jitter_ms, created_at, updated_at, scheduled_at) VALUES ('") +
+        id + "', 'q', '" + status + "', 0, 0, 3, 30, 1, 1, 1, 1, 1, 1);");
+  };
+  EXPECT_FALSE(insert("early", "blocked").ok());
+  ASSERT_TRUE(Migrate(*conn_).ok());
+  EXPECT_TRUE(insert("b1", "blocked").ok());
+  EXPECT_TRUE(insert("q1", "quarantined").ok());
+  EXPECT_FALSE(insert("bad", "block").ok());
+  ConnectionOptions options;
+  options.writer = true;
+  auto other = Connection::Open(dir_.File("s.db"), options);
+  ASSERT_TRUE(other.ok());
+  EXPECT_TRUE((*other)->Exec("UPDATE jobs SET status = 'blocked' WHERE id = 'q1'").ok());
+  EXPECT_TRUE((*other)->Exec("INSERT INTO job_dependencies VALUES ('b1', 'q1', 'all')").ok());
+  EXPECT_FALSE((*other)->Exec("INSERT INTO job_dependencies VALUES ('b1', 'b1', 'all')").ok());
+  auto check = conn_->Prepare("PRAGMA integrity_check");
+  ASSERT_TRUE(*check->Step());
+  EXPECT_EQ(check->String(0), "ok");
+}
+
 TEST_F(SchemaTest, MigrationsAreNumberedInOrderWithoutGaps) {
   int expected = 1;
   for (const Migration& m : Migrations()) EXPECT_EQ(m.version, expected++) << m.name;

@@ -107,6 +107,14 @@ class SqliteWriteTx final : public SqliteReads<WriteTx> {
   Result<long long> EndRefreshTokensOfKey(const std::string& key_id, Instant now,
                                           std::string_view reason) override;
   Result<long long> DeleteOldRefreshTokens(Instant before, int limit) override;
+  // sqlite_workflow_writes.cc
+  Status InsertWorkflow(const Workflow& workflow,
+                        const std::vector<WorkflowMember>& members) override;
+  Result<long long> InsertDependencies(const std::vector<JobDependency>& edges) override;
+  Result<std::vector<BlockedDependent>> SelectBlockedDependents(const std::string& job_id) override;
+  Result<std::vector<Job>> SelectWorkflowJobs(const std::string& workflow_id,
+                                              const std::vector<JobStatus>& statuses,
+                                              int limit) override;
 
  private:
   SqliteWriteTx(Connection& conn, std::unique_lock<std::mutex> lock, CommitHealth& health)
