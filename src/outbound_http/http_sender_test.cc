@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "crypto/secret_text.h"
 #include "outbound_http/signature.h"
 
 namespace redrive::outbound_http {
@@ -117,7 +118,7 @@ TEST(HttpSenderTest, SpooledSignatureFormatSendsSpooledsHeaders) {
   EXPECT_NE(req.find("X-Spooled-Delivery-Attempt: 3\r\n"), std::string::npos);
   EXPECT_NE(req.find("X-Spooled-Timestamp: 1800000000\r\n"), std::string::npos);
   const std::string expected =
-      "sha256=" + HmacSha256Hex("k3y", std::string("1800000000.") + R"({"id":"ev-1"})");
+      "sha256=" + crypto::HmacSha256Hex("k3y", std::string("1800000000.") + R"({"id":"ev-1"})");
   EXPECT_NE(req.find("X-Spooled-Signature: " + expected + "\r\n"), std::string::npos);
   EXPECT_EQ(req.find("X-Redrive-"), std::string::npos);
 }
