@@ -63,7 +63,7 @@ TEST_F(CliDlqTest, RetryToAnotherQueue) {
   ASSERT_EQ(moved.exit_code, 0) << moved.err;
   for (const std::string& id : {a, b}) {
     auto job = ParseJson(Cli({"jobs", "get", id, "--json"}).out);
-    EXPECT_EQ(job.at("queue_name"), slow) << id;
+    EXPECT_EQ(job.at("queue_name"), slow.c_str()) << id;
     EXPECT_EQ(job.at("status"), "pending") << id;
   }
   std::string c = MakeDeadJob(queue, "boom", kNoRetry);
