@@ -53,28 +53,28 @@ function route() {
   const params = new URLSearchParams(queryString || '');
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
   if (parts[0] === 'jobs' && parts[1]) {
-    return {nav: 'jobs', live: true, mount: () => mountJob(main, ctx, parts[1])};
+    return {nav: 'jobs', live: true, mount: (view) => mountJob(view, ctx, parts[1])};
   }
   if (parts[0] === 'jobs') {
     const nav = params.get('status') === 'deadletter' ? 'dlq' : 'jobs';
-    return {nav, live: true, mount: () => mountJobs(main, ctx, params)};
+    return {nav, live: true, mount: (view) => mountJobs(view, ctx, params)};
   }
   if (parts[0] === 'queues' && parts[1]) {
-    return {nav: 'overview', mount: () => mountQueue(main, ctx, parts[1])};
+    return {nav: 'overview', mount: (view) => mountQueue(view, ctx, parts[1])};
   }
   if (parts[0] === 'webhooks' && parts[1]) {
-    return {nav: 'webhooks', mount: () => mountWebhook(main, ctx, parts[1], params)};
+    return {nav: 'webhooks', mount: (view) => mountWebhook(view, ctx, parts[1], params)};
   }
-  if (parts[0] === 'webhooks') return {nav: 'webhooks', mount: () => mountWebhooks(main, ctx)};
-  if (parts[0] === 'audit') return {nav: 'audit', mount: () => mountAudit(main, ctx, params)};
+  if (parts[0] === 'webhooks') return {nav: 'webhooks', mount: (view) => mountWebhooks(view, ctx)};
+  if (parts[0] === 'audit') return {nav: 'audit', mount: (view) => mountAudit(view, ctx, params)};
   if (parts[0] === 'schedules' && parts[1]) {
-    return {nav: 'schedules', mount: () => mountSchedule(main, ctx, parts[1], params)};
+    return {nav: 'schedules', mount: (view) => mountSchedule(view, ctx, parts[1], params)};
   }
   if (parts[0] === 'schedules') {
-    return {nav: 'schedules', mount: () => mountSchedules(main, ctx, params)};
+    return {nav: 'schedules', mount: (view) => mountSchedules(view, ctx, params)};
   }
-  if (parts[0] === 'keys') return {nav: 'keys', mount: () => mountKeys(main, ctx)};
-  return {nav: 'overview', live: true, mount: () => mountOverview(main, ctx)};
+  if (parts[0] === 'keys') return {nav: 'keys', mount: (view) => mountKeys(view, ctx)};
+  return {nav: 'overview', live: true, mount: (view) => mountOverview(view, ctx)};
 }
 
 async function show() {
@@ -84,7 +84,12 @@ async function show() {
   for (const a of document.querySelectorAll('[data-nav]')) {
     a.classList.toggle('active', a.dataset.nav === r.nav);
   }
-  page = r.mount();
+  // Each page draws into a view of its own: a refresh of the page before
+  // (still in flight when the route changed) draws into a detached element,
+  // never over this one.
+  const view = h('div', {class: 'view'});
+  fill(main, view);
+  page = r.mount(view);
   await refresh();
 }
 

@@ -58,7 +58,8 @@ export function mountQueue(main, ctx, name) {
     if (dirty) return;  // never overwrite what the operator is typing
     const [q, throughput] = await Promise.all([
       api.get(path), api.get(`/throughput${api.query({queue_name: name})}`)]);
-    fill(main, 
+    if (dirty) return;  // the operator began typing while this was loading
+    fill(main,
       h('p', {}, h('a', {href: '#/'}, '← Overview')),
       h('h1', {}, 'Queue ', h('span', {class: 'mono'}, q.queue_name), ' ', stateBadge(q)),
       q.paused && q.paused_reason ? h('p', {class: 'warn'}, `Paused: ${q.paused_reason}`) : null,

@@ -115,7 +115,22 @@ test('admin: every page, then repair a dead job, redrive it and see it complete'
   // then pause with a reason.
   await page.goto(`${server.url}/#/queues/payments`);
   await page.locator('[data-test=queue-config]').waitFor();
+  // A refresh that was loading when the operator began typing must not
+  // redraw the form under them: hold the page's next poll until the field
+  // is edited, then let it finish.
+  const queueUrl = '**/api/v1/queues/payments';
+  let release;
+  const held = new Promise((resolve) => { release = resolve; });
+  await page.route(queueUrl, async (route) => { await held; await route.continue(); });
+  await page.waitForRequest((r) => r.method() === 'GET' &&
+                                   new URL(r.url()).pathname === '/api/v1/queues/payments');
+  const before = await page.locator('#updated').getAttribute('title');
   await page.fill('input[name=max_retries]', '500');
+  release();
+  await page.waitForFunction(
+    (stamp) => document.getElementById('updated').title !== stamp, before);
+  await page.unroute(queueUrl);
+  assert.equal(await page.inputValue('input[name=max_retries]'), '500');
   await page.click('[data-test=save-config]');
   const error = page.locator('.message.error', {hasText: 'VALIDATION_ERROR'});
   await error.waitFor();
