@@ -62,7 +62,7 @@ TEST_F(ApiWorkflowsTest, CreateAnswersTheWorkflowIdAndTheJobIdOfEachKey) {
   EXPECT_EQ(w["total_jobs"], 4);
   EXPECT_EQ(w["completed_jobs"], 0);
   EXPECT_EQ(w["failed_jobs"], 0);
-  EXPECT_EQ(w["progress_percent"], 0.0);
+  EXPECT_EQ(w["progress_percent"], 0);
   EXPECT_EQ(w["counts"].at("blocked"), 3);
   EXPECT_TRUE(w["completed_at"].is_null());
   Reply list = Get("/api/v1/workflows");
@@ -116,7 +116,7 @@ TEST_F(ApiWorkflowsTest, ADiamondRunsThroughClaimAndComplete) {
   Reply w = Get("/api/v1/workflows/" + id);
   EXPECT_EQ(w["status"], "completed");
   EXPECT_EQ(w["completed_jobs"], 4);
-  EXPECT_EQ(w["progress_percent"], 100.0);
+  EXPECT_EQ(w["progress_percent"], 100);
   EXPECT_FALSE(w["completed_at"].is_null());
 
   Reply jobs = Get("/api/v1/workflows/" + id + "/jobs");

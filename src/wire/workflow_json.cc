@@ -11,8 +11,9 @@ namespace redrive::wire {
 
 boost::json::object WorkflowToJson(const WorkflowView& w) {
   const long long total = w.counts.total();
-  const double progress =
-      total == 0 ? 0.0 : 100.0 * static_cast<double>(w.counts.completed) / total;
+  // Whole percent, rounded down (100 only when every job completed): a
+  // double would serialize as "2.5E1", valid JSON that no one wants to read.
+  const long long progress = total == 0 ? 0 : 100 * w.counts.completed / total;
   boost::json::object out{{"id", w.workflow.id},
                           {"organization_id", kOrganizationId},
                           {"name", w.workflow.name},
