@@ -3,12 +3,14 @@
 // as a link:
 //   #/                      overview
 //   #/jobs?queue=&status=&reason=&tag=&page=   jobs (status=deadletter: the DLQ)
-//   #/jobs/<id>             one job
+//   #/jobs/<id>?workflow=   one job (workflow: the workflow it was opened from)
 //   #/queues/<name>         one queue
 //   #/webhooks              outgoing webhooks
 //   #/webhooks/<id>?status=&page=   one webhook and its deliveries
 //   #/schedules?page=       cron schedules
 //   #/schedules/<id>?page=  one schedule and its run history
+//   #/workflows?status=&page=   workflows
+//   #/workflows/<id>        one workflow and its jobs as a graph
 //   #/keys                  stored API keys (admin only)
 //   #/audit?actor=&action=&target=&cursor=   the operator audit log
 import * as api from './api.js';
@@ -23,6 +25,8 @@ import {mountAudit} from './audit.js';
 import {mountSchedules} from './schedules.js';
 import {mountSchedule} from './schedule.js';
 import {mountKeys} from './keys.js';
+import {mountWorkflows} from './workflows.js';
+import {mountWorkflow} from './workflow.js';
 import {showError, clearMessages, isDialogOpen} from './ui.js';
 import {formatDuration} from './durations.js';
 import {startLive, stopLive} from './live.js';
@@ -53,7 +57,7 @@ function route() {
   const params = new URLSearchParams(queryString || '');
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
   if (parts[0] === 'jobs' && parts[1]) {
-    return {nav: 'jobs', live: true, mount: (view) => mountJob(view, ctx, parts[1])};
+    return {nav: 'jobs', live: true, mount: (view) => mountJob(view, ctx, parts[1], params)};
   }
   if (parts[0] === 'jobs') {
     const nav = params.get('status') === 'deadletter' ? 'dlq' : 'jobs';
@@ -72,6 +76,14 @@ function route() {
   }
   if (parts[0] === 'schedules') {
     return {nav: 'schedules', mount: (view) => mountSchedules(view, ctx, params)};
+  }
+  // Not `live`: the event stream names jobs, not their workflow, so these
+  // pages poll.
+  if (parts[0] === 'workflows' && parts[1]) {
+    return {nav: 'workflows', mount: (view) => mountWorkflow(view, ctx, parts[1])};
+  }
+  if (parts[0] === 'workflows') {
+    return {nav: 'workflows', mount: (view) => mountWorkflows(view, ctx, params)};
   }
   if (parts[0] === 'keys') return {nav: 'keys', mount: (view) => mountKeys(view, ctx)};
   return {nav: 'overview', live: true, mount: (view) => mountOverview(view, ctx)};

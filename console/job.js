@@ -15,33 +15,66 @@ const PRIORITY_EDITABLE = ['pending', 'scheduled', 'processing', 'deadletter', '
 const BUDGETS = [['reset', 'reset: max_retries again'], ['keep', 'keep: only the retries left'],
                  ['extend:1', 'extend:1: one more'], ['extend:3', 'extend:3: three more']];
 
-export function mountJob(main, ctx, id) {
+// `params`: the hash query (workflow: the workflow whose graph linked here).
+export function mountJob(main, ctx, id, params) {
   const path = `/jobs/${api.enc(id)}`;
   let payloadBox = null;
+  let membership;  // {workflow, key} once known, null if none; a job never changes workflow
 
   async function refresh() {
     // The payload editor is left alone while the operator is editing.
     if (payloadBox && payloadBox.editing()) return;
     const [job, history, audit] = await Promise.all([api.get(path), api.get(`${path}/history`),
       api.get(`/audit${api.query({target: `job:${id}`, limit: 100})}`)]);
+    if (membership === undefined) {
+      membership = await workflowOf(job, params?.get('workflow') || job.workflow_id);
+    }
     payloadBox = payloadSection(job, ctx, refresh);
-    fill(main, 
+    fill(main,
       h('p', {}, h('a', {href: `#/jobs${api.query({queue: job.queue_name, status: job.status})}`},
-                   `← ${job.queue_name} / ${job.status}`)),
+                   `← ${job.queue_name} / ${job.status}`),
+        membership ? [' · ', h('a', {href: `#/workflows/${api.enc(membership.workflow.id)}`,
+                                     'data-test': 'workflow-back'},
+                               `← workflow ${membership.workflow.name}`)] : null),
       h('h1', {}, 'Job ', h('span', {class: 'mono'}, job.id), ' ', statusBadge(job.status)),
       ctx.canAct ? actionBar(job, path, refresh) : null,
       h('div', {class: 'columns'},
-        h('section', {class: 'card'}, h('h2', {}, 'State'), facts(job)),
+        h('section', {class: 'card'}, h('h2', {}, 'State'), facts(job, membership)),
         h('section', {class: 'card'}, h('h2', {}, 'History'), timeline(history, audit.entries))),
       payloadBox.element);
   }
   return {refresh};
 }
 
-function facts(job) {
+// The workflow the job belongs to and its key there, or null. GET /jobs/{id}
+// does not name a job's workflow (the workflow routes do), so a job opened
+// from a workflow's graph carries the workflow in its address, and the
+// workflow's own route confirms the job is one of its (404 if not).
+async function workflowOf(job, workflowId) {
+  if (!workflowId) return null;
+  const wf = `/workflows/${api.enc(workflowId)}`;
+  try {
+    const [member, workflow] = await Promise.all([api.get(`${wf}/jobs/${api.enc(job.id)}`),
+                                                  api.get(wf)]);
+    return {workflow, key: member.key, dependencyMode: member.dependency_mode,
+            dependsOn: member.depends_on.length};
+  } catch (err) {
+    if (err.status === 404) return null;  // an address naming another workflow: no link
+    throw err;
+  }
+}
+
+function facts(job, membership) {
   const row = (label, value, cls) => [h('dt', {}, label), h('dd', {class: cls || ''}, value)];
   return h('dl', {class: 'facts', 'data-test': 'facts'},
     row('Status', statusBadge(job.status)),
+    membership ? row('Workflow', [
+      h('a', {href: `#/workflows/${api.enc(membership.workflow.id)}`, 'data-test': 'workflow-link'},
+        membership.workflow.name), ' as ', h('span', {class: 'mono'}, membership.key),
+      membership.dependsOn > 0
+        ? h('span', {class: 'muted'}, ` (waits for ${membership.dependsOn}, ` +
+            `${membership.dependencyMode === 'any' ? 'any one' : 'all'} to complete)`)
+        : h('span', {class: 'muted'}, ' (waits for nothing)')]) : null,
     row('Queue', h('a', {href: `#/queues/${api.enc(job.queue_name)}`}, job.queue_name)),
     row('Priority', String(job.priority)),
     row('Attempts', `${job.attempts} (${job.lease_expiries} lost lease)`),
