@@ -21,38 +21,34 @@ std::string Envelope(std::string_view type, boost::json::object data) {
 
 std::string RealtimeEventJson(const RealtimeEvent& e, bool include_payloads) {
   boost::json::object data;
+  // Who the event is about, first: a worker or a job, and its queue.
+  const bool about_worker = e.type == RealtimeEventType::kWorkerRegistered ||
+                            e.type == RealtimeEventType::kWorkerDeregistered;
+  if (about_worker) {
+    data["worker_id"] = e.worker_id;
+  } else {
+    data["job_id"] = e.job_id;
+  }
+  data["queue_name"] = e.queue_name;
   switch (e.type) {
     case RealtimeEventType::kJobCreated:
-      data["job_id"] = e.job_id;
-      data["queue_name"] = e.queue_name;
       data["priority"] = e.priority;
       break;
     case RealtimeEventType::kJobStatusChange:
-      data["job_id"] = e.job_id;
-      data["queue_name"] = e.queue_name;
       data["old_status"] = JobStatusName(e.old_status);
       data["new_status"] = JobStatusName(e.new_status);
       break;
     case RealtimeEventType::kJobCompleted:
-      data["job_id"] = e.job_id;
-      data["queue_name"] = e.queue_name;
       data["duration_ms"] = e.duration_ms;
       if (include_payloads && e.result) data["result"] = EmbedJsonText(*e.result);
       break;
     case RealtimeEventType::kJobFailed:
-      data["job_id"] = e.job_id;
-      data["queue_name"] = e.queue_name;
       data["error"] = e.error;
       data["retry_count"] = e.retry_count;
       data["will_retry"] = e.will_retry;
       break;
     case RealtimeEventType::kWorkerRegistered:
-      data["worker_id"] = e.worker_id;
-      data["queue_name"] = e.queue_name;
-      break;
     case RealtimeEventType::kWorkerDeregistered:
-      data["worker_id"] = e.worker_id;
-      data["queue_name"] = e.queue_name;
       break;
   }
   data["timestamp"] = TimeToJson(e.at);
