@@ -1,5 +1,7 @@
 #include "workflow_workload.h"
 
+#include <unistd.h>
+
 #include <atomic>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -7,7 +9,6 @@
 #include <optional>
 #include <stop_token>
 #include <thread>
-#include <unistd.h>
 
 #include "bench_clock.h"
 #include "workload_common.h"
@@ -65,8 +66,8 @@ void RunSink(const BenchConfig& cfg, const std::string& queue, std::stop_token s
   Client client(ClientOptionsFor(cfg, cfg.claim_wait + std::chrono::seconds(30)));
   const std::string worker = "redrive-bench-" + std::to_string(::getpid()) + "-sink";
   while (!stop.stop_requested()) {
-    sdk::ClaimRequest claim{.queue_name = queue, .worker_id = worker, .limit = 1,
-                            .wait = cfg.claim_wait};
+    sdk::ClaimRequest claim{
+        .queue_name = queue, .worker_id = worker, .limit = 1, .wait = cfg.claim_wait};
     Result<sdk::ClaimResult> claimed = client.Claim(claim, stop);
     if (stop.stop_requested()) return;
     if (!claimed.ok()) {
@@ -88,9 +89,8 @@ void RunSink(const BenchConfig& cfg, const std::string& queue, std::stop_token s
 
 // The id of `key` in the creation's answer ({"job_ids": [{key, job_id}]}).
 std::optional<std::string> JobIdOf(const json::value& created, std::string_view key) {
-  const json::array* ids = created.as_object().if_contains("job_ids")
-                               ? created.at("job_ids").if_array()
-                               : nullptr;
+  const json::array* ids =
+      created.as_object().if_contains("job_ids") ? created.at("job_ids").if_array() : nullptr;
   if (ids == nullptr) return std::nullopt;
   for (const json::value& v : *ids) {
     const json::object* o = v.if_object();

@@ -22,12 +22,12 @@ struct WorkflowResult {
   std::string error;
   std::string queue;  // the root's and the middle jobs'; the sink's is queue + "-sink"
   int64_t jobs = 0;
-  double create_ms = 0;      // POST /workflows, request to answer
+  double create_ms = 0;       // POST /workflows, request to answer
   int64_t request_bytes = 0;  // its body
-  double fan_out_ms = 0;     // the root's completed_at → the last middle job's (server)
-  double jobs_per_s = 0;     // middle jobs over fan_out_ms
-  double sink_wait_ms = -1;  // the last middle job's completed_at → the sink's started_at
-  double all_done_ms = 0;    // creation answered → the workflow reads completed (client)
+  double fan_out_ms = 0;      // the root's completed_at → the last middle job's (server)
+  double jobs_per_s = 0;      // middle jobs over fan_out_ms
+  double sink_wait_ms = -1;   // the last middle job's completed_at → the sink's started_at
+  double all_done_ms = 0;     // creation answered → the workflow reads completed (client)
   std::string workflow_status;
   bool timed_out = false;
   ConsumerStats consumers;
