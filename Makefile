@@ -135,7 +135,7 @@ test-sanitize: test-deps $(ASAN_DIR)/CMakeCache.txt
 # loop), the API's and the SDK's (client and worker threads against a live
 # server). Only the binaries those need are built.
 TSAN_TARGETS := redrive_engine_test redrive_api_test redrive_sdk_test sdk_client_test \
-  sdk_client_schedules_test sdk_worker_test sdk_examples_test
+  sdk_client_schedules_test sdk_client_workflows_test sdk_worker_test sdk_examples_test
 test-tsan: test-deps $(TSAN_DIR)/CMakeCache.txt
 	cmake --build $(TSAN_DIR) -j$(JOBS) --target $(TSAN_TARGETS)
 	$(SANITIZER_OPTIONS) ctest --test-dir $(TSAN_DIR) -j$(JOBS) --output-on-failure -L '^(engine|api|sdk)$$'

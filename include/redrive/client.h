@@ -127,6 +127,33 @@ class Client {
       const std::string& id, std::optional<int> limit = std::nullopt,
       std::optional<int> offset = std::nullopt);
 
+  // ---- Workflows: jobs created together, each waiting for others of them.
+  // A job whose dependencies are not met is JobStatus::kBlocked; completing
+  // its dependencies unblocks it in the same transaction.
+  Result<CreatedWorkflow> CreateWorkflow(const CreateWorkflowRequest& request);
+  // Newest first.
+  Result<std::vector<Workflow>> ListWorkflows(const ListWorkflowsFilter& filter = {});
+  Result<Workflow> GetWorkflow(const std::string& id);
+  // Cancels every unfinished job; CONFLICT when none is left.
+  Result<Workflow> CancelWorkflow(const std::string& id);
+  // Redrives its dead-lettered and cancelled jobs and releases its
+  // quarantined ones; CONFLICT unless the workflow is failed or cancelled.
+  Result<Workflow> RetryWorkflow(const std::string& id);
+  // Its jobs in definition order.
+  Result<std::vector<WorkflowJob>> ListWorkflowJobs(const std::string& id,
+                                                    const WorkflowJobsPage& page = {});
+  // NOT_FOUND when the job is not one of the workflow's.
+  Result<WorkflowJob> GetWorkflowJob(const std::string& workflow_id, const std::string& job_id);
+  Result<std::vector<WorkflowJobStatus>> WorkflowJobStatuses(const std::string& id,
+                                                             const WorkflowJobsPage& page = {});
+  Result<JobDependencyInfo> GetJobDependencies(const std::string& job_id);
+  // Makes a job that has not run wait for `depends_on` (job ids) too; `mode`
+  // becomes the mode of all its dependencies. A cycle is VALIDATION_ERROR
+  // naming depends_on[i]; a job that ran already is CONFLICT.
+  Result<AddDependenciesResult> AddJobDependencies(
+      const std::string& job_id, const std::vector<std::string>& depends_on,
+      std::optional<DependencyMode> mode = std::nullopt);
+
   // ---- The operator audit log, newest first; page on with next_cursor.
   Result<AuditPage> ListAudit(const AuditQuery& query = {});
 

@@ -22,6 +22,7 @@
 #include "core/queue.h"
 #include "core/schedule.h"
 #include "core/status.h"
+#include "core/workflow.h"
 
 namespace redrive::sdk {
 
@@ -29,12 +30,16 @@ using redrive::AuditEntry;
 using redrive::BackoffPolicy;
 using redrive::DeadLetterGroup;
 using redrive::DeadReason;
+using redrive::DependencyLink;
+using redrive::DependencyMode;
 using redrive::ErrorCode;
 using redrive::HistoryEntry;
 using redrive::Instant;
 using redrive::Job;
+using redrive::JobDependency;
 using redrive::JobStatus;
 using redrive::QueueConfig;
+using redrive::Readiness;
 using redrive::Result;
 using redrive::Schedule;
 using redrive::ScheduleRun;
@@ -42,6 +47,7 @@ using redrive::Status;
 using redrive::StatusCounts;
 using redrive::Tags;
 using redrive::WorkerInfo;
+using redrive::WorkflowStatus;
 
 // The parsed payload / result of a fetched Job (null when absent).
 boost::json::value PayloadOf(const Job& job);
@@ -431,6 +437,116 @@ struct ScheduleHistoryItem {
   ScheduleRun run;
   std::string status;                     // pending, running, completed, failed, cancelled, skipped
   std::optional<std::string> job_status;  // the job's status now, when it still exists
+};
+
+// ---- Workflows (jobs created together, each waiting for others) -----------
+
+// One job of CreateWorkflow: its key in the workflow, the keys of the jobs it
+// waits for, and the fields of an enqueue but idempotency_key.
+struct WorkflowJobRequest {
+  std::string key;  // 1..100 of [A-Za-z0-9_-], unique in the workflow
+  std::string queue_name;
+  boost::json::value payload;                     // any JSON except null
+  std::vector<std::string> depends_on;            // keys of other jobs of the workflow
+  std::optional<DependencyMode> dependency_mode;  // server default: all
+  std::optional<int> priority;
+  std::optional<int> max_retries;
+  std::optional<int> timeout_seconds;
+  std::optional<Instant> scheduled_at;
+  std::optional<Instant> expires_at;
+  Tags tags;  // sent only when non-empty
+  std::optional<BackoffPolicy> backoff;
+  std::optional<int> crash_limit;
+  std::optional<int> max_snoozes;
+};
+
+// POST /workflows: created whole or not at all. A cycle, an unknown key or a
+// repeated one is VALIDATION_ERROR naming the field ("jobs[0].depends_on")
+// and, in its message, the key.
+struct CreateWorkflowRequest {
+  std::string name;  // 1..255 bytes
+  std::optional<std::string> description;
+  std::optional<boost::json::object> metadata;
+  std::vector<WorkflowJobRequest> jobs;  // 1..10,000
+};
+
+// A workflow as the server reads it: what was given at creation, and what
+// its jobs' statuses say (status and counts are derived, never stored).
+struct Workflow {
+  std::string id;
+  std::string name;
+  std::optional<std::string> description;
+  WorkflowStatus status = WorkflowStatus::kPending;
+  StatusCounts counts;  // its jobs by status
+  long long total_jobs = 0;
+  long long completed_jobs = 0;
+  long long failed_jobs = 0;  // dead-lettered and quarantined
+  double progress_percent = 0;
+  Instant created_at{};
+  std::optional<Instant> started_at;    // the first attempt of one of its jobs
+  std::optional<Instant> completed_at;  // once its status is final
+  boost::json::object metadata;
+};
+
+// A job's id by its key in the workflow's definition.
+struct WorkflowJobId {
+  std::string key;
+  std::string job_id;
+};
+
+struct CreatedWorkflow {
+  std::string workflow_id;
+  std::vector<WorkflowJobId> job_ids;  // in definition order
+  Workflow workflow;
+};
+
+struct ListWorkflowsFilter {
+  std::optional<WorkflowStatus> status;
+  std::optional<int> limit;  // 1..100, server default 50
+  std::optional<int> offset;
+};
+
+// A job of a workflow (GET /workflows/{id}/jobs): the job and its place in
+// the graph. The job's payload and result are absent ("null") for viewers.
+struct WorkflowJob {
+  Job job;
+  std::string workflow_id;
+  std::string key;
+  int position = 0;                     // index in the definition's jobs
+  std::vector<std::string> depends_on;  // ids of the jobs it waits for
+  DependencyMode dependency_mode = DependencyMode::kAll;
+};
+
+// An item of GET /workflows/{id}/jobs/status.
+struct WorkflowJobStatus {
+  std::string job_id;
+  std::string key;
+  JobStatus status = JobStatus::kPending;
+};
+
+// Pages of a workflow's jobs, in definition order.
+struct WorkflowJobsPage {
+  std::optional<int> limit;  // 1..1000, server default 1000
+  std::optional<int> offset;
+};
+
+// GET /jobs/{id}/dependencies: what a job waits for and what waits for it.
+struct JobDependencyInfo {
+  std::string job_id;
+  JobStatus status = JobStatus::kPending;
+  DependencyMode dependency_mode = DependencyMode::kAll;  // kAll without dependencies
+  bool dependencies_met = false;
+  Readiness readiness = Readiness::kReady;
+  std::vector<DependencyLink> dependencies;  // each ordered by job id
+  std::vector<DependencyLink> dependents;    // at most 1000
+};
+
+// POST /jobs/{id}/dependencies.
+struct AddDependenciesResult {
+  int added = 0;  // new edges; an existing one is kept
+  bool dependencies_met = false;
+  JobStatus status = JobStatus::kPending;  // the job's, e.g. blocked now
+  std::vector<JobDependency> dependencies;
 };
 
 struct Health {

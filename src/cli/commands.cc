@@ -28,6 +28,7 @@ void AddClientCommands(CLI::App& app, CliContext& ctx) {
   AddWorkCommand(app, ctx);
   AddAuditCommand(app, ctx);
   AddSchedulesCommand(app, ctx);
+  AddWorkflowsCommand(app, ctx);
   AddKeysCommand(app, ctx);
   AddAuthCommand(app, ctx);
   AddHelpAndCompletionCommands(app, ctx);

@@ -19,6 +19,7 @@ void AddWorkersCommand(CLI::App& app, CliContext& ctx);    // workers_command.cc
 void AddWorkCommand(CLI::App& app, CliContext& ctx);       // work_command.cc
 void AddAuditCommand(CLI::App& app, CliContext& ctx);      // audit_command.cc
 void AddSchedulesCommand(CLI::App& app, CliContext& ctx);  // schedules_command.cc
+void AddWorkflowsCommand(CLI::App& app, CliContext& ctx);  // workflows_command.cc
 void AddKeysCommand(CLI::App& app, CliContext& ctx);       // keys_command.cc
 void AddAuthCommand(CLI::App& app, CliContext& ctx);       // auth_command.cc
 

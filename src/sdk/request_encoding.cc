@@ -1,5 +1,7 @@
 #include "sdk/request_encoding.h"
 
+#include <boost/json/array.hpp>
+
 #include "core/time_format.h"
 #include "wire/job_json.h"
 
@@ -22,9 +24,9 @@ void PutTags(boost::json::object& o, const Tags& tags) {
   o["tags"] = std::move(t);
 }
 
-// The fields an enqueue and a bulk item share.
+// The fields an enqueue, a bulk item and a workflow's job share.
 template <typename J>
-void PutJobFields(boost::json::object& o, const J& job) {
+void PutSharedJobFields(boost::json::object& o, const J& job) {
   o["payload"] = job.payload;
   Put(o, "priority", job.priority);
   Put(o, "max_retries", job.max_retries);
@@ -32,10 +34,23 @@ void PutJobFields(boost::json::object& o, const J& job) {
   PutTime(o, "scheduled_at", job.scheduled_at);
   PutTime(o, "expires_at", job.expires_at);
   PutTags(o, job.tags);
-  Put(o, "idempotency_key", job.idempotency_key);
   if (job.backoff) o["backoff"] = wire::BackoffToJson(*job.backoff);
   Put(o, "crash_limit", job.crash_limit);
   Put(o, "max_snoozes", job.max_snoozes);
+}
+
+// The fields an enqueue and a bulk item share (a workflow is created once,
+// whole: its jobs take no idempotency key).
+template <typename J>
+void PutJobFields(boost::json::object& o, const J& job) {
+  PutSharedJobFields(o, job);
+  Put(o, "idempotency_key", job.idempotency_key);
+}
+
+boost::json::array StringArray(const std::vector<std::string>& items) {
+  boost::json::array out;
+  for (const std::string& s : items) out.push_back(boost::json::string(s));
+  return out;
 }
 
 boost::json::value RetentionValue(const std::optional<std::chrono::seconds>& s) {
@@ -185,6 +200,29 @@ boost::json::object WorkerHeartbeatToJson(const WorkerHeartbeatRequest& request)
   boost::json::object o{{"current_jobs", request.current_jobs}};
   Put(o, "status", request.status);
   Put(o, "metadata", request.metadata);
+  return o;
+}
+
+boost::json::object CreateWorkflowToJson(const CreateWorkflowRequest& request) {
+  boost::json::object o{{"name", request.name}};
+  Put(o, "description", request.description);
+  Put(o, "metadata", request.metadata);
+  boost::json::array jobs;
+  for (const WorkflowJobRequest& job : request.jobs) {
+    boost::json::object item{{"key", job.key}, {"queue_name", job.queue_name}};
+    PutSharedJobFields(item, job);
+    if (!job.depends_on.empty()) item["depends_on"] = StringArray(job.depends_on);
+    if (job.dependency_mode) item["dependency_mode"] = DependencyModeName(*job.dependency_mode);
+    jobs.push_back(std::move(item));
+  }
+  o["jobs"] = std::move(jobs);
+  return o;
+}
+
+boost::json::object AddDependenciesToJson(const std::vector<std::string>& depends_on,
+                                          std::optional<DependencyMode> mode) {
+  boost::json::object o{{"depends_on_job_ids", StringArray(depends_on)}};
+  if (mode) o["dependency_mode"] = DependencyModeName(*mode);
   return o;
 }
 

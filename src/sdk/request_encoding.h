@@ -3,6 +3,9 @@
 #pragma once
 
 #include <boost/json/object.hpp>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "redrive/types.h"
 
@@ -20,5 +23,9 @@ boost::json::object DlqPurgeToJson(const DlqPurgeRequest& request);
 boost::json::object QueueConfigUpdateToJson(const QueueConfigUpdate& update);
 boost::json::object RegisterWorkerToJson(const RegisterWorkerRequest& request);
 boost::json::object WorkerHeartbeatToJson(const WorkerHeartbeatRequest& request);
+boost::json::object CreateWorkflowToJson(const CreateWorkflowRequest& request);
+// {"depends_on_job_ids": [...], "dependency_mode"?}.
+boost::json::object AddDependenciesToJson(const std::vector<std::string>& depends_on,
+                                          std::optional<DependencyMode> mode);
 
 }  // namespace redrive::sdk

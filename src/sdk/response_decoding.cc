@@ -1,6 +1,7 @@
 #include "sdk/response_decoding.h"
 
 #include "wire/error_decode.h"
+#include "wire/job_decode.h"
 #include "wire/json_read.h"
 #include "wire/queue_decode.h"
 
@@ -30,6 +31,35 @@ std::vector<std::string> Strings(const boost::json::object& o, std::string_view 
     for (const auto& s : v->get_array()) {
       if (s.is_string()) out.emplace_back(s.get_string());
     }
+  }
+  return out;
+}
+
+JobStatus StatusOr(const boost::json::object& o, std::string_view key, JobStatus fallback) {
+  return ParseJobStatus(ReadStringOr(o, key)).value_or(fallback);
+}
+
+DependencyMode ModeOf(const boost::json::object& o) {
+  return ParseDependencyMode(ReadStringOr(o, "dependency_mode")).value_or(DependencyMode::kAll);
+}
+
+// The server's names (core/workflow.h) have no parser of their own.
+std::optional<Readiness> ParseReadiness(std::string_view text) {
+  for (Readiness r : {Readiness::kReady, Readiness::kWaiting, Readiness::kBlockedForever}) {
+    if (text == ReadinessName(r)) return r;
+  }
+  return std::nullopt;
+}
+
+Result<std::vector<DependencyLink>> Links(const boost::json::object& o, std::string_view key) {
+  std::vector<DependencyLink> out;
+  const auto* a = o.if_contains(key);
+  if (a == nullptr || !a->is_array()) return out;
+  for (const auto& item : a->get_array()) {
+    REDRIVE_ASSIGN_OR_RETURN(const auto* l, AsObject(item, "dependency"));
+    out.push_back({.job_id = ReadStringOr(*l, "job_id"),
+                   .queue_name = ReadStringOr(*l, "queue_name"),
+                   .status = StatusOr(*l, "status", JobStatus::kPending)});
   }
   return out;
 }
@@ -187,6 +217,106 @@ Result<WorkerRegistration> RegistrationFromJson(const boost::json::value& v) {
   r.heartbeat_interval_secs = Int(*o, "heartbeat_interval_secs", 10);
   if (r.id.empty()) return Status::Internal("worker registration without id");
   return r;
+}
+
+Result<Workflow> WorkflowFromJson(const boost::json::value& v) {
+  REDRIVE_ASSIGN_OR_RETURN(const auto* o, AsObject(v, "workflow"));
+  Workflow w;
+  w.id = ReadStringOr(*o, "id");
+  if (w.id.empty()) return Status::Internal("workflow without id in the server's answer");
+  w.name = ReadStringOr(*o, "name");
+  w.description = ReadString(*o, "description");
+  if (const auto* c = wire::ReadObject(*o, "counts")) w.counts = wire::StatusCountsFromJson(*c);
+  w.status = ParseWorkflowStatus(ReadStringOr(*o, "status")).value_or(WorkflowStatus::kPending);
+  w.total_jobs = ReadIntOr(*o, "total_jobs", w.counts.total());
+  w.completed_jobs = ReadIntOr(*o, "completed_jobs", w.counts.completed);
+  w.failed_jobs = ReadIntOr(*o, "failed_jobs", FailedJobs(w.counts));
+  if (const auto* p = o->if_contains("progress_percent"); p && p->is_number()) {
+    w.progress_percent = p->to_number<double>();
+  }
+  w.created_at = ReadTime(*o, "created_at").value_or(Instant{});
+  w.started_at = ReadTime(*o, "started_at");
+  w.completed_at = ReadTime(*o, "completed_at");
+  if (const auto* m = wire::ReadObject(*o, "metadata")) w.metadata = *m;
+  return w;
+}
+
+Result<CreatedWorkflow> CreatedWorkflowFromJson(const boost::json::value& v) {
+  REDRIVE_ASSIGN_OR_RETURN(const auto* o, AsObject(v, "created workflow"));
+  CreatedWorkflow out;
+  out.workflow_id = ReadStringOr(*o, "workflow_id");
+  if (out.workflow_id.empty()) {
+    return Status::Internal("created workflow without workflow_id in the server's answer");
+  }
+  if (const auto* ids = o->if_contains("job_ids"); ids && ids->is_array()) {
+    for (const auto& item : ids->get_array()) {
+      REDRIVE_ASSIGN_OR_RETURN(const auto* i, AsObject(item, "workflow job id"));
+      out.job_ids.push_back({ReadStringOr(*i, "key"), ReadStringOr(*i, "job_id")});
+    }
+  }
+  if (const auto* w = o->if_contains("workflow")) {
+    REDRIVE_ASSIGN_OR_RETURN(out.workflow, WorkflowFromJson(*w));
+  } else {
+    // An answer without the [ext] workflow: what the rest of it says.
+    out.workflow.id = out.workflow_id;
+    out.workflow.status =
+        ParseWorkflowStatus(ReadStringOr(*o, "status")).value_or(WorkflowStatus::kPending);
+    out.workflow.total_jobs = static_cast<long long>(out.job_ids.size());
+  }
+  return out;
+}
+
+Result<WorkflowJob> WorkflowJobFromJson(const boost::json::value& v) {
+  WorkflowJob out;
+  REDRIVE_ASSIGN_OR_RETURN(out.job, wire::JobFromJson(v));
+  const auto& o = v.get_object();
+  out.workflow_id = ReadStringOr(o, "workflow_id");
+  out.key = ReadStringOr(o, "key");
+  out.position = Int(o, "position");
+  out.depends_on = Strings(o, "depends_on");
+  out.dependency_mode = ModeOf(o);
+  return out;
+}
+
+Result<WorkflowJobStatus> WorkflowJobStatusFromJson(const boost::json::value& v) {
+  REDRIVE_ASSIGN_OR_RETURN(const auto* o, AsObject(v, "workflow job status"));
+  WorkflowJobStatus out{ReadStringOr(*o, "job_id"), ReadStringOr(*o, "key"),
+                        StatusOr(*o, "status", JobStatus::kPending)};
+  if (out.job_id.empty()) return Status::Internal("job status without job_id");
+  return out;
+}
+
+Result<JobDependencyInfo> JobDependencyInfoFromJson(const boost::json::value& v) {
+  REDRIVE_ASSIGN_OR_RETURN(const auto* o, AsObject(v, "job dependencies"));
+  JobDependencyInfo out;
+  out.job_id = ReadStringOr(*o, "job_id");
+  out.status = StatusOr(*o, "status", JobStatus::kPending);
+  out.dependency_mode = ModeOf(*o);
+  out.dependencies_met = ReadBoolOr(*o, "dependencies_met", false);
+  out.readiness = ParseReadiness(ReadStringOr(*o, "readiness"))
+                      .value_or(out.dependencies_met ? Readiness::kReady : Readiness::kWaiting);
+  REDRIVE_ASSIGN_OR_RETURN(out.dependencies, Links(*o, "dependencies"));
+  REDRIVE_ASSIGN_OR_RETURN(out.dependents, Links(*o, "dependents"));
+  return out;
+}
+
+Result<AddDependenciesResult> AddDependenciesResultFromJson(const boost::json::value& v) {
+  REDRIVE_ASSIGN_OR_RETURN(const auto* o, AsObject(v, "added dependencies"));
+  AddDependenciesResult out;
+  // Spooled's SDK reads `added`, its backend `dependencies_added`.
+  out.added =
+      static_cast<int>(ReadInt(*o, "added").value_or(ReadIntOr(*o, "dependencies_added", 0)));
+  out.dependencies_met = ReadBoolOr(*o, "dependencies_met", false);
+  out.status = StatusOr(*o, "status", JobStatus::kPending);
+  if (const auto* edges = o->if_contains("dependencies"); edges && edges->is_array()) {
+    for (const auto& item : edges->get_array()) {
+      REDRIVE_ASSIGN_OR_RETURN(const auto* e, AsObject(item, "dependency"));
+      out.dependencies.push_back({.job_id = ReadStringOr(*e, "job_id"),
+                                  .depends_on_job_id = ReadStringOr(*e, "depends_on_job_id"),
+                                  .mode = ModeOf(*e)});
+    }
+  }
+  return out;
 }
 
 }  // namespace redrive::sdk

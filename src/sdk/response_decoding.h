@@ -24,6 +24,13 @@ Result<ReleaseResult> ReleaseResultFromJson(const boost::json::value& v);
 Result<QueueView> QueueViewFromJson(const boost::json::value& v);
 Result<QueueStats> QueueStatsFromJson(const boost::json::value& v);
 Result<WorkerRegistration> RegistrationFromJson(const boost::json::value& v);
+// Workflows and dependencies (docs/api.md, "Workflows and dependencies").
+Result<Workflow> WorkflowFromJson(const boost::json::value& v);
+Result<CreatedWorkflow> CreatedWorkflowFromJson(const boost::json::value& v);
+Result<WorkflowJob> WorkflowJobFromJson(const boost::json::value& v);
+Result<WorkflowJobStatus> WorkflowJobStatusFromJson(const boost::json::value& v);
+Result<JobDependencyInfo> JobDependencyInfoFromJson(const boost::json::value& v);
+Result<AddDependenciesResult> AddDependenciesResultFromJson(const boost::json::value& v);
 
 // Decodes every element of a JSON array.
 template <typename T>
