@@ -68,6 +68,9 @@ struct EnqueueRequest {
   std::optional<BackoffPolicy> backoff;
   std::optional<int> crash_limit;  // lost leases before quarantine; 0: never
   std::optional<int> max_snoozes;
+  // Spooled's: POSTed (signed by the server's built-in completion webhook)
+  // when the job ends: completed, dead-lettered or cancelled.
+  std::optional<std::string> completion_webhook;
 };
 
 struct EnqueueResult {
@@ -88,6 +91,7 @@ struct BulkJob {
   std::optional<BackoffPolicy> backoff;
   std::optional<int> crash_limit;
   std::optional<int> max_snoozes;
+  std::optional<std::string> completion_webhook;  // as EnqueueRequest's
 };
 
 struct BulkEnqueueRequest {
@@ -458,6 +462,7 @@ struct WorkflowJobRequest {
   std::optional<BackoffPolicy> backoff;
   std::optional<int> crash_limit;
   std::optional<int> max_snoozes;
+  std::optional<std::string> completion_webhook;  // as EnqueueRequest's
 };
 
 // POST /workflows: created whole or not at all. A cycle, an unknown key or a

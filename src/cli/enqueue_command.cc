@@ -23,7 +23,7 @@ namespace {
 struct EnqueueFlags {
   std::string queue, json, file, delay, at, expires_in, timeout;
   std::optional<int> priority, max_retries;
-  std::optional<std::string> idempotency_key;
+  std::optional<std::string> idempotency_key, completion_webhook;
   std::vector<std::string> tags;
 };
 
@@ -43,6 +43,7 @@ sdk::BulkJob JobTemplate(const EnqueueFlags& f) {
   if (!f.at.empty()) job.scheduled_at = *ParseTime(f.at);
   if (!f.expires_in.empty()) job.expires_at = now + *ParseDuration(f.expires_in);
   for (const auto& tag : f.tags) job.tags.insert(*SplitTag(tag));
+  job.completion_webhook = f.completion_webhook;
   return job;
 }
 
@@ -61,7 +62,8 @@ int RunOne(CliContext& ctx, const EnqueueFlags& f) {
                               .scheduled_at = t.scheduled_at,
                               .expires_at = t.expires_at,
                               .tags = t.tags,
-                              .idempotency_key = f.idempotency_key};
+                              .idempotency_key = f.idempotency_key,
+                              .completion_webhook = t.completion_webhook};
   auto result = ctx.client().Enqueue(request);
   if (!result.ok()) return ReportError(result.status());
   if (ctx.flags.json)
@@ -157,6 +159,8 @@ void AddEnqueueCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--idempotency-key", f->idempotency_key,
                   "Enqueue at most once per key (with --file: KEY:LINE per line)");
   cmd->add_option("--tag", f->tags, "key=value; repeatable")->check(CheckTag);
+  cmd->add_option("--completion-webhook", f->completion_webhook,
+                  "URL POSTed when the job ends (completed, dead-lettered or cancelled)");
   cmd->footer(
       "Examples:\n"
       "  redrive enqueue emails '{\"to\":\"ada@example.com\"}' --priority 5 --tag tenant=acme\n"

@@ -37,6 +37,7 @@ void PutSharedJobFields(boost::json::object& o, const J& job) {
   if (job.backoff) o["backoff"] = wire::BackoffToJson(*job.backoff);
   Put(o, "crash_limit", job.crash_limit);
   Put(o, "max_snoozes", job.max_snoozes);
+  Put(o, "completion_webhook", job.completion_webhook);
 }
 
 // The fields an enqueue and a bulk item share (a workflow is created once,
