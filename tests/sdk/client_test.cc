@@ -94,6 +94,26 @@ TEST_F(ClientTest, BulkEnqueueReportsFailedItemsWithTheirField) {
   EXPECT_EQ(r->failed[1].error.field(), "jobs[2].priority");
 }
 
+// Spooled's completion_webhook travels on an enqueue and a bulk item, comes
+// back on the job, and a URL the server refuses names the field.
+TEST_F(ClientTest, CompletionWebhookIsSentAndReadBack) {
+  const auto q = NewQueue();
+  auto one = client_->Enqueue(
+      {.queue_name = q, .payload = 1, .completion_webhook = "https://app.example.com/done"});
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  EXPECT_EQ(client_->GetJob(one->id)->completion_webhook, "https://app.example.com/done");
+  auto bulk = client_->EnqueueBulk(
+      {.queue_name = q,
+       .jobs = {{.payload = 2, .completion_webhook = "https://app.example.com/b"},
+                {.payload = 3, .completion_webhook = "ftp://app.example.com/"}}});
+  ASSERT_TRUE(bulk.ok()) << bulk.status().ToString();
+  ASSERT_EQ(bulk->succeeded.size(), 1u);
+  EXPECT_EQ(client_->GetJob(bulk->succeeded[0].job_id)->completion_webhook,
+            "https://app.example.com/b");
+  ASSERT_EQ(bulk->failed.size(), 1u);
+  EXPECT_EQ(bulk->failed[0].error.field(), "jobs[1].completion_webhook");
+}
+
 TEST_F(ClientTest, ErrorsCarryTheServersCodeMessageAndField) {
   auto missing = client_->GetJob("no-such-job");
   EXPECT_EQ(missing.status().code(), ErrorCode::kNotFound);
