@@ -190,6 +190,7 @@ inline constexpr PgJobColumn kPgJobColumns[] = {
     UpdatedColumn<&Job::dead_reason>("dead_reason"),
     FixedColumn<&Job::tags>("tags"),
     FixedColumn<&Job::idempotency_key>("idempotency_key"),
+    FixedColumn<&Job::completion_webhook>("completion_webhook"),
     FixedColumn<&Job::created_at>("created_at"),
     UpdatedColumn<&Job::updated_at>("updated_at"),
     UpdatedColumn<&Job::scheduled_at>("scheduled_at"),

@@ -18,7 +18,7 @@ namespace redrive::store::postgres::sql {
 #define REDRIVE_PG_JOB_COLUMNS                                                             \
   "id, queue_name, status, payload, result, priority, retry_count, max_retries, "          \
   "timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, last_error, "      \
-  "dead_reason, tags, idempotency_key, created_at, updated_at, scheduled_at, started_at, " \
+  "dead_reason, tags, idempotency_key, completion_webhook, created_at, updated_at, scheduled_at, started_at, " \
   "completed_at, expires_at, deadlettered_at, assigned_worker_id, lease_id, "              \
   "lease_expires_at, attempts, lease_expiries, crash_count, crash_limit, snooze_count, "   \
   "max_snoozes"
@@ -27,7 +27,7 @@ namespace redrive::store::postgres::sql {
 #define REDRIVE_PG_JOB_SUMMARY_COLUMNS                                                     \
   "id, queue_name, status, '', NULL, priority, retry_count, max_retries, "                 \
   "timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, last_error, "      \
-  "dead_reason, tags, idempotency_key, created_at, updated_at, scheduled_at, started_at, " \
+  "dead_reason, tags, idempotency_key, completion_webhook, created_at, updated_at, scheduled_at, started_at, " \
   "completed_at, expires_at, deadlettered_at, assigned_worker_id, lease_id, "              \
   "lease_expires_at, attempts, lease_expiries, crash_count, crash_limit, snooze_count, "   \
   "max_snoozes"

@@ -197,6 +197,7 @@ inline constexpr JobColumn kJobColumns[] = {
     UpdatedColumn<&Job::dead_reason>("dead_reason"),
     FixedColumn<&Job::tags>("tags"),  // no transition changes tags (job_tags is written at insert)
     FixedColumn<&Job::idempotency_key>("idempotency_key"),
+    FixedColumn<&Job::completion_webhook>("completion_webhook"),
     FixedColumn<&Job::created_at>("created_at"),
     UpdatedColumn<&Job::updated_at>("updated_at"),
     UpdatedColumn<&Job::scheduled_at>("scheduled_at"),
