@@ -417,6 +417,7 @@ constexpr PgMigration kMigrations[] = {
     {14, "token exchange: token secret and refresh tokens", token_sql::kSchema},
     {15, "webhook formats discord and teams", kSchemaV15},
     {16, "workflows and job dependencies", workflow_sql::kSchema},
+    {18, "met dependencies", workflow_sql::kMetSchema},
 };
 
 constexpr char kCreateMigrationsTable[] =

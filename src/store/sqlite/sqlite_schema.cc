@@ -406,6 +406,7 @@ constexpr Migration kMigrations[] = {
     {13, "token exchange: token secret and refresh tokens", token_sql::kSchema},
     {14, "webhook formats discord and teams", kSchemaV14},
     {15, "workflows and job dependencies", workflow_sql::kSchema},
+    {17, "met dependencies", workflow_sql::kMetSchema},
 };
 
 constexpr char kCreateMigrationsTable[] =
