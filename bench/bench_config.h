@@ -29,12 +29,14 @@ struct BenchConfig {
   double latency_seconds = 5;  // W2 duration; 0 skips it
   int latency_producers = 4;   // W2 connections sharing the paced schedule
   int64_t dlq_jobs = 1000;     // W3; 0 skips it
+  int64_t workflow_jobs = 0;   // W4, jobs of the fan-out/fan-in workflow; 0 skips it
 
   int bulk_size = 1000;
   std::chrono::milliseconds claim_wait{5000};
   std::chrono::seconds throughput_timeout{120};
   std::chrono::seconds latency_drain_timeout{15};
   std::chrono::seconds dlq_timeout{90};
+  std::chrono::seconds workflow_timeout{300};
   std::chrono::milliseconds settle{500};  // after the end, to catch late redeliveries
   std::chrono::milliseconds poll{20};     // GET /jobs/stats interval
 };

@@ -21,6 +21,7 @@
 #include "latency_workload.h"
 #include "report.h"
 #include "throughput_workload.h"
+#include "workflow_workload.h"
 #include "workload_common.h"
 
 namespace redrive::bench {
@@ -30,7 +31,7 @@ struct Options {
   std::string server = "http://127.0.0.1:7070";
   std::string mode = "both";
   bool json = false;
-  int64_t w1_timeout_s = 120, w3_timeout_s = 90, w2_drain_s = 15;
+  int64_t w1_timeout_s = 120, w3_timeout_s = 90, w4_timeout_s = 300, w2_drain_s = 15;
   int64_t wait_ms = 5000;
   std::string run_id;  // empty: a fresh stamp
 };
@@ -97,6 +98,11 @@ void AddOptions(CLI::App& app, Options& o, BenchConfig& c) {
   app.add_option("--dlq", c.dlq_jobs, "W3 always-failing jobs (0 skips W3)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  app.add_option("--workflow", c.workflow_jobs,
+                 "W4 jobs of one fan-out/fan-in workflow, 1 → N−2 → 1 (0 skips W4; at most "
+                 "10000, the server's limit)")
+      ->check(CLI::Range(int64_t{0}, int64_t{10000}))
+      ->capture_default_str();
   app.add_option("--wait-ms", o.wait_ms, "long-poll wait of each claim")
       ->check(CLI::Range(0, 30000))
       ->capture_default_str();
@@ -107,6 +113,9 @@ void AddOptions(CLI::App& app, Options& o, BenchConfig& c) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_option("--w3-timeout", o.w3_timeout_s, "W3 limit, seconds from enqueue start")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--w4-timeout", o.w4_timeout_s, "W4 limit, seconds from creation start")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_option("--queue-prefix", c.queue_prefix, "queue names: PREFIX-STAMP-MODE-PHASE")
@@ -165,6 +174,16 @@ ModeResult RunMode(const BenchConfig& cfg, const ClaimMode& mode) {
     m.w3 = RunDeadLetter(cfg, mode);
     DropQueue(cfg, *m.w3);
   }
+  if (cfg.workflow_jobs > 0) {
+    Log(mode.name + " W4: a fan-out/fan-in workflow of " + std::to_string(cfg.workflow_jobs) +
+        " jobs");
+    m.w4 = RunWorkflow(cfg, mode);
+    DropQueue(cfg, *m.w4);
+    if (Status st = DropQueueIfAsked(cfg, m.w4->queue + "-sink"); !st.ok() && m.w4->ok) {
+      m.w4->ok = false;
+      m.w4->error = "deleting the sink's queue: " + st.message();
+    }
+  }
   return m;
 }
 
@@ -192,6 +211,7 @@ int Main(int argc, char** argv) {
   cfg.throughput_timeout = std::chrono::seconds(o.w1_timeout_s);
   cfg.latency_drain_timeout = std::chrono::seconds(o.w2_drain_s);
   cfg.dlq_timeout = std::chrono::seconds(o.w3_timeout_s);
+  cfg.workflow_timeout = std::chrono::seconds(o.w4_timeout_s);
 
   if (Status st = ProbeServer(cfg); !st.ok()) {
     const bool bad_url = st.field() == "server_url";  // the SDK's verdict on --server

@@ -102,6 +102,22 @@ json::object W3Json(const DeadLetterResult& r) {
           {"consumers", ConsumersJson(r.consumers)}};
 }
 
+json::object W4Json(const WorkflowResult& r) {
+  return {{"ok", r.ok},
+          {"error", r.error},
+          {"queue", r.queue},
+          {"jobs", r.jobs},
+          {"request_bytes", r.request_bytes},
+          {"create_ms", Round(r.create_ms, 1)},
+          {"fan_out_ms", Round(r.fan_out_ms, 1)},
+          {"jobs_per_s", Round(r.jobs_per_s, 0)},
+          {"sink_wait_ms", Round(r.sink_wait_ms, 1)},
+          {"all_done_ms", Round(r.all_done_ms, 1)},
+          {"workflow_status", r.workflow_status},
+          {"timed_out", r.timed_out},
+          {"consumers", ConsumersJson(r.consumers)}};
+}
+
 std::string AckStyle(const ClaimMode& m) {
   return m.batch_acks ? "acks ride on the next claim" : "complete/fail per job";
 }
@@ -161,6 +177,17 @@ void PrintTable(std::ostream& out, const BenchConfig& cfg, const std::string& se
         << "]\n";
     PrintConsumers(out, r.consumers);
   }
+  if (m.w4) {
+    const WorkflowResult& r = *m.w4;
+    out << "W4 workflow    " << r.jobs << " jobs, 1 -> " << (r.jobs - 2) << " -> 1 ("
+        << Fmt("%.0f", static_cast<double>(r.request_bytes) / 1024) << " KiB request)\n"
+        << "      created in " << Fmt("%.0f", r.create_ms) << " ms | middle jobs "
+        << Fmt("%.2f", r.fan_out_ms / 1000) << " s (" << Fmt("%.0f", r.jobs_per_s)
+        << " jobs/s) | sink waited " << Fmt("%.1f", r.sink_wait_ms)
+        << " ms after the last | all done " << Fmt("%.2f", r.all_done_ms / 1000) << " s  ["
+        << Verdict(r.ok, r.error) << "]\n";
+    PrintConsumers(out, r.consumers);
+  }
   out << "   result: " << (m.ok() ? "ok" : "FAILED") << "\n";
 }
 
@@ -180,11 +207,13 @@ std::string JsonLine(const BenchConfig& cfg, const std::string& server_url, cons
                                             {"latency_seconds", cfg.latency_seconds},
                                             {"latency_producers", cfg.latency_producers},
                                             {"dlq_jobs", cfg.dlq_jobs},
+                                            {"workflow_jobs", cfg.workflow_jobs},
                                             {"claim_wait_ms", cfg.claim_wait.count()}}},
                     {"ok", m.ok()}};
   if (m.w1) line["w1"] = W1Json(*m.w1);
   if (m.w2) line["w2"] = W2Json(*m.w2);
   if (m.w3) line["w3"] = W3Json(*m.w3);
+  if (m.w4) line["w4"] = W4Json(*m.w4);
   return WriteJson(line);
 }
 

@@ -10,6 +10,7 @@
 #include "deadletter_workload.h"
 #include "latency_workload.h"
 #include "throughput_workload.h"
+#include "workflow_workload.h"
 
 namespace redrive::bench {
 
@@ -18,8 +19,11 @@ struct ModeResult {
   std::optional<ThroughputResult> w1;  // nullopt: phase skipped
   std::optional<LatencyResult> w2;
   std::optional<DeadLetterResult> w3;
+  std::optional<WorkflowResult> w4;
 
-  bool ok() const { return (!w1 || w1->ok) && (!w2 || w2->ok) && (!w3 || w3->ok); }
+  bool ok() const {
+    return (!w1 || w1->ok) && (!w2 || w2->ok) && (!w3 || w3->ok) && (!w4 || w4->ok);
+  }
 };
 
 void PrintTable(std::ostream& out, const BenchConfig& cfg, const std::string& server_url,

@@ -425,6 +425,7 @@ constexpr PgMigration kMigrations[] = {
     {15, "webhook formats discord and teams", kSchemaV15},
     {16, "workflows and job dependencies", workflow_sql::kSchema},
     {17, "completion webhooks", kSchemaV17},
+    {18, "met dependencies", workflow_sql::kMetSchema},
 };
 
 constexpr char kCreateMigrationsTable[] =

@@ -414,6 +414,7 @@ constexpr Migration kMigrations[] = {
     {14, "webhook formats discord and teams", kSchemaV14},
     {15, "workflows and job dependencies", workflow_sql::kSchema},
     {16, "completion webhooks", kSchemaV16},
+    {17, "met dependencies", workflow_sql::kMetSchema},
 };
 
 constexpr char kCreateMigrationsTable[] =
