@@ -377,7 +377,7 @@ TEST_P(WebhookEngineTest, AJobsCompletionWebhookGetsItsEndsThroughTheBuiltInWebh
     urls.push_back(post.url);
     EXPECT_EQ(post.secret, builtin.secret);
   }
-  EXPECT_THAT(urls, testing::UnorderedElementsAre("http://127.0.0.1:9/done?job=a",
+  EXPECT_THAT(urls, ::testing::UnorderedElementsAre("http://127.0.0.1:9/done?job=a",
                                                   "http://127.0.0.1:9/dead",
                                                   "http://127.0.0.1:9/cancelled"));
   // The job keeps its URL.
