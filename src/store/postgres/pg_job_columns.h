@@ -190,7 +190,6 @@ inline constexpr PgJobColumn kPgJobColumns[] = {
     UpdatedColumn<&Job::dead_reason>("dead_reason"),
     FixedColumn<&Job::tags>("tags"),
     FixedColumn<&Job::idempotency_key>("idempotency_key"),
-    FixedColumn<&Job::completion_webhook>("completion_webhook"),
     FixedColumn<&Job::created_at>("created_at"),
     UpdatedColumn<&Job::updated_at>("updated_at"),
     UpdatedColumn<&Job::scheduled_at>("scheduled_at"),
@@ -207,6 +206,8 @@ inline constexpr PgJobColumn kPgJobColumns[] = {
     UpdatedColumn<&Job::crash_limit>("crash_limit"),
     UpdatedColumn<&Job::snooze_count>("snooze_count"),
     UpdatedColumn<&Job::max_snoozes>("max_snoozes"),
+    // Added by a migration: the table's last column.
+    FixedColumn<&Job::completion_webhook>("completion_webhook"),
 };
 inline constexpr int kPgJobColumnCount = static_cast<int>(std::size(kPgJobColumns));
 

@@ -197,7 +197,6 @@ inline constexpr JobColumn kJobColumns[] = {
     UpdatedColumn<&Job::dead_reason>("dead_reason"),
     FixedColumn<&Job::tags>("tags"),  // no transition changes tags (job_tags is written at insert)
     FixedColumn<&Job::idempotency_key>("idempotency_key"),
-    FixedColumn<&Job::completion_webhook>("completion_webhook"),
     FixedColumn<&Job::created_at>("created_at"),
     UpdatedColumn<&Job::updated_at>("updated_at"),
     UpdatedColumn<&Job::scheduled_at>("scheduled_at"),
@@ -214,6 +213,8 @@ inline constexpr JobColumn kJobColumns[] = {
     UpdatedColumn<&Job::crash_limit>("crash_limit"),
     UpdatedColumn<&Job::snooze_count>("snooze_count"),
     UpdatedColumn<&Job::max_snoozes>("max_snoozes"),
+    // Added by a migration: the table's last column.
+    FixedColumn<&Job::completion_webhook>("completion_webhook"),
 };
 inline constexpr int kJobColumnCount = static_cast<int>(std::size(kJobColumns));
 

@@ -23,19 +23,19 @@ namespace redrive::store::sqlite {
   "(SELECT result FROM job_payloads WHERE job_id = jobs.id), "                             \
   "priority, retry_count, max_retries, "                                                   \
   "timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, last_error, "      \
-  "dead_reason, tags, idempotency_key, completion_webhook, created_at, updated_at, scheduled_at, started_at, " \
+  "dead_reason, tags, idempotency_key, created_at, updated_at, scheduled_at, started_at, " \
   "completed_at, expires_at, deadlettered_at, assigned_worker_id, lease_id, "              \
   "lease_expires_at, attempts, lease_expiries, crash_count, crash_limit, snooze_count, "   \
-  "max_snoozes"
+  "max_snoozes, completion_webhook"
 // The same, with payload and result replaced by empty values (summaries:
 // large payloads are not even read from disk).
 #define REDRIVE_JOB_SUMMARY_COLUMNS                                                        \
   "id, queue_name, status, '', NULL, priority, retry_count, max_retries, "                 \
   "timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, last_error, "      \
-  "dead_reason, tags, idempotency_key, completion_webhook, created_at, updated_at, scheduled_at, started_at, " \
+  "dead_reason, tags, idempotency_key, created_at, updated_at, scheduled_at, started_at, " \
   "completed_at, expires_at, deadlettered_at, assigned_worker_id, lease_id, "              \
   "lease_expires_at, attempts, lease_expiries, crash_count, crash_limit, snooze_count, "   \
-  "max_snoozes"
+  "max_snoozes, completion_webhook"
 
 // Reads a job from the current row, whose columns start at `first` in
 // REDRIVE_JOB_COLUMNS order. INTERNAL if a stored value cannot be decoded.

@@ -144,7 +144,6 @@ void BindDelivery(Statement& s, const WebhookDelivery& d) {
     s.BindNull(13);
   }
   s.Bind(14, d.reservation);
-  s.Bind(15, d.url);
 }
 
 Status RunExpectingOneRow(Statement& stmt, const std::string& what) {
@@ -235,6 +234,7 @@ Status DeleteWebhook(Connection& conn, const std::string& id) {
 Status InsertDelivery(Connection& conn, const WebhookDelivery& d) {
   REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kInsertDelivery));
   BindDelivery(stmt, d);
+  stmt.Bind(15, d.url);  // fixed at insert: UpdateDelivery leaves it
   return stmt.Run();
 }
 
