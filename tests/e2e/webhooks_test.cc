@@ -226,7 +226,8 @@ TEST_F(WebhooksTest, ADeadLetteredJobDeliversSignedEvents) {
 
 // Spooled's completion_webhook through the real binary: a job that names a
 // URL gets its end POSTed there, signed with the built-in webhook's secret
-// (read from the API, as a receiver's owner would), with no subscription.
+// (set through the API, as a receiver's owner would: like every webhook's,
+// it is never shown), with no subscription.
 TEST_F(WebhooksTest, ACompletionWebhookIsCalledWhenItsJobEndsSignedByTheBuiltInWebhook) {
   const std::string url = receiver_.url() + "?order=17";
   const std::string id = Enqueue("wh-done", {{"completion_webhook", url}});
@@ -234,6 +235,9 @@ TEST_F(WebhooksTest, ACompletionWebhookIsCalledWhenItsJobEndsSignedByTheBuiltInW
   const std::string plain = Enqueue("wh-done");
   JsonResponse job = Call("GET", "/jobs/" + id);
   EXPECT_EQ(job.body.at("completion_webhook"), json::value(url));
+  const std::string builtin_path = "/outgoing-webhooks/00000000-0000-7000-8000-000000000001";
+  JsonResponse keyed = Call("PUT", builtin_path, json::object{{"secret", "completion-secret"}});
+  ASSERT_EQ(keyed.status, 200) << keyed.raw.body;
   JsonResponse claim = Call("POST", "/jobs/claim",
                             json::object{{"queue_name", "wh-done"}, {"worker_id", "w1"}});
   ASSERT_EQ(claim.status, 200) << claim.raw.body;
@@ -247,10 +251,10 @@ TEST_F(WebhooksTest, ACompletionWebhookIsCalledWhenItsJobEndsSignedByTheBuiltInW
   ASSERT_EQ(Call("DELETE", "/jobs/" + cancelled).status, 204);
 
   ASSERT_TRUE(receiver_.WaitForRequests(2, 10s)) << server_.Stderr();
-  JsonResponse builtin = Call("GET", "/outgoing-webhooks/00000000-0000-7000-8000-000000000001");
+  JsonResponse builtin = Call("GET", builtin_path);
   ASSERT_EQ(builtin.status, 200) << builtin.raw.body;
   EXPECT_EQ(builtin.body.at("name"), "job-completion");
-  const std::string secret(builtin.body.at("secret").as_string());
+  const std::string secret = "completion-secret";
   std::map<std::string, std::string> event_of_job;
   for (const ReceivedRequest& r : receiver_.Requests()) {
     EXPECT_EQ(r.target, "/hook?order=17");

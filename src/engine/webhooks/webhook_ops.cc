@@ -42,8 +42,9 @@ Result<std::vector<ClaimedDelivery>> ClaimDue(store::WriteTx& tx, TxContext& ctx
     d.next_attempt_at = ctx.now + policy.attempt_lease;
     d.reservation = NewUuidV7(ctx.now, ctx.random);
     REDRIVE_RETURN_IF_ERROR(tx.UpdateDelivery(d));
-    c.delivery = std::move(d);
+    // A completion delivery carries its job's URL; the rest go to their webhook's.
     c.url = d.url.value_or(it->second.url);
+    c.delivery = std::move(d);
     c.secret = it->second.secret;
     c.signature_format = it->second.signature_format;
     out.push_back(std::move(c));
