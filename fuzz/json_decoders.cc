@@ -79,7 +79,7 @@ Job OnTheWire(Job job) {
 void Enqueue(std::string_view text) {
   std::optional<json::object> body = Body(text);
   if (!body) return;
-  Result<engine::EnqueueParams> params = api::DecodeEnqueue(*body, kLimits);
+  Result<engine::EnqueueParams> params = api::DecodeEnqueue(*body, kLimits, {});
   if (!params.ok()) return;
   QueueConfig queue;
   queue.queue_name = params->queue_name;

@@ -43,10 +43,6 @@ TEST_F(ApiTest, SpooledFieldsRedriveLacksAreRefusedNamingTheField) {
   Reply parent = Post("/api/v1/jobs", R"({"queue_name":"q","payload":{},"parent_job_id":"x"})");
   EXPECT_EQ(parent.status, 400);
   EXPECT_EQ(parent.Field(), "parent_job_id");
-  Reply hook =
-      Post("/api/v1/jobs", R"({"queue_name":"q","payload":{},"completion_webhook":"http://a/"})");
-  EXPECT_EQ(hook.Field(), "completion_webhook");
-  EXPECT_NE(Str(hook["message"]).find("not supported"), std::string::npos);
   Reply bulk = Post("/api/v1/jobs/bulk",
                     R"({"queue_name":"q","jobs":[{"payload":{},"parent_job_id":"x"}]})");
   ASSERT_EQ(bulk.status, 200);
@@ -61,6 +57,51 @@ TEST_F(ApiTest, SpooledFieldsRedriveLacksAreRefusedNamingTheField) {
   EXPECT_EQ(Get("/api/v1/jobs?order_dir=asc").Field(), "order_dir");
   EXPECT_EQ(Get("/api/v1/jobs/dlq?order_by=deadlettered_at").status, 200);
   EXPECT_EQ(Get("/api/v1/jobs/dlq?order_by=created_at").Field(), "order_by");
+}
+
+// Spooled's completion_webhook: kept with the job, shown to those who may
+// see its payload, checked as an outgoing webhook's URL.
+TEST_F(ApiTest, CompletionWebhookIsKeptAndCheckedLikeAWebhookUrl) {
+  Reply created = Post("/api/v1/jobs", R"({"queue_name":"q","payload":{},)"
+                                       R"("completion_webhook":"https://app.example.com/done?t=1"})");
+  ASSERT_EQ(created.status, 201);
+  Reply job = Get("/api/v1/jobs/" + Str(created["id"]));
+  EXPECT_EQ(job["completion_webhook"], "https://app.example.com/done?t=1");
+  // The built-in webhook that carries it exists now, and says what it is.
+  Reply hooks = Get("/api/v1/outgoing-webhooks");
+  ASSERT_EQ(hooks.status, 200);
+  ASSERT_EQ(hooks.json.as_array().size(), 1u);
+  EXPECT_EQ(hooks.json.as_array()[0].at("name"), "job-completion");
+  EXPECT_EQ(Get("/api/v1/jobs/" + Str(Post("/api/v1/jobs", R"({"queue_name":"q","payload":{}})")["id"]))["completion_webhook"],
+            nullptr);
+  struct Case {
+    std::string url, why;
+  } refused[] = {
+      {R"("ftp://app.example.com/")", "not http"},
+      {R"("/relative")", "not absolute"},
+      {R"("http://127.0.0.1:8080/done")", "loopback"},
+      {R"("http://169.254.169.254/latest")", "link-local"},
+      {R"("")", "empty"},
+      {R"(42)", "not a string"},
+      {"\"https://app.example.com/" + std::string(2100, 'a') + "\"", "too long"},
+  };
+  for (const Case& c : refused) {
+    Reply r = Post("/api/v1/jobs",
+                   R"({"queue_name":"q","payload":{},"completion_webhook":)" + c.url + "}");
+    EXPECT_EQ(r.status, 400) << c.why;
+    EXPECT_EQ(r.Field(), "completion_webhook") << c.why;
+  }
+  Reply bulk = Post("/api/v1/jobs/bulk",
+                    R"({"queue_name":"q","jobs":[{"payload":{},"completion_webhook":"https://a.example/"},)"
+                    R"({"payload":{},"completion_webhook":"http://10.0.0.1/"}]})");
+  ASSERT_EQ(bulk.status, 200);
+  EXPECT_EQ(bulk["success_count"], 1);
+  EXPECT_EQ(bulk["failure_count"], 1);
+  // The built-in webhook keeps its shape and stays.
+  const std::string builtin = "/api/v1/outgoing-webhooks/00000000-0000-7000-8000-000000000001";
+  EXPECT_EQ(Do("PUT", builtin, R"({"url":"https://elsewhere.example/"})").Field(), "url");
+  EXPECT_EQ(Do("DELETE", builtin, "").status, 409);
+  EXPECT_EQ(Do("PUT", builtin, R"({"enabled":false})").status, 200);
 }
 
 TEST_F(ApiTest, GetJobShowsTheFullJob) {

@@ -41,7 +41,8 @@ boost::json::object FailedItem(size_t index, const Status& status) {
 }
 
 void DecodeBulkItem(const boost::json::value& item, size_t index, const std::string& queue_name,
-                    const JobDefaults& defaults, const ServerLimits& limits, BulkDecoded& out) {
+                    const JobDefaults& defaults, const ServerLimits& limits,
+                    const WebhookUrlRules& urls, BulkDecoded& out) {
   std::string path = "jobs[" + std::to_string(index) + "]";
   if (!item.is_object()) {
     out.failed.push_back(FailedItem(index, Status::Validation(path, path + " must be an object")));
@@ -55,7 +56,7 @@ void DecodeBulkItem(const boost::json::value& item, size_t index, const std::str
     out.failed.push_back(FailedItem(index, parent));
     return;
   }
-  Result<engine::EnqueueParams> p = DecodeJobFields(r, limits, defaults);
+  Result<engine::EnqueueParams> p = DecodeJobFields(r, limits, urls, defaults);
   if (!p.ok()) {
     out.failed.push_back(FailedItem(index, p.status()));
     return;
@@ -65,7 +66,8 @@ void DecodeBulkItem(const boost::json::value& item, size_t index, const std::str
   out.original_index.push_back(index);
 }
 
-Result<BulkDecoded> DecodeBulk(const boost::json::object& body, const ServerLimits& limits) {
+Result<BulkDecoded> DecodeBulk(const boost::json::object& body, const ServerLimits& limits,
+                               const WebhookUrlRules& urls) {
   wire::FieldReader r(body);
   REDRIVE_ASSIGN_OR_RETURN(std::string queue_name, RequiredQueueName(r));
   REDRIVE_ASSIGN_OR_RETURN(const boost::json::array* jobs, r.Array("jobs"));
@@ -77,7 +79,7 @@ Result<BulkDecoded> DecodeBulk(const boost::json::object& body, const ServerLimi
   BulkDecoded out;
   out.total = jobs->size();
   for (size_t i = 0; i < jobs->size(); ++i) {
-    DecodeBulkItem((*jobs)[i], i, queue_name, defaults, limits, out);
+    DecodeBulkItem((*jobs)[i], i, queue_name, defaults, limits, urls, out);
   }
   return out;
 }
@@ -122,7 +124,7 @@ Response EncodeBulk(const std::vector<engine::BulkItemResult>& results,
 void HandleEnqueue(Call& call) {
   Result<boost::json::object> body = call.Body();
   if (!body.ok()) return call.Fail(body.status());
-  Result<engine::EnqueueParams> p = DecodeEnqueue(*body, call.options.limits);
+  Result<engine::EnqueueParams> p = DecodeEnqueue(*body, call.options.limits, WebhookUrlRulesOf(call.options));
   if (!p.ok()) return call.Fail(p.status());
   Result<std::optional<std::string>> parent = DecodeParentJobId(*body);
   if (!parent.ok()) return call.Fail(parent.status());
@@ -142,7 +144,7 @@ void HandleEnqueue(Call& call) {
 void HandleEnqueueBulk(Call& call) {
   Result<boost::json::object> body = call.Body();
   if (!body.ok()) return call.Fail(body.status());
-  Result<BulkDecoded> decoded = DecodeBulk(*body, call.options.limits);
+  Result<BulkDecoded> decoded = DecodeBulk(*body, call.options.limits, WebhookUrlRulesOf(call.options));
   if (!decoded.ok()) return call.Fail(decoded.status());
   BulkDecoded d = std::move(*decoded);
   if (!d.params.jobs.empty()) {

@@ -44,29 +44,32 @@ Result<engine::Ack> DecodeAck(const boost::json::value& item, const std::string&
 
 Result<engine::EnqueueParams> DecodeJobFields(const wire::FieldReader& r,
                                               const ServerLimits& limits,
+                                              const WebhookUrlRules& urls,
                                               const JobDefaults& defaults) {
   engine::EnqueueParams p;
-  // Spooled's fields for what Redrive does not have yet (docs/api.md).
   // parent_job_id is POST /jobs's alone (HandleEnqueue): its job waits for another.
-  REDRIVE_RETURN_IF_ERROR(NotSupported(
-      r, "completion_webhook",
-      "per-job completion webhooks are not implemented; subscribe an outgoing webhook to "
-      "job.completed"));
   REDRIVE_ASSIGN_OR_RETURN(p.payload_json, RequiredPayload(r, limits.max_payload_bytes));
   REDRIVE_RETURN_IF_ERROR(DecodeSettings(r, defaults, p));
   REDRIVE_ASSIGN_OR_RETURN(p.scheduled_at, r.Time("scheduled_at"));
   REDRIVE_ASSIGN_OR_RETURN(p.expires_at, r.Time("expires_at"));
   REDRIVE_ASSIGN_OR_RETURN(p.tags, TagsField(r, limits));
   REDRIVE_ASSIGN_OR_RETURN(p.idempotency_key, IdempotencyKey(r));
+  REDRIVE_ASSIGN_OR_RETURN(p.completion_webhook,
+                           r.String("completion_webhook", 1, kMaxWebhookUrlBytes));
+  if (p.completion_webhook) {
+    REDRIVE_RETURN_IF_ERROR(
+        CheckWebhookUrl(*p.completion_webhook, urls, r.Path("completion_webhook")));
+  }
   return p;
 }
 
 Result<engine::EnqueueParams> DecodeEnqueue(const boost::json::object& body,
-                                            const ServerLimits& limits) {
+                                            const ServerLimits& limits,
+                                            const WebhookUrlRules& urls) {
   wire::FieldReader r(body);
   // queue_name first: it is the field a client most often gets wrong.
   REDRIVE_ASSIGN_OR_RETURN(std::string queue_name, RequiredQueueName(r));
-  REDRIVE_ASSIGN_OR_RETURN(engine::EnqueueParams p, DecodeJobFields(r, limits));
+  REDRIVE_ASSIGN_OR_RETURN(engine::EnqueueParams p, DecodeJobFields(r, limits, urls));
   p.queue_name = std::move(queue_name);
   return p;
 }

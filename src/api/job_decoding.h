@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "api/webhook_decoding.h"
 #include "core/limits.h"
 #include "core/status.h"
 #include "engine/requests.h"
@@ -20,15 +21,18 @@ struct JobDefaults {
 };
 
 // The fields of one job except queue_name: payload*, priority, max_retries,
-// timeout_seconds, scheduled_at, expires_at, tags, idempotency_key, backoff.
+// timeout_seconds, scheduled_at, expires_at, tags, idempotency_key, backoff,
+// completion_webhook (a URL `urls` allow, as an outgoing webhook's).
 // parent_job_id is not among them (POST /jobs reads it: DecodeParentJobId).
 Result<engine::EnqueueParams> DecodeJobFields(const wire::FieldReader& r,
                                               const ServerLimits& limits,
+                                              const WebhookUrlRules& urls,
                                               const JobDefaults& defaults = {});
 
 // POST /jobs.
 Result<engine::EnqueueParams> DecodeEnqueue(const boost::json::object& body,
-                                            const ServerLimits& limits);
+                                            const ServerLimits& limits,
+                                            const WebhookUrlRules& urls);
 
 // The "acks" array (at most kMaxAcks): each {id*, lease_id*, result?} (a
 // completion) or {id*, lease_id*, error*, no_retry?, retry_after_ms?} (a

@@ -104,7 +104,7 @@ TEST(QueryTest, TypedParameters) {
 // --- job bodies
 
 Result<engine::EnqueueParams> Enqueue(std::string_view json, ServerLimits limits = {}) {
-  return DecodeEnqueue(boost::json::parse(json).as_object(), limits);
+  return DecodeEnqueue(boost::json::parse(json).as_object(), limits, {});
 }
 
 void ExpectField(std::string_view json, const std::string& field,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <boost/url/parse.hpp>
 
+#include "api/api.h"
 #include "engine/webhooks/target_address.h"
 #include "wire/field_reader.h"
 
@@ -10,7 +11,6 @@ namespace redrive::api {
 namespace {
 
 constexpr size_t kMaxNameBytes = 100;
-constexpr size_t kMaxUrlBytes = 2048;
 constexpr size_t kMaxSecretBytes = 256;
 
 Result<std::optional<std::vector<std::string>>> Events(const wire::FieldReader& r) {
@@ -29,7 +29,7 @@ Result<std::optional<std::vector<std::string>>> Events(const wire::FieldReader& 
 }
 
 Result<std::optional<std::string>> Url(const wire::FieldReader& r, const WebhookUrlRules& rules) {
-  REDRIVE_ASSIGN_OR_RETURN(auto url, r.String("url", 1, kMaxUrlBytes));
+  REDRIVE_ASSIGN_OR_RETURN(auto url, r.String("url", 1, kMaxWebhookUrlBytes));
   if (url) REDRIVE_RETURN_IF_ERROR(CheckWebhookUrl(*url, rules));
   return url;
 }
@@ -55,17 +55,22 @@ Result<std::optional<SignatureFormat>> SignatureFormatField(const wire::FieldRea
 
 }  // namespace
 
-Status CheckWebhookUrl(const std::string& url, const WebhookUrlRules& rules) {
+WebhookUrlRules WebhookUrlRulesOf(const ApiOptions& options) {
+  return {.allow_private_targets = options.webhook_allow_private_targets};
+}
+
+Status CheckWebhookUrl(const std::string& url, const WebhookUrlRules& rules,
+                       const std::string& field) {
   auto u = boost::urls::parse_absolute_uri(url);
   if (!u || (u->scheme() != "http" && u->scheme() != "https") || u->host().empty()) {
-    return Status::Validation("url", "url must be an absolute http:// or https:// URL");
+    return Status::Validation(field, field + " must be an absolute http:// or https:// URL");
   }
   if (rules.allow_private_targets) return Status::Ok();
   // host_address(): percent-decoded, IPv6 without brackets, as the sender
   // resolves it.
   const std::optional<engine::AddressClass> cls = engine::ClassifyLiteralHost(u->host_address());
   if (cls && *cls != engine::AddressClass::kGlobal) {
-    return Status::Validation("url", std::string("url's host is a ") +
+    return Status::Validation(field, field + "'s host is a " +
                                          engine::AddressClassName(*cls) +
                                          " address; webhooks may only target global addresses "
                                          "unless the server allows private targets");

@@ -19,10 +19,13 @@
 
 namespace redrive::api {
 
+struct ApiOptions;  // api/api.h
+
 // What a webhook URL may point at (ApiOptions::webhook_allow_private_targets).
 struct WebhookUrlRules {
   bool allow_private_targets = false;
 };
+WebhookUrlRules WebhookUrlRulesOf(const ApiOptions& options);
 
 // POST: name, url and events are required.
 Result<engine::CreateWebhookParams> DecodeCreateWebhook(const boost::json::object& body,
@@ -31,7 +34,12 @@ Result<engine::CreateWebhookParams> DecodeCreateWebhook(const boost::json::objec
 Result<engine::WebhookPatch> DecodeWebhookPatch(const boost::json::object& body,
                                                 const WebhookUrlRules& rules);
 
-// OK for an absolute http(s) URL with a host the rules allow.
-Status CheckWebhookUrl(const std::string& url, const WebhookUrlRules& rules);
+// The longest URL a webhook or a job's completion_webhook may have.
+inline constexpr size_t kMaxWebhookUrlBytes = 2048;
+
+// OK for an absolute http(s) URL with a host the rules allow; else a
+// VALIDATION_ERROR naming `field`.
+Status CheckWebhookUrl(const std::string& url, const WebhookUrlRules& rules,
+                       const std::string& field = "url");
 
 }  // namespace redrive::api

@@ -14,11 +14,6 @@ namespace {
 
 using boost::json::value_from;  // an unset std::optional becomes null
 
-// What the webhook's URL may point at, by the server's flag.
-WebhookUrlRules UrlRules(const Call& call) {
-  return {.allow_private_targets = call.options.webhook_allow_private_targets};
-}
-
 // Encodes one webhook as `role` may see it (webhook_views.h).
 auto WebhookEncoder(Role role) {
   return [role](Webhook& w) { return JsonResponse(200, WebhookJsonFor(w, role)); };
@@ -53,7 +48,7 @@ void HandleListWebhooks(Call& call) {
 void HandleCreateWebhook(Call& call) {
   Result<boost::json::object> body = call.Body();
   if (!body.ok()) return call.Fail(body.status());
-  Result<engine::CreateWebhookParams> p = DecodeCreateWebhook(*body, UrlRules(call));
+  Result<engine::CreateWebhookParams> p = DecodeCreateWebhook(*body, WebhookUrlRulesOf(call.options));
   if (!p.ok()) return call.Fail(p.status());
   call.engine.CreateWebhook(std::move(*p),
                             Answer<Webhook>(call.respond, [role = call.role](Webhook& w) {
@@ -72,7 +67,7 @@ void HandleGetWebhook(Call& call) {
 void HandleUpdateWebhook(Call& call) {
   Result<boost::json::object> body = call.Body();
   if (!body.ok()) return call.Fail(body.status());
-  Result<engine::WebhookPatch> patch = DecodeWebhookPatch(*body, UrlRules(call));
+  Result<engine::WebhookPatch> patch = DecodeWebhookPatch(*body, WebhookUrlRulesOf(call.options));
   if (!patch.ok()) return call.Fail(patch.status());
   call.engine.UpdateWebhook(call.Param("id"), std::move(*patch),
                             Answer<Webhook>(call.respond, WebhookEncoder(call.role)));

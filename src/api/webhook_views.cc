@@ -52,6 +52,7 @@ boost::json::object WebhookJsonFor(const Webhook& webhook, Role role) {
 boost::json::object DeliveryJsonFor(const WebhookDelivery& delivery, Role role) {
   boost::json::object out = wire::DeliveryToJson(delivery);
   if (role == Role::kAdmin) return out;
+  if (delivery.url) out["url"] = RedactedWebhookUrl(*delivery.url);
   if (std::optional<std::string> error = ViewerAttemptError(delivery.last_error)) {
     out["last_error"] = *error;
   }

@@ -20,7 +20,7 @@ constexpr std::string_view kWorkflowFields[] = {"name", "description", "jobs", "
 constexpr std::string_view kJobFields[] = {
     "key",      "queue_name",  "payload",         "depends_on",   "dependency_mode",
     "priority", "max_retries", "timeout_seconds", "scheduled_at", "expires_at",
-    "tags",     "backoff",     "crash_limit",     "max_snoozes"};
+    "tags",     "backoff",     "crash_limit",     "max_snoozes",  "completion_webhook"};
 constexpr std::string_view kAddFields[] = {"depends_on_job_ids", "depends_on", "dependency_mode",
                                            "dependency_type"};
 
@@ -72,7 +72,8 @@ Result<std::vector<std::string>> Strings(const wire::FieldReader& r, std::string
 }
 
 Result<engine::WorkflowJobParams> DecodeJob(const boost::json::value& item, size_t i,
-                                            const ServerLimits& limits) {
+                                            const ServerLimits& limits,
+                                            const WebhookUrlRules& urls) {
   const std::string path = "jobs[" + std::to_string(i) + "]";
   if (!item.is_object()) return Status::Validation(path, path + " must be an object");
   const boost::json::object& o = item.get_object();
@@ -81,7 +82,7 @@ Result<engine::WorkflowJobParams> DecodeJob(const boost::json::value& item, size
   engine::WorkflowJobParams j;
   REDRIVE_ASSIGN_OR_RETURN(j.key, r.RequiredString("key", 1, kMaxWorkflowKeyLength));
   REDRIVE_ASSIGN_OR_RETURN(std::string queue_name, RequiredQueueName(r));
-  REDRIVE_ASSIGN_OR_RETURN(j.job, DecodeJobFields(r, limits));
+  REDRIVE_ASSIGN_OR_RETURN(j.job, DecodeJobFields(r, limits, urls));
   j.job.queue_name = std::move(queue_name);
   REDRIVE_ASSIGN_OR_RETURN(j.depends_on,
                            Strings(r, "depends_on", kMaxWorkflowJobs, kMaxWorkflowKeyLength));
@@ -92,7 +93,8 @@ Result<engine::WorkflowJobParams> DecodeJob(const boost::json::value& item, size
 }  // namespace
 
 Result<engine::CreateWorkflowParams> DecodeCreateWorkflow(const boost::json::object& body,
-                                                          const ServerLimits& limits) {
+                                                          const ServerLimits& limits,
+                                                          const WebhookUrlRules& urls) {
   REDRIVE_RETURN_IF_ERROR(CheckKnown(body, kWorkflowFields, ""));
   wire::FieldReader r(body);
   engine::CreateWorkflowParams p;
@@ -108,7 +110,7 @@ Result<engine::CreateWorkflowParams> DecodeCreateWorkflow(const boost::json::obj
   }
   p.jobs.reserve(jobs->size());
   for (size_t i = 0; i < jobs->size(); ++i) {
-    REDRIVE_ASSIGN_OR_RETURN(engine::WorkflowJobParams j, DecodeJob((*jobs)[i], i, limits));
+    REDRIVE_ASSIGN_OR_RETURN(engine::WorkflowJobParams j, DecodeJob((*jobs)[i], i, limits, urls));
     p.jobs.push_back(std::move(j));
   }
   return p;

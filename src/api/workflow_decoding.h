@@ -10,6 +10,7 @@
 #include <string>
 
 #include "api/call.h"
+#include "api/webhook_decoding.h"
 #include "core/limits.h"
 #include "core/status.h"
 #include "engine/requests.h"
@@ -20,7 +21,8 @@ namespace redrive::api {
 inline constexpr size_t kMaxAddedDependencies = 100;
 
 Result<engine::CreateWorkflowParams> DecodeCreateWorkflow(const boost::json::object& body,
-                                                          const ServerLimits& limits);
+                                                          const ServerLimits& limits,
+                                                          const WebhookUrlRules& urls);
 Result<engine::ListWorkflowsParams> DecodeListWorkflows(const QueryParams& query);
 // job_id and scope are the caller's to set.
 Result<engine::AddDependenciesParams> DecodeAddDependencies(const boost::json::object& body);

@@ -83,6 +83,10 @@ struct Job {
   DeadReason dead_reason = DeadReason::kNone;
   Tags tags;
   std::optional<std::string> idempotency_key;
+  // Spooled's completion_webhook: a URL POSTed, through the outbox and
+  // signed by the built-in completion webhook (core/webhook.h), when the job
+  // finishes (completed, dead-lettered or cancelled).
+  std::optional<std::string> completion_webhook;
 
   Instant created_at{};
   Instant updated_at{};

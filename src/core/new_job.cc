@@ -19,6 +19,7 @@ NewJob MakeNewJob(const NewJobParams& p, const QueueConfig& queue, Instant now, 
   job.max_snoozes = p.max_snoozes.value_or(queue.max_snoozes);
   job.tags = p.tags;
   job.idempotency_key = p.idempotency_key;
+  job.completion_webhook = p.completion_webhook;
   job.created_at = job.updated_at = now;
   job.scheduled_at = p.scheduled_at.value_or(now);
   job.status = job.scheduled_at > now ? JobStatus::kScheduled : JobStatus::kPending;

@@ -32,6 +32,7 @@ struct NewJobParams {
   std::optional<BackoffPolicy> backoff;
   std::optional<int> crash_limit;  // 0: never quarantined
   std::optional<int> max_snoozes;
+  std::optional<std::string> completion_webhook;  // an absolute http(s) URL
 };
 
 struct NewJob {

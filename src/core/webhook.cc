@@ -121,6 +121,9 @@ AttemptDecision DecideAfterAttempt(const WebhookDelivery& delivery, const Webhoo
   } else {
     d.delivery.next_attempt_at = AddClamped(now, DeliveryRetryDelay(policy, d.delivery.attempts));
   }
+  // The built-in completion webhook's deliveries go to many receivers: one
+  // that fails must not stop the others' callbacks.
+  if (IsCompletionWebhook(webhook)) return d;
   d.webhook.consecutive_failures += 1;
   if (d.webhook.enabled && d.webhook.consecutive_failures >= kMaxConsecutiveFailures) {
     d.webhook.enabled = false;
@@ -141,6 +144,27 @@ std::string FormatWebhookSecret(const unsigned char (&random_bytes)[32]) {
     out.push_back(kHex[b & 15]);
   }
   return out;
+}
+
+bool IsCompletionWebhook(const Webhook& w) { return w.id == kCompletionWebhookId; }
+
+bool IsCompletionEvent(std::string_view event) {
+  for (std::string_view e : kCompletionEvents) {
+    if (e == event) return true;
+  }
+  return false;
+}
+
+Webhook NewCompletionWebhook(std::string secret, Instant now) {
+  Webhook w;
+  w.id = std::string(kCompletionWebhookId);
+  w.name = std::string(kCompletionWebhookName);
+  // Never POSTed to: each delivery carries its job's url. A valid URL all
+  // the same, so every reader of webhooks can treat it as one.
+  w.url = "https://completion-webhook.invalid/";
+  w.secret = std::move(secret);
+  w.created_at = w.updated_at = now;
+  return w;
 }
 
 }  // namespace redrive

@@ -100,6 +100,9 @@ struct WebhookDelivery {
   // recorded: each attempt is recorded at most once, and only by the
   // attempt that holds the delivery. Internal: never part of any wire output.
   std::optional<std::string> reservation;
+  // Where it goes when not to its webhook's url: a job's completion_webhook
+  // (the built-in completion webhook's deliveries). Unset for the rest.
+  std::optional<std::string> url;
 
   friend bool operator==(const WebhookDelivery&, const WebhookDelivery&) = default;
 };
@@ -145,5 +148,23 @@ AttemptDecision DecideAfterAttempt(const WebhookDelivery& delivery, const Webhoo
 
 // "whsec_" + 64 hex digits (32 random bytes) from `random_bytes`.
 std::string FormatWebhookSecret(const unsigned char (&random_bytes)[32]);
+
+// The built-in completion webhook: the one row that carries every job's
+// completion_webhook delivery. Its secret signs them, its delivery log lists
+// them, disabling it holds them (they stay pending until it is enabled
+// again). The engine creates it with the first job that names a
+// completion_webhook. It subscribes to no event (each delivery's url is the
+// job's own), never disables itself after failures (one receiver's outage
+// must not stop every other's callbacks), and it cannot be deleted, nor its
+// url, events or format changed.
+inline constexpr std::string_view kCompletionWebhookId = "00000000-0000-7000-8000-000000000001";
+inline constexpr std::string_view kCompletionWebhookName = "job-completion";
+bool IsCompletionWebhook(const Webhook& w);
+// The job events a completion_webhook is sent for.
+inline constexpr std::string_view kCompletionEvents[] = {"job.completed", "job.deadlettered",
+                                                         "job.cancelled"};
+bool IsCompletionEvent(std::string_view event);
+// The built-in completion webhook, created at `now` with `secret`.
+Webhook NewCompletionWebhook(std::string secret, Instant now);
 
 }  // namespace redrive

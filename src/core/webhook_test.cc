@@ -136,6 +136,33 @@ TEST(DecideAfterAttemptTest, TwentyStraightFailuresDisableTheWebhook) {
   EXPECT_EQ(w.consecutive_failures, 0);
 }
 
+TEST(DecideAfterAttemptTest, TheCompletionWebhookNeverDisablesItself) {
+  Webhook w = NewCompletionWebhook("whsec_x", kNow);
+  EXPECT_TRUE(IsCompletionWebhook(w));
+  EXPECT_TRUE(w.events.empty());
+  EXPECT_TRUE(w.enabled);
+  AttemptResult fail{false, 503, "HTTP 503", 1ms};
+  for (int i = 0; i < 2 * kMaxConsecutiveFailures; ++i) {
+    AttemptDecision d = DecideAfterAttempt(Pending(0), w, fail, kNow, {});
+    ASSERT_FALSE(d.disabled_now) << i;
+    EXPECT_EQ(d.delivery.attempts, 1);  // the delivery itself retries as any other
+    w = d.webhook;
+  }
+  EXPECT_TRUE(w.enabled);
+  EXPECT_EQ(w.consecutive_failures, 0);
+  EXPECT_EQ(w.last_delivery_at, kNow);
+  EXPECT_FALSE(IsCompletionWebhook(Hook({"job.failed"})));
+}
+
+TEST(CompletionEventsTest, TheJobsEndsOnly) {
+  EXPECT_TRUE(IsCompletionEvent("job.completed"));
+  EXPECT_TRUE(IsCompletionEvent("job.deadlettered"));
+  EXPECT_TRUE(IsCompletionEvent("job.cancelled"));
+  EXPECT_FALSE(IsCompletionEvent("job.failed"));  // a retry follows
+  EXPECT_FALSE(IsCompletionEvent("job.quarantined"));
+  EXPECT_FALSE(IsCompletionEvent("job.created"));
+}
+
 TEST(WebhookSecretTest, WhsecAndSixtyFourHexDigits) {
   unsigned char bytes[32];
   for (int i = 0; i < 32; ++i) bytes[i] = static_cast<unsigned char>(i * 8 + 1);

@@ -122,6 +122,10 @@ Readiness DecideReadiness(DependencyMode mode, std::span<const JobStatus> depend
   return failed == n ? Readiness::kBlockedForever : Readiness::kWaiting;
 }
 
+bool ReadyOnceADependencyCompleted(DependencyMode mode, bool all_met) {
+  return mode == DependencyMode::kAny || all_met;
+}
+
 const char* WorkflowStatusName(WorkflowStatus s) {
   switch (s) {
     case WorkflowStatus::kPending:

@@ -47,6 +47,14 @@ const char* ReadinessName(Readiness r);  // "ready", "waiting", "blocked_forever
 // redrives it); any other is still in progress. No dependency: ready.
 Readiness DecideReadiness(DependencyMode mode, std::span<const JobStatus> dependencies);
 
+// DecideReadiness for a blocked job one of whose dependencies has just
+// completed, given whether every one of its dependencies is now met
+// (completed): in mode `any` the one that completed is enough; in mode `all`
+// each must be. Asking "is any dependency unmet?" instead of reading every
+// dependency's status keeps a completion O(1) in the size of its
+// dependents' dependency lists (a fan-in of 10,000 jobs).
+bool ReadyOnceADependencyCompleted(DependencyMode mode, bool all_met);
+
 // A workflow's status, derived from its jobs' statuses:
 //   cancelled — a job was cancelled (cancel cancels every unfinished job);
 //   failed    — otherwise, a job dead-lettered or was quarantined;

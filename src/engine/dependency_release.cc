@@ -23,15 +23,15 @@ bool WantsWorkflowEvents(const TxContext& ctx) {
 // whether any dependent was still blocked before (then the workflow cannot
 // have completed).
 Result<bool> ReleaseDependents(store::WriteTx& tx, TxContext& ctx, const Job& completed) {
+  REDRIVE_ASSIGN_OR_RETURN(long long edges, tx.MarkDependencyMet(completed.id));
+  if (edges == 0) return false;  // nothing waits for it
   REDRIVE_ASSIGN_OR_RETURN(std::vector<store::BlockedDependent> dependents,
                            tx.SelectBlockedDependents(completed.id));
   if (dependents.empty()) return false;
   const Event unblock = event::Unblock{completed.id};
   std::vector<Change> changes;
   for (const store::BlockedDependent& d : dependents) {
-    if (DecideReadiness(d.dependencies.mode, d.dependencies.statuses) != Readiness::kReady) {
-      continue;
-    }
+    if (!ReadyOnceADependencyCompleted(d.mode, d.all_met)) continue;
     REDRIVE_ASSIGN_OR_RETURN(Change c, ctx.Apply(d.job, unblock));
     changes.push_back(std::move(c));
   }

@@ -1,10 +1,11 @@
 // What a job write means for the jobs that wait for it (core/workflow.h),
 // inside the transaction that made it: no sweep ever polls for dependencies.
-//  - A completion reads the blocked jobs waiting for the job (locked:
-//    store.h, SelectBlockedDependents) with the statuses they wait for, and
-//    unblocks each whose condition now holds (DecideReadiness), as one
-//    batch; they are claimable the moment the completion commits, and not
-//    before.
+//  - A completion marks its edges met (store.h, MarkDependencyMet; no edge:
+//    done), reads the blocked jobs waiting for the job (locked:
+//    SelectBlockedDependents) with whether all they wait for is met, and
+//    unblocks each whose condition now holds (ReadyOnceADependencyCompleted),
+//    as one batch; they are claimable the moment the completion commits, and
+//    not before.
 //  - A dead-letter, quarantine or cancel unblocks nothing: the dependents
 //    stay blocked (Readiness::kBlockedForever) until an operator redrives the
 //    failed job and it completes.

@@ -2,11 +2,10 @@
 // Every write, once committed and before it is answered, re-reads the
 // subscription snapshot the outbox uses (Impl::WriteWebhooks), so the next
 // request sees the change.
-#include <random>
-
 #include "core/ids.h"
 #include "engine/engine.h"
 #include "engine/engine_impl.h"
+#include "engine/webhooks/webhook_ops.h"
 
 namespace redrive::engine {
 
@@ -15,14 +14,18 @@ using store::WriteTx;
 
 namespace {
 
-// From the OS (std::random_device reads getrandom on Linux), not the
-// engine's injected Random: that one is seeded for reproducible tests and
-// must not make secrets.
-std::string GenerateSecret() {
-  std::random_device rd;
-  unsigned char bytes[32];
-  for (unsigned char& b : bytes) b = static_cast<unsigned char>(rd() & 0xff);
-  return FormatWebhookSecret(bytes);
+// The built-in completion webhook keeps its shape: only its secret, its
+// signature format and whether it is enabled may change.
+Status CheckCompletionWebhookPatch(const WebhookPatch& patch) {
+  const char* field = patch.name     ? "name"
+                      : patch.url    ? "url"
+                      : patch.events ? "events"
+                      : patch.format ? "format"
+                                     : nullptr;
+  if (field == nullptr) return Status::Ok();
+  return Status::Validation(field, std::string("the built-in completion webhook's ") + field +
+                                       " cannot change (only secret, signature_format and "
+                                       "enabled may)");
 }
 
 }  // namespace
@@ -37,7 +40,7 @@ void Engine::GetWebhook(std::string id, Callback<Webhook> done) {
 }
 
 void Engine::CreateWebhook(CreateWebhookParams p, Callback<Webhook> done) {
-  if (!p.secret) p.secret = GenerateSecret();
+  if (!p.secret) p.secret = webhook_ops::GenerateWebhookSecret();
   impl_->WriteWebhooks<Webhook>(
       [p = std::move(p), max_webhooks = impl_->options.max_webhooks](
           WriteTx& tx, TxContext& ctx) -> Result<Webhook> {
@@ -62,6 +65,7 @@ void Engine::UpdateWebhook(std::string id, WebhookPatch patch, Callback<Webhook>
       [id = std::move(id), patch = std::move(patch)](WriteTx& tx,
                                                      TxContext& ctx) -> Result<Webhook> {
         REDRIVE_ASSIGN_OR_RETURN(Webhook w, tx.GetWebhook(id));
+        if (IsCompletionWebhook(w)) REDRIVE_RETURN_IF_ERROR(CheckCompletionWebhookPatch(patch));
         if (patch.name) w.name = *patch.name;
         if (patch.url) w.url = *patch.url;
         if (patch.events) w.events = *patch.events;
@@ -89,6 +93,11 @@ void Engine::UpdateWebhook(std::string id, WebhookPatch patch, Callback<Webhook>
 void Engine::DeleteWebhook(std::string id, StatusCallback done) {
   impl_->WriteWebhooks<bool>(
       [id = std::move(id)](WriteTx& tx, TxContext&) -> Result<bool> {
+        if (id == kCompletionWebhookId) {
+          return Status::Conflict(
+              "the built-in completion webhook cannot be deleted: jobs name it by their "
+              "completion_webhook; disable it to hold their deliveries");
+        }
         REDRIVE_RETURN_IF_ERROR(tx.DeleteWebhook(id));
         return true;
       },

@@ -330,6 +330,122 @@ TEST_P(WebhookEngineTest, ASecretIsGeneratedWhenNoneIsGiven) {
   EXPECT_NE(a->secret, b->secret);
 }
 
+// Spooled's completion_webhook: the built-in webhook's deliveries, one per
+// end of a job that names a URL, to that URL, signed with its secret, with
+// no subscription at all.
+TEST_P(WebhookEngineTest, AJobsCompletionWebhookGetsItsEndsThroughTheBuiltInWebhook) {
+  EnqueueParams p;
+  p.completion_webhook = "http://127.0.0.1:9/done?job=a";
+  const std::string done = Enqueue("emails", p);
+  Enqueue("emails");  // names no URL: no delivery
+  auto jobs = Claim("emails", 2);
+  ASSERT_EQ(jobs.size(), 2u);
+  for (const Job& j : jobs) {
+    EXPECT_TRUE(CallStatus(&Engine::Complete, CompleteParams{j.id, "w1", *j.lease_id}).ok());
+  }
+  EnqueueParams dead_p = p;
+  dead_p.max_retries = 0;
+  dead_p.completion_webhook = "http://127.0.0.1:9/dead";
+  const std::string dead = Enqueue("sms", dead_p);
+  auto claimed = Claim("sms");
+  ASSERT_EQ(claimed.size(), 1u);
+  ASSERT_TRUE(Call<FailResult>(&Engine::Fail, FailParams{dead, "w1", *claimed[0].lease_id, "x"})
+                  .ok());
+  EnqueueParams cancel_p = p;
+  cancel_p.completion_webhook = "http://127.0.0.1:9/cancelled";
+  const std::string cancelled = Enqueue("sms", cancel_p);
+  ASSERT_TRUE(CallStatus(&Engine::Cancel, std::string(cancelled)).ok());
+
+  const Webhook builtin = GetHook(std::string(kCompletionWebhookId));
+  EXPECT_EQ(builtin.name, kCompletionWebhookName);
+  EXPECT_TRUE(builtin.events.empty());
+  EXPECT_EQ(builtin.secret.substr(0, 6), "whsec_");
+  auto ds = Deliveries(builtin.id);
+  ASSERT_THAT(Events(ds), ElementsAre("job.completed", "job.deadlettered", "job.cancelled"));
+  EXPECT_EQ(ds[0].url, "http://127.0.0.1:9/done?job=a");
+  EXPECT_THAT(ds[0].body, HasSubstr("\"job_id\":\"" + done + "\""));
+  EXPECT_EQ(ds[1].url, "http://127.0.0.1:9/dead");
+  EXPECT_THAT(ds[1].body, HasSubstr("\"dead_reason\":\"max_retries_exceeded\""));
+  EXPECT_EQ(ds[2].url, "http://127.0.0.1:9/cancelled");
+  EXPECT_THAT(ds[2].body, HasSubstr("\"job_id\":\"" + cancelled + "\""));
+
+  // Sent to each job's URL, signed with the built-in webhook's secret.
+  EXPECT_EQ(engine_->RunWebhooksOnce(), 3);
+  ASSERT_EQ(sender_->posts.size(), 3u);
+  std::vector<std::string> urls;
+  for (const OutgoingPost& post : sender_->posts) {
+    urls.push_back(post.url);
+    EXPECT_EQ(post.secret, builtin.secret);
+  }
+  EXPECT_THAT(urls, ::testing::UnorderedElementsAre("http://127.0.0.1:9/done?job=a",
+                                                  "http://127.0.0.1:9/dead",
+                                                  "http://127.0.0.1:9/cancelled"));
+  // The job keeps its URL.
+  auto job = Call<Job>(&Engine::GetJob, std::string(done));
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->completion_webhook, "http://127.0.0.1:9/done?job=a");
+}
+
+TEST_P(WebhookEngineTest, TheCompletionWebhookNeitherDisablesItselfNorChangesShape) {
+  EnqueueParams p;
+  p.completion_webhook = "http://127.0.0.1:9/down";
+  for (int i = 0; i < kMaxConsecutiveFailures + 5; ++i) {
+    const std::string id = Enqueue("emails", p);
+    ASSERT_TRUE(CallStatus(&Engine::Cancel, std::string(id)).ok());
+  }
+  const int n = kMaxConsecutiveFailures + 5;
+  for (int i = 0; i < n; ++i) sender_->script.push_back(503);
+  EXPECT_EQ(engine_->RunWebhooksOnce(), n);
+  const std::string id(kCompletionWebhookId);
+  Webhook builtin = GetHook(id);
+  EXPECT_TRUE(builtin.enabled);  // one receiver's outage stops no one else's callbacks
+  EXPECT_EQ(builtin.consecutive_failures, 0);
+
+  WebhookPatch url;
+  url.url = "http://127.0.0.1:9/elsewhere";
+  auto refused = Call<Webhook>(&Engine::UpdateWebhook, std::string(id), url);
+  EXPECT_EQ(refused.status().code(), ErrorCode::kValidation);
+  EXPECT_EQ(refused.status().field(), "url");
+  WebhookPatch events;
+  events.events = std::vector<std::string>{"job.created"};
+  EXPECT_EQ(Call<Webhook>(&Engine::UpdateWebhook, std::string(id), events).status().field(),
+            "events");
+  WebhookPatch rotate;
+  rotate.secret = "whsec_rotated";
+  rotate.enabled = false;
+  auto rotated = Call<Webhook>(&Engine::UpdateWebhook, std::string(id), rotate);
+  ASSERT_TRUE(rotated.ok()) << rotated.status().ToString();
+  EXPECT_EQ(rotated->secret, "whsec_rotated");
+  EXPECT_EQ(CallStatus(&Engine::DeleteWebhook, std::string(id)).code(), ErrorCode::kConflict);
+  EXPECT_EQ(Call<WebhookTestResult>(&Engine::TestWebhook, std::string(id)).status().code(),
+            ErrorCode::kConflict);
+  // Disabled, it holds new deliveries (pending) rather than dropping them.
+  const std::string held = Enqueue("emails", p);
+  ASSERT_TRUE(CallStatus(&Engine::Cancel, std::string(held)).ok());
+  clock_.Advance(std::chrono::hours(2));
+  EXPECT_EQ(engine_->RunWebhooksOnce(), 0);
+  EXPECT_EQ(Deliveries(id).back().status, DeliveryStatus::kPending);
+}
+
+// The built-in webhook is not an operator's: it does not count against
+// max_webhooks, and it makes no snapshot non-empty (the job hot path stays
+// one pointer test when no webhook subscribes).
+TEST_P(WebhookEngineTest, TheCompletionWebhookIsMadeOnceAndSubscribesToNothing) {
+  EnqueueParams p;
+  p.completion_webhook = "http://127.0.0.1:9/a";
+  Enqueue("emails", p);
+  Enqueue("emails", p);
+  auto all = Call<std::vector<Webhook>>(&Engine::ListWebhooks);
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->size(), 1u);
+  EXPECT_TRUE(IsCompletionWebhook(all->front()));
+  SubscriptionCache cache;
+  cache.Set(*all, 1);
+  EXPECT_TRUE(cache.Get()->empty());
+  EXPECT_TRUE(cache.Get()->completion_webhook);
+  EXPECT_FALSE(cache.Get()->Wants("job.completed"));
+}
+
 INSTANTIATE_TEST_SUITE_P(Executors, WebhookEngineTest, testing::kBothExecutors,
                          testing::ExecutorTestName);
 

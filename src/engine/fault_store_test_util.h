@@ -167,6 +167,9 @@ class FaultStore final : public store::Store {
     Result<long long> InsertDependencies(const std::vector<JobDependency>& edges) override {
       return inner_->InsertDependencies(edges);
     }
+    Result<long long> MarkDependencyMet(const std::string& job_id) override {
+      return inner_->MarkDependencyMet(job_id);
+    }
     Result<std::vector<store::BlockedDependent>> SelectBlockedDependents(
         const std::string& job_id) override {
       return inner_->SelectBlockedDependents(job_id);

@@ -6,6 +6,7 @@
 
 #include "core/ids.h"
 #include "core/new_job.h"
+#include "engine/webhooks/webhook_ops.h"
 
 namespace redrive::engine::ops {
 
@@ -119,6 +120,9 @@ Result<std::vector<Result<EnqueueResult>>> EnqueueBatch(store::WriteTx& tx, TxCo
     if (!queue.enabled) {
       out[i] = Status::Conflict("queue " + p.queue_name + " is disabled");
       continue;
+    }
+    if (p.completion_webhook) {
+      REDRIVE_RETURN_IF_ERROR(webhook_ops::EnsureCompletionWebhook(tx, ctx));
     }
     made.push_back(ctx.MakeNewJob(p, queue));
     if (i < blocked.size() && blocked[i]) made.back().job.status = JobStatus::kBlocked;

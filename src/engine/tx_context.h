@@ -85,6 +85,9 @@ struct TxContext {
   // The most queues the store may hold: an op that creates one passes it to
   // WriteTx::EnsureQueue (EngineOptions::max_queues).
   size_t max_queues = ServerLimits{}.max_queues;
+  // The built-in completion webhook exists (the outbox's snapshot says so, or
+  // this transaction made it): a job naming a completion_webhook needs it.
+  bool completion_webhook_exists = false;
 
   // Core's Apply and MakeNewJob at this transaction's `now` and randomness,
   // with the history entry naming `node_id`. The engine makes every change

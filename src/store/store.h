@@ -118,10 +118,13 @@ struct DependencyState {
   std::vector<JobStatus> statuses;
 };
 
-// A blocked job that waits for a given job (SelectBlockedDependents).
+// A blocked job that waits for a given job (SelectBlockedDependents): its
+// mode, and whether every one of its dependencies is met (completed, as
+// MarkDependencyMet records).
 struct BlockedDependent {
   Job job;
-  DependencyState dependencies;
+  DependencyMode mode = DependencyMode::kAll;
+  bool all_met = false;
 };
 
 // Outcome of an insert that may hit an existing idempotency key.
@@ -512,16 +515,25 @@ class WriteTx : public ReadTx {
   // member's job exists and belongs to no workflow.
   virtual Status InsertWorkflow(const Workflow& workflow,
                                 const std::vector<WorkflowMember>& members) = 0;
-  // Adds the edges (both jobs must exist); an edge already stored is kept.
+  // Adds the edges (both jobs must exist; the caller has locked the jobs
+  // depended on), each met when its job depended on has completed; an edge
+  // already stored is kept.
   // Every edge of a job carries its mode: the edges' job ids take the mode
   // given here (all of their edges, old ones too). Returns how many edges
   // were new.
   virtual Result<long long> InsertDependencies(const std::vector<JobDependency>& edges) = 0;
-  // The blocked jobs waiting for `job_id`, each with what it waits for, in id
-  // order. The dependents' rows are locked (PostgreSQL: FOR UPDATE, before
-  // their dependencies' statuses are read, in a later statement), so of two
-  // transactions completing two dependencies of one job, the second sees
-  // the first's completion and unblocks it.
+  // Records that `job_id` completed: every dependency on it is met from now
+  // on (a completed job never runs again, so met stays met). Returns how
+  // many dependencies that was: 0 when nothing waits for it, the common
+  // case, which then costs this one statement. An edge inserted later on an
+  // already completed job is met at insert (InsertDependencies).
+  virtual Result<long long> MarkDependencyMet(const std::string& job_id) = 0;
+  // The blocked jobs waiting for `job_id`, in id order, each with its mode
+  // and whether all of its dependencies are met: one indexed probe for an
+  // unmet one, whatever the number of dependencies. The dependents' rows are
+  // locked (PostgreSQL: FOR UPDATE, before whether they are met is read, in
+  // a later statement), so of two transactions completing two dependencies
+  // of one job, the second sees the first's mark and unblocks it.
   virtual Result<std::vector<BlockedDependent>> SelectBlockedDependents(
       const std::string& job_id) = 0;
   // The jobs of a workflow in one of `statuses`, in id order, at most

@@ -49,6 +49,7 @@ Result<Job> JobFromJson(const boost::json::value& v) {
   }
   job.tags = ReadTags(*o, "tags");
   job.idempotency_key = ReadString(*o, "idempotency_key");
+  job.completion_webhook = ReadString(*o, "completion_webhook");
   job.created_at = ReadTime(*o, "created_at").value_or(Instant{});
   job.updated_at = ReadTime(*o, "updated_at").value_or(Instant{});
   job.scheduled_at = ReadTime(*o, "scheduled_at").value_or(Instant{});

@@ -83,6 +83,9 @@ boost::json::object JobToJson(const Job& job, JobJsonOptions options) {
     out["result"] = job.result ? EmbedJsonText(*job.result) : boost::json::value(nullptr);
   }
   AddSettingsAndOutcome(job, out);
+  // A callback URL may carry a token of the caller's: left out with the
+  // payload (viewers).
+  if (options.include_payload) out["completion_webhook"] = OptionalString(job.completion_webhook);
   AddTimes(job, out);
   AddLease(job, out);
   AddCounters(job, out);

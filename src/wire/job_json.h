@@ -14,7 +14,8 @@ namespace redrive::wire {
 inline constexpr const char* kOrganizationId = "default";
 
 struct JobJsonOptions {
-  // false for viewers: the "payload" and "result" keys are left out entirely.
+  // false for viewers: the "payload", "result" and "completion_webhook" keys
+  // are left out entirely.
   bool include_payload = true;
 };
 

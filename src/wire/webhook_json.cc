@@ -51,6 +51,8 @@ boost::json::object DeliveryToJson(const WebhookDelivery& d) {
   out["duration_ms"] = value_from(d.duration_ms);
   // The body we wrote is JSON; shown as such (as a string if it ever is not).
   out["body"] = EmbedJsonText(d.body);
+  // The built-in completion webhook's deliveries: the job's URL.
+  if (d.url) out["url"] = *d.url;
   return out;
 }
 

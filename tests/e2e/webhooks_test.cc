@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <map>
 #include <set>
 
 #include "e2e/support/server_process.h"
@@ -219,6 +220,59 @@ TEST_F(WebhooksTest, ADeadLetteredJobDeliversSignedEvents) {
     json::array ds = Deliveries(hook);
     return ds.size() == 4 && std::all_of(ds.begin(), ds.end(), [](const json::value& d) {
              return d.at("status") == "delivered";
+           });
+  }));
+}
+
+// Spooled's completion_webhook through the real binary: a job that names a
+// URL gets its end POSTed there, signed with the built-in webhook's secret
+// (set through the API, as a receiver's owner would: like every webhook's,
+// it is never shown), with no subscription.
+TEST_F(WebhooksTest, ACompletionWebhookIsCalledWhenItsJobEndsSignedByTheBuiltInWebhook) {
+  const std::string url = receiver_.url() + "?order=17";
+  const std::string id = Enqueue("wh-done", {{"completion_webhook", url}});
+  const std::string cancelled = Enqueue("wh-done", {{"completion_webhook", url}});
+  const std::string plain = Enqueue("wh-done");
+  JsonResponse job = Call("GET", "/jobs/" + id);
+  EXPECT_EQ(job.body.at("completion_webhook"), json::value(url));
+  const std::string builtin_path = "/outgoing-webhooks/00000000-0000-7000-8000-000000000001";
+  JsonResponse keyed = Call("PUT", builtin_path, json::object{{"secret", "completion-secret"}});
+  ASSERT_EQ(keyed.status, 200) << keyed.raw.body;
+  JsonResponse claim = Call("POST", "/jobs/claim",
+                            json::object{{"queue_name", "wh-done"}, {"worker_id", "w1"}});
+  ASSERT_EQ(claim.status, 200) << claim.raw.body;
+  ASSERT_EQ(claim.body.at("jobs").at(0).at("id"), json::value(id));
+  ASSERT_EQ(Call("POST", "/jobs/" + id + "/complete",
+                 json::object{{"worker_id", "w1"},
+                              {"lease_id", claim.body.at("jobs").at(0).at("lease_id")},
+                              {"result", json::object{{"ok", true}}}})
+                .status,
+            200);
+  ASSERT_EQ(Call("DELETE", "/jobs/" + cancelled).status, 204);
+
+  ASSERT_TRUE(receiver_.WaitForRequests(2, 10s)) << server_.Stderr();
+  JsonResponse builtin = Call("GET", builtin_path);
+  ASSERT_EQ(builtin.status, 200) << builtin.raw.body;
+  EXPECT_EQ(builtin.body.at("name"), "job-completion");
+  const std::string secret = "completion-secret";
+  std::map<std::string, std::string> event_of_job;
+  for (const ReceivedRequest& r : receiver_.Requests()) {
+    EXPECT_EQ(r.target, "/hook?order=17");
+    const std::string ts = r.header("x-redrive-timestamp");
+    EXPECT_EQ(r.header("x-redrive-signature"),
+              "sha256=" + HmacSha256HexForTest(secret, ts + "." + r.body));
+    json::object body = json::parse(r.body).as_object();
+    event_of_job[std::string(body.at("data").at("job_id").as_string())] =
+        std::string(body.at("event").as_string());
+  }
+  EXPECT_EQ(event_of_job, (std::map<std::string, std::string>{{id, "job.completed"},
+                                                              {cancelled, "job.cancelled"}}));
+  EXPECT_EQ(event_of_job.count(plain), 0u);
+  // The deliveries log of the built-in webhook names each callback's URL.
+  ASSERT_TRUE(WaitUntil([&] {
+    json::array ds = Deliveries("00000000-0000-7000-8000-000000000001");
+    return ds.size() == 2 && std::all_of(ds.begin(), ds.end(), [&](const json::value& d) {
+             return d.at("status") == "delivered" && d.at("url") == json::value(url);
            });
   }));
 }

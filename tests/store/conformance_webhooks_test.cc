@@ -133,6 +133,29 @@ TEST_P(StoreConformanceTest, DeliveryRoundTripsAndUpdates) {
   });
 }
 
+TEST_P(StoreConformanceTest, DeliveryUrlRoundTripsThroughEveryRead) {
+  WebhookDelivery own = MakeDelivery("own", "w", T(1), T(1));
+  own.url = "https://app.example.com/done?job=1";
+  Write([&](WriteTx& tx) {
+    ASSERT_TRUE(tx.InsertWebhook(MakeWebhook("w"), kNoWebhookLimit).ok());
+    ASSERT_TRUE(tx.InsertDelivery(own).ok());
+    ASSERT_TRUE(tx.InsertDelivery(MakeDelivery("plain", "w", T(2), T(2))).ok());
+  });
+  EXPECT_EQ(*BeginRead()->GetDelivery("own"), own);
+  EXPECT_EQ(BeginRead()->GetDelivery("plain")->url, std::nullopt);
+  auto listed = BeginRead()->ListDeliveries({"w"});
+  ASSERT_TRUE(listed.ok());
+  EXPECT_THAT(*listed, ElementsAre(MakeDelivery("plain", "w", T(2), T(2)), own));
+  // An update (the outcome of an attempt) keeps it.
+  own.attempts = 1;
+  own.last_status_code = 500;
+  Write([&](WriteTx& tx) { ASSERT_TRUE(tx.UpdateDelivery(own).ok()); });
+  auto tx = BeginWrite();
+  auto due = tx->SelectDueDeliveries(T(100), 10);
+  ASSERT_TRUE(due.ok());
+  EXPECT_THAT(*due, ElementsAre(own, MakeDelivery("plain", "w", T(2), T(2))));
+}
+
 TEST_P(StoreConformanceTest, DeliveryReservationRoundTripsThroughEveryRead) {
   WebhookDelivery reserved = MakeDelivery("reserved", "w", T(1), T(1));
   reserved.reservation = "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";

@@ -130,37 +130,69 @@ TEST_P(StoreConformanceTest, BlockedJobsAreCountedListedAndNeverClaimable) {
 }
 
 // Completing a dependency and unblocking what it freed is one transaction:
-// in it the dependents are read with the statuses they wait for, and a job
-// unblocked there is claimable before the commit.
+// in it the completion is marked met, the dependents are read with whether
+// all they wait for is met, and a job unblocked there is claimable before
+// the commit.
 TEST_P(StoreConformanceTest, DependentsOfACompletedJobAreReadAndUnblockedInItsTransaction) {
   Diamond g;
   Write([&](WriteTx& tx) { CreateWorkflow(MakeWorkflow("wf-1"), g.jobs(), g.edges, tx); });
   Write([&](WriteTx& tx) {
     ASSERT_TRUE(tx.ApplyChange(ApplyEvent(g.a, event::Complete{"w1", "lease-a", "{}"}, T(5))).ok());
+    EXPECT_EQ(*tx.MarkDependencyMet(g.a.id), 2);  // b and c wait for a
     Result<std::vector<BlockedDependent>> deps = tx.SelectBlockedDependents(g.a.id);
     ASSERT_TRUE(deps.ok()) << deps.status().ToString();
     ASSERT_EQ(deps->size(), 2u);
     EXPECT_EQ((*deps)[0].job, g.b);
     EXPECT_EQ((*deps)[1].job, g.c);
     for (const BlockedDependent& d : *deps) {
-      EXPECT_EQ(d.dependencies.mode, DependencyMode::kAll);
-      EXPECT_THAT(d.dependencies.statuses, ElementsAre(JobStatus::kCompleted));
-      EXPECT_EQ(DecideReadiness(d.dependencies.mode, d.dependencies.statuses), Readiness::kReady);
+      EXPECT_EQ(d.mode, DependencyMode::kAll);
+      EXPECT_TRUE(d.all_met);
       ASSERT_TRUE(tx.ApplyChange(ApplyEvent(d.job, event::Unblock{g.a.id}, T(5))).ok());
     }
     EXPECT_THAT(Ids(*tx.SelectClaimable("emails", T(5), 10)), ElementsAre(g.b.id));
-    // d waits for b and c, both now pending.
+    // d waits for b and c: one met is not all.
+    EXPECT_EQ(*tx.MarkDependencyMet(g.b.id), 1);
     Result<std::vector<BlockedDependent>> of_b = tx.SelectBlockedDependents(g.b.id);
     ASSERT_TRUE(of_b.ok());
     ASSERT_EQ(of_b->size(), 1u);
-    EXPECT_THAT((*of_b)[0].dependencies.statuses,
-                UnorderedElementsAre(JobStatus::kPending, JobStatus::kPending));
+    EXPECT_FALSE((*of_b)[0].all_met);
+    EXPECT_EQ(*tx.MarkDependencyMet(g.c.id), 1);
+    EXPECT_TRUE((*tx.SelectBlockedDependents(g.c.id))[0].all_met);
+    // Marking again changes nothing; a job nothing waits for marks nothing.
+    EXPECT_EQ(*tx.MarkDependencyMet(g.c.id), 0);
+    EXPECT_EQ(*tx.MarkDependencyMet(g.d.id), 0);
   });
   EXPECT_EQ(Get(g.b.id).status, JobStatus::kPending);
   EXPECT_EQ(Get(g.c.id).status, JobStatus::kPending);
   EXPECT_EQ(Get(g.d.id).status, JobStatus::kBlocked);
   // Only blocked dependents are selected: a's are pending now.
   Write([&](WriteTx& tx) { EXPECT_THAT(*tx.SelectBlockedDependents(g.a.id), IsEmpty()); });
+}
+
+// An edge added on a job that has completed already is met from the start;
+// one on a job still running is not.
+TEST_P(StoreConformanceTest, AnEdgeOnACompletedJobIsMetAtInsert) {
+  Job done = MakeJob("done", "emails", T(1));
+  done.status = JobStatus::kCompleted;
+  done.completed_at = T(2);
+  Job running = MakeJob("running", "emails", T(1));
+  Job late = Blocked(MakeJob("late", "emails", T(3)));
+  Job later = Blocked(MakeJob("later", "emails", T(3)));
+  Insert({done, running, late, later});
+  Write([&](WriteTx& tx) {
+    ASSERT_TRUE(tx.InsertDependencies({{late.id, done.id, DependencyMode::kAll}}).ok());
+    ASSERT_TRUE(tx.InsertDependencies({{later.id, done.id, DependencyMode::kAll},
+                                       {later.id, running.id, DependencyMode::kAll}})
+                    .ok());
+    // Nothing was marked by a completion, yet late has all it needs.
+    Result<std::vector<BlockedDependent>> of_done = tx.SelectBlockedDependents(done.id);
+    ASSERT_TRUE(of_done.ok()) << of_done.status().ToString();
+    ASSERT_EQ(of_done->size(), 2u);
+    EXPECT_EQ((*of_done)[0].job.id, "late");
+    EXPECT_TRUE((*of_done)[0].all_met);
+    EXPECT_EQ((*of_done)[1].job.id, "later");
+    EXPECT_FALSE((*of_done)[1].all_met);
+  });
 }
 
 TEST_P(StoreConformanceTest, JobDependenciesListBothSidesWithStatusesAndMode) {

@@ -116,6 +116,7 @@ Job FullDeadJob() {
   job.max_snoozes = 40;
   job.tags = {{"tenant", "acme"}, {"quote\"d", "line\nbreak\\ \u00e9 \U0001F600"}};
   job.idempotency_key = "order-17";
+  job.completion_webhook = "https://app.example.com/hooks/done?order=17";
   job.expires_at = T(99999);
   job.started_at = T(40);
   job.result = R"({"partial":[1,2]})";

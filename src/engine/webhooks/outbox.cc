@@ -9,11 +9,13 @@ namespace redrive::engine {
 
 Status WebhookOutbox::BeginTransaction(store::WriteTx& tx, TxContext& ctx) {
   REDRIVE_ASSIGN_OR_RETURN(ctx.subscriptions, subscriptions_.ForTransaction(tx));
+  ctx.completion_webhook_exists = ctx.subscriptions->completion_webhook;
   if (ctx.subscriptions->empty()) ctx.subscriptions.reset();
   return Status::Ok();
 }
 
 Status WebhookOutbox::OnJob(store::WriteTx& tx, TxContext& ctx, const JobWrite& write) {
+  if (write.job.completion_webhook) REDRIVE_RETURN_IF_ERROR(WriteCompletion(tx, ctx, write));
   if (ctx.subscriptions == nullptr) return Status::Ok();
   for (const EmittedWebhook& emit : Describe(write.outcome).webhooks) {
     if (emit.event == nullptr) break;
@@ -53,6 +55,28 @@ Status WebhookOutbox::OnWorkflow(store::WriteTx& tx, TxContext& ctx, const Workf
   if (ctx.subscriptions == nullptr) return Status::Ok();
   if (!ctx.subscriptions->Wants(WorkflowWebhookEventName(write.outcome))) return Status::Ok();
   return Write(tx, ctx, WorkflowWebhookEvent(write.outcome, write.workflow));
+}
+
+Status WebhookOutbox::WriteCompletion(store::WriteTx& tx, TxContext& ctx, const JobWrite& write) {
+  for (const EmittedWebhook& emit : Describe(write.outcome).webhooks) {
+    if (emit.event == nullptr) break;
+    if (!IsCompletionEvent(emit.event)) continue;
+    const std::string event_id = NewUuidV7(ctx.now, ctx.random);
+    WebhookDelivery d;
+    d.id = NewUuidV7(ctx.now, ctx.random);
+    d.webhook_id = std::string(kCompletionWebhookId);
+    d.event_id = event_id;
+    d.event = emit.event;
+    d.body = WebhookEnvelope(event_id, JobWebhookEvent(emit.event, write.job, {.will_retry = emit.will_retry}), ctx.now);
+    d.created_at = ctx.now;
+    d.next_attempt_at = ctx.now;
+    d.url = write.job.completion_webhook;
+    // Written only while the built-in webhook exists (the store's insert
+    // checks it): it is made with the first job that names a URL.
+    REDRIVE_RETURN_IF_ERROR(tx.InsertDelivery(d));
+    ctx.effects.wrote_deliveries = true;
+  }
+  return Status::Ok();
 }
 
 Status WebhookOutbox::Write(store::WriteTx& tx, TxContext& ctx, const WebhookEvent& event) {

@@ -31,7 +31,9 @@ class WebhookOutbox final : public WriteHook {
   // on another node, or in a transaction not yet refreshed here).
   Status BeginTransaction(store::WriteTx& tx, TxContext& ctx) override;
   // Writes one pending delivery, due now, per (emitted event, enabled
-  // webhook subscribed to it).
+  // webhook subscribed to it); and, when the job names a completion_webhook
+  // and the write ends it (core's kCompletionEvents), one delivery of the
+  // built-in completion webhook to that URL.
   Status OnJob(store::WriteTx& tx, TxContext& ctx, const JobWrite& write) override;
   Status OnQueue(store::WriteTx& tx, TxContext& ctx, const QueueWrite& write) override;
   Status OnWorker(store::WriteTx& tx, TxContext& ctx, const WorkerWrite& write) override;
@@ -41,6 +43,7 @@ class WebhookOutbox final : public WriteHook {
 
  private:
   static Status Write(store::WriteTx& tx, TxContext& ctx, const WebhookEvent& event);
+  static Status WriteCompletion(store::WriteTx& tx, TxContext& ctx, const JobWrite& write);
 
   SubscriptionCache& subscriptions_;
 };

@@ -10,7 +10,13 @@ std::shared_ptr<const WebhookSubscriptions> Snapshot(const std::vector<Webhook>&
   auto s = std::make_shared<WebhookSubscriptions>();
   s->version = version;
   for (const Webhook& w : all) {
-    if (w.enabled) s->webhooks.push_back(w);
+    // The built-in completion webhook subscribes to nothing: the outbox
+    // writes its deliveries for the jobs that name a URL.
+    if (IsCompletionWebhook(w)) {
+      s->completion_webhook = true;
+    } else if (w.enabled) {
+      s->webhooks.push_back(w);
+    }
   }
   return s;
 }

@@ -29,8 +29,10 @@
 namespace redrive::engine {
 
 struct WebhookSubscriptions {
-  std::vector<Webhook> webhooks;  // enabled webhooks only
+  std::vector<Webhook> webhooks;  // enabled webhooks only, the built-in one aside
   int64_t version = 0;            // the store's WebhooksVersion it reflects
+  // The built-in completion webhook (core/webhook.h) exists, enabled or not.
+  bool completion_webhook = false;
 
   bool empty() const { return webhooks.empty(); }
   // Some webhook wants `event` (core's WebhookWants).

@@ -1,6 +1,8 @@
 #include "engine/webhooks/webhook_ops.h"
 
+#include <limits>
 #include <map>
+#include <random>
 
 #include "core/ids.h"
 #include "core/json_text.h"
@@ -40,8 +42,9 @@ Result<std::vector<ClaimedDelivery>> ClaimDue(store::WriteTx& tx, TxContext& ctx
     d.next_attempt_at = ctx.now + policy.attempt_lease;
     d.reservation = NewUuidV7(ctx.now, ctx.random);
     REDRIVE_RETURN_IF_ERROR(tx.UpdateDelivery(d));
+    // A completion delivery carries its job's URL; the rest go to their webhook's.
+    c.url = d.url.value_or(it->second.url);
     c.delivery = std::move(d);
-    c.url = it->second.url;
     c.secret = it->second.secret;
     c.signature_format = it->second.signature_format;
     out.push_back(std::move(c));
@@ -103,6 +106,11 @@ Result<ClaimedDelivery> CreateTestDelivery(store::WriteTx& tx, TxContext& ctx,
                                            const std::string& webhook_id,
                                            const DeliveryRetryPolicy& policy) {
   REDRIVE_ASSIGN_OR_RETURN(Webhook webhook, tx.GetWebhook(webhook_id));
+  if (IsCompletionWebhook(webhook)) {
+    return Status::Conflict(
+        "the completion webhook has no URL of its own to test: each of its deliveries goes to "
+        "its job's completion_webhook");
+  }
   ClaimedDelivery c;
   c.test = true;
   c.url = webhook.url;
@@ -122,6 +130,28 @@ Result<ClaimedDelivery> CreateTestDelivery(store::WriteTx& tx, TxContext& ctx,
   c.due_before_claim = d.next_attempt_at;
   REDRIVE_RETURN_IF_ERROR(tx.InsertDelivery(d));
   return c;
+}
+
+std::string GenerateWebhookSecret() {
+  std::random_device rd;  // getrandom on Linux
+  unsigned char bytes[32];
+  for (unsigned char& b : bytes) b = static_cast<unsigned char>(rd() & 0xff);
+  return FormatWebhookSecret(bytes);
+}
+
+Status EnsureCompletionWebhook(store::WriteTx& tx, TxContext& ctx) {
+  if (ctx.completion_webhook_exists) return Status::Ok();
+  Result<Webhook> found = tx.GetWebhook(std::string(kCompletionWebhookId));
+  if (found.ok()) {
+    ctx.completion_webhook_exists = true;
+    return Status::Ok();
+  }
+  if (found.status().code() != ErrorCode::kNotFound) return found.status();
+  // Not one of the operators' webhooks: it does not count against their limit.
+  REDRIVE_RETURN_IF_ERROR(tx.InsertWebhook(NewCompletionWebhook(GenerateWebhookSecret(), ctx.now),
+                                           std::numeric_limits<size_t>::max()));
+  ctx.completion_webhook_exists = true;
+  return Status::Ok();
 }
 
 }  // namespace redrive::engine::webhook_ops

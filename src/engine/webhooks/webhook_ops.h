@@ -60,4 +60,15 @@ Result<ClaimedDelivery> CreateTestDelivery(store::WriteTx& tx, TxContext& ctx,
                                            const std::string& webhook_id,
                                            const DeliveryRetryPolicy& policy);
 
+// A new webhook secret (core's FormatWebhookSecret) from the OS's
+// randomness: the engine's injected Random is seeded for reproducible tests
+// and must not make secrets.
+std::string GenerateWebhookSecret();
+
+// Makes the built-in completion webhook (core/webhook.h), with a fresh
+// secret, unless it exists. Called for a job that names a
+// completion_webhook, in its enqueue's transaction, so the job's deliveries
+// always have their webhook.
+Status EnsureCompletionWebhook(store::WriteTx& tx, TxContext& ctx);
+
 }  // namespace redrive::engine::webhook_ops

@@ -206,6 +206,8 @@ inline constexpr PgJobColumn kPgJobColumns[] = {
     UpdatedColumn<&Job::crash_limit>("crash_limit"),
     UpdatedColumn<&Job::snooze_count>("snooze_count"),
     UpdatedColumn<&Job::max_snoozes>("max_snoozes"),
+    // Added by a migration: the table's last column.
+    FixedColumn<&Job::completion_webhook>("completion_webhook"),
 };
 inline constexpr int kPgJobColumnCount = static_cast<int>(std::size(kPgJobColumns));
 

@@ -400,6 +400,13 @@ ALTER TABLE redrive.webhooks
   ADD CONSTRAINT webhooks_format_check CHECK (format IN ('json','slack','discord','teams'));
 )sql";
 
+// Version 17: Spooled's completion_webhook. A job keeps its URL; a delivery
+// of the built-in completion webhook (core/webhook.h) carries its target.
+constexpr char kSchemaV17[] = R"sql(
+ALTER TABLE redrive.jobs ADD COLUMN completion_webhook text;
+ALTER TABLE redrive.webhook_deliveries ADD COLUMN url text;
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "delivery reservations, webhooks version", kSchemaV2},
@@ -417,6 +424,8 @@ constexpr PgMigration kMigrations[] = {
     {14, "token exchange: token secret and refresh tokens", token_sql::kSchema},
     {15, "webhook formats discord and teams", kSchemaV15},
     {16, "workflows and job dependencies", workflow_sql::kSchema},
+    {17, "completion webhooks", kSchemaV17},
+    {18, "met dependencies", workflow_sql::kMetSchema},
 };
 
 constexpr char kCreateMigrationsTable[] =

@@ -4,6 +4,7 @@
 
 #include "core/comma_list.h"
 #include "core/limits.h"
+#include "core/webhook.h"
 #include "store/postgres/pg_schema.h"
 
 namespace redrive::store::postgres::webhook_sql {
@@ -12,10 +13,10 @@ namespace {
 #define REDRIVE_PG_WEBHOOK_COLUMNS                                                          \
   "id, name, url, events, secret, enabled, format, consecutive_failures, disabled_reason, " \
   "created_at, updated_at, last_delivery_at, signature_format"
-// The fixed fields, the mutable ones (UpdateDelivery), created_at.
+// The fixed fields, the mutable ones (UpdateDelivery), created_at, url.
 #define REDRIVE_PG_DELIVERY_COLUMNS                                            \
   "id, webhook_id, event_id, event, body, status, attempts, next_attempt_at, " \
-  "last_status_code, last_error, delivered_at, duration_ms, reservation, created_at"
+  "last_status_code, last_error, delivered_at, duration_ms, reservation, created_at, url"
 
 constexpr char kListWebhooks[] =
     "SELECT " REDRIVE_PG_WEBHOOK_COLUMNS " FROM redrive.webhooks ORDER BY created_at, id";
@@ -35,7 +36,10 @@ constexpr char kDeleteWebhookDeliveries[] =
 constexpr char kDeleteWebhook[] = "DELETE FROM redrive.webhooks WHERE id = $1";
 const std::string kLockWebhookCreation =
     "SELECT pg_advisory_xact_lock(" + std::to_string(kWebhookCreationLockKey) + ")";
-constexpr char kCountWebhooks[] = "SELECT count(*) FROM redrive.webhooks";
+// The built-in completion webhook (core/webhook.h) is not an operator's: it
+// does not count against max_webhooks.
+const std::string kCountWebhooks = "SELECT count(*) FROM redrive.webhooks WHERE id <> '" +
+                                   std::string(kCompletionWebhookId) + "'";
 
 constexpr char kGetDelivery[] =
     "SELECT " REDRIVE_PG_DELIVERY_COLUMNS " FROM redrive.webhook_deliveries WHERE id = $1";
@@ -54,7 +58,8 @@ constexpr char kListDeliveriesByStatus[] =
 constexpr char kInsertDelivery[] =
     "INSERT INTO redrive.webhook_deliveries (" REDRIVE_PG_DELIVERY_COLUMNS
     ") SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::integer,"
-    " $8::bigint, $9::integer, $10::text, $11::bigint, $12::bigint, $13::text, $14::bigint"
+    " $8::bigint, $9::integer, $10::text, $11::bigint, $12::bigint, $13::text, $14::bigint,"
+    " $15::text"
     // A webhook deleted meanwhile is seen gone (nothing is written); one
     // being deleted waits for this transaction and then cascades to it.
     " WHERE EXISTS (SELECT 1 FROM redrive.webhooks WHERE id = $2 FOR KEY SHARE)";
@@ -68,7 +73,7 @@ constexpr char kUpdateDelivery[] =
 constexpr char kSelectDue[] =
     "SELECT d.id, d.webhook_id, d.event_id, d.event, d.body, d.status, d.attempts,"
     " d.next_attempt_at, d.last_status_code, d.last_error, d.delivered_at, d.duration_ms,"
-    " d.reservation, d.created_at FROM redrive.webhook_deliveries AS d"
+    " d.reservation, d.created_at, d.url FROM redrive.webhook_deliveries AS d"
     " JOIN redrive.webhooks AS w ON w.id = d.webhook_id AND w.enabled"
     " WHERE d.status = 'pending' AND d.next_attempt_at <= $1"
     " ORDER BY d.next_attempt_at LIMIT $2 FOR UPDATE OF d SKIP LOCKED";
@@ -131,6 +136,7 @@ WebhookDelivery ReadDelivery(const PgResult& r, int row) {
   if (!r.IsNull(row, 11)) d.duration_ms = r.Int64(row, 11);
   d.reservation = r.OptString(row, 12);
   d.created_at = r.Time(row, 13);
+  d.url = r.OptString(row, 14);
   return d;
 }
 
@@ -162,6 +168,7 @@ void BindDelivery(PgParams& p, const WebhookDelivery& d) {
   p.AddRef(d.body);
   BindMutable(p, d);
   p.Add(d.created_at);
+  p.AddRef(d.url);
 }
 
 template <typename T, typename ReadFn>

@@ -9,6 +9,17 @@
 
 namespace redrive::store::postgres::workflow_sql {
 
+// Version 18: whether each dependency is met (its job completed), as
+// SQLite's version 17 (sqlite/workflow_sql.cc): a completion probes
+// job_dependencies_unmet once per dependent instead of reading every
+// dependency's status.
+const char kMetSchema[] = R"sql(
+ALTER TABLE redrive.job_dependencies ADD COLUMN met boolean NOT NULL DEFAULT false;
+UPDATE redrive.job_dependencies AS d SET met = true
+  FROM redrive.jobs AS j WHERE j.id = d.depends_on_job_id AND j.status = 'completed';
+CREATE INDEX job_dependencies_unmet ON redrive.job_dependencies (job_id) WHERE NOT met;
+)sql";
+
 // Version 16: workflows and job dependencies, as SQLite's version 15
 // (sqlite/workflow_sql.cc): a workflow row holds what was given at
 // creation, its status and counts are read from its jobs; a job's edges and
@@ -133,22 +144,35 @@ constexpr char kInsertMembers[] =
     " SELECT m.job_id, $2, m.job_key, m.position"
     " FROM unnest($1::text[], $3::text[], $4::integer[]) AS m(job_id, job_key, position)";
 // $1 job ids, $2 dependency ids, $3 modes.
+// Met at insert when the job depended on has completed already (the caller
+// locked it: it cannot complete meanwhile).
 constexpr char kInsertEdges[] =
-    "INSERT INTO redrive.job_dependencies (job_id, depends_on_job_id, mode)"
-    " SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) ON CONFLICT DO NOTHING";
+    "INSERT INTO redrive.job_dependencies (job_id, depends_on_job_id, mode, met)"
+    " SELECT e.job_id, e.dep, e.mode, coalesce(j.status = 'completed', false)"
+    " FROM unnest($1::text[], $2::text[], $3::text[]) AS e(job_id, dep, mode)"
+    " LEFT JOIN redrive.jobs AS j ON j.id = e.dep ON CONFLICT DO NOTHING";
+constexpr char kMarkMet[] =
+    "UPDATE redrive.job_dependencies SET met = true WHERE depends_on_job_id = $1 AND NOT met";
 // $1 job ids, $2 modes.
 constexpr char kSetModes[] =
     "UPDATE redrive.job_dependencies d SET mode = m.mode"
     " FROM unnest($1::text[], $2::text[]) AS m(job_id, mode)"
     " WHERE d.job_id = m.job_id AND d.mode <> m.mode";
-// $1 job. Locked in id order (two completions never deadlock on them); the
-// statuses they wait for are read by a later statement (kStates), which sees
-// every completion committed while this one waited for a lock.
+// $1 job. Locked in id order (two completions never deadlock on them);
+// whether they are met is read by a later statement (kAllMet), which sees
+// every completion's mark committed while this one waited for a lock.
 constexpr char kBlockedDependents[] =
     "SELECT " REDRIVE_PG_JOB_COLUMNS
     " FROM redrive.jobs WHERE id IN"
     " (SELECT job_id FROM redrive.job_dependencies WHERE depends_on_job_id = $1)"
     " AND status = 'blocked' ORDER BY id FOR UPDATE";
+// $1 the completed job, $2 its locked dependents: each one's mode, and
+// whether none of its edges is unmet.
+constexpr char kAllMet[] =
+    "SELECT d.job_id, d.mode, NOT EXISTS (SELECT 1 FROM redrive.job_dependencies AS u"
+    " WHERE u.job_id = d.job_id AND NOT u.met)"
+    " FROM redrive.job_dependencies AS d"
+    " WHERE d.depends_on_job_id = $1 AND d.job_id = ANY($2::text[])";
 // $1 workflow, $2 text[] of statuses, $3 limit.
 constexpr char kWorkflowJobs[] =
     "SELECT " REDRIVE_PG_JOB_COLUMNS
@@ -380,6 +404,13 @@ Result<long long> InsertDependencies(PgConnection& conn, const std::vector<JobDe
   return added;
 }
 
+Result<long long> MarkDependencyMet(PgConnection& conn, const std::string& job_id) {
+  PgParams p;
+  p.AddRef(job_id);
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, conn.ExecPrepared(kMarkMet, p));
+  return r.affected();
+}
+
 Result<std::vector<BlockedDependent>> SelectBlockedDependents(PgConnection& conn,
                                                               const std::string& job_id) {
   std::vector<Job> jobs;
@@ -389,14 +420,21 @@ Result<std::vector<BlockedDependent>> SelectBlockedDependents(PgConnection& conn
     REDRIVE_ASSIGN_OR_RETURN(PgResult r, conn.ExecPrepared(kBlockedDependents, p));
     REDRIVE_ASSIGN_OR_RETURN(jobs, PgJobs(r));
   }
+  std::vector<BlockedDependent> out;
+  if (jobs.empty()) return out;
   std::vector<std::string> ids;
   for (const Job& j : jobs) ids.push_back(j.id);
-  REDRIVE_ASSIGN_OR_RETURN(auto states, States(conn, ids));
-  std::vector<BlockedDependent> out;
+  PgParams p;
+  p.AddRef(job_id);
+  p.AddTextArray(ids);
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, conn.ExecPrepared(kAllMet, p));
+  std::map<std::string, std::pair<DependencyMode, bool>> met;
+  for (int i = 0; i < r.rows(); ++i) met[r.String(i, 0)] = {ModeAt(r, i, 1), r.Bool(i, 2)};
   out.reserve(jobs.size());
   for (Job& j : jobs) {
-    DependencyState state = states[j.id];
-    out.push_back({std::move(j), std::move(state)});
+    auto it = met.find(j.id);
+    if (it == met.end()) return Status::Internal("dependent " + j.id + " lost its edge");
+    out.push_back({std::move(j), it->second.first, it->second.second});
   }
   return out;
 }

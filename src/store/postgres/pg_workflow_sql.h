@@ -18,6 +18,8 @@ namespace redrive::store::postgres::workflow_sql {
 
 // Version 16 of the schema (pg_schema.cc).
 extern const char kSchema[];
+// Version 18: job_dependencies.met (as SQLite's version 17).
+extern const char kMetSchema[];
 
 // Reads.
 Result<WorkflowView> GetWorkflow(PgConnection& conn, const std::string& id);
@@ -38,6 +40,7 @@ Result<bool> DependsOnTransitively(PgConnection& conn, const std::string& job_id
 Status InsertWorkflow(PgConnection& conn, const Workflow& workflow,
                       const std::vector<WorkflowMember>& members);
 Result<long long> InsertDependencies(PgConnection& conn, const std::vector<JobDependency>& edges);
+Result<long long> MarkDependencyMet(PgConnection& conn, const std::string& job_id);
 Result<std::vector<BlockedDependent>> SelectBlockedDependents(PgConnection& conn,
                                                               const std::string& job_id);
 Result<std::vector<Job>> SelectWorkflowJobs(PgConnection& conn, const std::string& workflow_id,

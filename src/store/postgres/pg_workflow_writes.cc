@@ -15,6 +15,10 @@ Result<long long> PgWriteTx::InsertDependencies(const std::vector<JobDependency>
   return workflow_sql::InsertDependencies(*held, edges);
 }
 
+Result<long long> PgWriteTx::MarkDependencyMet(const std::string& job_id) {
+  return workflow_sql::MarkDependencyMet(*held, job_id);
+}
+
 Result<std::vector<BlockedDependent>> PgWriteTx::SelectBlockedDependents(
     const std::string& job_id) {
   REDRIVE_ASSIGN_OR_RETURN(std::vector<BlockedDependent> out,

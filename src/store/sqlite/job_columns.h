@@ -213,6 +213,8 @@ inline constexpr JobColumn kJobColumns[] = {
     UpdatedColumn<&Job::crash_limit>("crash_limit"),
     UpdatedColumn<&Job::snooze_count>("snooze_count"),
     UpdatedColumn<&Job::max_snoozes>("max_snoozes"),
+    // Added by a migration: the table's last column.
+    FixedColumn<&Job::completion_webhook>("completion_webhook"),
 };
 inline constexpr int kJobColumnCount = static_cast<int>(std::size(kJobColumns));
 

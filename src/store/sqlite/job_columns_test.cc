@@ -48,6 +48,7 @@ Job FullJob(const std::string& id) {
   j.dead_reason = DeadReason::kLeaseExpired;
   j.tags = {{"tenant", "acme"}};
   j.idempotency_key = "key-" + id;
+  j.completion_webhook = "https://app.example.com/done/" + id;
   j.created_at = T(1);
   j.updated_at = T(2);
   j.scheduled_at = T(3);
@@ -84,6 +85,7 @@ std::map<std::string, std::function<void(Job&)>> ChangeByColumn() {
       {"dead_reason", [](Job& j) { j.dead_reason = DeadReason::kExpired; }},
       {"tags", [](Job& j) { j.tags["region"] = "eu"; }},
       {"idempotency_key", [](Job& j) { j.idempotency_key.reset(); }},
+      {"completion_webhook", [](Job& j) { j.completion_webhook.reset(); }},
       {"created_at", [](Job& j) { j.created_at = T(11); }},
       {"updated_at", [](Job& j) { j.updated_at = T(12); }},
       {"scheduled_at", [](Job& j) { j.scheduled_at = T(13); }},

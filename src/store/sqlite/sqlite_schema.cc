@@ -390,6 +390,13 @@ UPDATE sqlite_schema
 PRAGMA writable_schema = RESET;
 )sql";
 
+// Version 16: Spooled's completion_webhook. A job keeps its URL; a delivery
+// of the built-in completion webhook (core/webhook.h) carries its target.
+constexpr char kSchemaV16[] = R"sql(
+ALTER TABLE jobs ADD COLUMN completion_webhook TEXT;
+ALTER TABLE webhook_deliveries ADD COLUMN url TEXT;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "outgoing webhooks", kSchemaV2},
@@ -406,6 +413,8 @@ constexpr Migration kMigrations[] = {
     {13, "token exchange: token secret and refresh tokens", token_sql::kSchema},
     {14, "webhook formats discord and teams", kSchemaV14},
     {15, "workflows and job dependencies", workflow_sql::kSchema},
+    {16, "completion webhooks", kSchemaV16},
+    {17, "met dependencies", workflow_sql::kMetSchema},
 };
 
 constexpr char kCreateMigrationsTable[] =

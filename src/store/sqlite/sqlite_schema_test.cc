@@ -188,11 +188,51 @@ TEST_F(SchemaTest, AFileFromBeforeWorkflowsAcceptsBlockedJobsAfterIt) {
   auto other = Connection::Open(dir_.File("s.db"), options);
   ASSERT_TRUE(other.ok());
   EXPECT_TRUE((*other)->Exec("UPDATE jobs SET status = 'blocked' WHERE id = 'q1'").ok());
-  EXPECT_TRUE((*other)->Exec("INSERT INTO job_dependencies VALUES ('b1', 'q1', 'all')").ok());
-  EXPECT_FALSE((*other)->Exec("INSERT INTO job_dependencies VALUES ('b1', 'b1', 'all')").ok());
+  EXPECT_TRUE((*other)
+                  ->Exec("INSERT INTO job_dependencies (job_id, depends_on_job_id, mode)"
+                         " VALUES ('b1', 'q1', 'all')")
+                  .ok());
+  EXPECT_FALSE((*other)
+                   ->Exec("INSERT INTO job_dependencies (job_id, depends_on_job_id, mode)"
+                          " VALUES ('b1', 'b1', 'all')")
+                   .ok());
   auto check = conn_->Prepare("PRAGMA integrity_check");
   ASSERT_TRUE(*check->Step());
   EXPECT_EQ(check->String(0), "ok");
+}
+
+// Edges stored before dependencies were marked met: those on a completed job
+// are met once migrated, the others not.
+TEST_F(SchemaTest, AFileFromBeforeMetDependenciesHasItsCompletedEdgesMet) {
+  size_t before = 0;
+  while (std::string_view(Migrations()[before].name) != "met dependencies") ++before;
+  ASSERT_TRUE(Migrate(*conn_, Migrations().first(before)).ok());
+  auto insert = [&](const char* id, const char* status) {
+    return conn_->ExecScript(
+        std::string("INSERT INTO jobs (id, queue_name, status, priority, retry_count,"
+                    " max_retries, timeout_seconds, backoff_base_ms, backoff_max_ms,"
+                    " backoff_jitter_ms, created_at, updated_at, scheduled_at, completed_at)"
+                    " VALUES ('") +
+        id + "', 'q', '" + status + "', 0, 0, 3, 30, 1, 1, 1, 1, 1, 1, " +
+        (std::string_view(status) == "completed" ? "2" : "NULL") + ");");
+  };
+  ASSERT_TRUE(insert("done", "completed").ok());
+  ASSERT_TRUE(insert("running", "pending").ok());
+  ASSERT_TRUE(insert("waiter", "blocked").ok());
+  ASSERT_TRUE(conn_
+                  ->ExecScript("INSERT INTO job_dependencies (job_id, depends_on_job_id, mode)"
+                               " VALUES ('waiter', 'done', 'all'), ('waiter', 'running', 'all');")
+                  .ok());
+  ASSERT_TRUE(Migrate(*conn_).ok());
+  auto met = conn_->Prepare(
+      "SELECT depends_on_job_id, met FROM job_dependencies ORDER BY depends_on_job_id");
+  ASSERT_TRUE(met.ok());
+  ASSERT_TRUE(*met->Step());
+  EXPECT_EQ(met->String(0), "done");
+  EXPECT_EQ(met->Int(1), 1);
+  ASSERT_TRUE(*met->Step());
+  EXPECT_EQ(met->String(0), "running");
+  EXPECT_EQ(met->Int(1), 0);
 }
 
 TEST_F(SchemaTest, MigrationsAreNumberedInOrderWithoutGaps) {

@@ -16,6 +16,11 @@ Result<long long> SqliteWriteTx::InsertDependencies(const std::vector<JobDepende
   return workflow_sql::InsertDependencies(conn(), edges);
 }
 
+Result<long long> SqliteWriteTx::MarkDependencyMet(const std::string& job_id) {
+  REDRIVE_RETURN_IF_ERROR(CheckOpen());
+  return workflow_sql::MarkDependencyMet(conn(), job_id);
+}
+
 Result<std::vector<BlockedDependent>> SqliteWriteTx::SelectBlockedDependents(
     const std::string& job_id) {
   REDRIVE_RETURN_IF_ERROR(CheckOpen());

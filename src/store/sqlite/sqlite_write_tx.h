@@ -111,6 +111,7 @@ class SqliteWriteTx final : public SqliteReads<WriteTx> {
   Status InsertWorkflow(const Workflow& workflow,
                         const std::vector<WorkflowMember>& members) override;
   Result<long long> InsertDependencies(const std::vector<JobDependency>& edges) override;
+  Result<long long> MarkDependencyMet(const std::string& job_id) override;
   Result<std::vector<BlockedDependent>> SelectBlockedDependents(const std::string& job_id) override;
   Result<std::vector<Job>> SelectWorkflowJobs(const std::string& workflow_id,
                                               const std::vector<JobStatus>& statuses,

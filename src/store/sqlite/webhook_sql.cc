@@ -1,7 +1,10 @@
 #include "store/sqlite/webhook_sql.h"
 
+#include <string>
+
 #include "core/comma_list.h"
 #include "core/limits.h"
+#include "core/webhook.h"
 #include "store/sqlite/query_util.h"
 #include "store/sqlite/statement.h"
 
@@ -13,7 +16,7 @@ namespace {
   "created_at, updated_at, last_delivery_at, signature_format"
 #define REDRIVE_DELIVERY_COLUMNS                                               \
   "id, webhook_id, event_id, event, body, status, attempts, next_attempt_at, " \
-  "last_status_code, last_error, created_at, delivered_at, duration_ms, reservation"
+  "last_status_code, last_error, created_at, delivered_at, duration_ms, reservation, url"
 
 constexpr char kListWebhooks[] =
     "SELECT " REDRIVE_WEBHOOK_COLUMNS " FROM webhooks ORDER BY created_at, id";
@@ -27,7 +30,10 @@ constexpr char kUpdateWebhook[] =
     "updated_at = ?11, last_delivery_at = ?12, signature_format = ?13 WHERE id = ?1";
 constexpr char kDeleteWebhookDeliveries[] = "DELETE FROM webhook_deliveries WHERE webhook_id = ?1";
 constexpr char kDeleteWebhook[] = "DELETE FROM webhooks WHERE id = ?1";
-constexpr char kCountWebhooks[] = "SELECT count(*) FROM webhooks";
+// The built-in completion webhook (core/webhook.h) is not an operator's: it
+// does not count against max_webhooks.
+const std::string kCountWebhooks = "SELECT count(*) FROM webhooks WHERE id <> '" +
+                                   std::string(kCompletionWebhookId) + "'";
 
 constexpr char kGetDelivery[] =
     "SELECT " REDRIVE_DELIVERY_COLUMNS " FROM webhook_deliveries WHERE id = ?1";
@@ -42,7 +48,7 @@ constexpr char kListDeliveriesByStatus[] =
     " AND status = ?4 ORDER BY created_at DESC, rowid DESC LIMIT ?2 OFFSET ?3";
 constexpr char kInsertDelivery[] =
     "INSERT INTO webhook_deliveries (" REDRIVE_DELIVERY_COLUMNS
-    ") SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14"
+    ") SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15"
     " WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = ?2)";
 constexpr char kWebhooksVersion[] = "SELECT version FROM webhooks_version WHERE id = 1";
 constexpr char kUpdateDelivery[] =
@@ -115,6 +121,7 @@ WebhookDelivery ReadDelivery(const Statement& s) {
   d.delivered_at = s.OptTime(11);
   if (!s.IsNull(12)) d.duration_ms = s.Int64(12);
   d.reservation = s.OptString(13);
+  d.url = s.OptString(14);
   return d;
 }
 
@@ -227,6 +234,7 @@ Status DeleteWebhook(Connection& conn, const std::string& id) {
 Status InsertDelivery(Connection& conn, const WebhookDelivery& d) {
   REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kInsertDelivery));
   BindDelivery(stmt, d);
+  stmt.Bind(15, d.url);  // fixed at insert: UpdateDelivery leaves it
   return stmt.Run();
 }
 

@@ -3,12 +3,25 @@
 #include <map>
 
 #include "core/tags_json.h"
+#include "store/sqlite/job_columns.h"
 #include "store/sqlite/query_util.h"
 #include "store/sqlite/row_mapping.h"
 #include "store/sqlite/statement.h"
 #include "store/workflow_status_sql.h"
 
 namespace redrive::store::sqlite::workflow_sql {
+
+// Version 17: whether each dependency is met (its job completed), so that a
+// completion asks its dependents "is any of yours unmet?" with one probe of
+// job_dependencies_unmet instead of reading every dependency's status (a
+// fan-in of N jobs cost O(N) per completion, O(N²) in all). Existing edges
+// on completed jobs are met.
+const char kMetSchema[] = R"sql(
+ALTER TABLE job_dependencies ADD COLUMN met INTEGER NOT NULL DEFAULT 0;
+UPDATE job_dependencies SET met = 1
+ WHERE depends_on_job_id IN (SELECT id FROM jobs WHERE status = 'completed');
+CREATE INDEX job_dependencies_unmet ON job_dependencies (job_id) WHERE met = 0;
+)sql";
 
 // Version 15: workflows and job dependencies (core/workflow.h). A workflow
 // row holds only what was given at creation; its status and counts are read
@@ -128,16 +141,23 @@ constexpr char kInsertWorkflow[] =
     " VALUES (?1, ?2, ?3, ?4, ?5)";
 constexpr char kInsertMember[] =
     "INSERT INTO workflow_jobs (job_id, workflow_id, job_key, position) VALUES (?1, ?2, ?3, ?4)";
+// Met at insert when the job depended on has completed already (the caller
+// locked it: it cannot complete meanwhile). "WHERE true" tells SQLite's
+// parser the ON CONFLICT is the insert's.
 constexpr char kInsertEdge[] =
-    "INSERT INTO job_dependencies (job_id, depends_on_job_id, mode) VALUES (?1, ?2, ?3)"
-    " ON CONFLICT DO NOTHING";
+    "INSERT INTO job_dependencies (job_id, depends_on_job_id, mode, met)"
+    " SELECT ?1, ?2, ?3, coalesce((SELECT status = 'completed' FROM jobs WHERE id = ?2), 0)"
+    " WHERE true ON CONFLICT DO NOTHING";
+constexpr char kMarkMet[] =
+    "UPDATE job_dependencies SET met = 1 WHERE depends_on_job_id = ?1 AND met = 0";
 constexpr char kSetMode[] =
     "UPDATE job_dependencies SET mode = ?2 WHERE job_id = ?1 AND mode <> ?2";
+// Each dependent with its mode and whether none of its edges is unmet.
 constexpr char kBlockedDependents[] =
-    "SELECT " REDRIVE_JOB_COLUMNS
-    " FROM jobs WHERE id IN"
-    " (SELECT job_id FROM job_dependencies WHERE depends_on_job_id = ?1)"
-    " AND status = 'blocked' ORDER BY id";
+    "SELECT " REDRIVE_JOB_COLUMNS ", d.mode,"
+    " NOT EXISTS (SELECT 1 FROM job_dependencies AS u WHERE u.job_id = jobs.id AND u.met = 0)"
+    " FROM job_dependencies AS d JOIN jobs ON jobs.id = d.job_id"
+    " WHERE d.depends_on_job_id = ?1 AND jobs.status = 'blocked' ORDER BY jobs.id";
 // ?2: a JSON array of status names.
 constexpr char kWorkflowJobs[] =
     "SELECT " REDRIVE_JOB_COLUMNS
@@ -356,24 +376,27 @@ Result<long long> InsertDependencies(Connection& conn, const std::vector<JobDepe
   return added;
 }
 
+Result<long long> MarkDependencyMet(Connection& conn, const std::string& job_id) {
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kMarkMet));
+  stmt.Bind(1, job_id);
+  REDRIVE_RETURN_IF_ERROR(stmt.Run());
+  return stmt.Changes();
+}
+
 Result<std::vector<BlockedDependent>> SelectBlockedDependents(Connection& conn,
                                                               const std::string& job_id) {
-  std::vector<Job> jobs;
-  {
-    REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kBlockedDependents));
-    stmt.Bind(1, job_id);
-    REDRIVE_ASSIGN_OR_RETURN(jobs, CollectJobs(stmt));
-  }
-  std::vector<std::string> ids;
-  for (const Job& j : jobs) ids.push_back(j.id);
-  REDRIVE_ASSIGN_OR_RETURN(auto states, States(conn, ids));
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kBlockedDependents));
+  stmt.Bind(1, job_id);
   std::vector<BlockedDependent> out;
-  out.reserve(jobs.size());
-  for (Job& j : jobs) {
-    DependencyState state = states[j.id];
-    out.push_back({std::move(j), std::move(state)});
+  while (true) {
+    REDRIVE_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) return out;
+    BlockedDependent d;
+    REDRIVE_ASSIGN_OR_RETURN(d.job, ReadJob(stmt));
+    d.mode = ModeAt(stmt, kJobColumnCount);
+    d.all_met = stmt.Int(kJobColumnCount + 1) != 0;
+    out.push_back(std::move(d));
   }
-  return out;
 }
 
 Result<std::vector<Job>> SelectWorkflowJobs(Connection& conn, const std::string& workflow_id,

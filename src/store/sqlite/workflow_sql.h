@@ -17,6 +17,8 @@ namespace redrive::store::sqlite::workflow_sql {
 
 // Version 15 of the schema (sqlite_schema.cc).
 extern const char kSchema[];
+// Version 17: job_dependencies.met.
+extern const char kMetSchema[];
 
 // Reads.
 Result<WorkflowView> GetWorkflow(Connection& conn, const std::string& id);
@@ -37,6 +39,7 @@ Result<bool> DependsOnTransitively(Connection& conn, const std::string& job_id,
 Status InsertWorkflow(Connection& conn, const Workflow& workflow,
                       const std::vector<WorkflowMember>& members);
 Result<long long> InsertDependencies(Connection& conn, const std::vector<JobDependency>& edges);
+Result<long long> MarkDependencyMet(Connection& conn, const std::string& job_id);
 Result<std::vector<BlockedDependent>> SelectBlockedDependents(Connection& conn,
                                                               const std::string& job_id);
 Result<std::vector<Job>> SelectWorkflowJobs(Connection& conn, const std::string& workflow_id,
