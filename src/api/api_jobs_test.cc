@@ -62,8 +62,9 @@ TEST_F(ApiTest, SpooledFieldsRedriveLacksAreRefusedNamingTheField) {
 // Spooled's completion_webhook: kept with the job, shown to those who may
 // see its payload, checked as an outgoing webhook's URL.
 TEST_F(ApiTest, CompletionWebhookIsKeptAndCheckedLikeAWebhookUrl) {
-  Reply created = Post("/api/v1/jobs", R"({"queue_name":"q","payload":{},)"
-                                       R"("completion_webhook":"https://app.example.com/done?t=1"})");
+  Reply created =
+      Post("/api/v1/jobs", R"({"queue_name":"q","payload":{},)"
+                           R"("completion_webhook":"https://app.example.com/done?t=1"})");
   ASSERT_EQ(created.status, 201);
   Reply job = Get("/api/v1/jobs/" + Str(created["id"]));
   EXPECT_EQ(job["completion_webhook"], "https://app.example.com/done?t=1");
@@ -72,7 +73,9 @@ TEST_F(ApiTest, CompletionWebhookIsKeptAndCheckedLikeAWebhookUrl) {
   ASSERT_EQ(hooks.status, 200);
   ASSERT_EQ(hooks.json.as_array().size(), 1u);
   EXPECT_EQ(hooks.json.as_array()[0].at("name"), "job-completion");
-  EXPECT_EQ(Get("/api/v1/jobs/" + Str(Post("/api/v1/jobs", R"({"queue_name":"q","payload":{}})")["id"]))["completion_webhook"],
+  EXPECT_EQ(Get("/api/v1/jobs/" +
+                Str(Post("/api/v1/jobs",
+                         R"({"queue_name":"q","payload":{}})")["id"]))["completion_webhook"],
             nullptr);
   struct Case {
     std::string url, why;
@@ -91,9 +94,10 @@ TEST_F(ApiTest, CompletionWebhookIsKeptAndCheckedLikeAWebhookUrl) {
     EXPECT_EQ(r.status, 400) << c.why;
     EXPECT_EQ(r.Field(), "completion_webhook") << c.why;
   }
-  Reply bulk = Post("/api/v1/jobs/bulk",
-                    R"({"queue_name":"q","jobs":[{"payload":{},"completion_webhook":"https://a.example/"},)"
-                    R"({"payload":{},"completion_webhook":"http://10.0.0.1/"}]})");
+  Reply bulk =
+      Post("/api/v1/jobs/bulk",
+           R"({"queue_name":"q","jobs":[{"payload":{},"completion_webhook":"https://a.example/"},)"
+           R"({"payload":{},"completion_webhook":"http://10.0.0.1/"}]})");
   ASSERT_EQ(bulk.status, 200);
   EXPECT_EQ(bulk["success_count"], 1);
   EXPECT_EQ(bulk["failure_count"], 1);

@@ -124,7 +124,8 @@ Response EncodeBulk(const std::vector<engine::BulkItemResult>& results,
 void HandleEnqueue(Call& call) {
   Result<boost::json::object> body = call.Body();
   if (!body.ok()) return call.Fail(body.status());
-  Result<engine::EnqueueParams> p = DecodeEnqueue(*body, call.options.limits, WebhookUrlRulesOf(call.options));
+  Result<engine::EnqueueParams> p =
+      DecodeEnqueue(*body, call.options.limits, WebhookUrlRulesOf(call.options));
   if (!p.ok()) return call.Fail(p.status());
   Result<std::optional<std::string>> parent = DecodeParentJobId(*body);
   if (!parent.ok()) return call.Fail(parent.status());
@@ -144,7 +145,8 @@ void HandleEnqueue(Call& call) {
 void HandleEnqueueBulk(Call& call) {
   Result<boost::json::object> body = call.Body();
   if (!body.ok()) return call.Fail(body.status());
-  Result<BulkDecoded> decoded = DecodeBulk(*body, call.options.limits, WebhookUrlRulesOf(call.options));
+  Result<BulkDecoded> decoded =
+      DecodeBulk(*body, call.options.limits, WebhookUrlRulesOf(call.options));
   if (!decoded.ok()) return call.Fail(decoded.status());
   BulkDecoded d = std::move(*decoded);
   if (!d.params.jobs.empty()) {

@@ -70,8 +70,7 @@ Status CheckWebhookUrl(const std::string& url, const WebhookUrlRules& rules,
   // resolves it.
   const std::optional<engine::AddressClass> cls = engine::ClassifyLiteralHost(u->host_address());
   if (cls && *cls != engine::AddressClass::kGlobal) {
-    return Status::Validation(field, field + "'s host is a " +
-                                         engine::AddressClassName(*cls) +
+    return Status::Validation(field, field + "'s host is a " + engine::AddressClassName(*cls) +
                                          " address; webhooks may only target global addresses "
                                          "unless the server allows private targets");
   }

@@ -48,7 +48,8 @@ void HandleListWebhooks(Call& call) {
 void HandleCreateWebhook(Call& call) {
   Result<boost::json::object> body = call.Body();
   if (!body.ok()) return call.Fail(body.status());
-  Result<engine::CreateWebhookParams> p = DecodeCreateWebhook(*body, WebhookUrlRulesOf(call.options));
+  Result<engine::CreateWebhookParams> p =
+      DecodeCreateWebhook(*body, WebhookUrlRulesOf(call.options));
   if (!p.ok()) return call.Fail(p.status());
   call.engine.CreateWebhook(std::move(*p),
                             Answer<Webhook>(call.respond, [role = call.role](Webhook& w) {

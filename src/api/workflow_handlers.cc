@@ -41,7 +41,8 @@ void HandleListWorkflows(Call& call) {
 void HandleCreateWorkflow(Call& call) {
   Result<boost::json::object> body = call.Body();
   if (!body.ok()) return call.Fail(body.status());
-  Result<engine::CreateWorkflowParams> p = DecodeCreateWorkflow(*body, call.options.limits, WebhookUrlRulesOf(call.options));
+  Result<engine::CreateWorkflowParams> p =
+      DecodeCreateWorkflow(*body, call.options.limits, WebhookUrlRulesOf(call.options));
   if (!p.ok()) return call.Fail(p.status());
   for (const engine::WorkflowJobParams& j : p->jobs) {
     if (Status st = CheckQueueScope(call.caller, j.job.queue_name); !st.ok()) return call.Fail(st);

@@ -349,8 +349,8 @@ TEST_P(WebhookEngineTest, AJobsCompletionWebhookGetsItsEndsThroughTheBuiltInWebh
   const std::string dead = Enqueue("sms", dead_p);
   auto claimed = Claim("sms");
   ASSERT_EQ(claimed.size(), 1u);
-  ASSERT_TRUE(Call<FailResult>(&Engine::Fail, FailParams{dead, "w1", *claimed[0].lease_id, "x"})
-                  .ok());
+  ASSERT_TRUE(
+      Call<FailResult>(&Engine::Fail, FailParams{dead, "w1", *claimed[0].lease_id, "x"}).ok());
   EnqueueParams cancel_p = p;
   cancel_p.completion_webhook = "http://127.0.0.1:9/cancelled";
   const std::string cancelled = Enqueue("sms", cancel_p);
@@ -378,8 +378,8 @@ TEST_P(WebhookEngineTest, AJobsCompletionWebhookGetsItsEndsThroughTheBuiltInWebh
     EXPECT_EQ(post.secret, builtin.secret);
   }
   EXPECT_THAT(urls, ::testing::UnorderedElementsAre("http://127.0.0.1:9/done?job=a",
-                                                  "http://127.0.0.1:9/dead",
-                                                  "http://127.0.0.1:9/cancelled"));
+                                                    "http://127.0.0.1:9/dead",
+                                                    "http://127.0.0.1:9/cancelled"));
   // The job keeps its URL.
   auto job = Call<Job>(&Engine::GetJob, std::string(done));
   ASSERT_TRUE(job.ok());

@@ -89,8 +89,9 @@ void GroupCommitter::RunBatch(std::deque<WriteOp>& batch) {
   } else {
     store::WriteTx& w = **tx;
     for (size_t i = 0; i < batch.size(); ++i) {
-      TxContext op_ctx{ctx.now,           random_, {}, {}, hooks_, ctx.subscriptions, node_id_,
-                       max_queues_, ctx.completion_webhook_exists};
+      TxContext op_ctx{ctx.now,  random_,     {},
+                       {},       hooks_,      ctx.subscriptions,
+                       node_id_, max_queues_, ctx.completion_webhook_exists};
       Status sp = w.Savepoint();
       if (!sp.ok()) {
         results[i] = sp;

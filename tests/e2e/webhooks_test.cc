@@ -238,8 +238,8 @@ TEST_F(WebhooksTest, ACompletionWebhookIsCalledWhenItsJobEndsSignedByTheBuiltInW
   const std::string builtin_path = "/outgoing-webhooks/00000000-0000-7000-8000-000000000001";
   JsonResponse keyed = Call("PUT", builtin_path, json::object{{"secret", "completion-secret"}});
   ASSERT_EQ(keyed.status, 200) << keyed.raw.body;
-  JsonResponse claim = Call("POST", "/jobs/claim",
-                            json::object{{"queue_name", "wh-done"}, {"worker_id", "w1"}});
+  JsonResponse claim =
+      Call("POST", "/jobs/claim", json::object{{"queue_name", "wh-done"}, {"worker_id", "w1"}});
   ASSERT_EQ(claim.status, 200) << claim.raw.body;
   ASSERT_EQ(claim.body.at("jobs").at(0).at("id"), json::value(id));
   ASSERT_EQ(Call("POST", "/jobs/" + id + "/complete",

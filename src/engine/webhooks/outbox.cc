@@ -67,7 +67,8 @@ Status WebhookOutbox::WriteCompletion(store::WriteTx& tx, TxContext& ctx, const 
     d.webhook_id = std::string(kCompletionWebhookId);
     d.event_id = event_id;
     d.event = emit.event;
-    d.body = WebhookEnvelope(event_id, JobWebhookEvent(emit.event, write.job, {.will_retry = emit.will_retry}), ctx.now);
+    d.body = WebhookEnvelope(
+        event_id, JobWebhookEvent(emit.event, write.job, {.will_retry = emit.will_retry}), ctx.now);
     d.created_at = ctx.now;
     d.next_attempt_at = ctx.now;
     d.url = write.job.completion_webhook;

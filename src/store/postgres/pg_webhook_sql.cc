@@ -38,8 +38,8 @@ const std::string kLockWebhookCreation =
     "SELECT pg_advisory_xact_lock(" + std::to_string(kWebhookCreationLockKey) + ")";
 // The built-in completion webhook (core/webhook.h) is not an operator's: it
 // does not count against max_webhooks.
-const std::string kCountWebhooks = "SELECT count(*) FROM redrive.webhooks WHERE id <> '" +
-                                   std::string(kCompletionWebhookId) + "'";
+const std::string kCountWebhooks =
+    "SELECT count(*) FROM redrive.webhooks WHERE id <> '" + std::string(kCompletionWebhookId) + "'";
 
 constexpr char kGetDelivery[] =
     "SELECT " REDRIVE_PG_DELIVERY_COLUMNS " FROM redrive.webhook_deliveries WHERE id = $1";

@@ -32,8 +32,8 @@ constexpr char kDeleteWebhookDeliveries[] = "DELETE FROM webhook_deliveries WHER
 constexpr char kDeleteWebhook[] = "DELETE FROM webhooks WHERE id = ?1";
 // The built-in completion webhook (core/webhook.h) is not an operator's: it
 // does not count against max_webhooks.
-const std::string kCountWebhooks = "SELECT count(*) FROM webhooks WHERE id <> '" +
-                                   std::string(kCompletionWebhookId) + "'";
+const std::string kCountWebhooks =
+    "SELECT count(*) FROM webhooks WHERE id <> '" + std::string(kCompletionWebhookId) + "'";
 
 constexpr char kGetDelivery[] =
     "SELECT " REDRIVE_DELIVERY_COLUMNS " FROM webhook_deliveries WHERE id = ?1";

@@ -154,7 +154,8 @@ constexpr char kSetMode[] =
     "UPDATE job_dependencies SET mode = ?2 WHERE job_id = ?1 AND mode <> ?2";
 // Each dependent with its mode and whether none of its edges is unmet.
 constexpr char kBlockedDependents[] =
-    "SELECT " REDRIVE_JOB_COLUMNS ", d.mode,"
+    "SELECT " REDRIVE_JOB_COLUMNS
+    ", d.mode,"
     " NOT EXISTS (SELECT 1 FROM job_dependencies AS u WHERE u.job_id = jobs.id AND u.met = 0)"
     " FROM job_dependencies AS d JOIN jobs ON jobs.id = d.job_id"
     " WHERE d.depends_on_job_id = ?1 AND jobs.status = 'blocked' ORDER BY jobs.id";
