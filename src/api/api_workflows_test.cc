@@ -105,6 +105,18 @@ TEST_F(ApiWorkflowsTest, EveryBadDefinitionIs400NamingTheFieldOrKey) {
   EXPECT_EQ(Get("/api/v1/jobs/stats")["pending"], 0);
 }
 
+// The dashboard counted six of the eight statuses: a workflow's blocked
+// jobs were missing from its total and by_status.
+TEST_F(ApiWorkflowsTest, TheDashboardCountsBlockedJobs) {
+  ASSERT_FALSE(Create().empty());
+  Reply r = Get("/api/v1/dashboard");
+  ASSERT_EQ(r.status, 200) << r.raw.body;
+  const auto& jobs = r["jobs"].as_object();
+  EXPECT_EQ(jobs.at("total"), 4);
+  EXPECT_EQ(jobs.at("pending"), 1);
+  EXPECT_EQ(jobs.at("by_status").at("blocked"), 3);
+}
+
 TEST_F(ApiWorkflowsTest, ADiamondRunsThroughClaimAndComplete) {
   const std::string id = Create();
   EXPECT_EQ(RunOne(), keys_["a"]);

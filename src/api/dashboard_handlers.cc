@@ -21,12 +21,8 @@ namespace {
 boost::json::object JobsJson(const engine::DashboardView& v) {
   StatusCounts all;
   for (const engine::QueueView& q : v.queues) {
-    all.pending += q.counts.pending;
-    all.scheduled += q.counts.scheduled;
-    all.processing += q.counts.processing;
-    all.completed += q.counts.completed;
-    all.deadletter += q.counts.deadletter;
-    all.cancelled += q.counts.cancelled;
+    StatusCounts counts = q.counts;
+    for (JobStatus s : kAllStatuses) all.of(s) += counts.of(s);
   }
   boost::json::object out{{"total", all.total()},         {"pending", all.pending},
                           {"processing", all.processing}, {"completed_24h", nullptr},

@@ -1,10 +1,9 @@
 #include "store/postgres/pg_job_sql.h"
 
 #include <bit>
-#include <mutex>
-#include <unordered_map>
 
 #include "core/json_text.h"
+#include "core/text_cache.h"
 
 namespace redrive::store::postgres::sql {
 namespace {
@@ -229,18 +228,13 @@ void AddLimitOffset(BuiltQuery& q, int limit, int offset) {
   q.sql += " OFFSET " + Param(q.params.size());
 }
 
-// The text `build` makes for (changed, history), built once per key: a
-// handful of keys occur (one per kind of transition), and each text stays
-// valid for the life of the process. The top bit (no column) marks history.
+// The text `build` makes for (changed, history), built once per key
+// (core/text_cache.h). The top bit (no column) marks history.
 template <std::string (*build)(PgColumnSet, bool)>
 std::string_view CachedUpdateText(PgColumnSet changed, bool history) {
-  static std::mutex mu;
-  static std::unordered_map<PgColumnSet, std::string> texts;
+  static TextCache<PgColumnSet>& texts = TextCache<PgColumnSet>::Lasting();
   const PgColumnSet key = AssignedColumns(changed) | (history ? PgColumnSet{1} << 63 : 0);
-  std::lock_guard<std::mutex> lock(mu);
-  auto [it, inserted] = texts.try_emplace(key);
-  if (inserted) it->second = build(changed, history);
-  return it->second;
+  return texts.Get(key, [&] { return build(changed, history); });
 }
 
 }  // namespace

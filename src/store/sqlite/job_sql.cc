@@ -1,9 +1,9 @@
 #include "store/sqlite/job_sql.h"
 
 #include <bit>
-#include <mutex>
 #include <string>
-#include <unordered_map>
+
+#include "core/text_cache.h"
 
 namespace redrive::store::sqlite::sql {
 namespace {
@@ -59,17 +59,12 @@ std::string BuildUpdate(const char* table, JobColumnSet assigned, JobColumnSet b
   return sql;
 }
 
-// The text for `key`, built by `build` the first time. A handful of keys
-// occur in practice (one per kind of transition); each text stays valid for
-// the life of the process. Keys of the jobs and job_payloads updates never
-// collide: their columns are disjoint.
+// The text for `key`, built by `build` the first time (core/text_cache.h).
+// Keys of the jobs and job_payloads updates never collide: their columns are
+// disjoint.
 std::string_view CachedText(JobColumnSet key, std::string (*build)(JobColumnSet)) {
-  static std::mutex mu;
-  static std::unordered_map<JobColumnSet, std::string> texts;
-  std::lock_guard<std::mutex> lock(mu);
-  auto [it, inserted] = texts.try_emplace(key);
-  if (inserted) it->second = build(key);
-  return it->second;
+  static TextCache<JobColumnSet>& texts = TextCache<JobColumnSet>::Lasting();
+  return texts.Get(key, [&] { return build(key); });
 }
 
 // Appends "AND <tag condition>" for "key=value" (exact) or "key" (presence).
