@@ -20,7 +20,8 @@ void BuildUpdateTextsForever(std::atomic<bool>& started) {
   for (int round = 0;; ++round) {
     for (int i = 0; i < kJobColumnCount; ++i) {
       if (!(kUpdatedColumns & ColumnBit(i))) continue;
-      const JobColumnSet changed = ColumnBit(i) | (round % 2 ? ColumnBit((i + 1) % kJobColumnCount) : 0);
+      const JobColumnSet changed =
+          ColumnBit(i) | (round % 2 ? ColumnBit((i + 1) % kJobColumnCount) : 0);
       if (UpdateJobSql(changed & kUpdatedColumns).empty()) std::abort();
       started = true;
     }
