@@ -33,15 +33,10 @@ class TextCache {
     return it->second;
   }
 
-  size_t size() const {
-    std::lock_guard<std::mutex> lock(mu_);
-    return texts_.size();
-  }
-
  private:
   TextCache() = default;
 
-  mutable std::mutex mu_;
+  std::mutex mu_;
   std::unordered_map<Key, std::string> texts_;
 };
 
