@@ -114,6 +114,22 @@ TEST_F(ScheduleEngineTest, FiringATimeAgainEnqueuesNoSecondJob) {
   EXPECT_EQ(Get(s.id).run_count, 1);
 }
 
+// A pass that runs late (the duty's lag) fires the time it came for; the
+// next time is one period after that time, not after the pass: an `@every`
+// schedule keeps its pace instead of drifting by each pass's lag.
+TEST_F(ScheduleEngineTest, EveryKeepsItsPaceWhenAPassRunsLate) {
+  clock_.Set(At("2027-01-15T10:00:00.250Z"));
+  Schedule s = Create({.cron_expression = "@every 10s"});
+  EXPECT_EQ(s.next_run_at, At("2027-01-15T10:00:10.250Z"));
+  RunAt("2027-01-15T10:00:10.900Z");
+  EXPECT_EQ(Get(s.id).next_run_at, At("2027-01-15T10:00:20.250Z"));
+  RunAt("2027-01-15T10:00:21.100Z");
+  RunAt("2027-01-15T10:00:30.250Z");
+  EXPECT_THAT(FireTimes(History(s.id)), ElementsAre("2027-01-15T10:00:10.250Z scheduled job",
+                                                    "2027-01-15T10:00:20.250Z scheduled job",
+                                                    "2027-01-15T10:00:30.250Z scheduled job"));
+}
+
 TEST_F(ScheduleEngineTest, SkipFiresNothingForMissedTimes) {
   clock_.Set(At("2027-01-15T10:02:00Z"));
   Schedule s = Create({});

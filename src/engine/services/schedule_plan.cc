@@ -37,7 +37,11 @@ SchedulePlan PlanDueRuns(const Schedule& schedule, Instant now) {
     t = cron::NextFire(*expression, *zone, *t);
   }
   const bool counted_all = !t || *t > now;
-  plan.next_run_at = cron::NextFire(*expression, *zone, now);
+  // The first fire time after now on the schedule's own succession: for
+  // `@every`, the period counts from the last fire time, not from this pass
+  // (which runs late by its own lag, and would drift by it at every tick).
+  // Past kMaxMissedCounted times, from now.
+  plan.next_run_at = counted_all ? t : cron::NextFire(*expression, *zone, now);
 
   std::optional<Instant> on_time;
   if (counted_all && !latest.empty() && now - latest.back() <= kLateGrace) {
