@@ -234,6 +234,43 @@ TEST_F(ApiWorkflowsTest, ParentJobIdMakesTheJobWaitForItsParent) {
   EXPECT_EQ(orphan.Field(), "parent_job_id");
 }
 
+TEST_F(ApiWorkflowsTest, GetJobCarriesSpooledsWorkflowAndDependencyFields) {
+  const std::string id = Create();
+  Reply root = Get("/api/v1/jobs/" + keys_["a"]);
+  ASSERT_EQ(root.status, 200) << root.raw.body;
+  EXPECT_EQ(Str(root["workflow_id"]), id);
+  EXPECT_TRUE(root["parent_job_id"].is_null());
+  EXPECT_TRUE(root["dependency_mode"].is_null());
+  EXPECT_EQ(root["dependencies_met"], true);
+  // b waits for a alone: a is its parent.
+  Reply b = Get("/api/v1/jobs/" + keys_["b"]);
+  EXPECT_EQ(Str(b["parent_job_id"]), keys_["a"]);
+  EXPECT_EQ(b["dependency_mode"], "all");
+  EXPECT_EQ(b["dependencies_met"], false);
+  // d waits for two jobs: no single parent.
+  Reply d = Get("/api/v1/jobs/" + keys_["d"]);
+  EXPECT_TRUE(d["parent_job_id"].is_null());
+  EXPECT_EQ(d["dependency_mode"], "all");
+  EXPECT_EQ(d["dependencies_met"], false);
+  EXPECT_EQ(RunOne(), keys_["a"]);
+  EXPECT_EQ(Get("/api/v1/jobs/" + keys_["b"])["dependencies_met"], true);
+  EXPECT_EQ(Get("/api/v1/jobs/" + keys_["d"])["dependencies_met"], false);
+
+  // A job outside any workflow, created with parent_job_id.
+  const std::string plain = Enqueue("q");
+  Reply p = Get("/api/v1/jobs/" + plain);
+  EXPECT_TRUE(p["workflow_id"].is_null());
+  EXPECT_TRUE(p["parent_job_id"].is_null());
+  EXPECT_EQ(p["dependencies_met"], true);
+  Reply child =
+      Post("/api/v1/jobs", R"({"queue_name":"q","payload":{},"parent_job_id":")" + plain + "\"}");
+  ASSERT_EQ(child.status, 201) << child.raw.body;
+  Reply c = Get("/api/v1/jobs/" + Str(child["id"]));
+  EXPECT_EQ(Str(c["parent_job_id"]), plain);
+  EXPECT_TRUE(c["workflow_id"].is_null());
+  EXPECT_EQ(c["dependencies_met"], false);
+}
+
 TEST_F(ApiWorkflowsTest, ViewersReadWorkersCreateAdminsCancel) {
   const std::string id = Create();
   ApiOptions o;

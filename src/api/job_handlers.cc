@@ -12,6 +12,7 @@
 #include "core/limits.h"
 #include "wire/job_json.h"
 #include "wire/queue_json.h"
+#include "wire/workflow_json.h"
 
 namespace redrive::api {
 namespace {
@@ -80,15 +81,16 @@ void HandleListJobs(Call& call) {
 }
 
 void HandleGetJob(Call& call) {
-  // A key limited to some queues reads only their jobs (known once read).
-  call.engine.GetJob(
-      call.Param("id"),
-      Answer<Job>(call.respond, [caller = call.caller, encode = JobEncoder(call.role)](Job& job) {
-        if (Status st = CheckQueueScope(caller, job.queue_name); !st.ok()) {
-          return ErrorResponse(st);
-        }
-        return encode(job);
-      }));
+  // A key limited to some queues reads only their jobs (checked once read).
+  call.engine.GetJobWithLinks(
+      call.Param("id"), CallerScope(call.caller),
+      Answer<engine::JobDependenciesView>(
+          call.respond,
+          [include_payload = call.role != Role::kViewer](engine::JobDependenciesView& v) {
+            boost::json::object out = wire::JobToJson(v.job, {.include_payload = include_payload});
+            wire::AddDependencyFields(v.workflow_id, v.links, v.dependencies_met, out);
+            return JsonResponse(200, out);
+          }));
 }
 
 void HandleJobStatuses(Call& call) {

@@ -230,6 +230,10 @@ class Engine {
   // the workflow's).
   void GetWorkflowJob(std::string id, std::string job_id, Callback<WorkflowJobRow> done);
   void GetJobDependencies(std::string job_id, QueueScope scope, Callback<JobDependenciesView> done);
+  // GET /jobs/{id}: the job, its workflow and whether its dependencies hold,
+  // with at most 2 dependencies and 0 dependents listed (enough to tell
+  // whether it waits for exactly one job, its parent).
+  void GetJobWithLinks(std::string job_id, QueueScope scope, Callback<JobDependenciesView> done);
   void AddJobDependencies(AddDependenciesParams p, Callback<AddDependenciesResult> done);
   // Enqueue (POST /jobs) of a job that waits for `depends_on` (Spooled's
   // parent_job_id): blocked unless they are already met. The dependencies

@@ -191,6 +191,31 @@ Result<EnqueueResult> EnqueueAfterOp(WriteTx& tx, TxContext& ctx, const EnqueueP
   return r;
 }
 
+// The job (in `scope`), its workflow, whether its dependencies hold, and at
+// most `dependencies` of them and `dependents` of what waits for it.
+Result<JobDependenciesView> DependenciesOp(ReadTx& tx, const std::string& job_id,
+                                           const QueueScope& scope, int dependencies,
+                                           int dependents) {
+  JobDependenciesView v;
+  REDRIVE_ASSIGN_OR_RETURN(v.job, tx.GetJob(job_id));
+  REDRIVE_RETURN_IF_ERROR(scope.Check(v.job.queue_name));
+  REDRIVE_ASSIGN_OR_RETURN(std::optional<WorkflowMember> member, tx.GetWorkflowMember(job_id));
+  if (member) v.workflow_id = member->workflow_id;
+  REDRIVE_ASSIGN_OR_RETURN(v.links,
+                           tx.GetJobDependencies(job_id, std::max(dependencies, dependents)));
+  if (v.links.dependencies.size() > static_cast<size_t>(dependencies)) {
+    v.links.dependencies.resize(static_cast<size_t>(dependencies));
+  }
+  if (v.links.dependents.size() > static_cast<size_t>(dependents)) {
+    v.links.dependents.resize(static_cast<size_t>(dependents));
+  }
+  REDRIVE_ASSIGN_OR_RETURN(std::optional<store::DependencyState> state,
+                           tx.GetDependencyState(job_id));
+  v.readiness = state ? DecideReadiness(state->mode, state->statuses) : Readiness::kReady;
+  v.dependencies_met = v.readiness == Readiness::kReady;
+  return v;
+}
+
 }  // namespace
 
 void Engine::CreateWorkflow(CreateWorkflowParams p, Callback<CreateWorkflowResult> done) {
@@ -241,17 +266,17 @@ void Engine::GetWorkflowJob(std::string id, std::string job_id, Callback<Workflo
 void Engine::GetJobDependencies(std::string job_id, QueueScope scope,
                                 Callback<JobDependenciesView> done) {
   impl_->Read<JobDependenciesView>(
-      [job_id = std::move(job_id),
-       scope = std::move(scope)](ReadTx& tx) -> Result<JobDependenciesView> {
-        JobDependenciesView v;
-        REDRIVE_ASSIGN_OR_RETURN(v.job, tx.GetJob(job_id));
-        REDRIVE_RETURN_IF_ERROR(scope.Check(v.job.queue_name));
-        REDRIVE_ASSIGN_OR_RETURN(v.links, tx.GetJobDependencies(job_id, kMaxListedDependents));
-        REDRIVE_ASSIGN_OR_RETURN(std::optional<store::DependencyState> state,
-                                 tx.GetDependencyState(job_id));
-        v.readiness = state ? DecideReadiness(state->mode, state->statuses) : Readiness::kReady;
-        v.dependencies_met = v.readiness == Readiness::kReady;
-        return v;
+      [job_id = std::move(job_id), scope = std::move(scope)](ReadTx& tx) {
+        return DependenciesOp(tx, job_id, scope, kMaxListedDependents, kMaxListedDependents);
+      },
+      std::move(done));
+}
+
+void Engine::GetJobWithLinks(std::string job_id, QueueScope scope,
+                             Callback<JobDependenciesView> done) {
+  impl_->Read<JobDependenciesView>(
+      [job_id = std::move(job_id), scope = std::move(scope)](ReadTx& tx) {
+        return DependenciesOp(tx, job_id, scope, 2, 0);
       },
       std::move(done));
 }

@@ -382,6 +382,7 @@ struct ListWorkflowsParams {
 // for it (at most kMaxListedDependents), and whether its condition holds.
 struct JobDependenciesView {
   Job job;
+  std::optional<std::string> workflow_id;  // the workflow it belongs to
   JobDependencies links;
   bool dependencies_met = true;
   Readiness readiness = Readiness::kReady;

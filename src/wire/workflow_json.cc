@@ -47,6 +47,18 @@ boost::json::object WorkflowJobToJson(const WorkflowJobRow& row, bool include_pa
   return out;
 }
 
+void AddDependencyFields(const std::optional<std::string>& workflow_id,
+                         const JobDependencies& links, bool dependencies_met,
+                         boost::json::object& out) {
+  const bool waits = !links.dependencies.empty();
+  out["workflow_id"] = workflow_id ? boost::json::value(*workflow_id) : nullptr;
+  out["parent_job_id"] = links.dependencies.size() == 1
+                             ? boost::json::value(links.dependencies.front().job_id)
+                             : nullptr;
+  out["dependency_mode"] = waits ? boost::json::value(DependencyModeName(links.mode)) : nullptr;
+  out["dependencies_met"] = dependencies_met;
+}
+
 boost::json::object WorkflowJobStatusToJson(const WorkflowJobRow& row) {
   return {
       {"job_id", row.job.id}, {"key", row.member.key}, {"status", JobStatusName(row.job.status)}};

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <boost/json/object.hpp>
+#include <optional>
+#include <string>
 
 #include "core/workflow.h"
 
@@ -19,6 +21,15 @@ boost::json::object WorkflowToJson(const WorkflowView& w);
 // attempt, timeout_seconds, created_at, started_at, completed_at}, plus
 // every field of the Job (wire/job_json.h). Without payload for viewers.
 boost::json::object WorkflowJobToJson(const WorkflowJobRow& row, bool include_payload);
+
+// Spooled's Job fields about dependencies, added to GET /jobs/{id}'s Job:
+// workflow_id (null outside a workflow), parent_job_id (the one job it
+// waits for, when it waits for exactly one; else null), dependency_mode
+// (null when it waits for nothing) and dependencies_met. `links` needs at
+// most 2 dependencies listed.
+void AddDependencyFields(const std::optional<std::string>& workflow_id,
+                         const JobDependencies& links, bool dependencies_met,
+                         boost::json::object& out);
 
 // An item of GET /workflows/{id}/jobs/status: {job_id, key, status}.
 boost::json::object WorkflowJobStatusToJson(const WorkflowJobRow& row);
