@@ -122,6 +122,13 @@ class Client {
   Result<Schedule> ResumeSchedule(const std::string& id);
   // One job now; CONFLICT when the overlap policy holds it back.
   Result<ScheduleTrigger> TriggerSchedule(const std::string& id);
+  // Where an expression would fire in `timezone` (the server's default UTC):
+  // the first `count` (1..20, the server's default 5) instants after the
+  // server's now (GET /schedules/preview). Nothing is stored; a bad
+  // expression or zone is VALIDATION naming cron_expression or timezone.
+  Result<std::vector<Instant>> PreviewSchedule(const std::string& cron_expression,
+                                               std::optional<std::string> timezone = std::nullopt,
+                                               std::optional<int> count = std::nullopt);
   // Newest first.
   Result<std::vector<ScheduleHistoryItem>> ScheduleHistory(
       const std::string& id, std::optional<int> limit = std::nullopt,

@@ -1,6 +1,7 @@
 // Client: schedules (cron jobs), /api/v1/schedules.
 #include <boost/json/value_from.hpp>
 
+#include "core/time_format.h"
 #include "redrive/client.h"
 #include "sdk/client_impl.h"
 #include "wire/json_read.h"
@@ -58,6 +59,21 @@ Result<ScheduleTrigger> TriggerFromValue(const boost::json::value& v) {
                          .triggered_at = wire::ReadTime(*o, "triggered_at").value_or(Instant{})};
 }
 
+// {"next_run_times": ["2027-03-07T02:30:00+01:00", ...]}.
+Result<std::vector<Instant>> PreviewFromValue(const boost::json::value& v) {
+  const auto* o = v.if_object();
+  const auto* times =
+      o && o->contains("next_run_times") ? o->at("next_run_times").if_array() : nullptr;
+  if (times == nullptr) return Status::Internal("malformed preview answer: no next_run_times");
+  std::vector<Instant> out;
+  for (const boost::json::value& t : *times) {
+    std::optional<Instant> at = t.is_string() ? ParseTime(t.get_string()) : std::nullopt;
+    if (!at) return Status::Internal("malformed preview answer: a fire time is no time");
+    out.push_back(*at);
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<std::vector<Schedule>> Client::ListSchedules(const ListSchedulesFilter& filter) {
@@ -100,6 +116,17 @@ Result<Schedule> Client::ResumeSchedule(const std::string& id) {
 Result<ScheduleTrigger> Client::TriggerSchedule(const std::string& id) {
   return impl_->Call<ScheduleTrigger>("POST", PathWithId("/schedules/", id, "/trigger"),
                                       boost::json::object{}, &TriggerFromValue);
+}
+
+Result<std::vector<Instant>> Client::PreviewSchedule(const std::string& cron_expression,
+                                                     std::optional<std::string> timezone,
+                                                     std::optional<int> count) {
+  Query q;
+  q.Add("cron_expression", std::optional<std::string>(cron_expression))
+      .Add("timezone", timezone)
+      .Add("count", count);
+  return impl_->Call<std::vector<Instant>>("GET", "/schedules/preview" + q.str(), std::nullopt,
+                                           &PreviewFromValue);
 }
 
 Result<std::vector<ScheduleHistoryItem>> Client::ScheduleHistory(const std::string& id,

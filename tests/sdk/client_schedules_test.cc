@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "core/time_format.h"
 #include "sdk/support/sdk_fixture.h"
 
 namespace redrive::sdk_test {
@@ -82,6 +83,34 @@ TEST_F(ClientSchedulesTest, ARefusedCronIsAValueNamingTheField) {
   EXPECT_EQ(r.status().code(), ErrorCode::kValidation);
   EXPECT_EQ(r.status().field(), "cron_expression");
   EXPECT_THAT(r.status().message(), HasSubstr("position 9"));
+}
+
+TEST_F(ClientSchedulesTest, PreviewListsTheNextFireTimesInTheZone) {
+  // Midnight of 1 January in Berlin (CET, +01:00) is 23:00 UTC on 31 December.
+  const Instant before = std::chrono::time_point_cast<Micros>(std::chrono::system_clock::now());
+  auto times = client_->PreviewSchedule("0 0 1 JAN *", "Europe/Berlin", 3);
+  ASSERT_TRUE(times.ok()) << times.status().ToString();
+  ASSERT_EQ(times->size(), 3u);
+  EXPECT_GT((*times)[0], before);
+  EXPECT_LE((*times)[0] - before, std::chrono::hours(24 * 366));
+  int year = 0;
+  for (const Instant& t : *times) {
+    const std::string text = FormatTime(t);
+    EXPECT_THAT(text, ::testing::EndsWith("-12-31T23:00:00.000Z"));
+    const int y = std::stoi(text.substr(0, 4));
+    if (year != 0) {
+      EXPECT_EQ(y, year + 1);
+    }
+    year = y;
+  }
+  auto defaults = client_->PreviewSchedule("@hourly");
+  ASSERT_TRUE(defaults.ok()) << defaults.status().ToString();
+  EXPECT_EQ(defaults->size(), 5u);
+  auto zone = client_->PreviewSchedule("@hourly", "Mars/Olympus");
+  EXPECT_EQ(zone.status().code(), ErrorCode::kValidation);
+  EXPECT_EQ(zone.status().field(), "timezone");
+  auto cron = client_->PreviewSchedule("0 0 * * FRY");
+  EXPECT_EQ(cron.status().field(), "cron_expression");
 }
 
 }  // namespace
