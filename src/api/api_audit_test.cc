@@ -341,7 +341,15 @@ TEST_F(ApiAuditTest, ListFiltersPagesAndRoles) {
 
   EXPECT_EQ(Get("/api/v1/audit?since=yesterday", "viewer-key").Field(), "since");
   EXPECT_EQ(Get("/api/v1/audit?cursor=nope", "viewer-key").Field(), "cursor");
-  EXPECT_EQ(Get("/api/v1/audit?limit=201", "viewer-key").Field(), "limit");
+  EXPECT_EQ(Get("/api/v1/audit?limit=-1", "viewer-key").Field(), "limit");
+  // Out-of-range limits clamp, as on every list route.
+  Reply clamped_high = Get("/api/v1/audit?limit=201", "viewer-key");
+  ASSERT_EQ(clamped_high.status, 200);
+  EXPECT_EQ(clamped_high["entries"].as_array().size(), 4u);
+  Reply clamped_low = Get("/api/v1/audit?limit=0", "viewer-key");
+  ASSERT_EQ(clamped_low.status, 200);
+  EXPECT_EQ(clamped_low["entries"].as_array().size(), 1u);
+  EXPECT_FALSE(clamped_low["next_cursor"].is_null());
   EXPECT_EQ(Get("/api/v1/audit?actor=" + std::string(301, 'a'), "viewer-key").Field(), "actor");
 }
 

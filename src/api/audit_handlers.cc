@@ -64,8 +64,7 @@ Result<AuditFilter> DecodeAuditFilter(const QueryParams& q) {
   REDRIVE_ASSIGN_OR_RETURN(f.since, QueryTime(q, "since"));
   REDRIVE_ASSIGN_OR_RETURN(f.until, QueryTime(q, "until"));
   REDRIVE_ASSIGN_OR_RETURN(f.after, QueryCursor(q));
-  REDRIVE_ASSIGN_OR_RETURN(std::optional<int64_t> limit, QueryInt(q, "limit", 1, kMaxAuditLimit));
-  f.limit = static_cast<int>(limit.value_or(kDefaultAuditLimit));
+  REDRIVE_ASSIGN_OR_RETURN(f.limit, QueryLimit(q, "limit", kMaxAuditLimit, kDefaultAuditLimit));
   return f;
 }
 
