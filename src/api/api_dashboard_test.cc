@@ -30,7 +30,10 @@ TEST_F(ApiTest, DashboardSummarizesJobsQueuesWorkersAndTheLastHour) {
   EXPECT_EQ(jobs.at("pending"), 3);
   EXPECT_EQ(jobs.at("processing"), 1);
   EXPECT_EQ(jobs.at("deadletter"), 0);
-  EXPECT_TRUE(jobs.at("completed_24h").is_null());  // not kept: see docs/api.md
+  EXPECT_EQ(jobs.at("completed_24h"), 0);
+  EXPECT_EQ(jobs.at("failed_24h"), 0);
+  EXPECT_EQ(jobs.at("avg_wait_time_ms"), 0);                 // the one claim took its job at once
+  EXPECT_TRUE(jobs.at("avg_processing_time_ms").is_null());  // nothing completed
   EXPECT_EQ(r["queues"],
             boost::json::parse(R"([{"name":"mail","pending":2,"processing":1,"paused":false},)"
                                R"({"name":"sms","pending":1,"processing":0,"paused":true}])"));

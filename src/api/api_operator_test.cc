@@ -376,7 +376,7 @@ TEST_F(ApiOperatorTest, Workers) {
 }
 
 // Spooled's QueueStats: active_workers counts this queue's workers that are
-// not offline; what would need a scan of the jobs is null.
+// not offline; a day with nothing done has no averages.
 TEST_F(ApiOperatorTest, QueueStatsCarrySpooledsFields) {
   Enqueue("emails");
   auto reg = [&](const std::string& queue, const std::string& id) {
@@ -394,12 +394,61 @@ TEST_F(ApiOperatorTest, QueueStatsCarrySpooledsFields) {
   EXPECT_EQ(s["pending_jobs"], 1);
   EXPECT_EQ(s["processing_jobs"], 0);
   EXPECT_EQ(s["active_workers"], 1);
-  for (const char* key :
-       {"completed_jobs_24h", "failed_jobs_24h", "avg_processing_time_ms", "max_job_age_seconds"}) {
-    EXPECT_TRUE(s[key].is_null()) << key;
-  }
+  EXPECT_EQ(s["completed_jobs_24h"], 0);
+  EXPECT_EQ(s["failed_jobs_24h"], 0);
+  EXPECT_TRUE(s["avg_processing_time_ms"].is_null());
+  EXPECT_TRUE(s["avg_wait_time_ms"].is_null());
+  EXPECT_EQ(s["max_job_age_seconds"], 0);    // enqueued just now
   clock_.Advance(std::chrono::seconds(31));  // three missed heartbeat intervals: offline
-  EXPECT_EQ(Get("/api/v1/queues/emails/stats")["active_workers"], 0);
+  Reply later = Get("/api/v1/queues/emails/stats");
+  EXPECT_EQ(later["active_workers"], 0);
+  EXPECT_EQ(later["max_job_age_seconds"], 31);
+}
+
+// The 24-hour figures come from the hourly totals that each sample of the
+// throughput sampler adds to: what the queue's claims waited and its
+// completions took, its completions and the jobs that failed for good;
+// a day later they are gone. The oldest waiting job's age is live.
+TEST_F(ApiOperatorTest, QueueStatsCountTheLastDayFromTheHourlyTotals) {
+  using std::chrono::seconds;
+  engine_->RunServicesOnce();  // the sampler's baseline
+  const std::string done = Enqueue("emails");
+  clock_.Advance(seconds(2));
+  const std::string lease = Str(ClaimOne("emails").at("lease_id"));  // waited 2 s
+  clock_.Advance(seconds(3));
+  ASSERT_EQ(Post("/api/v1/jobs/" + done + "/complete",
+                 R"({"worker_id":"w1","lease_id":")" + lease + R"("})")
+                .status,
+            200);     // took 3 s
+  DeadJob("emails");  // claimed at once, failed for good
+  Enqueue("emails");  // still waiting
+  Enqueue("other");
+  ClaimOne("other");
+  EXPECT_EQ(Get("/api/v1/queues/emails/stats")["completed_jobs_24h"], 0);  // not sampled yet
+  clock_.Advance(seconds(10));
+  engine_->RunServicesOnce();
+
+  Reply s = Get("/api/v1/queues/emails/stats");
+  ASSERT_EQ(s.status, 200) << s.raw.body;
+  EXPECT_EQ(s["completed_jobs_24h"], 1);
+  EXPECT_EQ(s["failed_jobs_24h"], 1);
+  EXPECT_EQ(s["failed_attempts_24h"], 1);
+  EXPECT_EQ(s["avg_processing_time_ms"], 3000);
+  EXPECT_EQ(s["avg_wait_time_ms"], 1000);  // (2 s + 0 s) / 2 claims
+  EXPECT_EQ(s["max_job_age_seconds"], 10);
+
+  Reply dashboard = Get("/api/v1/dashboard");
+  EXPECT_EQ(dashboard["jobs"].at("completed_24h"), 1);
+  EXPECT_EQ(dashboard["jobs"].at("failed_24h"), 1);
+  EXPECT_EQ(dashboard["jobs"].at("avg_processing_time_ms"), 3000);
+  EXPECT_EQ(dashboard["jobs"].at("avg_wait_time_ms"), 667);  // (2 s + 0 + 0) / 3 claims
+
+  clock_.Advance(std::chrono::hours(25));
+  engine_->RunServicesOnce();
+  Reply day_after = Get("/api/v1/queues/emails/stats");
+  EXPECT_EQ(day_after["completed_jobs_24h"], 0);
+  EXPECT_TRUE(day_after["avg_processing_time_ms"].is_null());
+  EXPECT_EQ(day_after["max_job_age_seconds"], 25 * 3600 + 10);
 }
 
 }  // namespace

@@ -15,19 +15,26 @@
 namespace redrive::api {
 namespace {
 
-// Spooled's JobSummaryStats. Redrive keeps no 24-hour counts nor timings
-// (they would need a scan of the jobs or a rollup it does not have yet):
-// those keys are null, and the counts of every status are added [ext].
+// Spooled's JobSummaryStats; the counts of every status are added [ext].
+// The 24-hour figures come from the hourly totals of every queue and node
+// (as GET /queues/{name}/stats'); failed_24h counts jobs that failed for good
+// (dead-lettered).
 boost::json::object JobsJson(const engine::DashboardView& v) {
   StatusCounts all;
   for (const engine::QueueView& q : v.queues) {
     StatusCounts counts = q.counts;
     for (JobStatus s : kAllStatuses) all.of(s) += counts.of(s);
   }
-  boost::json::object out{{"total", all.total()},         {"pending", all.pending},
-                          {"processing", all.processing}, {"completed_24h", nullptr},
-                          {"failed_24h", nullptr},        {"deadletter", all.deadletter},
-                          {"avg_wait_time_ms", nullptr},  {"avg_processing_time_ms", nullptr}};
+  const JobCounts& day = v.last_day;
+  boost::json::object out{
+      {"total", all.total()},
+      {"pending", all.pending},
+      {"processing", all.processing},
+      {"completed_24h", day.completed},
+      {"failed_24h", day.deadlettered},
+      {"deadletter", all.deadletter},
+      {"avg_wait_time_ms", wire::AverageMillisToJson(day.waiting, day.claimed)},
+      {"avg_processing_time_ms", wire::AverageMillisToJson(day.processing, day.completed)}};
   out["by_status"] = wire::StatusCountsToJson(all);
   return out;
 }

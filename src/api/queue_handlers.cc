@@ -1,6 +1,8 @@
 // Queues: list, read, stats, configure, pause, resume, delete.
+#include <algorithm>
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
+#include <chrono>
 
 #include "api/field_rules.h"
 #include "api/handlers.h"
@@ -57,11 +59,13 @@ Response QueueViewResponse(engine::QueueView& v) {
   return JsonResponse(200, wire::QueueViewToJson(v.config, v.counts, v.oldest_deadletter_at));
 }
 
-// GET /queues/{name}/stats: the counts flat, with Spooled's QueueStats names
-// for what Redrive can tell cheaply (pending_jobs, processing_jobs,
-// active_workers). Its 24-hour counts, average processing time and oldest
-// waiting job's age would need a scan of the queue's jobs (or a rollup
-// Redrive does not keep yet): they are null rather than a scan per call.
+// GET /queues/{name}/stats: the counts flat, with Spooled's QueueStats
+// names. The 24-hour figures come from the hourly totals (whole hours: the
+// current one and the 23 before it, as of each node's last sample), the
+// oldest waiting job's age from one index step: never a scan of the jobs.
+// failed_jobs_24h counts jobs that failed for good (dead-lettered), as the
+// dashboard's failed_24h; failed_attempts_24h [ext] counts every failed
+// attempt.
 Response QueueStatsResponse(engine::QueueStatsView& s) {
   const engine::QueueView& v = s.queue;
   boost::json::object out{{"queue_name", v.config.queue_name}};
@@ -71,10 +75,17 @@ Response QueueStatsResponse(engine::QueueStatsView& s) {
   out["processing_jobs"] = v.counts.processing;
   out["oldest_deadletter_at"] = wire::TimeToJson(v.oldest_deadletter_at);
   out["active_workers"] = s.active_workers;
-  out["completed_jobs_24h"] = nullptr;
-  out["failed_jobs_24h"] = nullptr;
-  out["avg_processing_time_ms"] = nullptr;
+  out["completed_jobs_24h"] = s.last_day.completed;
+  out["failed_jobs_24h"] = s.last_day.deadlettered;
+  out["failed_attempts_24h"] = s.last_day.failed;
+  out["avg_processing_time_ms"] =
+      wire::AverageMillisToJson(s.last_day.processing, s.last_day.completed);
+  out["avg_wait_time_ms"] = wire::AverageMillisToJson(s.last_day.waiting, s.last_day.claimed);
   out["max_job_age_seconds"] = nullptr;
+  if (s.oldest_waiting_created_at) {
+    out["max_job_age_seconds"] = std::max<long long>(
+        0, std::chrono::floor<std::chrono::seconds>(s.now - *s.oldest_waiting_created_at).count());
+  }
   return JsonResponse(200, out);
 }
 

@@ -2,9 +2,13 @@
 // (GET /api/v1/throughput): per interval and queue, how many jobs were
 // enqueued, completed, failed (attempts) and dead-lettered. Each node samples
 // its own counters (engine/services/throughput_sampler.h) and records its
-// samples in the store, which sums them over the nodes when read.
+// samples in the store, which sums them over the nodes when read. The store
+// also adds every sample into hourly totals per queue, which carry the
+// attempts' times too: the 24-hour queue stats (GET /queues/{name}/stats,
+// GET /dashboard) sum those, a few rows per queue whatever the job count.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <string>
 
@@ -18,6 +22,12 @@ struct JobCounts {
   long long completed = 0;
   long long failed = 0;
   long long deadlettered = 0;
+  // Kept in the hourly totals only (the interval samples leave them 0):
+  // attempts started (claims), the time those claims' jobs waited from due
+  // to claimed, and the time completed attempts took from claim to complete.
+  long long claimed = 0;
+  std::chrono::microseconds waiting{0};
+  std::chrono::microseconds processing{0};
 
   JobCounts& operator+=(const JobCounts& o);
   JobCounts operator-(const JobCounts& o) const;
@@ -39,5 +49,17 @@ struct ThroughputSample {
   Instant at;
   std::map<std::string, JobCounts> per_queue;
 };
+
+// The hour (since the epoch) that holds the sampling interval ending at
+// `interval_end`: the bucket of the hourly totals a sample adds to.
+Instant HourOfInterval(Instant interval_end);
+
+// The 24-hour stats count whole hours of the hourly totals: the hour that
+// holds `now` and the 23 before it (between 23 and 24 hours, and as of the
+// nodes' last samples). The first of those hours.
+Instant FirstHourOfLastDay(Instant now);
+// How long the hourly totals are kept: a day of them plus the hour being
+// written, so every node's rows of the first hour read are still there.
+inline constexpr std::chrono::hours kHourlyTotalsKept{25};
 
 }  // namespace redrive

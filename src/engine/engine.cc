@@ -186,6 +186,8 @@ void Engine::Dashboard(Callback<DashboardView> done) {
         REDRIVE_ASSIGN_OR_RETURN(auto points,
                                  tx.ReadThroughput(std::nullopt, v.now - v.activity_window));
         for (const ThroughputPoint& p : points) v.recent += p.counts;
+        REDRIVE_ASSIGN_OR_RETURN(v.last_day,
+                                 tx.SumHourlyThroughput(std::nullopt, FirstHourOfLastDay(v.now)));
         return v;
       },
       std::move(done));

@@ -67,12 +67,15 @@ void Engine::QueueStats(std::string name, Callback<QueueStatsView> done) {
         QueueStatsView v;
         REDRIVE_ASSIGN_OR_RETURN(v.queue, ViewOf(tx, std::move(*config)));
         REDRIVE_ASSIGN_OR_RETURN(auto workers, tx.ListWorkers(kMaxListWorkersLimit, 0));
-        const Instant now = clock.Now();
+        v.now = clock.Now();
         for (const WorkerInfo& w : workers) {
-          if (w.queue_name == name && EffectiveWorkerStatus(w, now) != "offline") {
+          if (w.queue_name == name && EffectiveWorkerStatus(w, v.now) != "offline") {
             ++v.active_workers;
           }
         }
+        REDRIVE_ASSIGN_OR_RETURN(v.last_day,
+                                 tx.SumHourlyThroughput(name, FirstHourOfLastDay(v.now)));
+        REDRIVE_ASSIGN_OR_RETURN(v.oldest_waiting_created_at, tx.OldestWaitingCreatedAt(name));
         return v;
       },
       std::move(done));

@@ -113,6 +113,9 @@ class FaultStore final : public store::Store {
     Result<std::optional<Instant>> OldestDeadletterAt(const std::string& queue_name) override {
       return inner_->OldestDeadletterAt(queue_name);
     }
+    Result<std::optional<Instant>> OldestWaitingCreatedAt(const std::string& queue_name) override {
+      return inner_->OldestWaitingCreatedAt(queue_name);
+    }
     Result<std::optional<QueueConfig>> GetQueue(const std::string& name) override {
       return inner_->GetQueue(name);
     }
@@ -206,6 +209,10 @@ class FaultStore final : public store::Store {
     Result<std::vector<ThroughputPoint>> ReadThroughput(
         const std::optional<std::string>& queue_name, Instant after) override {
       return inner_->ReadThroughput(queue_name, after);
+    }
+    Result<JobCounts> SumHourlyThroughput(const std::optional<std::string>& queue_name,
+                                          Instant from_hour) override {
+      return inner_->SumHourlyThroughput(queue_name, from_hour);
     }
     Result<std::vector<AuditEntry>> ListAudit(const AuditFilter& f) override {
       return inner_->ListAudit(f);
@@ -328,6 +335,9 @@ class FaultStore final : public store::Store {
     }
     Result<long long> DeleteThroughputBefore(Instant before) override {
       return inner_->DeleteThroughputBefore(before);
+    }
+    Result<long long> DeleteHourlyThroughputBefore(Instant before) override {
+      return inner_->DeleteHourlyThroughputBefore(before);
     }
     Status InsertAuditEntry(const AuditEntry& entry) override {
       return inner_->InsertAuditEntry(entry);

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <optional>
+#include <string_view>
 #include <utility>
 
 namespace redrive::engine {
@@ -54,6 +57,20 @@ constexpr ScheduleCounterSpec kScheduleCounters[] = {
      "Schedule runs skipped because the previous job was still running (skip_if_running)."},
 };
 constexpr const char* kDeadletteredName = "redrive_jobs_deadlettered_total";
+constexpr const char* kWaitingName = "redrive_job_wait_seconds_total";
+constexpr const char* kProcessingName = "redrive_job_processing_seconds_total";
+
+double Seconds(std::chrono::microseconds d) { return static_cast<double>(d.count()) / 1e6; }
+std::chrono::microseconds Micros(double seconds) {
+  return std::chrono::microseconds(std::llround(seconds * 1e6));
+}
+
+// Never negative: a claim before its due time, or a completion before its
+// claim, can only come from clocks of two nodes that disagree.
+std::chrono::microseconds Between(std::optional<Instant> from, std::optional<Instant> to) {
+  if (!from || !to || *to < *from) return std::chrono::microseconds(0);
+  return std::chrono::duration_cast<std::chrono::microseconds>(*to - *from);
+}
 
 }  // namespace
 
@@ -61,6 +78,14 @@ EngineMetrics::EngineMetrics() {
   for (const CounterSpec& c : kJobCounters) registry_.AddCounter(c.name, c.help, {"queue"});
   registry_.AddCounter(kDeadletteredName, "Jobs moved to the dead-letter queue, by reason.",
                        {"queue", "reason"});
+  registry_.AddCounter(kWaitingName,
+                       "Seconds the claimed jobs waited from due to claimed (divide by "
+                       "redrive_jobs_claimed_total for the average).",
+                       {"queue"});
+  registry_.AddCounter(kProcessingName,
+                       "Seconds the completed attempts took from claim to complete (divide by "
+                       "redrive_jobs_completed_total for the average).",
+                       {"queue"});
   registry_.AddCounter("redrive_commits_total",
                        "Write transactions committed (group commits on SQLite).", {});
   registry_.AddCounter("redrive_webhook_deliveries_total",
@@ -99,6 +124,10 @@ void EngineMetrics::OnCommitted(const TxEffects& effects, size_t batch_size) {
       if (what == c.what) registry_.Add(c.name, {}, static_cast<double>(n));
     }
   }
+  for (const auto& [queue, t] : effects.job_times) {
+    registry_.Add(kWaitingName, {queue}, Seconds(t.waiting));
+    registry_.Add(kProcessingName, {queue}, Seconds(t.processing));
+  }
   for (const auto& [key, n] : effects.job_events) {
     const auto& [queue, event, reason] = key;
     if (event == "deadlettered") {
@@ -116,6 +145,14 @@ Status JobEventCounter::OnJob(store::WriteTx&, TxContext& ctx, const JobWrite& w
     if (c.event == nullptr) break;
     const char* reason = c.by_dead_reason ? DeadReasonName(write.job.dead_reason) : "";
     ctx.effects.job_events[{write.job.queue_name, c.event, reason}] += 1;
+    const std::string_view event = c.event;
+    if (event == "claimed") {
+      ctx.effects.job_times[write.job.queue_name].waiting +=
+          Between(write.job.scheduled_at, write.job.started_at);
+    } else if (event == "completed") {
+      ctx.effects.job_times[write.job.queue_name].processing +=
+          Between(write.job.started_at, write.job.completed_at);
+    }
   }
   return Status::Ok();
 }
@@ -127,11 +164,21 @@ std::map<std::string, JobCounts> EngineMetrics::Totals() const {
       {"redrive_jobs_completed_total", &JobCounts::completed},
       {"redrive_job_failures_total", &JobCounts::failed},
       {kDeadletteredName, &JobCounts::deadlettered},  // summed over reasons
+      {"redrive_jobs_claimed_total", &JobCounts::claimed},
+  };
+  static constexpr std::pair<const char*, std::chrono::microseconds JobCounts::*> kTimes[] = {
+      {kWaitingName, &JobCounts::waiting},
+      {kProcessingName, &JobCounts::processing},
   };
   std::map<std::string, JobCounts> totals;
   for (const auto& [name, field] : kCharted) {
     for (const auto& [labels, value] : registry_.Values(name)) {
       totals[labels[0]].*field += static_cast<long long>(value);  // labels[0]: the queue
+    }
+  }
+  for (const auto& [name, field] : kTimes) {
+    for (const auto& [labels, value] : registry_.Values(name)) {
+      totals[labels[0]].*field += Micros(value);
     }
   }
   return totals;

@@ -35,8 +35,9 @@ class EngineMetrics {
   std::string Render() const;
 
   // Running totals per queue since start of the events the throughput chart
-  // shows (enqueued, completed, failed attempts, dead-lettered), summed from
-  // the counters; read by the throughput sampler.
+  // shows (enqueued, completed, failed attempts, dead-lettered) and of what
+  // the hourly totals add (claims, their waiting and processing times),
+  // summed from the counters; read by the throughput sampler.
   std::map<std::string, JobCounts> Totals() const;
 
  private:

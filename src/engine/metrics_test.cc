@@ -28,5 +28,26 @@ TEST(EngineMetricsTest, EveryEventTheOutcomeTableCountsHasACounter) {
   }
 }
 
+// The claims' waiting and the completions' processing times move their
+// counters (seconds) and come back, to the microsecond, in Totals().
+TEST(EngineMetricsTest, JobTimesMoveTheirCountersAndTheTotals) {
+  EngineMetrics metrics;
+  TxEffects effects;
+  effects.job_events[{"q", "claimed", ""}] = 2;
+  effects.job_events[{"q", "completed", ""}] = 1;
+  effects.job_times["q"] = {std::chrono::milliseconds(1500), std::chrono::microseconds(250'001)};
+  metrics.OnCommitted(effects, 1);
+  metrics.OnCommitted(effects, 1);
+  const std::string text = metrics.Render();
+  EXPECT_NE(text.find("redrive_job_wait_seconds_total{queue=\"q\"} 3"), std::string::npos) << text;
+  EXPECT_NE(text.find("redrive_job_processing_seconds_total{queue=\"q\"} 0.5"), std::string::npos)
+      << text;
+  const JobCounts q = metrics.Totals().at("q");
+  EXPECT_EQ(q.claimed, 4);
+  EXPECT_EQ(q.completed, 2);
+  EXPECT_EQ(q.waiting, std::chrono::seconds(3));
+  EXPECT_EQ(q.processing, std::chrono::microseconds(500'002));
+}
+
 }  // namespace
 }  // namespace redrive::engine

@@ -247,9 +247,14 @@ struct QueueView {
 
 // GET /queues/{name}/stats: the queue's view and its workers that are not
 // offline (Spooled's active_workers; of at most kMaxListWorkersLimit read).
+// Its last day: the hourly totals of every node (core/throughput.h:
+// FirstHourOfLastDay) and the created_at of its oldest waiting job.
 struct QueueStatsView {
   QueueView queue;
   int active_workers = 0;
+  JobCounts last_day;
+  std::optional<Instant> oldest_waiting_created_at;
+  Instant now{};
 };
 
 // GET /dashboard: one read snapshot of what the summary is computed from.
@@ -259,7 +264,8 @@ struct QueueStatsView {
 struct DashboardView {
   std::vector<QueueView> queues;
   std::vector<WorkerInfo> workers;
-  JobCounts recent;  // summed over the window, every queue and node
+  JobCounts recent;    // summed over the window, every queue and node
+  JobCounts last_day;  // the hourly totals of every queue and node, as QueueStatsView's
   std::chrono::seconds activity_window{0};
   Instant now{};
   Instant started_at{};  // when the engine started

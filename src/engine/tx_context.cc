@@ -17,6 +17,10 @@ void TxEffects::Merge(const TxEffects& o) {
   Earliest(earliest_lease_expiry, o.earliest_lease_expiry);
   Earliest(earliest_deadline, o.earliest_deadline);
   for (const auto& [key, n] : o.job_events) job_events[key] += n;
+  for (const auto& [queue, t] : o.job_times) {
+    job_times[queue].waiting += t.waiting;
+    job_times[queue].processing += t.processing;
+  }
   wrote_deliveries = wrote_deliveries || o.wrote_deliveries;
   for (const auto& [outcome, n] : o.webhook_outcomes) webhook_outcomes[outcome] += n;
   webhooks_disabled += o.webhooks_disabled;

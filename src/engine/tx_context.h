@@ -49,6 +49,15 @@ struct TxEffects {
   // records them inside the transaction, and they are counted only once the
   // commit succeeded.
   std::map<std::tuple<std::string, std::string, std::string>, long long> job_events;
+  // Per queue, how long the batch's claimed jobs had waited (from due to
+  // claimed) and its completed attempts took (from claim to complete),
+  // recorded by JobEventCounter beside the claimed and completed events: for
+  // the metrics and, through the throughput sampler, the hourly totals.
+  struct QueueTimes {
+    std::chrono::microseconds waiting{0};
+    std::chrono::microseconds processing{0};
+  };
+  std::map<std::string, QueueTimes> job_times;
   // The batch wrote webhook deliveries due now (wake the dispatcher).
   bool wrote_deliveries = false;
   // Webhook delivery attempts recorded, by outcome (delivered, failed,

@@ -181,6 +181,9 @@ class ReadTx {
   // Cost must not grow with completed jobs beyond an index scan.
   virtual Result<StatusCounts> CountJobs(const std::optional<std::string>& queue_name) = 0;
   virtual Result<std::optional<Instant>> OldestDeadletterAt(const std::string& queue_name) = 0;
+  // The created_at of the queue's oldest job waiting to run (pending or
+  // scheduled), if any. Cost: one step of the listing index per status.
+  virtual Result<std::optional<Instant>> OldestWaitingCreatedAt(const std::string& queue_name) = 0;
 
   virtual Result<std::optional<QueueConfig>> GetQueue(const std::string& name) = 0;
   virtual Result<std::vector<QueueConfig>> ListQueues() = 0;
@@ -241,6 +244,12 @@ class ReadTx {
   // Cost: a range of the samples' key, whatever the age of the store.
   virtual Result<std::vector<ThroughputPoint>> ReadThroughput(
       const std::optional<std::string>& queue_name, Instant after) = 0;
+  // The hourly totals (WriteTx::RecordThroughput) of the hours from
+  // `from_hour` on, summed over every node and over one queue or (unset)
+  // all queues; zero counts when none was recorded. Cost: the rows of those
+  // hours (nodes x queues each), never the jobs.
+  virtual Result<JobCounts> SumHourlyThroughput(const std::optional<std::string>& queue_name,
+                                                Instant from_hour) = 0;
 
   // The operator audit log: entries matching `f`, newest first (at, then id,
   // descending), each with its targets in the order written, at most
@@ -473,10 +482,16 @@ class WriteTx : public ReadTx {
   // rows of the interval are their own, summed by ReadThroughput. The
   // interval is recorded even when sample.per_queue is empty (a quiet
   // interval is a point of zeros). A node only ever writes its own rows.
+  // In the same write the sample's counts, all of JobCounts' fields, are
+  // added to the node's hourly totals per queue of the hour
+  // HourOfInterval(sample.at) (read by SumHourlyThroughput).
   virtual Status RecordThroughput(const ThroughputSample& sample) = 0;
   // Deletes every node's throughput samples of intervals ending before
   // `before` (idempotent: any node may prune). Returns how many rows.
   virtual Result<long long> DeleteThroughputBefore(Instant before) = 0;
+  // Deletes every node's hourly totals of hours before `before` (idempotent).
+  // Returns how many rows.
+  virtual Result<long long> DeleteHourlyThroughputBefore(Instant before) = 0;
 
   // Writes an audit entry and its targets. REQUIRES: entry.id is new.
   virtual Status InsertAuditEntry(const AuditEntry& entry) = 0;

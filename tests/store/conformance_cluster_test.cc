@@ -123,5 +123,83 @@ TEST_P(StoreConformanceTest, DeleteThroughputBeforePrunesEveryNodesOldSamples) {
               ElementsAre(ThroughputPoint{T(30), {4, 0, 0, 0}}));
 }
 
+// The start of an hour (T(0) is 08:00:00 UTC).
+Instant Hour(int h) { return T(0) + std::chrono::hours(h); }
+
+JobCounts Counts(long long n) {
+  return {n, n + 1, n + 2, n + 3, n + 4, std::chrono::milliseconds(n), std::chrono::seconds(n)};
+}
+
+JobCounts SumHourly(ReadTx& tx, const std::optional<std::string>& queue, Instant from_hour) {
+  auto sum = tx.SumHourlyThroughput(queue, from_hour);
+  EXPECT_TRUE(sum.ok()) << sum.status().ToString();
+  return sum.ok() ? *sum : JobCounts{};
+}
+
+// Every field of every node's samples adds up in the hour that holds the
+// sample's interval (an interval ending on the hour is the hour before's); a
+// quiet sample adds nothing; one queue reads only its rows.
+TEST_P(StoreConformanceTest, HourlyTotalsAddEveryNodesSamplesPerHourAndQueue) {
+  Write([&](WriteTx& tx) {
+    ASSERT_TRUE(tx.RecordThroughput(Sample("node-a", Hour(0) + std::chrono::seconds(10),
+                                           {{"emails", Counts(1)}, {"reports", Counts(10)}}))
+                    .ok());
+    ASSERT_TRUE(tx.RecordThroughput(
+                      Sample("node-b", Hour(0) + std::chrono::seconds(10), {{"emails", Counts(2)}}))
+                    .ok());
+  });
+  Write([&](WriteTx& tx) {
+    ASSERT_TRUE(tx.RecordThroughput(Sample("node-a", Hour(0) + std::chrono::seconds(20), {})).ok());
+    ASSERT_TRUE(tx.RecordThroughput(Sample("node-a", Hour(1), {{"emails", Counts(4)}})).ok());
+    ASSERT_TRUE(tx.RecordThroughput(Sample("node-a", Hour(1) + std::chrono::seconds(10),
+                                           {{"emails", Counts(100)}}))
+                    .ok());
+  });
+  JobCounts hour0_emails = Counts(1);
+  hour0_emails += Counts(2);
+  hour0_emails += Counts(4);
+  JobCounts all_emails = hour0_emails;
+  all_emails += Counts(100);
+  JobCounts everything = all_emails;
+  everything += Counts(10);
+
+  auto tx = BeginRead();
+  EXPECT_EQ(SumHourly(*tx, "emails", Hour(0)), all_emails);
+  EXPECT_EQ(SumHourly(*tx, "emails", Hour(1)), Counts(100));
+  EXPECT_EQ(SumHourly(*tx, "emails", Hour(2)), JobCounts{});
+  EXPECT_EQ(SumHourly(*tx, "reports", Hour(0)), Counts(10));
+  EXPECT_EQ(SumHourly(*tx, std::nullopt, Hour(0)), everything);
+  EXPECT_EQ(SumHourly(*tx, std::nullopt, Hour(1)), Counts(100));
+  EXPECT_EQ(SumHourly(*tx, "nope", Hour(0)), JobCounts{});
+  // The 10-second samples keep their four counts only.
+  EXPECT_THAT(
+      Throughput(*tx, "emails", Hour(1) - std::chrono::seconds(1)),
+      ElementsAre(ThroughputPoint{Hour(1), {4, 5, 6, 7}},
+                  ThroughputPoint{Hour(1) + std::chrono::seconds(10), {100, 101, 102, 103}}));
+}
+
+TEST_P(StoreConformanceTest, DeleteHourlyThroughputBeforePrunesEveryNodesOldHours) {
+  Write([&](WriteTx& tx) {
+    ASSERT_TRUE(tx.RecordThroughput(Sample("node-a", Hour(0) + std::chrono::seconds(10),
+                                           {{"emails", Counts(1)}, {"reports", Counts(1)}}))
+                    .ok());
+    ASSERT_TRUE(tx.RecordThroughput(
+                      Sample("node-b", Hour(0) + std::chrono::seconds(10), {{"emails", Counts(1)}}))
+                    .ok());
+    ASSERT_TRUE(tx.RecordThroughput(
+                      Sample("node-b", Hour(2) + std::chrono::seconds(10), {{"emails", Counts(5)}}))
+                    .ok());
+  });
+  Write([&](WriteTx& tx) {
+    auto deleted = tx.DeleteHourlyThroughputBefore(Hour(1));
+    ASSERT_TRUE(deleted.ok()) << deleted.status().ToString();
+    EXPECT_EQ(*deleted, 3);
+    auto again = tx.DeleteHourlyThroughputBefore(Hour(1));  // idempotent
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(*again, 0);
+  });
+  EXPECT_EQ(SumHourly(*BeginRead(), std::nullopt, Hour(0)), Counts(5));
+}
+
 }  // namespace
 }  // namespace redrive::store::testing

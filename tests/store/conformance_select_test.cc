@@ -251,5 +251,21 @@ TEST_P(StoreConformanceTest, DeadLettersOldestDeadletterAtPerQueue) {
   EXPECT_EQ(*tx->OldestDeadletterAt("q3"), std::nullopt);
 }
 
+// Pending and scheduled jobs wait; processing, dead, finished and blocked
+// ones do not, nor other queues' jobs.
+TEST_P(StoreConformanceTest, OldestWaitingCreatedAtIsTheOldestPendingOrScheduledJob) {
+  Insert({AsCompleted(MakeJob("done", "q1", T(1)), T(2)),
+          AsProcessing(MakeJob("running", "q1", T(3)), "w", "l", T(100)),
+          AsDead(MakeJob("dead", "q1", T(4)), DeadReason::kMaxRetriesExceeded, T(5)),
+          AsScheduled(MakeJob("later", "q1", T(20)), T(500)), MakeJob("next", "q1", T(30)),
+          MakeJob("other", "q2", T(6))});
+  auto tx = BeginRead();
+  EXPECT_EQ(*tx->OldestWaitingCreatedAt("q1"), T(20));  // the scheduled one
+  EXPECT_EQ(*tx->OldestWaitingCreatedAt("q2"), T(6));
+  EXPECT_EQ(*tx->OldestWaitingCreatedAt("q3"), std::nullopt);
+  Insert({MakeJob("older", "q1", T(10))});
+  EXPECT_EQ(*BeginRead()->OldestWaitingCreatedAt("q1"), T(10));  // a pending one
+}
+
 }  // namespace
 }  // namespace redrive::store::testing

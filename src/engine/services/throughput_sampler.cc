@@ -45,7 +45,8 @@ ThroughputSampler::Recorder RecordThroughputInStore(Committer& committer,
   return [&committer, window](const ThroughputSample& sample) {
     return committer.RunAndWait([&sample, window](store::WriteTx& tx, TxContext&) -> Status {
       REDRIVE_RETURN_IF_ERROR(tx.RecordThroughput(sample));
-      return tx.DeleteThroughputBefore(sample.at - window).status();
+      REDRIVE_RETURN_IF_ERROR(tx.DeleteThroughputBefore(sample.at - window).status());
+      return tx.DeleteHourlyThroughputBefore(sample.at - kHourlyTotalsKept).status();
     });
   };
 }

@@ -50,9 +50,11 @@ class ThroughputSampler final : public Service {
 };
 
 // The engine's recorder: one transaction through `committer` that adds the
-// sample to the store (WriteTx::RecordThroughput) and prunes every node's
-// samples older than `window` before it (idempotent, so each node prunes as
-// it writes; no duty needed). `committer` must outlive the recorder.
+// sample to the store (WriteTx::RecordThroughput, which also adds it to the
+// node's hourly totals) and prunes every node's samples older than `window`
+// and hourly totals older than kHourlyTotalsKept before it (idempotent, so
+// each node prunes as it writes; no duty needed). `committer` must outlive
+// the recorder.
 ThroughputSampler::Recorder RecordThroughputInStore(Committer& committer,
                                                     std::chrono::seconds window);
 

@@ -78,7 +78,7 @@ TEST_F(ThroughputSamplerTest, EachIntervalHoldsExactlyItsOwnEvents) {
   EXPECT_EQ(*RunAt(kStart + seconds(7)).next_run, kStart + seconds(17));
   Commit("q", "deadlettered", 3, "max_retries_exceeded");
   Commit("q", "deadlettered", 1, "expired");
-  Commit("q", "claimed", 9);  // not charted
+  Commit("q", "claimed", 9);  // not charted, but kept in the hourly totals
   RunAt(kStart + seconds(17));
 
   auto q = Points("q");
@@ -86,7 +86,7 @@ TEST_F(ThroughputSamplerTest, EachIntervalHoldsExactlyItsOwnEvents) {
   EXPECT_EQ(q[0].at, kStart + seconds(7));
   EXPECT_EQ(q[0].counts, (JobCounts{4, 2, 0, 0}));
   EXPECT_EQ(q[1].at, kStart + seconds(17));
-  EXPECT_EQ(q[1].counts, (JobCounts{0, 0, 0, 4}));
+  EXPECT_EQ(q[1].counts, (JobCounts{0, 0, 0, 4, 9}));
 
   auto all = Points(std::nullopt);
   ASSERT_EQ(all.size(), 2u);
@@ -95,6 +95,30 @@ TEST_F(ThroughputSamplerTest, EachIntervalHoldsExactlyItsOwnEvents) {
   auto unknown = Points("nope");
   ASSERT_EQ(unknown.size(), 2u);
   EXPECT_EQ(unknown[0].counts, JobCounts{});
+}
+
+// The hourly totals' times come from the same counters as /metrics: what
+// each interval's claims waited and its completions took, per queue.
+TEST_F(ThroughputSamplerTest, EachIntervalCarriesItsClaimsWaitingAndProcessingTimes) {
+  RunAt(kStart);
+  TxEffects effects;
+  effects.job_events[{"q", "claimed", ""}] = 2;
+  effects.job_events[{"q", "completed", ""}] = 1;
+  effects.job_times["q"] = {std::chrono::milliseconds(1500), std::chrono::milliseconds(250)};
+  metrics_.OnCommitted(effects, 1);
+  RunAt(kStart + seconds(7));
+  effects.job_times["q"] = {std::chrono::milliseconds(500), std::chrono::microseconds(1)};
+  metrics_.OnCommitted(effects, 1);
+  RunAt(kStart + seconds(17));
+
+  auto q = Points("q");
+  ASSERT_EQ(q.size(), 2u);
+  EXPECT_EQ(q[0].counts.claimed, 2);
+  EXPECT_EQ(q[0].counts.waiting, std::chrono::milliseconds(1500));
+  EXPECT_EQ(q[0].counts.processing, std::chrono::milliseconds(250));
+  EXPECT_EQ(q[1].counts.claimed, 2);
+  EXPECT_EQ(q[1].counts.waiting, std::chrono::milliseconds(500));
+  EXPECT_EQ(q[1].counts.processing, std::chrono::microseconds(1));
 }
 
 TEST_F(ThroughputSamplerTest, QuietIntervalsAreRecordedWithNoQueues) {

@@ -154,6 +154,13 @@ inline constexpr char kCountQueue[] =
 inline constexpr char kOldestDeadletter[] =
     "SELECT deadlettered_at FROM redrive.jobs WHERE status = 'deadletter' AND queue_name = $1"
     " ORDER BY deadlettered_at LIMIT 1";
+// One step of jobs_listing per status; least() skips a status with none.
+inline constexpr char kOldestWaiting[] =
+    "SELECT least("
+    "(SELECT created_at FROM redrive.jobs WHERE queue_name = $1 AND status = 'pending'"
+    " ORDER BY created_at LIMIT 1),"
+    " (SELECT created_at FROM redrive.jobs WHERE queue_name = $1 AND status = 'scheduled'"
+    " ORDER BY created_at LIMIT 1))";
 inline constexpr char kNextScheduled[] =
     "SELECT scheduled_at FROM redrive.jobs WHERE status = 'scheduled'"
     " ORDER BY scheduled_at LIMIT 1";

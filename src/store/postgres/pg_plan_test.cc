@@ -122,6 +122,7 @@ TEST_F(PgPlanTest, NextWakeTimesReadOneIndexEntry) {
     EXPECT_THAT(plan, Not(HasSubstr("Seq Scan"))) << plan;
   }
   ExpectIndexInOrder(sql::kOldestDeadletter, "'q1'", "jobs_dlq");
+  ExpectIndexInOrder(sql::kOldestWaiting, "'q1'", "jobs_listing");
 }
 
 // NULL for each of the `n` parameters of a statement whose parameters are

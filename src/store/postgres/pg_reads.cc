@@ -147,6 +147,12 @@ Result<std::optional<Instant>> PgReads<Base>::OldestDeadletterAt(const std::stri
 }
 
 template <typename Base>
+Result<std::optional<Instant>> PgReads<Base>::OldestWaitingCreatedAt(
+    const std::string& queue_name) {
+  return OptTimeOf(Run(conn_, sql::kOldestWaiting, &queue_name));
+}
+
+template <typename Base>
 Result<std::optional<QueueConfig>> PgReads<Base>::GetQueue(const std::string& name) {
   REDRIVE_ASSIGN_OR_RETURN(PgResult r, Run(conn_, kGetPgQueue, &name));
   if (r.rows() == 0) return std::optional<QueueConfig>();
@@ -228,6 +234,12 @@ template <typename Base>
 Result<std::vector<ThroughputPoint>> PgReads<Base>::ReadThroughput(
     const std::optional<std::string>& queue_name, Instant after) {
   return throughput_sql::ReadThroughput(conn_, queue_name, after);
+}
+
+template <typename Base>
+Result<JobCounts> PgReads<Base>::SumHourlyThroughput(const std::optional<std::string>& queue_name,
+                                                     Instant from_hour) {
+  return throughput_sql::SumHourly(conn_, queue_name, from_hour);
 }
 
 template <typename Base>

@@ -30,6 +30,7 @@ class PgReads : public Base {
   Result<std::vector<HistoryEntry>> GetHistory(const std::string& job_id) override;
   Result<StatusCounts> CountJobs(const std::optional<std::string>& queue_name) override;
   Result<std::optional<Instant>> OldestDeadletterAt(const std::string& queue_name) override;
+  Result<std::optional<Instant>> OldestWaitingCreatedAt(const std::string& queue_name) override;
   Result<std::optional<QueueConfig>> GetQueue(const std::string& name) override;
   Result<std::vector<QueueConfig>> ListQueues() override;
   Result<std::optional<WorkerInfo>> GetWorker(const std::string& id) override;
@@ -51,6 +52,8 @@ class PgReads : public Base {
   Result<std::optional<Instant>> NextScheduleDue() override;
   Result<std::vector<ThroughputPoint>> ReadThroughput(const std::optional<std::string>& queue_name,
                                                       Instant after) override;
+  Result<JobCounts> SumHourlyThroughput(const std::optional<std::string>& queue_name,
+                                        Instant from_hour) override;
   Result<std::vector<AuditEntry>> ListAudit(const AuditFilter& f) override;
   Result<std::optional<IdempotencyRecord>> GetIdempotencyRecord(const std::string& scope,
                                                                 const std::string& key) override;

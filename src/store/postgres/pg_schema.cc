@@ -4,6 +4,7 @@
 
 #include "core/clock.h"
 #include "store/postgres/pg_api_key_sql.h"
+#include "store/postgres/pg_throughput_sql.h"
 #include "store/postgres/pg_token_sql.h"
 #include "store/postgres/pg_workflow_sql.h"
 
@@ -426,6 +427,7 @@ constexpr PgMigration kMigrations[] = {
     {16, "workflows and job dependencies", workflow_sql::kSchema},
     {17, "completion webhooks", kSchemaV17},
     {18, "met dependencies", workflow_sql::kMetSchema},
+    {19, "hourly throughput totals", throughput_sql::kHourlySchema},
 };
 
 constexpr char kCreateMigrationsTable[] =

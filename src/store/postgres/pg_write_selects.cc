@@ -303,4 +303,8 @@ Result<long long> PgWriteTx::DeleteThroughputBefore(Instant before) {
   return throughput_sql::DeleteThroughputBefore(*held, before);
 }
 
+Result<long long> PgWriteTx::DeleteHourlyThroughputBefore(Instant before) {
+  return throughput_sql::DeleteHourlyBefore(*held, before);
+}
+
 }  // namespace redrive::store::postgres

@@ -126,6 +126,7 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
                                           int limit) override;
   Status RecordThroughput(const ThroughputSample& sample) override;
   Result<long long> DeleteThroughputBefore(Instant before) override;
+  Result<long long> DeleteHourlyThroughputBefore(Instant before) override;
   // pg_audit_writes.cc
   Status InsertAuditEntry(const AuditEntry& entry) override;
   Result<long long> DeleteAuditBefore(Instant before, int limit) override;

@@ -108,6 +108,14 @@ inline constexpr char kCountQueue[] =
 inline constexpr char kOldestDeadletter[] =
     "SELECT deadlettered_at FROM jobs WHERE status = 'deadletter' AND queue_name = ?1"
     " ORDER BY deadlettered_at LIMIT 1";
+// One step of jobs_listing per status (a min() over `status IN (...)`
+// would walk every waiting job's entry); min() skips a status with none.
+inline constexpr char kOldestWaiting[] =
+    "SELECT min(t) FROM ("
+    "SELECT (SELECT created_at FROM jobs WHERE queue_name = ?1 AND status = 'pending'"
+    " ORDER BY created_at LIMIT 1) AS t UNION ALL "
+    "SELECT (SELECT created_at FROM jobs WHERE queue_name = ?1 AND status = 'scheduled'"
+    " ORDER BY created_at LIMIT 1))";
 inline constexpr char kNextScheduled[] =
     "SELECT scheduled_at FROM jobs WHERE status = 'scheduled' ORDER BY scheduled_at LIMIT 1";
 inline constexpr char kNextLeaseExpiry[] =

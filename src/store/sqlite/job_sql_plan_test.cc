@@ -74,6 +74,9 @@ TEST_F(JobSqlPlanTest, NextWakeTimesReadOneIndexEntry) {
   ExpectUses(sql::kNextLeaseExpiry, "jobs_lease");
   ExpectUses(sql::kNextDeadline, "jobs_deadline");
   ExpectUses(sql::kOldestDeadletter, "jobs_dlq_queue");
+  // One step per waiting status, not a walk of every waiting job's entry.
+  ExpectUses(sql::kOldestWaiting, "jobs_listing");
+  EXPECT_THAT(Plan(sql::kOldestWaiting), Not(HasSubstr("TEMP B-TREE")));
 }
 
 TEST_F(JobSqlPlanTest, DeadLetterQueriesUseTheDlqIndexes) {

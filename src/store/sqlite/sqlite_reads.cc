@@ -113,6 +113,13 @@ Result<std::optional<Instant>> SqliteReads<Base>::OldestDeadletterAt(
 }
 
 template <typename Base>
+Result<std::optional<Instant>> SqliteReads<Base>::OldestWaitingCreatedAt(
+    const std::string& queue_name) {
+  return QueryOptTime(conn_, sql::kOldestWaiting,
+                      [&](Statement& stmt) { stmt.Bind(1, queue_name); });
+}
+
+template <typename Base>
 Result<std::optional<QueueConfig>> SqliteReads<Base>::GetQueue(const std::string& name) {
   REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn_.Prepare(kGetQueue));
   stmt.Bind(1, name);
@@ -193,6 +200,12 @@ template <typename Base>
 Result<std::vector<ThroughputPoint>> SqliteReads<Base>::ReadThroughput(
     const std::optional<std::string>& queue_name, Instant after) {
   return throughput_sql::ReadThroughput(conn_, queue_name, after);
+}
+
+template <typename Base>
+Result<JobCounts> SqliteReads<Base>::SumHourlyThroughput(
+    const std::optional<std::string>& queue_name, Instant from_hour) {
+  return throughput_sql::SumHourly(conn_, queue_name, from_hour);
 }
 
 template <typename Base>

@@ -51,4 +51,9 @@ Result<long long> SqliteWriteTx::DeleteThroughputBefore(Instant before) {
   return throughput_sql::DeleteThroughputBefore(conn(), before);
 }
 
+Result<long long> SqliteWriteTx::DeleteHourlyThroughputBefore(Instant before) {
+  REDRIVE_RETURN_IF_ERROR(CheckOpen());
+  return throughput_sql::DeleteHourlyBefore(conn(), before);
+}
+
 }  // namespace redrive::store::sqlite

@@ -88,6 +88,7 @@ class SqliteWriteTx final : public SqliteReads<WriteTx> {
                                           int limit) override;
   Status RecordThroughput(const ThroughputSample& sample) override;
   Result<long long> DeleteThroughputBefore(Instant before) override;
+  Result<long long> DeleteHourlyThroughputBefore(Instant before) override;
   // sqlite_audit_writes.cc
   Status InsertAuditEntry(const AuditEntry& entry) override;
   Result<long long> DeleteAuditBefore(Instant before, int limit) override;
