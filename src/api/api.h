@@ -48,6 +48,9 @@ struct ApiOptions {
   // --refresh-token-ttl.
   std::chrono::seconds access_token_ttl{15 * 60};
   std::chrono::seconds refresh_token_ttl{24 * 3600};
+  // --single-use-refresh-tokens: a refresh ends the token sent and answers
+  // a new one; off, it answers the token sent, usable until it ends.
+  bool single_use_refresh_tokens = false;
   ServerLimits limits;
   std::string version = "0.1.0";
   // Accept webhook URLs whose host is a literal non-global address (a

@@ -19,10 +19,10 @@
 namespace redrive::api {
 namespace {
 
-// Characters of the secret shown in lists (kSecretPrefix and 8 more).
-constexpr size_t kShownPrefixChars = 12;
+// Characters of the secret shown in lists (kApiKeySecretPrefix and 8 more).
+constexpr size_t kShownPrefixChars = kApiKeySecretPrefix.size() + 8;
 
-// "rdk_" + 43 characters of base64url: 256 bits from the OS.
+// "sk_rdk_" + 43 characters of base64url: 256 bits from the OS.
 std::string NewSecret() { return std::string(kApiKeySecretPrefix) + crypto::RandomBase64Url(32); }
 
 boost::json::value OptTime(const std::optional<Instant>& t) {

@@ -47,12 +47,12 @@ TEST_F(ApiKeysTest, CreateShowsTheSecretOnceAndReadsNever) {
   UseBootstrapKeys();
   Reply created = Create(R"({"name":"ci deploys","role":"viewer"})");
   const std::string secret = Secret(created);
-  EXPECT_EQ(secret.rfind("rdk_", 0), 0u) << secret;
-  EXPECT_EQ(secret.size(), 4u + 43u);
+  EXPECT_EQ(secret.rfind("sk_rdk_", 0), 0u) << secret;  // Spooled's SDKs want sk_
+  EXPECT_EQ(secret.size(), 7u + 43u);
   EXPECT_EQ(Str(created["name"]), "ci deploys");
   EXPECT_EQ(Str(created["role"]), "viewer");
   EXPECT_EQ(created["is_active"], true);
-  EXPECT_EQ(Str(created["key_prefix"]), secret.substr(0, 12));
+  EXPECT_EQ(Str(created["key_prefix"]), secret.substr(0, 15));
   const std::string id = Str(created["id"]);
 
   Reply got = Get("/api/v1/api-keys/" + id, "boot-admin");

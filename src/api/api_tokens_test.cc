@@ -1,8 +1,9 @@
 // The token exchange over the API (/api/v1/auth/*): login with stored and
 // bootstrap keys, access tokens as Bearer credentials (their role and scope
 // the key's, refused at once when the key is revoked, when they expire on
-// the clock, or when they are forged), single-use refresh, validate, me,
-// logout, the failed-authentication limit, another node, and pruning.
+// the clock, or when they are forged), reusable and single-use refresh,
+// validate, me, logout, the failed-authentication limit, another node, and
+// pruning.
 #include <gmock/gmock.h>
 
 #include "api/access_token.h"
@@ -22,11 +23,12 @@ class ApiTokensTest : public ApiTest {
     clock_.Set(InstantFromMicros(1'700'000'000'000'000));
     UseKeys(AuthFailureLimits{.max_failures = 0});
   }
-  void UseKeys(AuthFailureLimits limits) {
+  void UseKeys(AuthFailureLimits limits, bool single_use_refresh_tokens = false) {
     ApiOptions o;
     o.keys = {{Role::kAdmin, "boot-admin", "root"}, {Role::kViewer, "boot-viewer"}};
     o.clock = &clock_;
     o.auth_failures = limits;
+    o.single_use_refresh_tokens = single_use_refresh_tokens;
     Reconfigure(o);
   }
   // A stored key's secret and id.
@@ -91,7 +93,35 @@ TEST_F(ApiTokensTest, AccessTokenExpiresOnTheClock) {
   EXPECT_THAT(expired.raw.body, HasSubstr("expired"));
 }
 
-TEST_F(ApiTokensTest, RefreshIsSingleUseAndAnswersANewPair) {
+// Spooled's SDK refreshes with its login's refresh token every time (it
+// never reads one from a refresh answer): the token answers each refresh,
+// with the time it has left, until it expires or is logged out.
+TEST_F(ApiTokensTest, ARefreshTokenIsReusedUntilItEnds) {
+  auto [viewer, id] = CreateKey(R"({"name":"dash","role":"viewer"})");
+  Reply login = Login(viewer);
+  const std::string token = Str(login["refresh_token"]);
+  for (int i = 1; i <= 3; ++i) {
+    clock_.Advance(std::chrono::minutes(20));  // the access token expired meanwhile
+    Reply refreshed = Refresh(token);
+    ASSERT_EQ(refreshed.status, 200) << "refresh " << i << ": " << refreshed.raw.body;
+    EXPECT_EQ(Str(refreshed["refresh_token"]), token);
+    EXPECT_EQ(refreshed["refresh_expires_in"], 86400 - i * 20 * 60);
+    EXPECT_EQ(Get("/api/v1/queues", Str(refreshed["access_token"])).status, 200);
+  }
+  const std::string access = Str(Refresh(token)["access_token"]);
+  ASSERT_EQ(Post("/api/v1/auth/logout", R"({"refresh_token":")" + token + R"("})", access).status,
+            204);
+  Reply after = Refresh(token);
+  EXPECT_EQ(after.status, 401);
+  EXPECT_THAT(after.raw.body, HasSubstr("logged out"));
+  // Its expiry counts from the login, however often it was used.
+  Reply again = Login(viewer);
+  clock_.Advance(std::chrono::hours(24));
+  EXPECT_THAT(Refresh(Str(again["refresh_token"])).raw.body, HasSubstr("expired"));
+}
+
+TEST_F(ApiTokensTest, SingleUseRefreshAnswersANewPairAndEndsTheOldToken) {
+  UseKeys(AuthFailureLimits{.max_failures = 0}, /*single_use_refresh_tokens=*/true);
   auto [viewer, id] = CreateKey(R"({"name":"dash","role":"viewer"})");
   Reply login = Login(viewer);
   const std::string first = Str(login["refresh_token"]);
@@ -253,6 +283,7 @@ TEST_F(ApiTokensTest, ValidateAnswersTheClaimsOrWhyNot) {
   EXPECT_EQ(Str(c.at("api_key_id")), id);
   EXPECT_EQ(Str(c.at("token_type")), "access");
   EXPECT_EQ(Str(c.at("role")), "worker");
+  EXPECT_EQ(Str(c.at("organization_id")), "default");  // Spooled's SDK's name for org_id
   EXPECT_EQ(c.at("exp").as_int64() - c.at("iat").as_int64(), 900);
 
   Reply bad = Post("/api/v1/auth/validate", R"({"token":"rdk_a-key-not-a-token"})");
@@ -313,6 +344,7 @@ TEST_F(ApiTokensTest, FailedTokensCountInTheAuthFailureLimit) {
 }
 
 TEST_F(ApiTokensTest, EndedRefreshTokensArePrunedADayLater) {
+  UseKeys(AuthFailureLimits{.max_failures = 0}, /*single_use_refresh_tokens=*/true);
   Reply login = Login("boot-admin");
   const std::string key_id = Str(Get("/api/v1/auth/me", "boot-admin")["api_key_id"]);
   Reply refreshed = Refresh(Str(login["refresh_token"]));

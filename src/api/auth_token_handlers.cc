@@ -1,8 +1,10 @@
 // Spooled's token exchange, /api/v1/auth/*: an API key is exchanged for an
 // access token (access_token.h; short-lived, checked by any node without a
 // store read) and a refresh token (random, kept in the store only as its
-// SHA-256, single use: each refresh answers a new pair and ends the old
-// refresh token). login, refresh and validate are public routes that take
+// SHA-256). A refresh token is reused until it expires, is logged out or
+// its key is revoked: Spooled's SDK refreshes with its login's token every
+// time. With --single-use-refresh-tokens each refresh answers a new one and
+// ends the one sent. login, refresh and validate are public routes that take
 // their credential in the body, so they check the failed-authentication
 // limit themselves and count their failures in it, like a bad key anywhere.
 #include <spdlog/spdlog.h>
@@ -171,41 +173,49 @@ void HandleRefresh(Call& call) {
   if (!token.ok()) return call.Fail(token.status());
   const Instant now = call.Now();
   const ApiOptions* options = &call.options;
-  WithSecret(
-      call, [&engine = call.engine, options, stored = call.stored_keys, respond = call.respond,
-             old_hash = crypto::Sha256Hex(**token), now,
-             failed = CounterOf(call, "/api/v1/auth/refresh")](Result<std::string> secret) mutable {
-        if (!secret.ok()) return respond(ErrorResponse(secret.status()));
-        // The key, as it is now, of the token being used: set by `accept`,
-        // inside the write that ends the old token.
-        auto caller = std::make_shared<Caller>();
-        auto accept = [options, stored, secret = *secret, now, caller](const RefreshToken& old) {
-          Result<Caller> c = CallerOfKeyId(old.key_id, options->keys, *stored, secret, now);
-          if (!c.ok()) return c.status();
-          *caller = std::move(*c);
-          return Status::Ok();
-        };
-        std::string next = NewRefreshToken();
-        const std::string next_hash = crypto::Sha256Hex(next);
-        engine.RotateRefreshToken(
-            std::move(old_hash), next_hash, options->refresh_token_ttl, std::move(accept),
-            [options, respond = std::move(respond), failed = std::move(failed), caller, now,
-             secret = *secret, next = std::move(next)](Result<RefreshToken> r) {
-              if (!r.ok()) {
-                failed(r.status());
-                return respond(ErrorResponse(r.status()));
-              }
-              // Spooled's RefreshTokenResponse, plus the new refresh token
-              // [ext]: the one sent is used up.
-              boost::json::object out{
-                  {"access_token", AccessTokenOf(*caller, now, options->access_token_ttl, secret)},
-                  {"token_type", "Bearer"},
-                  {"expires_in", options->access_token_ttl.count()},
-                  {"refresh_token", next},
-                  {"refresh_expires_in", options->refresh_token_ttl.count()}};
-              respond(JsonResponse(200, out));
-            });
-      });
+  WithSecret(call, [&engine = call.engine, options, stored = call.stored_keys,
+                    respond = call.respond, sent = std::move(**token), now,
+                    failed = CounterOf(call, "/api/v1/auth/refresh")](
+                       Result<std::string> secret) mutable {
+    if (!secret.ok()) return respond(ErrorResponse(secret.status()));
+    // The key, as it is now, of the token being used: set by `accept`,
+    // which checks it where the token is read.
+    auto caller = std::make_shared<Caller>();
+    auto accept = [options, stored, secret = *secret, now, caller](const RefreshToken& old) {
+      Result<Caller> c = CallerOfKeyId(old.key_id, options->keys, *stored, secret, now);
+      if (!c.ok()) return c.status();
+      *caller = std::move(*c);
+      return Status::Ok();
+    };
+    // Spooled's RefreshTokenResponse, plus the refresh token to use next
+    // and how long it lasts [ext].
+    auto answer = [options, respond, failed = std::move(failed), caller, now, secret = *secret](
+                      Result<RefreshToken> r, const std::string& refresh) {
+      if (!r.ok()) {
+        failed(r.status());
+        return respond(ErrorResponse(r.status()));
+      }
+      const auto left = std::chrono::floor<std::chrono::seconds>(r->expires_at - now);
+      boost::json::object out{
+          {"access_token", AccessTokenOf(*caller, now, options->access_token_ttl, secret)},
+          {"token_type", "Bearer"},
+          {"expires_in", options->access_token_ttl.count()},
+          {"refresh_token", refresh},
+          {"refresh_expires_in", std::max<long long>(0, left.count())}};
+      respond(JsonResponse(200, out));
+    };
+    const std::string sent_hash = crypto::Sha256Hex(sent);
+    if (!options->single_use_refresh_tokens) {
+      return engine.UseRefreshToken(
+          sent_hash, std::move(accept),
+          [answer, sent = std::move(sent)](Result<RefreshToken> r) { answer(std::move(r), sent); });
+    }
+    std::string next = NewRefreshToken();
+    std::string next_hash = crypto::Sha256Hex(next);  // before `next` moves into the callback
+    engine.RotateRefreshToken(
+        sent_hash, std::move(next_hash), options->refresh_token_ttl, std::move(accept),
+        [answer, next = std::move(next)](Result<RefreshToken> r) { answer(std::move(r), next); });
+  });
 }
 
 void HandleValidateToken(Call& call) {
@@ -225,8 +235,11 @@ void HandleValidateToken(Call& call) {
     return call.respond(
         JsonResponse(200, boost::json::object{{"valid", false}, {"error", why}, {"message", why}}));
   }
-  call.respond(JsonResponse(
-      200, boost::json::object{{"valid", true}, {"claims", ClaimsJson(*caller->token)}}));
+  // The token's claims, plus the organization_id Spooled's SDK types them
+  // with (its server's own claims name it org_id, as the token does).
+  boost::json::object claims = ClaimsJson(*caller->token);
+  claims["organization_id"] = claims["org_id"];
+  call.respond(JsonResponse(200, boost::json::object{{"valid", true}, {"claims", claims}}));
 }
 
 void HandleAuthMe(Call& call) {

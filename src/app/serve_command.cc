@@ -89,6 +89,7 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
   api_options.clock = &clock;
   api_options.access_token_ttl = config.access_token_ttl;
   api_options.refresh_token_ttl = config.refresh_token_ttl;
+  api_options.single_use_refresh_tokens = config.single_use_refresh_tokens;
   api_options.event_ping_interval = config.event_ping_interval;
   // Bounds how late a key revoked on another node is refused here.
   api_options.key_refresh_interval = std::chrono::seconds(1);

@@ -154,9 +154,15 @@ void AddServeFlags(CLI::App& serve, server::ServeFlags& flags) {
       ->capture_default_str();
   serve
       .add_option("--refresh-token-ttl", flags.refresh_token_ttl,
-                  "How long an unused refresh token lasts (10m..90d); each refresh replaces it")
+                  "How long a refresh token lasts from its login (10m..90d); logout and a "
+                  "revoked key end it sooner")
       ->envname("REDRIVE_REFRESH_TOKEN_TTL")
       ->capture_default_str();
+  serve
+      .add_flag("--single-use-refresh-tokens", flags.single_use_refresh_tokens,
+                "Each refresh answers a new refresh token and ends the one sent; by default a "
+                "refresh token is reused until it expires, as Spooled's SDKs need")
+      ->envname("REDRIVE_SINGLE_USE_REFRESH_TOKENS");
   serve
       .add_option("--max-clock-skew", flags.max_clock_skew,
                   "PostgreSQL: report (log, /health/ready, redrive_clock_skew_seconds) a clock "

@@ -138,7 +138,7 @@ void AddAuthCommand(CLI::App& app, CliContext& ctx) {
 
   auto refresh_token = std::make_shared<std::string>();
   auto* refresh = auth->add_subcommand(
-      "refresh", "Use a refresh token up for a new pair (prints the access token; --json both)");
+      "refresh", "Trade a refresh token for a new access token (prints it; --json both tokens)");
   refresh->add_option("refresh_token", *refresh_token, "rdr_... from auth token --json")
       ->required();
   ctx.OnRun(refresh, [&ctx, refresh_token] { return RunRefresh(ctx, *refresh_token); });

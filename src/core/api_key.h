@@ -24,8 +24,11 @@ inline constexpr size_t kMaxApiKeyNameBytes = 100;
 inline constexpr size_t kMaxApiKeyQueues = 100;
 
 // What every stored key's secret starts with, so it is recognised (by
-// people, and by secret scanners) as a Redrive key.
-inline constexpr std::string_view kApiKeySecretPrefix = "rdk_";
+// people, and by secret scanners) as a Redrive key. Spooled's SDKs refuse a
+// key that does not start with sk_ or sp_ before they send anything, so it
+// starts with Spooled's sk_. (Keys made before with rdk_ keep working: a key
+// is found by its hash.)
+inline constexpr std::string_view kApiKeySecretPrefix = "sk_rdk_";
 
 // "admin", "worker" or "viewer" (the API's roles, api/auth.h).
 bool IsApiKeyRole(std::string_view role);

@@ -323,6 +323,12 @@ class Engine {
   void RotateRefreshToken(std::string old_hash, std::string new_hash, std::chrono::seconds ttl,
                           std::function<Status(const RefreshToken&)> accept,
                           Callback<RefreshToken> done);
+  // Reusable (Spooled's refresh, the default): answers the token
+  // `token_hash` when it is live and `accept(token)` takes it, writing
+  // nothing; UNAUTHORIZED, saying why, otherwise. `accept` runs on a reader
+  // thread and must not block.
+  void UseRefreshToken(std::string token_hash, std::function<Status(const RefreshToken&)> accept,
+                       Callback<RefreshToken> done);
   // Ends the token `token_hash` (reason "logout") if it is live; answers
   // whether it did (false: unknown, or already ended). ACCESS_DENIED, ending
   // nothing, when it was issued to another key than `key_id`.

@@ -1,5 +1,5 @@
 // Token exchange: the shared token secret and the refresh tokens' lives
-// (issue, single-use rotation, logout). The API makes every secret and hands
+// (issue, reuse or single-use rotation, logout). The API makes every secret and hands
 // the engine only hashes (api/token_authority.h).
 #include <string>
 
@@ -89,6 +89,20 @@ void Engine::RotateRefreshToken(std::string old_hash, std::string new_hash,
         RefreshToken next = NewToken(new_hash, old->key_id, ctx.now, ttl);
         REDRIVE_RETURN_IF_ERROR(tx.InsertRefreshToken(next, kMaxLiveRefreshTokensPerKey).status());
         return next;
+      },
+      std::move(done));
+}
+
+void Engine::UseRefreshToken(std::string token_hash,
+                             std::function<Status(const RefreshToken&)> accept,
+                             Callback<RefreshToken> done) {
+  impl_->Read<RefreshToken>(
+      [token_hash = std::move(token_hash), accept = std::move(accept),
+       &clock = impl_->clock](ReadTx& tx) -> Result<RefreshToken> {
+        REDRIVE_ASSIGN_OR_RETURN(std::optional<RefreshToken> token, tx.GetRefreshToken(token_hash));
+        REDRIVE_RETURN_IF_ERROR(Unusable(token, clock.Now()));
+        REDRIVE_RETURN_IF_ERROR(accept(*token));
+        return std::move(*token);
       },
       std::move(done));
 }

@@ -188,6 +188,9 @@ class FaultStore final : public store::Store {
     Result<std::vector<RefreshToken>> ListRefreshTokens(const std::string& key_id) override {
       return inner_->ListRefreshTokens(key_id);
     }
+    Result<std::optional<RefreshToken>> GetRefreshToken(const std::string& token_hash) override {
+      return inner_->GetRefreshToken(token_hash);
+    }
     Result<std::string> EnsureTokenSecret(const std::string& candidate) override {
       return inner_->EnsureTokenSecret(candidate);
     }

@@ -506,6 +506,7 @@ Result<ServeConfig> MakeServeConfig(const ServeFlags& flags) {
   }
   config.integrity_check_budget = *budget;
   config.webhook_allow_private_targets = flags.webhook_allow_private_targets;
+  config.single_use_refresh_tokens = flags.single_use_refresh_tokens;
   return config;
 }
 

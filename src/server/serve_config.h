@@ -92,6 +92,7 @@ struct ServeFlags {
   std::string audit_retention = "90d";
   std::string access_token_ttl = "15m";
   std::string refresh_token_ttl = "24h";
+  bool single_use_refresh_tokens = false;
   int io_threads = 1;
   std::string log_level = "info";
   std::string log_format = "text";
@@ -136,6 +137,10 @@ struct ServeConfig {
   // tokens (10 min..90 days) last (api/token_auth.h).
   std::chrono::seconds access_token_ttl{15 * 60};
   std::chrono::seconds refresh_token_ttl{24 * 3600};
+  // Each refresh answers a new refresh token and ends the one sent
+  // (single use) instead of answering the one sent (reusable until it ends,
+  // as Spooled's SDKs need).
+  bool single_use_refresh_tokens = false;
   // The most schedules the store holds; each keeps its newest
   // schedule_history_keep runs, none older than schedule_history_retention.
   size_t max_schedules = 1000;

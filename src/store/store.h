@@ -300,6 +300,9 @@ class ReadTx {
   // The refresh tokens issued to `key_id`, ended and expired ones too (until
   // pruned), oldest created first (ties by hash). Cost: the key's rows.
   virtual Result<std::vector<RefreshToken>> ListRefreshTokens(const std::string& key_id) = 0;
+  // The refresh token whose hash is `token_hash`, ended or not (until
+  // pruned); unset if none. Cost: one step of the primary key.
+  virtual Result<std::optional<RefreshToken>> GetRefreshToken(const std::string& token_hash) = 0;
 };
 
 // A write transaction. Commit() makes every change durable (fsync) before it

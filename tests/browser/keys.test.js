@@ -68,7 +68,7 @@ test('admin: create (the secret once), the key works, revoke makes it 401; a vie
   // A worker key for the emails queue, expiring in 90 days: the secret, once.
   const secret = await createKey(page, {name: 'mailer', role: 'worker', queues: 'emails',
                                         expiresIn: '90d'});
-  assert.match(secret, /^rdk_[A-Za-z0-9_-]{43}$/);
+  assert.match(secret, /^sk_rdk_[A-Za-z0-9_-]{43}$/);
   const box = page.locator('[data-test=secret-once]');
   assert.match(await box.innerText(), /Copy it now, it will not be shown again/);
   assert.match(await box.innerText(), /A worker key on queues emails, expiring in 89d23h/);
@@ -77,7 +77,7 @@ test('admin: create (the secret once), the key works, revoke makes it 401; a vie
   await row.waitFor();
   assert.equal(await row.getAttribute('data-state'), 'active');
   const cells = await row.locator('td').allInnerTexts();
-  assert.deepEqual(cells.slice(0, 4), ['mailer', 'worker', 'emails', `${secret.slice(0, 12)}…`]);
+  assert.deepEqual(cells.slice(0, 4), ['mailer', 'worker', 'emails', `${secret.slice(0, 15)}…`]);
   assert.equal(cells[5], 'never', 'not used yet');
   assert.match(cells[6], /^in 89d23h$/);
   assert.equal(await form.locator('input[name=name]').inputValue(), '', 'the form is reset');

@@ -48,7 +48,7 @@ TEST(CliKeysTest, CreateListRevoke) {
   auto human = cli({"keys", "create", "dash", "--role", "viewer"});
   ASSERT_EQ(human.exit_code, 0) << human.err;
   EXPECT_THAT(human.out, HasSubstr("shown once"));
-  EXPECT_THAT(human.out, HasSubstr("rdk_"));
+  EXPECT_THAT(human.out, HasSubstr("sk_rdk_"));
 }
 
 }  // namespace

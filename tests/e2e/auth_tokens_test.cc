@@ -25,9 +25,12 @@ JsonResponse As(const ServerProcess& server, const std::string& credential, std:
 
 std::string Str(const json::value& v) { return std::string(v.as_string()); }
 
-TEST(AuthTokensE2eTest, LoginRefreshRevoke) {
+// With single-use refresh tokens (the default reuses them: the Spooled SDK
+// test in tests/spooled covers that through the binary).
+TEST(AuthTokensE2eTest, LoginSingleUseRefreshRevoke) {
   ServerOptions o;
-  o.env = {{"REDRIVE_API_KEYS", std::string("admin@root:") + kAdmin}};
+  o.env = {{"REDRIVE_API_KEYS", std::string("admin@root:") + kAdmin},
+           {"REDRIVE_SINGLE_USE_REFRESH_TOKENS", "true"}};
   ServerProcess server(o);
   ASSERT_TRUE(server.Start());
   auto created = As(server, kAdmin, "POST", "/api-keys",

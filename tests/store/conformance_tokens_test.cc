@@ -124,6 +124,33 @@ TEST_P(StoreConformanceTest, RefreshTokenRoundTripsAndEndsOnce) {
   EXPECT_FALSE(List(*tx, "key-b")[0].ended_at);
 }
 
+// The reusable refresh's read: a token by its hash, live or ended, written
+// by nothing.
+TEST_P(StoreConformanceTest, GetRefreshTokenReadsOneTokenByItsHash) {
+  Write([&](WriteTx& tx) {
+    ASSERT_TRUE(tx.InsertRefreshToken(Token("h1", "key-a", T(0)), 10).ok());
+    ASSERT_TRUE(tx.InsertRefreshToken(Token("h2", "key-b", T(5)), 10).ok());
+  });
+  {
+    auto tx = BeginRead();
+    auto got = tx->GetRefreshToken("h2");
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ASSERT_TRUE(*got);
+    EXPECT_EQ((*got)->key_id, "key-b");
+    EXPECT_EQ((*got)->created_at, T(5));
+    EXPECT_EQ((*got)->expires_at, T(3605));
+    EXPECT_FALSE((*got)->ended_at);
+    auto none = tx->GetRefreshToken("nope");
+    ASSERT_TRUE(none.ok());
+    EXPECT_FALSE(*none);
+  }
+  Write([&](WriteTx& tx) { ASSERT_TRUE(tx.EndRefreshToken("h1", T(10), kRefreshEndLogout).ok()); });
+  auto ended = BeginRead()->GetRefreshToken("h1");
+  ASSERT_TRUE(ended.ok() && *ended);
+  EXPECT_EQ((*ended)->ended_at, T(10));
+  EXPECT_EQ((*ended)->end_reason, kRefreshEndLogout);
+}
+
 // Two consumers of one refresh token at once: the first has ended it but
 // not committed when the second tries. Exactly one of them gets it live.
 TEST_P(StoreConformanceTest, RefreshTokenIsUsedOnceByTwoConcurrentTransactions) {

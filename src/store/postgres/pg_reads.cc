@@ -317,6 +317,11 @@ Result<std::vector<RefreshToken>> PgReads<Base>::ListRefreshTokens(const std::st
 }
 
 template <typename Base>
+Result<std::optional<RefreshToken>> PgReads<Base>::GetRefreshToken(const std::string& token_hash) {
+  return token_sql::GetRefreshToken(conn_, token_hash);
+}
+
+template <typename Base>
 Result<Schedule> PgReads<Base>::GetSchedule(const std::string& id) {
   return schedule_sql::GetSchedule(conn_, id, locking_);
 }

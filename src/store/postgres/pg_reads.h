@@ -72,6 +72,7 @@ class PgReads : public Base {
                                      size_t max_jobs) override;
   Result<std::optional<std::string>> GetTokenSecret() override;
   Result<std::vector<RefreshToken>> ListRefreshTokens(const std::string& key_id) override;
+  Result<std::optional<RefreshToken>> GetRefreshToken(const std::string& token_hash) override;
 
  protected:
   // `conn` must outlive this object.

@@ -40,6 +40,8 @@ constexpr char kInsertSecret[] =
 constexpr char kList[] = "SELECT " REDRIVE_PG_REFRESH_TOKEN_COLUMNS
                          " FROM redrive.refresh_tokens WHERE key_id = $1"
                          " ORDER BY created_at, token_hash";
+constexpr char kGet[] =
+    "SELECT " REDRIVE_PG_REFRESH_TOKEN_COLUMNS " FROM redrive.refresh_tokens WHERE token_hash = $1";
 // FOR UPDATE: of two transactions ending one token, the second waits here
 // and then reads the row as the first left it (ended).
 constexpr char kGetForUpdate[] = "SELECT " REDRIVE_PG_REFRESH_TOKEN_COLUMNS
@@ -93,6 +95,15 @@ Result<std::vector<RefreshToken>> ListRefreshTokens(PgConnection& conn, const st
   out.reserve(r.rows());
   for (int i = 0; i < r.rows(); ++i) out.push_back(ReadToken(r, i));
   return out;
+}
+
+Result<std::optional<RefreshToken>> GetRefreshToken(PgConnection& conn,
+                                                    const std::string& token_hash) {
+  PgParams p;
+  p.AddRef(token_hash);
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, conn.ExecPrepared(kGet, p));
+  if (r.rows() == 0) return std::optional<RefreshToken>();
+  return std::optional<RefreshToken>(ReadToken(r, 0));
 }
 
 Result<std::string> EnsureTokenSecret(PgConnection& conn, const std::string& candidate) {

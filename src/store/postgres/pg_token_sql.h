@@ -22,6 +22,8 @@ extern const char kSchema[];
 
 Result<std::optional<std::string>> GetTokenSecret(PgConnection& conn);
 Result<std::vector<RefreshToken>> ListRefreshTokens(PgConnection& conn, const std::string& key_id);
+Result<std::optional<RefreshToken>> GetRefreshToken(PgConnection& conn,
+                                                    const std::string& token_hash);
 
 // Inside a write transaction (READ COMMITTED; see each for its locking).
 Result<std::string> EnsureTokenSecret(PgConnection& conn, const std::string& candidate);

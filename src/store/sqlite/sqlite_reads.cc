@@ -286,6 +286,12 @@ Result<std::vector<RefreshToken>> SqliteReads<Base>::ListRefreshTokens(const std
 }
 
 template <typename Base>
+Result<std::optional<RefreshToken>> SqliteReads<Base>::GetRefreshToken(
+    const std::string& token_hash) {
+  return token_sql::GetRefreshToken(conn_, token_hash);
+}
+
+template <typename Base>
 Result<Schedule> SqliteReads<Base>::GetSchedule(const std::string& id) {
   return schedule_sql::GetSchedule(conn_, id);
 }

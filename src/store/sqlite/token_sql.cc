@@ -84,6 +84,15 @@ Result<std::vector<RefreshToken>> ListRefreshTokens(Connection& conn, const std:
   return CollectRows<RefreshToken>(stmt, ReadToken);
 }
 
+Result<std::optional<RefreshToken>> GetRefreshToken(Connection& conn,
+                                                    const std::string& token_hash) {
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kGet));
+  stmt.Bind(1, token_hash);
+  REDRIVE_ASSIGN_OR_RETURN(bool row, stmt.Step());
+  if (!row) return std::optional<RefreshToken>();
+  return std::optional<RefreshToken>(ReadToken(stmt));
+}
+
 Result<std::string> EnsureTokenSecret(Connection& conn, const std::string& candidate) {
   {
     REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kInsertSecret));
@@ -115,15 +124,8 @@ Result<long long> InsertRefreshToken(Connection& conn, const RefreshToken& token
 
 Result<std::optional<RefreshToken>> EndRefreshToken(Connection& conn, const std::string& token_hash,
                                                     Instant now, std::string_view reason) {
-  std::optional<RefreshToken> was;
-  {
-    REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kGet));
-    stmt.Bind(1, token_hash);
-    REDRIVE_ASSIGN_OR_RETURN(bool row, stmt.Step());
-    if (!row) return was;
-    was = ReadToken(stmt);
-  }
-  if (!was->LiveAt(now)) return was;
+  REDRIVE_ASSIGN_OR_RETURN(std::optional<RefreshToken> was, GetRefreshToken(conn, token_hash));
+  if (!was || !was->LiveAt(now)) return was;
   REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(kEnd));
   stmt.Bind(1, token_hash);
   stmt.Bind(2, now);

@@ -22,6 +22,8 @@ extern const char kSchema[];
 
 Result<std::optional<std::string>> GetTokenSecret(Connection& conn);
 Result<std::vector<RefreshToken>> ListRefreshTokens(Connection& conn, const std::string& key_id);
+Result<std::optional<RefreshToken>> GetRefreshToken(Connection& conn,
+                                                    const std::string& token_hash);
 
 // Inside a write transaction (SQLite has one writer: every read-then-write
 // below is exact).
