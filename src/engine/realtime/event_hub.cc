@@ -22,10 +22,13 @@ EventSubscription::EventSubscription(EventFilter filter, size_t capacity,
 EventSubscription::~EventSubscription() { Cancel(); }
 
 EventSubscription::Taken EventSubscription::Take() {
-  std::lock_guard lock(mu_);
   Taken taken;
-  taken.events.swap(buffer_);
-  taken.ended = ended_;
+  {
+    std::lock_guard lock(mu_);
+    taken.events.swap(buffer_);
+    taken.ended = ended_;
+  }
+  room_.notify_all();
   return taken;
 }
 
@@ -40,21 +43,29 @@ EventFilter EventSubscription::filter() const {
 }
 
 void EventSubscription::Cancel() {
-  std::lock_guard lock(mu_);
-  if (!ended_) ended_ = "cancelled";
-  buffer_.clear();
-  if (counted_) {
-    counted_ = false;
-    slots_->open.fetch_sub(1);
-  }
-}
-
-bool EventSubscription::Offer(const SharedEvent& event) {
-  bool was_empty = false;
   {
     std::lock_guard lock(mu_);
+    if (!ended_) ended_ = "cancelled";
+    buffer_.clear();
+    if (counted_) {
+      counted_ = false;
+      slots_->open.fetch_sub(1);
+    }
+  }
+  room_.notify_all();
+}
+
+bool EventSubscription::Offer(const SharedEvent& event,
+                              std::chrono::steady_clock::time_point room_by) {
+  bool was_empty = false;
+  {
+    std::unique_lock lock(mu_);
     if (ended_ || !filter_.Matches(*event)) return true;
-    if (buffer_.size() >= capacity_) return false;
+    if (buffer_.size() >= capacity_ &&
+        !room_.wait_until(lock, room_by, [&] { return ended_ || buffer_.size() < capacity_; })) {
+      return false;
+    }
+    if (ended_) return true;
     was_empty = buffer_.empty();
     buffer_.push_back(event);
   }
@@ -68,6 +79,7 @@ void EventSubscription::End(std::string reason) {
     if (ended_) return;
     ended_ = std::move(reason);
   }
+  room_.notify_all();
   if (wake_) wake_();
 }
 
@@ -143,10 +155,13 @@ size_t EventHub::DeliverPending() {
     }
     return 0;
   }
+  // One grace for the whole round: however many subscribers are full, the
+  // round waits at most drain_grace for them.
+  const auto room_by = std::chrono::steady_clock::now() + options_.drain_grace;
   for (RealtimeEvent& e : events) {
     SharedEvent event = std::make_shared<const RealtimeEvent>(std::move(e));
     for (const auto& sub : subs) {
-      if (!sub->Offer(event)) {
+      if (!sub->Offer(event, room_by)) {
         sub->End("dropped: this client read slower than events arrived (" +
                  std::to_string(options_.buffer_events) + " events buffered); reconnect");
       }
@@ -187,8 +202,9 @@ void EventHub::Stop() {
     pending_.clear();
   }
   cv_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  // Ended first: a fan-out waiting for a full buffer's room stops waiting.
   EndAll("the server is shutting down");
+  if (thread_.joinable()) thread_.join();
 }
 
 }  // namespace redrive::engine

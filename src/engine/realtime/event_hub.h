@@ -3,16 +3,20 @@
 // them out to its subscriptions on a thread of its own (`rd-events`), so
 // neither the commit nor the publisher ever waits for a subscriber.
 //
-// Every subscription has a bounded buffer. A subscriber that lets it fill
+// Every subscription has a bounded buffer. A subscriber that keeps it full
 // (a client reading slower than events arrive) is dropped: its subscription
-// ends with a reason, which its stream sends before closing. The hub holds
-// at most `max_streams` subscriptions at once; one more is refused.
+// ends with a reason, which its stream sends before closing. A full buffer
+// is given `drain_grace` to make room first (its reader takes everything it
+// holds at once), so that a burst larger than the buffer (a batch claim of
+// hundreds of jobs) does not drop a client that keeps up. The hub holds at
+// most `max_streams` subscriptions at once; one more is refused.
 //
 // Thread-safety: every method of EventHub and EventSubscription is
 // thread-safe.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <functional>
@@ -36,6 +40,11 @@ struct EventHubOptions {
   // Events published but not yet fanned out; past it every subscription is
   // dropped (the hub's thread cannot keep up) rather than memory growing.
   size_t max_pending_events = 1 << 18;
+  // How long one fan-out waits, in all, for full buffers to make room
+  // before it drops their subscribers; 0: drop at once. Publishing never
+  // waits (the wait is the hub thread's); past max_pending_events meanwhile,
+  // everyone is dropped as above.
+  std::chrono::milliseconds drain_grace{1000};
   // Fan out on a thread of the hub's own; false: only when the owner calls
   // DeliverPending (tests).
   bool own_thread = true;
@@ -69,14 +78,16 @@ class EventSubscription {
   EventSubscription(EventFilter filter, size_t capacity, std::function<void()> wake,
                     std::shared_ptr<Slots> slots);
 
-  // Adds `event` if it matches; false when the buffer was full (the caller
-  // then ends it). Calls the wake callback when the buffer was empty.
-  bool Offer(const SharedEvent& event);
+  // Adds `event` if it matches, waiting until `room_by` for a full buffer
+  // to make room; false when it stayed full (the caller then ends it).
+  // Calls the wake callback when the buffer was empty.
+  bool Offer(const SharedEvent& event, std::chrono::steady_clock::time_point room_by);
   // Ends it with `reason` (no effect once ended) and wakes its reader.
   void End(std::string reason);
   bool ended() const;
 
   mutable std::mutex mu_;
+  std::condition_variable room_;  // the buffer was taken, or it ended
   EventFilter filter_;
   std::vector<SharedEvent> buffer_;
   std::optional<std::string> ended_;

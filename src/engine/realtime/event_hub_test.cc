@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <thread>
 
 namespace redrive::engine {
 namespace {
@@ -15,8 +16,12 @@ RealtimeEvent Created(std::string job, std::string queue = "emails") {
   return e;
 }
 
+// Fanned out by the test; a full buffer drops its subscriber at once.
 EventHubOptions Manual(size_t max_streams = 8, size_t buffer = 4) {
-  return EventHubOptions{.max_streams = max_streams, .buffer_events = buffer, .own_thread = false};
+  return EventHubOptions{.max_streams = max_streams,
+                         .buffer_events = buffer,
+                         .drain_grace = std::chrono::milliseconds(0),
+                         .own_thread = false};
 }
 
 std::vector<std::string> Ids(const EventSubscription::Taken& taken) {
@@ -80,6 +85,54 @@ TEST(EventHubTest, SlowSubscriberIsDroppedWhileOthersKeepEveryEvent) {
   EXPECT_TRUE((*slow)->Take().events.empty());
 }
 
+// A burst ten times the buffer (a batch claim's events) reaches a reader
+// that keeps taking, without dropping it: a full buffer waits for room.
+TEST(EventHubTest, ABurstLargerThanTheBufferReachesAReaderThatKeepsTaking) {
+  EventHub hub(EventHubOptions{.max_streams = 8,
+                               .buffer_events = 4,
+                               .drain_grace = std::chrono::seconds(30),
+                               .own_thread = false});
+  auto sub = hub.Subscribe({}, nullptr);
+  ASSERT_TRUE(sub.ok());
+  std::vector<RealtimeEvent> burst;
+  for (int i = 0; i < 40; ++i) burst.push_back(Created("j" + std::to_string(i)));
+  hub.Publish(std::move(burst));
+  std::vector<std::string> got;
+  bool ended = false;
+  std::thread reader([&] {
+    while (got.size() < 40 && !ended) {
+      EventSubscription::Taken taken = (*sub)->Take();
+      for (const std::string& id : Ids(taken)) got.push_back(id);
+      ended = taken.ended.has_value();
+      std::this_thread::yield();
+    }
+  });
+  EXPECT_EQ(hub.DeliverPending(), 40u);  // returns once all 40 were offered
+  reader.join();
+  EXPECT_FALSE(ended);
+  ASSERT_EQ(got.size(), 40u);
+  EXPECT_EQ(got.front(), "j0");
+  EXPECT_EQ(got.back(), "j39");
+}
+
+// A reader that takes nothing is dropped once the round's grace is spent.
+TEST(EventHubTest, AFullBufferNobodyTakesIsDroppedAfterTheGrace) {
+  EventHub hub(EventHubOptions{.max_streams = 8,
+                               .buffer_events = 2,
+                               .drain_grace = std::chrono::milliseconds(50),
+                               .own_thread = false});
+  auto stuck = hub.Subscribe({}, nullptr);
+  ASSERT_TRUE(stuck.ok());
+  hub.Publish({Created("a"), Created("b"), Created("c"), Created("d")});
+  const auto started = std::chrono::steady_clock::now();
+  hub.DeliverPending();
+  EXPECT_GE(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(50));
+  EventSubscription::Taken taken = (*stuck)->Take();
+  EXPECT_EQ(Ids(taken), (std::vector<std::string>{"a", "b"}));
+  ASSERT_TRUE(taken.ended.has_value());
+  EXPECT_NE(taken.ended->find("slower"), std::string::npos);
+}
+
 TEST(EventHubTest, RefusesStreamsBeyondTheCapAndCancelFreesAPlace) {
   EventHub hub(Manual(2, 4));
   auto a = hub.Subscribe({}, nullptr);
@@ -109,8 +162,11 @@ TEST(EventHubTest, SetFilterAppliesToLaterEvents) {
 }
 
 TEST(EventHubTest, PublishingPastThePendingBoundDropsEveryoneInsteadOfGrowing) {
-  EventHub hub(EventHubOptions{
-      .max_streams = 4, .buffer_events = 100, .max_pending_events = 3, .own_thread = false});
+  EventHub hub(EventHubOptions{.max_streams = 4,
+                               .buffer_events = 100,
+                               .max_pending_events = 3,
+                               .drain_grace = std::chrono::milliseconds(0),
+                               .own_thread = false});
   auto sub = hub.Subscribe({}, nullptr);
   ASSERT_TRUE(sub.ok());
   hub.Publish({Created("a"), Created("b")});
