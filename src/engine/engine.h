@@ -249,7 +249,9 @@ class Engine {
   void ListSchedules(ListSchedulesParams p, Callback<std::vector<Schedule>> done);
   void UpdateSchedule(std::string id, SchedulePatch patch, Callback<Schedule> done);
   void DeleteSchedule(std::string id, StatusCallback done);
-  // Pause clears next_run_at; resume recomputes it from now (no catch-up).
+  // Pause clears next_run_at. Resume recomputes it from now under the skip
+  // policy; under run_once and backfill from the pause, so the fire times
+  // missed while paused are caught up as after a server's downtime.
   void PauseSchedule(std::string id, Callback<Schedule> done);
   void ResumeSchedule(std::string id, Callback<Schedule> done);
   // Enqueues one job now (a run of kind manual, overlap policy applied),

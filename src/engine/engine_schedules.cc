@@ -27,6 +27,20 @@ Status Arm(Schedule& s, TxContext& ctx) {
   return Status::Ok();
 }
 
+// Sets next_run_at for a paused schedule `s` becoming active again with the
+// same time rule. Under run_once and backfill, the first fire time after its
+// pause (its updated_at: the pause, or a change made while paused), so that
+// the schedule service treats the fire times it missed while paused as it
+// treats those of a server that was down; under skip, from now.
+Status Resume(Schedule& s, TxContext& ctx) {
+  if (s.missed_run_policy == MissedRunPolicy::kSkip) return Arm(s, ctx);
+  REDRIVE_ASSIGN_OR_RETURN(std::optional<Instant> first_missed, NextRunAfter(s, s.updated_at));
+  if (!first_missed || *first_missed >= ctx.now) return Arm(s, ctx);
+  s.next_run_at = first_missed;
+  ctx.effects.earliest_scheduled = first_missed;  // due now: wake the service
+  return Status::Ok();
+}
+
 void ApplyPatch(Schedule& s, const SchedulePatch& p) {
   if (p.name) s.name = *p.name;
   if (p.description) s.description = *p.description;
@@ -101,10 +115,14 @@ void Engine::UpdateSchedule(std::string id, SchedulePatch patch, Callback<Schedu
         REDRIVE_ASSIGN_OR_RETURN(Schedule s, tx.GetSchedule(id));
         const Schedule before = s;
         ApplyPatch(s, patch);
-        // A new time rule or a resume starts from now; otherwise the
-        // schedule keeps its place (and its due run, if one is due).
-        if (s.cron_expression != before.cron_expression || s.timezone != before.timezone ||
-            s.is_active != before.is_active) {
+        // A new time rule or a pause starts from now, a resume as its
+        // missed_run_policy says (Resume); otherwise the schedule keeps its
+        // place (and its due run, if one is due).
+        const bool same_rule =
+            s.cron_expression == before.cron_expression && s.timezone == before.timezone;
+        if (same_rule && s.is_active && !before.is_active) {
+          REDRIVE_RETURN_IF_ERROR(Resume(s, ctx));
+        } else if (!same_rule || s.is_active != before.is_active) {
           REDRIVE_RETURN_IF_ERROR(Arm(s, ctx));
         }
         s.updated_at = ctx.now;
@@ -131,10 +149,10 @@ void Engine::ResumeSchedule(std::string id, Callback<Schedule> done) {
   impl_->Write<Schedule>(
       [id = std::move(id)](WriteTx& tx, TxContext& ctx) -> Result<Schedule> {
         REDRIVE_ASSIGN_OR_RETURN(Schedule s, tx.GetSchedule(id));
+        // An active one starts from now; a paused one as its policy says.
+        const bool was_active = s.is_active;
         s.is_active = true;
-        // From now, even if it was active: what it missed while paused is
-        // not caught up.
-        REDRIVE_RETURN_IF_ERROR(Arm(s, ctx));
+        REDRIVE_RETURN_IF_ERROR(was_active ? Arm(s, ctx) : Resume(s, ctx));
         s.updated_at = ctx.now;
         REDRIVE_RETURN_IF_ERROR(tx.UpdateSchedule(s));
         return s;

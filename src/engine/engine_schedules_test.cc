@@ -211,9 +211,9 @@ TEST_F(ScheduleEngineTest, CancelPreviousCancelsTheRunningJobThenEnqueues) {
   EXPECT_EQ(history->back().event_type, "cancelled");
 }
 
-TEST_F(ScheduleEngineTest, PauseStopsFiringAndResumeStartsFromNow) {
+TEST_F(ScheduleEngineTest, PauseStopsFiringAndASkipScheduleResumesFromNow) {
   clock_.Set(At("2027-01-15T10:02:00Z"));
-  Schedule s = Create({.missed_run_policy = MissedRunPolicy::kBackfill});
+  Schedule s = Create({});  // missed_run_policy skip
   auto paused = Call<Schedule>(&Engine::PauseSchedule, s.id);
   ASSERT_TRUE(paused.ok());
   EXPECT_FALSE(paused->is_active);
@@ -225,8 +225,39 @@ TEST_F(ScheduleEngineTest, PauseStopsFiringAndResumeStartsFromNow) {
   EXPECT_TRUE(resumed->is_active);
   EXPECT_EQ(resumed->next_run_at, At("2027-01-15T10:35:00Z"));
   RunAt("2027-01-15T10:35:00Z");
-  EXPECT_EQ(JobsOf().size(), 1u);  // nothing of the paused half hour is backfilled
+  EXPECT_EQ(JobsOf().size(), 1u);  // nothing of the paused half hour
   EXPECT_EQ(History(s.id).size(), 1u);
+}
+
+// The fire times a pause made it miss are the missed_run_policy's, as a
+// server's downtime: backfill enqueues the latest up to its limit, run_once
+// one job; by a resume through PUT is_active too.
+TEST_F(ScheduleEngineTest, ResumingCatchesUpWhatThePauseMissedAsItsPolicySays) {
+  clock_.Set(At("2027-01-15T10:02:00Z"));
+  Schedule backfill =
+      Create({.missed_run_policy = MissedRunPolicy::kBackfill, .backfill_limit = 3});
+  Schedule once = Create({.missed_run_policy = MissedRunPolicy::kRunOnce});
+  ASSERT_TRUE(Call<Schedule>(&Engine::PauseSchedule, backfill.id).ok());
+  ASSERT_TRUE(Call<Schedule>(&Engine::PauseSchedule, once.id).ok());
+  RunAt("2027-01-15T10:33:00Z");  // 10:05 ... 10:30 passed while paused
+  EXPECT_TRUE(JobsOf().empty());
+
+  auto resumed = Call<Schedule>(&Engine::ResumeSchedule, backfill.id);
+  ASSERT_TRUE(resumed.ok());
+  EXPECT_EQ(resumed->next_run_at, At("2027-01-15T10:05:00Z"));  // due: the first it missed
+  auto by_put = Call<Schedule>(&Engine::UpdateSchedule, once.id, SchedulePatch{.is_active = true});
+  ASSERT_TRUE(by_put.ok());
+  EXPECT_EQ(by_put->next_run_at, At("2027-01-15T10:05:00Z"));
+  RunAt("2027-01-15T10:33:00Z");
+  EXPECT_THAT(
+      FireTimes(History(backfill.id)),
+      ElementsAre("2027-01-15T10:05:00.000Z scheduled none",
+                  "2027-01-15T10:20:00.000Z backfill job", "2027-01-15T10:25:00.000Z backfill job",
+                  "2027-01-15T10:30:00.000Z backfill job"));
+  EXPECT_THAT(FireTimes(History(once.id)), ElementsAre("2027-01-15T10:30:00.000Z scheduled job"));
+  EXPECT_EQ(JobsOf().size(), 4u);
+  EXPECT_EQ(Get(backfill.id).next_run_at, At("2027-01-15T10:35:00Z"));
+  EXPECT_EQ(Get(once.id).next_run_at, At("2027-01-15T10:35:00Z"));
 }
 
 TEST_F(ScheduleEngineTest, TriggerEnqueuesNowAsAManualRun) {
