@@ -71,6 +71,8 @@ struct EnqueueRequest {
   // Spooled's: POSTed (signed by the server's built-in completion webhook)
   // when the job ends: completed, dead-lettered or cancelled.
   std::optional<std::string> completion_webhook;
+  // Spooled's: the job waits (blocked) until this job completes.
+  std::optional<std::string> parent_job_id;
 };
 
 struct EnqueueResult {

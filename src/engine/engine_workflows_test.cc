@@ -137,6 +137,31 @@ TEST_F(WorkflowEngineTest, ADeadDependencyBlocksItsDependentsAndFailsTheWorkflow
   EXPECT_FALSE(deps->dependencies_met);
 }
 
+// One job of the workflow cancelled by itself (DELETE /jobs/{id}), not the
+// whole workflow: its dependent never runs, the others go on, and the
+// workflow reads cancelled; a retry of the workflow runs it after all.
+TEST_F(WorkflowEngineTest, ACancelledDependencyBlocksItsDependentAndCancelsTheWorkflow) {
+  CreateWorkflowResult created = Diamond();
+  EXPECT_EQ(RunOne(), "a");
+  ASSERT_TRUE(CallStatus(&Engine::Cancel, ids_["b"]).ok());
+  EXPECT_EQ(StatusOf("b"), JobStatus::kCancelled);
+  EXPECT_EQ(RunOne(), "c");
+  EXPECT_TRUE(Claim("etl").empty());  // d waits for b, which will never complete
+  EXPECT_EQ(StatusOf("d"), JobStatus::kBlocked);
+  auto deps = Call<JobDependenciesView>(&Engine::GetJobDependencies, ids_["d"], QueueScope{});
+  ASSERT_TRUE(deps.ok());
+  EXPECT_EQ(deps->readiness, Readiness::kBlockedForever);
+  WorkflowView w = Workflow(created.workflow_id);
+  EXPECT_EQ(w.status(), WorkflowStatus::kCancelled);
+  EXPECT_EQ(w.counts.cancelled, 1);
+  EXPECT_EQ(w.counts.completed, 2);
+
+  ASSERT_TRUE(Call<WorkflowView>(&Engine::RetryWorkflow, created.workflow_id).ok());
+  EXPECT_EQ(RunOne(), "b");
+  EXPECT_EQ(RunOne(), "d");
+  EXPECT_EQ(Workflow(created.workflow_id).status(), WorkflowStatus::kCompleted);
+}
+
 TEST_F(WorkflowEngineTest, RetryRedrivesTheFailedJobsAndTheBlockedOnesProceed) {
   CreateWorkflowResult created = Diamond();
   EXPECT_EQ(FailOne(), "a");

@@ -65,6 +65,7 @@ boost::json::object EnqueueToJson(const EnqueueRequest& request) {
   boost::json::object o;
   o["queue_name"] = request.queue_name;
   PutJobFields(o, request);
+  Put(o, "parent_job_id", request.parent_job_id);
   return o;
 }
 

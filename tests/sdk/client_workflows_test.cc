@@ -254,6 +254,34 @@ TEST_F(ClientWorkflowsTest, DependenciesAddedToSingleJobs) {
   EXPECT_TRUE(now_ready->dependencies_met);
 }
 
+// Spooled's parent_job_id on an enqueue: the job is blocked until its
+// parent completes, then claimable; an unknown parent is refused naming it.
+TEST_F(ClientWorkflowsTest, AJobEnqueuedWithAParentWaitsForIt) {
+  const auto q = NewQueue("parent");
+  const std::string parent = Enqueue(q);
+  const std::string child =
+      Enqueue(q, {.payload = json::object{{"n", 2}}, .parent_job_id = parent});
+  auto deps = client_->GetJobDependencies(child);
+  ASSERT_TRUE(deps.ok()) << deps.status().ToString();
+  EXPECT_EQ(deps->status, JobStatus::kBlocked);
+  ASSERT_EQ(deps->dependencies.size(), 1u);
+  EXPECT_EQ(deps->dependencies[0].job_id, parent);
+
+  std::vector<sdk::ClaimedJob> first = ClaimAll(q);
+  ASSERT_EQ(first.size(), 1u);  // the child is not claimable yet
+  EXPECT_EQ(first[0].id, parent);
+  CompleteAll(first);
+  std::vector<sdk::ClaimedJob> then = ClaimAll(q);
+  ASSERT_EQ(then.size(), 1u);
+  EXPECT_EQ(then[0].id, child);
+
+  auto orphan = client_->Enqueue({.queue_name = q,
+                                  .payload = json::object{},
+                                  .parent_job_id = "01a00000-0000-7000-8000-000000000000"});
+  ASSERT_FALSE(orphan.ok());
+  EXPECT_EQ(orphan.status().field(), "parent_job_id");
+}
+
 TEST_F(ClientWorkflowsTest, RefusalsAreValuesWithCodeFieldAndMessage) {
   const auto q = NewQueue("wf");
   auto cycle = client_->CreateWorkflow(
