@@ -7,59 +7,15 @@
 //   src/client.ts                                      login, refresh, logout
 // Run by CTest (spooled_sdk_e2e); needs node only.
 import assert from 'node:assert/strict';
-import {after, before, test} from 'node:test';
+import {test} from 'node:test';
 
 import {client} from '../browser/support/client.js';
-import {startServer} from '../browser/support/server.js';
+import {ADMIN, kind, sdk, serverUrl, shape, startSpooledServer} from './spooled_sdk_support.mjs';
 
-// Named as the SDK's constructor requires of an apiKey (config.ts: sp_ or sk_).
-const ADMIN = 'sk_test_admin_0123456789abcdef';
-let server;
-
-before(async () => {
-  // No failure limit: some calls here are refused on purpose.
-  server = await startServer({apiKeys: [`admin:${ADMIN}`], args: ['--auth-failure-limit', '0']});
-});
-after(async () => { await server?.stop(); });
-
-// casing.ts's snakeToCamel, applied to every response key but user blobs.
-const KEEP = new Set(['payload', 'result', 'metadata', 'tags', 'settings', 'details', 'extra']);
-function camel(v) {
-  if (Array.isArray(v)) return v.map(camel);
-  if (v === null || typeof v !== 'object') return v;
-  return Object.fromEntries(Object.entries(v).map(([k, x]) => [
-    k.replace(/_([0-9]+)/g, '$1').replace(/_([a-z])/g, (_, c) => c.toUpperCase()),
-    KEEP.has(k) ? x : camel(x)]));
-}
-
-// A client as HttpClient makes requests: resolveConfig's default headers,
-// `Authorization: Bearer` with its current token (setAuthToken swaps it),
-// a JSON body (already snake_case here, as convertRequest makes it) and the
-// answer camelCased. Health routes skip the /api/v1 prefix.
-function sdk(token) {
-  const c = {token};
-  c.call = async (method, path, body) => {
-    const headers = {'Content-Type': 'application/json', Accept: 'application/json',
-                     'User-Agent': '@spooled/sdk-nodejs/1.0.39'};
-    if (c.token) headers.Authorization = `Bearer ${c.token}`;
-    const prefix = path.startsWith('/health') ? '' : '/api/v1';
-    const r = await fetch(`${server.url}${prefix}${path}`, {
-      method, headers, body: body === undefined ? undefined : JSON.stringify(body)});
-    const text = await r.text();
-    const json = (r.headers.get('content-type') ?? '').includes('application/json');
-    return {status: r.status, data: r.status === 204 ? undefined : json ? camel(JSON.parse(text)) : text};
-  };
-  return c;
-}
-
-const kind = (v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
-// Asserts each field of `spec` has one of its JSON types ('number|null', ...).
-function shape(obj, spec, what) {
-  for (const [field, types] of Object.entries(spec)) {
-    assert.ok(types.split('|').includes(kind(obj?.[field])),
-              `${what}.${field}: want ${types}, got ${JSON.stringify(obj?.[field])}`);
-  }
-}
+// The server, the SDK-like client (sdk(token).call(method, path, body) with
+// HttpClient's headers, convertRequest and convertResponse) and shape() are in
+// spooled_sdk_support.mjs.
+startSpooledServer();
 
 // src/types/*.ts. An optional field (`lastUsed?: string`) may be absent, or
 // null, as Redrive and Spooled's server send an unset one.
@@ -241,7 +197,7 @@ test('auth: the SDK refreshes with its login refresh token every time, then logs
 });
 
 test('dashboard: GET /dashboard has every field DashboardData declares, typed', async () => {
-  const admin = client(server.url, ADMIN);
+  const admin = client(serverUrl(), ADMIN);
   await admin.enqueue('dash', {n: 1});
   await admin.enqueue('dash', {n: 2});
   await admin.claim('dash');
