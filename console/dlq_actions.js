@@ -1,6 +1,8 @@
 // The DLQ's actions for an admin: retry the selected rows; retry everything
 // matching the filters (a dry run counts first, then a confirmation with an
-// optional rate; every match is retried, a page of 1000 per request);
+// optional rate; with a filter, one bulk operation on the server followed by
+// a live progress bar with a Cancel button, operation_progress.js; with no
+// filter, every dead job, a page of 1000 per request);
 // purge everything matching the filters (a dry run counts first, then typing
 // the queue name or the count). Retry and purge honour every filter: queue,
 // dead reason, tag and error class (filters.error_prefix). A selection that
@@ -23,6 +25,7 @@ export function targetQueueProblem(name) {
 }
 import {formatDuration} from './durations.js';
 import {classHash} from './dlq_summary.js';
+import {followOperation} from './operation_progress.js';
 
 const PAGE = 1000;  // the server's limit per retry request
 const MAX_PURGE = 10000;  // the server's limit per purge request
@@ -32,7 +35,8 @@ export function dlqActionBar(filters, selected, refresh) {
   const retryMatching = h('button', {type: 'button', 'data-test': 'retry-matching'},
                           'Retry all matching…');
   const purge = h('button', {type: 'button', class: 'danger', 'data-test': 'purge'}, 'Purge…');
-  const element = h('div', {class: 'actions'}, retrySelected, retryMatching, purge);
+  const progress = h('div', {class: 'operations', 'data-test': 'operations'});
+  const element = h('div', {class: 'actions'}, retrySelected, retryMatching, purge, progress);
 
   const update = () => {
     retrySelected.textContent = `Retry selected (${selected.size})`;
@@ -86,6 +90,14 @@ export function dlqActionBar(filters, selected, refresh) {
     const body = {...selection};
     if (values.rate !== '') body.rate_per_second = Number(values.rate);
     if (values.target_queue.trim() !== '') body.target_queue = values.target_queue.trim();
+    if (hasFilter(filters)) {
+      // A server-side operation: any number of jobs, in batches, with a live bar.
+      const op = {action: 'retry', selector: selection};
+      if (body.rate_per_second) op.rate_per_second = body.rate_per_second;
+      if (body.target_queue) op.target_queue = body.target_queue;
+      await runOperation(retryMatching, progress, op, 'retried', refresh);
+      return;
+    }
     await busy(retryMatching, 'Retry all matching', async () => {
       const done = await retryAll(body, n, (k) => {
         retryMatching.textContent = `Retrying… ${k} of ${n}`;
@@ -119,6 +131,11 @@ export function dlqActionBar(filters, selected, refresh) {
       typeToConfirm: filters.queue || String(n),
       danger: true, confirmLabel: `Delete ${n} jobs`});
     if (!ok) return;
+    if (hasFilter(filters)) {
+      await runOperation(purge, progress, {action: 'purge', selector: selectionOf(filters)},
+                         'purged', refresh);
+      return;
+    }
     await busy(purge, 'Purge', async () => {
       // Never more than the count confirmed, even if more jobs died meanwhile.
       const r = await api.post('/jobs/dlq/purge', {...selection, limit: n});
@@ -144,6 +161,21 @@ async function retryAll(body, n, progress) {
     progress(retried);
   }
   return {retried, lastDue};
+}
+
+function hasFilter(filters) {
+  return Boolean(filters.queue || filters.reason || filters.tag || filters.error_prefix);
+}
+
+// Creates the operation (POST /operations), follows it with a progress bar
+// and a Cancel button, then says how it ended and refreshes the table.
+async function runOperation(button, container, body, verb, refresh) {
+  const created = await busy(button, button.textContent, () => api.post('/operations', body));
+  if (!created) return;
+  const op = await followOperation(container, created, verb);
+  const how = op.state === 'completed' ? 'Done' : `Operation ${op.state}`;
+  showNotice(`${how}: ${verb} ${op.done} of ${op.matched} matching jobs.`);
+  await refresh();
 }
 
 // "Nothing matches", with the closest error classes the server found (each

@@ -102,6 +102,18 @@ class Client {
                       std::optional<std::string> target_queue = std::nullopt);
   Result<ReleaseResult> ReleaseQuarantined(const ReleaseRequest& request);
 
+  // ---- Bulk operations (asynchronous, any number of jobs). Create answers
+  // at once (state "queued"); poll GetOperation for matched/done/failed and
+  // the ETA. CONFLICT past 10 unfinished operations; Cancel of a finished
+  // one is CONFLICT.
+  Result<Operation> CreateOperation(const OperationRequest& request);
+  // The same request as a dry run: nothing is created.
+  Result<OperationPreview> PreviewOperation(const OperationRequest& request);
+  Result<Operation> GetOperation(const std::string& id);
+  // Newest first.
+  Result<std::vector<Operation>> ListOperations(int limit = 20, int offset = 0);
+  Result<Operation> CancelOperation(const std::string& id);
+
   // ---- Queues
   Result<std::vector<QueueView>> ListQueues();
   Result<QueueView> GetQueue(const std::string& name);

@@ -19,6 +19,7 @@
 #include "core/audit.h"
 #include "core/clock.h"
 #include "core/job.h"
+#include "core/operation.h"
 #include "core/queue.h"
 #include "core/schedule.h"
 #include "core/status.h"
@@ -38,6 +39,9 @@ using redrive::Instant;
 using redrive::Job;
 using redrive::JobDependency;
 using redrive::JobStatus;
+using redrive::Operation;
+using redrive::OperationAction;
+using redrive::OperationState;
 using redrive::QueueConfig;
 using redrive::Readiness;
 using redrive::Result;
@@ -279,6 +283,28 @@ struct DlqPurgeRequest {
   std::optional<std::string> tag;  // "key=value" or "key"
   // Count what the purge would delete (bounded by `limit`); delete nothing.
   bool dry_run = false;
+};
+
+// ---- Operator: bulk operations ---------------------------------------------
+
+// POST /operations: `action` over every job `selector` matches, run by the
+// server in the background in batches (GetOperation reports its progress).
+struct OperationRequest {
+  std::string action;  // "retry", "purge", "cancel" or "release"
+  // The DLQ selector's fields: job_ids, queue_name, dead_reason, tag,
+  // error_prefix, dead_before, and status (to narrow the action's statuses).
+  // Never empty: the server refuses an operation over every job.
+  boost::json::object selector;
+  std::optional<double> rate_per_second;
+  std::optional<std::string> budget;        // retry, release: as DlqRetryRequest::budget
+  std::optional<std::string> target_queue;  // retry, release
+  std::optional<std::string> reason;
+};
+
+// A dry run of an OperationRequest: what it would handle now.
+struct OperationPreview {
+  long long matched_count = 0;
+  std::vector<Job> sample;  // the first 20, in the order it would go
 };
 
 // ---- Operator: queues ------------------------------------------------------

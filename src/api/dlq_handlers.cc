@@ -2,6 +2,7 @@
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
+#include "api/dlq_selector.h"
 #include "api/field_rules.h"
 #include "api/handlers.h"
 #include "api/request_decoding.h"
@@ -61,16 +62,20 @@ Result<engine::SummarizeDeadLettersParams> DecodeDlqSummary(const QueryParams& q
   return p;
 }
 
+}  // namespace
+
+// dlq_selector.h: the selector's body fields, shared with POST /operations.
 Result<std::vector<std::string>> DecodeJobIds(const wire::FieldReader& r) {
   REDRIVE_ASSIGN_OR_RETURN(const boost::json::array* items, r.Array("job_ids"));
   std::vector<std::string> ids;
   if (items == nullptr) return ids;
   if (items->size() > static_cast<size_t>(kMaxDlqRetryLimit)) {
-    return Status::Validation("job_ids", "at most " + std::to_string(kMaxDlqRetryLimit) + " ids");
+    return Status::Validation(r.Path("job_ids"),
+                              "at most " + std::to_string(kMaxDlqRetryLimit) + " ids");
   }
   for (size_t i = 0; i < items->size(); ++i) {
     if (!(*items)[i].is_string()) {
-      std::string path = "job_ids[" + std::to_string(i) + "]";
+      std::string path = r.Path("job_ids") + "[" + std::to_string(i) + "]";
       return Status::Validation(path, path + " must be a string");
     }
     ids.emplace_back((*items)[i].get_string());
@@ -78,18 +83,23 @@ Result<std::vector<std::string>> DecodeJobIds(const wire::FieldReader& r) {
   return ids;
 }
 
+namespace {
+
 Result<std::optional<DeadReason>> DecodeDeadReason(const wire::FieldReader& r) {
   REDRIVE_ASSIGN_OR_RETURN(std::optional<std::string> text, r.String("dead_reason", 0, 64));
   if (!text) return std::optional<DeadReason>();
   std::optional<DeadReason> reason = ParseDeadReason(*text);
   if (!reason) {
-    return Status::Validation("dead_reason", "dead_reason must be one of " + DeadReasonNames());
+    return Status::Validation(r.Path("dead_reason"),
+                              r.Path("dead_reason") + " must be one of " + DeadReasonNames());
   }
   return reason;
 }
 
-// The filter the bodies of DLQ retry and purge share (their query-string
-// twin is DecodeDeadLetterFilter).
+}  // namespace
+
+// The filter the bodies of DLQ retry and purge (and the selector of POST
+// /operations) share (their query-string twin is DecodeDeadLetterFilter).
 Result<engine::DeadLetterFilter> DecodeBodyDeadLetterFilter(const wire::FieldReader& r) {
   engine::DeadLetterFilter f;
   REDRIVE_ASSIGN_OR_RETURN(f.queue_name, OptionalQueueName(r));
@@ -98,6 +108,8 @@ Result<engine::DeadLetterFilter> DecodeBodyDeadLetterFilter(const wire::FieldRea
   REDRIVE_ASSIGN_OR_RETURN(f.error_prefix, DecodeErrorPrefix(r));
   return f;
 }
+
+namespace {
 
 Result<engine::DlqRetryParams> DecodeDlqRetry(const boost::json::object& body) {
   wire::FieldReader r(body);

@@ -35,6 +35,12 @@ void HandleDlqSummary(Call& call);  // GET /jobs/dlq/summary
 void HandleDlqRetry(Call& call);    // POST /jobs/dlq/retry
 void HandleDlqPurge(Call& call);    // POST /jobs/dlq/purge
 
+// Bulk operations [ext] (operation_handlers.cc).
+void HandleCreateOperation(Call& call);  // POST /operations
+void HandleListOperations(Call& call);   // GET /operations
+void HandleGetOperation(Call& call);     // GET /operations/{id}
+void HandleCancelOperation(Call& call);  // POST /operations/{id}/cancel
+
 // Quarantine [ext] (quarantine_handlers.cc).
 void HandleRelease(Call& call);      // POST /jobs/{id}/release
 void HandleBulkRelease(Call& call);  // POST /jobs/quarantine/release

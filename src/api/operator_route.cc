@@ -89,7 +89,17 @@ AuditEntry EntryFor(const Call& call, const Route& route, std::string actor,
   } else if (auto name = call.params.find("name"); name != call.params.end()) {
     e.targets.push_back(std::string(noun) + ":" + name->second);
   }
-  if (noun == "dlq" || noun == "quarantine") {
+  if (!e.reason && route.audit_action == "operation.create") {
+    // An operation's reason may come in its body (the operation keeps it too).
+    boost::system::error_code ec;
+    boost::json::value body = boost::json::parse(call.request.body, ec);
+    const boost::json::value* text =
+        !ec && body.is_object() ? body.get_object().if_contains("reason") : nullptr;
+    if (text != nullptr && text->is_string() && !text->get_string().empty()) {
+      e.reason = Utf8Prefix(ValidUtf8(std::string(text->get_string())), kMaxAuditReasonBytes);
+    }
+  }
+  if (noun == "dlq" || noun == "quarantine" || route.audit_action == "operation.create") {
     e.selector = Utf8Prefix(CanonicalJson(call.request.body), kMaxAuditSelectorBytes);
   }
   return e;
@@ -105,6 +115,12 @@ void AddAnswer(AuditEntry& e, const Response& r) {
   boost::json::value v = boost::json::parse(r.body, ec);
   if (ec || !v.is_object()) return;
   const boost::json::object& o = v.get_object();
+  // A created operation: the jobs it matched, and the operation itself.
+  if (e.action == "operation.create") {
+    if (const boost::json::value* n = o.if_contains("matched"); n && n->is_int64()) {
+      e.count = n->get_int64();
+    }
+  }
   for (const char* field : {"retried_count", "purged_count", "released_count"}) {
     // Counts the server wrote: non-negative int64s, as Boost.JSON reads them back.
     if (const boost::json::value* n = o.if_contains(field); n && n->is_int64()) {
@@ -121,7 +137,7 @@ void AddAnswer(AuditEntry& e, const Response& r) {
     }
   }
   if (e.action == "webhook.create" || e.action == "schedule.create" ||
-      e.action == "api_key.create") {
+      e.action == "api_key.create" || e.action == "operation.create") {
     if (const boost::json::value* id = o.if_contains("id"); id && id->is_string()) {
       e.targets.push_back(std::string(Noun(e.action)) + ":" + std::string(id->get_string()));
     }

@@ -91,6 +91,13 @@ std::vector<Route> AllRoutes() {
       {"POST", "/api/v1/jobs/{id}/release", kAdminOnly, HandleRelease, "job.release"},
       {"POST", "/api/v1/jobs/quarantine/release", kAdminOnly, HandleBulkRelease,
        "quarantine.release"},
+      // Operator: bulk operations over a selector, run in the background in
+      // batches (the synchronous DLQ routes above stay, for <= 1000 jobs).
+      {"GET", "/api/v1/operations", kReadRoute, HandleListOperations},
+      {"POST", "/api/v1/operations", kAdminOnly, HandleCreateOperation, "operation.create"},
+      {"GET", "/api/v1/operations/{id}", kReadRoute, HandleGetOperation},
+      {"POST", "/api/v1/operations/{id}/cancel", kAdminOnly, HandleCancelOperation,
+       "operation.cancel"},
       // Operator: queues.
       {"GET", "/api/v1/queues", kReadRoute, HandleListQueues},
       {"GET", "/api/v1/queues/{name}", kReadRoute, HandleGetQueue},

@@ -27,6 +27,7 @@ void AddClientCommands(CLI::App& app, CliContext& ctx) {
   AddWorkersCommand(app, ctx);
   AddWorkCommand(app, ctx);
   AddAuditCommand(app, ctx);
+  AddOperationsCommand(app, ctx);
   AddSchedulesCommand(app, ctx);
   AddWorkflowsCommand(app, ctx);
   AddKeysCommand(app, ctx);

@@ -16,6 +16,7 @@
 #include "cli/confirm.h"
 #include "cli/durations.h"
 #include "cli/job_views.h"
+#include "cli/operation_progress.h"
 #include "cli/output.h"
 #include "cli/progress_bar.h"
 #include "cli/table.h"
@@ -60,6 +61,16 @@ void ApplyFilter(const DeadJobFilterFlags& f, Request& out) {
   if (!f.reason.empty()) out.dead_reason = ParseDeadReason(f.reason);
   out.tag = NonEmpty(f.tag);
   out.error_prefix = NonEmpty(f.error_prefix);
+}
+
+// The selector of a bulk operation (POST /operations) for these filters.
+boost::json::object SelectorOf(const DeadJobFilterFlags& f) {
+  boost::json::object sel;
+  if (!f.queue.empty()) sel["queue_name"] = f.queue;
+  if (!f.reason.empty()) sel["dead_reason"] = f.reason;
+  if (!f.tag.empty()) sel["tag"] = f.tag;
+  if (!f.error_prefix.empty()) sel["error_prefix"] = f.error_prefix;
+  return sel;
 }
 
 // ---- Error classes: the summary table, and the closest classes of a miss ----
@@ -393,15 +404,39 @@ int PrintRetry(CliContext& ctx, const RetryFlags& f, const sdk::DlqRetryResult& 
   return kExitOk;
 }
 
+// --all with a selection: one bulk operation on the server (POST
+// /operations), which redrives every match in batches, however many, and
+// survives a restart; the CLI follows it with a progress bar. A dry run
+// answers the exact count.
+int RunRetryOperation(CliContext& ctx, const RetryFlags& f) {
+  sdk::OperationRequest request;
+  request.action = "retry";
+  request.selector = SelectorOf(f.filter);
+  if (!f.ids.empty()) request.selector["job_ids"] = boost::json::value_from(f.ids);
+  if (!f.rate.empty()) request.rate_per_second = ParseRate(f.rate);
+  if (!f.budget.empty()) request.budget = f.budget;
+  if (!f.to_queue.empty()) request.target_queue = f.to_queue;
+  if (f.dry_run) {
+    auto preview = ctx.client().PreviewOperation(request);
+    if (!preview.ok()) return ReportError(preview.status());
+    sdk::DlqRetryResult counted;
+    counted.dry_run = true;
+    counted.matched_count = counted.selected_count = static_cast<int>(preview->matched_count);
+    return PrintRetry(ctx, f, counted);
+  }
+  return RunOperationToEnd(ctx, request, "retried");
+}
+
 // The most one request of a redrive takes (the API's limit).
 constexpr int kPageSize = 1000;
 
-// --all: every dead job the selection matches when it starts, a page at a
-// time, oldest dead first. Retried jobs leave the DLQ, so each page is the
-// next; it stops after the number first matched (jobs that die meanwhile are
-// not chased) or when a page comes back empty. Throttled pages queue behind
-// one another (the server shares a queue's rate among its redrives).
+// --all without any filter (every dead job, which an operation never
+// selects): the synchronous route, a page at a time, oldest dead first.
+// Retried jobs leave the DLQ, so each page is the next; it stops after the
+// number first matched (jobs that die meanwhile are not chased) or when a
+// page comes back empty.
 int RunRetryAll(CliContext& ctx, const RetryFlags& f) {
+  if (!f.ids.empty() || HasFilter(f.filter)) return RunRetryOperation(ctx, f);
   sdk::DlqRetryRequest request = RetryRequest(f);
   request.limit = kPageSize;
   if (f.dry_run) {
@@ -467,8 +502,9 @@ void AddRetry(CLI::App& dlq, CliContext& ctx) {
   auto* limit = cmd->add_option("--limit,-n", f->limit,
                                 "At most this many in one call (1..1000, default 100)");
   cmd->add_flag("--all", f->all,
-                "Every match, in pages of 1000 with a progress bar; with no filter, every "
-                "dead job")
+                "Every match, however many: with a filter, a server-side operation in "
+                "batches, followed with a progress bar; with no filter, every dead job, in "
+                "pages of 1000")
       ->excludes(ids)
       ->excludes(limit);
   cmd->add_flag("--dry-run", f->dry_run, "Only count what would be retried");
@@ -501,7 +537,7 @@ struct PurgeFlags {
   DeadJobFilterFlags filter;
   std::string older_than;
   std::optional<int> limit;
-  bool yes = false, dry_run = false;
+  bool yes = false, dry_run = false, all = false;
 };
 
 // 3988 -> "3,988".
@@ -537,7 +573,24 @@ int PrintPurged(CliContext& ctx, int purged) {
   return kExitOk;
 }
 
+// --all: one bulk operation on the server (POST /operations), however many
+// jobs match; the CLI follows it with a progress bar.
+int RunPurgeOperation(CliContext& ctx, const PurgeFlags& f) {
+  sdk::OperationRequest request;
+  request.action = "purge";
+  request.selector = SelectorOf(f.filter);
+  if (!f.older_than.empty()) {
+    request.selector["dead_before"] = FormatTime(Now() - *ParseDuration(f.older_than));
+  }
+  return RunOperationToEnd(ctx, request, "purged");
+}
+
 int RunPurge(CliContext& ctx, const PurgeFlags& f) {
+  if (f.all && !HasFilter(f.filter) && f.older_than.empty()) {
+    return UsageError(
+        "dlq purge --all: say which jobs: --queue, --reason, --tag, --error-prefix "
+        "or --older-than (an operation never selects every job)");
+  }
   // One request for the count and the purge: the same filters, the same cutoff.
   sdk::DlqPurgeRequest request = PurgeRequest(f);
   if (f.dry_run) {
@@ -581,6 +634,7 @@ int RunPurge(CliContext& ctx, const PurgeFlags& f) {
     // Never delete more than the operator agreed to, even if more died meanwhile.
     request.limit = *matched;
   }
+  if (f.all) return RunPurgeOperation(ctx, f);
   auto purged = ctx.client().PurgeDlq(request);
   if (!purged.ok()) return ReportError(purged.status());
   return PrintPurged(ctx, *purged);
@@ -595,6 +649,9 @@ void AddPurge(CLI::App& dlq, CliContext& ctx) {
   cmd->add_option("--limit,-n", f->limit, "At most this many (1..10000, default 10000)");
   cmd->add_flag("--dry-run", f->dry_run, "Only count what would be purged; needs no confirmation");
   cmd->add_flag("--yes,-y", f->yes, "Do not ask; required when stdin is not a terminal");
+  cmd->add_flag("--all", f->all,
+                "Every match, however many: a server-side operation in batches, with a "
+                "progress bar (no --limit)");
   cmd->footer(
       "On a terminal, purge counts the matching jobs, then asks you to type the queue\n"
       "name (or \"yes\" without --queue); it deletes at most the number it showed.\n"

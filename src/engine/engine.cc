@@ -9,6 +9,7 @@
 #include "engine/services/clock_check.h"
 #include "engine/services/delivery_retention.h"
 #include "engine/services/job_sweep.h"
+#include "engine/services/operation_runner.h"
 #include "engine/services/retention.h"
 #include "engine/services/schedule_firing.h"
 #include "engine/services/schedule_run_retention.h"
@@ -52,6 +53,7 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
   loop.Add(MakeLeaseReaper(committer, store, options.sweep_batch));
   loop.Add(MakeDeadlineSweep(committer, store, options.sweep_batch));
   loop.Add(std::make_unique<ScheduleFiring>(committer, store, options.sweep_batch));
+  loop.Add(std::make_unique<OperationRunner>(committer, store, options.operation_batch));
   loop.Add(std::make_unique<Retention>(committer, store, options.sweep_batch,
                                        options.retention_interval));
   if (options.prune_workers_after > std::chrono::seconds::zero()) {

@@ -91,6 +91,9 @@ struct EngineOptions {
   std::chrono::milliseconds max_idle{1000};
   // Max jobs one pass of a sweep touches.
   int sweep_batch = 500;
+  // The most jobs one batch (one transaction) of a bulk operation handles
+  // (1..kMaxOperationBatch).
+  int operation_batch = kMaxOperationBatch;
   // The throughput history (console chart): each node records one sample
   // per interval in the store; the last `throughput_window` of them are
   // kept and shown.
@@ -197,6 +200,17 @@ class Engine {
   void ReleaseQuarantine(ReleaseParams p, Callback<Job> done);
   // The selected quarantined jobs; jobs no longer quarantined are skipped.
   void ReleaseQuarantined(BulkReleaseParams p, Callback<BulkReleaseResult> done);
+
+  // --- bulk operations (engine_operations.cc; run by services/operation_runner.h)
+  // CONFLICT past kMaxUnfinishedOperations unfinished ones, or when the
+  // target queue is disabled. A dry run creates nothing.
+  void CreateOperation(CreateOperationParams p, Callback<CreateOperationResult> done);
+  void GetOperation(std::string id, Callback<Operation> done);  // NOT_FOUND if unknown
+  // Newest first.
+  void ListOperations(int limit, int offset, Callback<std::vector<Operation>> done);
+  // Stops it before its next batch (a batch running now completes).
+  // CONFLICT when it has already finished.
+  void CancelOperation(std::string id, Callback<Operation> done);
 
   // --- queues
   void ListQueues(Callback<std::vector<QueueView>> done);

@@ -234,6 +234,18 @@ class FaultStore final : public store::Store {
       return inner_->ListScheduleRuns(schedule_id, limit, offset);
     }
     Result<std::optional<Instant>> NextScheduleDue() override { return inner_->NextScheduleDue(); }
+    Result<store::OperationRecord> GetOperation(const std::string& id) override {
+      return inner_->GetOperation(id);
+    }
+    Result<std::vector<store::OperationRecord>> ListOperations(int limit, int offset) override {
+      return inner_->ListOperations(limit, offset);
+    }
+    Result<long long> CountSelectedJobs(const store::JobSelection& sel) override {
+      return inner_->CountSelectedJobs(sel);
+    }
+    Result<std::optional<Instant>> NextOperationDue() override {
+      return inner_->NextOperationDue();
+    }
     Result<Webhook> GetWebhook(const std::string& id) override { return inner_->GetWebhook(id); }
     Result<std::vector<WebhookDelivery>> ListDeliveries(const store::DeliveryFilter& f) override {
       return inner_->ListDeliveries(f);
@@ -315,6 +327,17 @@ class FaultStore final : public store::Store {
     }
     Result<long long> DeleteFinishedDeliveries(Instant before, int limit) override {
       return inner_->DeleteFinishedDeliveries(before, limit);
+    }
+    Status InsertOperation(const store::OperationRecord& op, size_t max_unfinished) override {
+      return inner_->InsertOperation(op, max_unfinished);
+    }
+    Status UpdateOperation(const Operation& op) override { return inner_->UpdateOperation(op); }
+    Result<std::vector<store::OperationRecord>> SelectDueOperations(Instant now,
+                                                                    int limit) override {
+      return inner_->SelectDueOperations(now, limit);
+    }
+    Result<std::vector<Job>> SelectJobsAfter(const store::JobSelection& sel) override {
+      return inner_->SelectJobsAfter(sel);
     }
     Status InsertSchedule(const Schedule& schedule) override {
       return inner_->InsertSchedule(schedule);

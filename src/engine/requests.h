@@ -10,6 +10,7 @@
 
 #include "core/job.h"
 #include "core/new_job.h"
+#include "core/operation.h"
 #include "core/queue.h"
 #include "core/queue_scope.h"
 #include "core/retry_budget.h"
@@ -217,6 +218,30 @@ struct DlqPurgeResult {
   long long count = 0;  // deleted, or (dry run) the number a real purge would delete
   // When nothing matched: the DLQ's classes most like what was asked.
   std::vector<DeadLetterGroup> closest_classes;
+};
+
+// POST /operations: a bulk operation over every job the selector matches
+// (core/operation.h). The API refuses an empty selector and checks every
+// field; `status` narrows ActionStatuses(action) to one of them.
+struct CreateOperationParams {
+  OperationAction action = OperationAction::kRetry;
+  std::string selector_json = "{}";  // the selector as sent (canonical), shown back
+  std::vector<std::string> job_ids;  // when given, exactly these (if they match the statuses)
+  DeadLetterFilter filter;
+  std::optional<Instant> dead_before;  // deadlettered_at < it
+  std::optional<JobStatus> status;
+  bool dry_run = false;
+  std::optional<double> rate_per_second;
+  std::optional<RetryBudget> budget;        // retry, release
+  std::optional<std::string> target_queue;  // retry, release: as RetryParams'
+  std::optional<std::string> reason;
+  std::string created_by;  // the caller, as the audit log names it
+};
+struct CreateOperationResult {
+  bool dry_run = false;
+  Operation operation;      // created (not on a dry run)
+  long long matched = 0;    // dry run: the jobs it would handle now
+  std::vector<Job> sample;  // dry run: the first kOperationSampleSize of them (id order)
 };
 
 struct PriorityChange {

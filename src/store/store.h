@@ -50,6 +50,7 @@
 #include "core/clock.h"
 #include "core/job.h"
 #include "core/new_job.h"
+#include "core/operation.h"
 #include "core/queue.h"
 #include "core/refresh_token.h"
 #include "core/schedule.h"
@@ -84,6 +85,22 @@ struct DeadLetterSelection {
   std::optional<std::string> error_prefix;  // last_error starts with it (exact)
   std::optional<Instant> dead_before;       // deadlettered_at < dead_before
   int limit = 100;
+};
+
+// What a bulk operation (core/operation.h) selects: the DLQ selector's
+// fields (`match`, as SelectDeadLetters reads them; its limit is the batch
+// size) over jobs in any of `statuses`, in id order, after the cursor.
+struct JobSelection {
+  DeadLetterSelection match;
+  std::vector<JobStatus> statuses;      // REQUIRES: non-empty
+  std::optional<std::string> after_id;  // only ids greater than it
+};
+
+// A bulk operation as stored: its record and what it selects (its
+// `selection`'s limit is unused; the statuses are operation.statuses).
+struct OperationRecord {
+  Operation operation;
+  DeadLetterSelection selection;
 };
 
 // Listing a webhook's deliveries, newest first. Unset fields do not filter.
@@ -293,6 +310,19 @@ class ReadTx {
   // CONFLICT (too large to check) rather than walking on.
   virtual Result<bool> DependsOnTransitively(const std::string& job_id,
                                              const std::string& on_job_id, size_t max_jobs) = 0;
+
+  // Bulk operations (core/operation.h). GetOperation is NOT_FOUND if
+  // absent; in a write transaction it locks the row (PostgreSQL: FOR
+  // UPDATE), for a read-modify-write (a batch, a cancel).
+  virtual Result<OperationRecord> GetOperation(const std::string& id) = 0;
+  // Newest created first (ties by id, greater first).
+  virtual Result<std::vector<OperationRecord>> ListOperations(int limit, int offset) = 0;
+  // How many jobs `sel` matches after its cursor, whatever sel.match.limit.
+  // Locks nothing.
+  virtual Result<long long> CountSelectedJobs(const JobSelection& sel) = 0;
+  // When the earliest unfinished operation's next batch is due (its
+  // next_batch_at, or its created_at when it has none), if any.
+  virtual Result<std::optional<Instant>> NextOperationDue() = 0;
 
   // Token exchange (core/refresh_token.h). The secret access tokens are
   // signed with, shared by every node; unset until a WriteTx ensured one.
@@ -559,6 +589,23 @@ class WriteTx : public ReadTx {
   virtual Result<std::vector<Job>> SelectWorkflowJobs(const std::string& workflow_id,
                                                       const std::vector<JobStatus>& statuses,
                                                       int limit) = 0;
+
+  // Bulk operations. InsertOperation REQUIRES: a new id; CONFLICT when
+  // `max_unfinished` operations are already queued or running, exact with
+  // several writers (PostgreSQL: creations take turns on an advisory lock).
+  virtual Status InsertOperation(const OperationRecord& op, size_t max_unfinished) = 0;
+  // Writes an operation's mutable fields (state, matched, done, failed,
+  // cursor, error, started_at, finished_at, next_batch_at, updated_at).
+  // NOT_FOUND if absent.
+  virtual Status UpdateOperation(const Operation& op) = 0;
+  // Unfinished operations whose next batch is due at `now` (next_batch_at
+  // unset or <= now), oldest created first, at most `limit`. On PostgreSQL
+  // locked FOR UPDATE SKIP LOCKED: two nodes never run one batch twice.
+  virtual Result<std::vector<OperationRecord>> SelectDueOperations(Instant now, int limit) = 0;
+  // The jobs `sel` matches after its cursor, in id order, at most
+  // sel.match.limit, with payload. On PostgreSQL locked FOR UPDATE SKIP
+  // LOCKED (a job another transaction holds is left for a later batch).
+  virtual Result<std::vector<Job>> SelectJobsAfter(const JobSelection& sel) = 0;
 
   // Token exchange (core/refresh_token.h).
   // The token secret: stores `candidate` when the store holds none, then

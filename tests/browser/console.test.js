@@ -182,21 +182,25 @@ test('DLQ: retry all matching shows the dry-run count first; retry selected; pur
                'the dry run changed nothing');
   await page.fill('dialog input[name=rate]', '-1');
   assert.ok(await page.locator('[data-test=dialog-confirm]').isDisabled());
-  await page.fill('dialog input[name=rate]', '0.5');  // one job every 2 s
+  await page.fill('dialog input[name=rate]', '');  // as fast as batches go
   // Into a queue of their own: a name that is no queue name is refused first.
   await page.fill('dialog input[name=target_queue]', 'no spaces');
   assert.ok(await page.locator('[data-test=dialog-confirm]').isDisabled());
   await page.fill('dialog input[name=target_queue]', 'payments-slow');
   await screenshot(page, 'dlq-retry-matching');
   await page.click('[data-test=dialog-confirm]');
-  await page.locator('.message.notice', {hasText: /Retried 5 of 5 matching jobs; the last is due in \d+s\./})
-    .waitFor();
+  // A filter: one bulk operation on the server, followed with a progress bar.
+  await page.locator('.message.notice', {hasText: 'Done: retried 5 of 5 matching jobs.'}).waitFor();
   let stats = await api.get('/jobs/stats?queue_name=payments');
   assert.equal(stats.deadletter, 2);
   assert.equal(stats.pending + stats.scheduled, 0, 'they moved to payments-slow');
   const slow = await api.get('/jobs/stats?queue_name=payments-slow');
   assert.equal(slow.pending + slow.scheduled, 5);
-  assert.ok(slow.scheduled >= 1, 'a throttled redrive schedules the later jobs');
+  const [op] = await api.get('/operations');
+  assert.equal(op.action, 'retry');
+  assert.equal(op.state, 'completed');
+  assert.equal(op.target_queue, 'payments-slow');
+  assert.deepEqual(op.selector, {dead_reason: 'max_retries_exceeded', queue_name: 'payments'});
   await page.locator('p.empty', {hasText: 'No jobs match'}).waitFor();
 
   // Retry selected: one of the two non-retryable jobs.
@@ -224,10 +228,37 @@ test('DLQ: retry all matching shows the dry-run count first; retry selected; pur
   assert.ok(!(await confirm.isDisabled()));
   await screenshot(page, 'dlq-purge');
   await confirm.click();
-  await notice(page, 'Purged 1 dead jobs');
+  await notice(page, 'Done: purged 1 of 1 matching jobs');
   stats = await api.get('/jobs/stats?queue_name=payments');
   assert.equal(stats.deadletter, 0);
   assert.equal((await api.get('/jobs/stats?queue_name=reports')).deadletter, 1, 'other queues kept');
+});
+
+test('DLQ: retry all matching runs an operation with a live progress bar and a Cancel button',
+     async (t) => {
+  const {server, api, browser, page} = await setUp(t);
+  for (let i = 0; i < 6; i++) await api.deadJob('payments', {n: i}, 'HTTP 503');
+  await page.goto(`${server.url}/#/jobs?queue=payments&status=deadletter`);
+  await rows(page).nth(5).waitFor();
+  await page.click('[data-test=retry-matching]');
+  await page.locator('dialog [data-test=matched-count]').waitFor();
+  await page.fill('dialog input[name=rate]', '0.5');  // one job every 2 s
+  await page.click('[data-test=dialog-confirm]');
+  const panel = page.locator('[data-test=operation-progress]');
+  await panel.waitFor();
+  await page.locator('[data-test=operation-text]', {hasText: /running: retried 1 of 6/}).waitFor();
+  const bar = page.locator('[data-test=operation-bar]');
+  assert.equal(await bar.getAttribute('max'), '6');
+  await screenshot(page, 'dlq-operation-progress');
+  await page.click('[data-test=operation-cancel]');
+  await page.locator('.message.notice', {hasText: /Operation cancelled: retried \d of 6/}).waitFor();
+  assert.equal(await panel.getAttribute('data-state'), 'cancelled');
+  const [op] = await api.get('/operations');
+  assert.equal(op.state, 'cancelled');
+  assert.ok(op.done >= 1 && op.done < 6, `done ${op.done}`);
+  assert.equal((await api.get('/jobs/stats?queue_name=payments')).deadletter, 6 - op.done,
+               'the cancel stopped it: the rest stay dead');
+  assert.deepEqual(browser.errors, [], 'no console errors (CSP violations, exceptions)');
 });
 
 test('DLQ: purge with a dead-reason filter counts and deletes that reason only', async (t) => {
@@ -250,7 +281,7 @@ test('DLQ: purge with a dead-reason filter counts and deletes that reason only',
                'the dry run deleted nothing');
   await page.fill('[data-test=type-to-confirm]', 'payments');
   await page.click('[data-test=dialog-confirm]');
-  await notice(page, 'Purged 2 dead jobs');
+  await notice(page, 'Done: purged 2 of 2 matching jobs');
   assert.equal((await api.get('/jobs/stats?queue_name=payments')).deadletter, 3);
   const left = await api.get('/jobs/dlq?queue_name=payments');
   assert.deepEqual([...new Set(left.map((j) => j.dead_reason))], ['max_retries_exceeded'],
@@ -296,7 +327,7 @@ test('DLQ: why are they dead? the classes with counts; redrive and purge one cla
     '^4 dead jobs match queue payments, reason max_retries_exceeded, ' +
     'error starting with “gateway timeout \\(upstream 504\\)”'));
   await page.click('[data-test=dialog-confirm]');
-  await notice(page, 'Retried 4 of 4 matching jobs');
+  await notice(page, 'Done: retried 4 of 4 matching jobs');
   let stats = await api.get('/jobs/stats?queue_name=payments');
   assert.equal(stats.deadletter, 2, 'the invalid cards stay dead');
   assert.equal((await api.get('/jobs/stats?queue_name=reports')).deadletter, 1,
@@ -314,7 +345,7 @@ test('DLQ: why are they dead? the classes with counts; redrive and purge one cla
     'whose error starts with “invalid card”'}).waitFor();
   await page.fill('[data-test=type-to-confirm]', 'payments');
   await page.click('[data-test=dialog-confirm]');
-  await notice(page, 'Purged 2 dead jobs');
+  await notice(page, 'Done: purged 2 of 2 matching jobs');
   stats = await api.get('/jobs/stats?queue_name=payments');
   assert.equal(stats.deadletter, 0);
   assert.equal(stats.pending, 4, 'the redriven timeouts were not purged');

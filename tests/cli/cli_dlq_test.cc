@@ -205,8 +205,9 @@ TEST_F(CliDlqTest, ANoMatchShowsTheClosestClasses) {
   EXPECT_EQ(json.at("closest_classes").as_array()[0].at("error"), "invalid card");
 }
 
-// --all pages through every match: more than one request's worth.
-TEST_F(CliDlqTest, RetryAllPagesThroughEveryMatch) {
+// --all with a filter runs one bulk operation over every match (more than
+// one synchronous request's worth) and follows it to its end.
+TEST_F(CliDlqTest, RetryAllRunsAnOperationOverEveryMatch) {
   std::string queue = NewQueue("dlq");
   for (int batch : {1000, 5}) {
     json::array items;
@@ -233,13 +234,27 @@ TEST_F(CliDlqTest, RetryAllPagesThroughEveryMatch) {
   }
   auto dry = Cli({"dlq", "retry", "--queue", queue, "--all", "--dry-run"});
   EXPECT_THAT(dry.out, HasSubstr("would retry 1005 of 1005 matching dead jobs"));
-  auto all = Cli({"dlq", "retry", "--queue", queue, "--all", "--json"});
+  auto all = Cli({"dlq", "retry", "--queue", queue, "--all", "--budget", "extend:1"});
   ASSERT_EQ(all.exit_code, 0) << all.err;
-  auto out = ParseJson(all.out);
-  EXPECT_EQ(out.at("matched_count"), 1005);
-  EXPECT_EQ(out.at("retried_count"), 1005);
-  EXPECT_EQ(out.at("retried_jobs").as_array().size(), 1005u);
+  // Off a terminal: a plain line per change on stderr, then the summary.
+  EXPECT_THAT(all.err, HasSubstr("retry of 1,005 matching jobs"));
+  EXPECT_THAT(all.err, HasSubstr("completed: retried 1,005 of 1,005"));
+  EXPECT_THAT(all.out, HasSubstr("completed: retried 1,005 of 1,005"));
   EXPECT_EQ(Get("/jobs/stats?queue_name=" + queue).body.at("deadletter"), 0);
+  auto listed = ParseJson(Cli({"operations", "list", "--json"}).out);
+  ASSERT_FALSE(listed.as_array().empty());
+  const auto& op = listed.as_array()[0];
+  EXPECT_EQ(op.at("action"), "retry");
+  EXPECT_EQ(op.at("state"), "completed");
+  EXPECT_EQ(op.at("done"), 1005);
+  EXPECT_EQ(op.at("budget"), "extend:1");
+  const std::string id(op.at("id").as_string());
+  auto show = Cli({"operations", "show", id});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_THAT(show.out, HasSubstr("completed: retried 1,005 of 1,005"));
+  auto cancel = Cli({"operations", "cancel", id});
+  EXPECT_EQ(cancel.exit_code, 1);
+  EXPECT_THAT(cancel.err, HasSubstr("already finished"));
 }
 
 // `dlq summary` shows each class whole, wrapped: every line is a piece of

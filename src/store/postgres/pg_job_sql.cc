@@ -343,4 +343,33 @@ BuiltQuery SelectDeadLetters(const DeadLetterSelection& sel) {
   return q;
 }
 
+namespace {
+// A bulk operation's statuses, selection and cursor.
+void AddJobSelection(BuiltQuery& q, const JobSelection& sel) {
+  std::vector<std::string> statuses;
+  for (JobStatus st : sel.statuses) statuses.emplace_back(JobStatusName(st));
+  q.params.AddTextArray(statuses);
+  q.sql += " AND status = ANY(" + Param(q.params.size()) + "::text[])";
+  AddSelection(q, sel.match);
+  if (sel.after_id) AddText(q, " AND id > ", *sel.after_id);
+}
+}  // namespace
+
+BuiltQuery SelectJobsAfter(const JobSelection& sel) {
+  BuiltQuery q;
+  q.sql = "SELECT " REDRIVE_PG_JOB_COLUMNS " FROM redrive.jobs WHERE TRUE";
+  AddJobSelection(q, sel);
+  q.sql += " ORDER BY id";
+  AddLimit(q, sel.match.limit);
+  q.sql += " FOR UPDATE SKIP LOCKED";
+  return q;
+}
+
+BuiltQuery CountSelectedJobs(const JobSelection& sel) {
+  BuiltQuery q;
+  q.sql = "SELECT count(*) FROM redrive.jobs WHERE TRUE";
+  AddJobSelection(q, sel);
+  return q;
+}
+
 }  // namespace redrive::store::postgres::sql

@@ -192,5 +192,8 @@ BuiltQuery SummarizeDeadLetters(const JobFilter& f);
 BuiltQuery SelectDeadLetters(const DeadLetterSelection& sel);
 // How many dead jobs `sel` matches, its limit ignored.
 BuiltQuery CountDeadLetters(const DeadLetterSelection& sel);
+// A bulk operation's batch (locked FOR UPDATE SKIP LOCKED, id order) and count.
+BuiltQuery SelectJobsAfter(const JobSelection& sel);
+BuiltQuery CountSelectedJobs(const JobSelection& sel);
 
 }  // namespace redrive::store::postgres::sql

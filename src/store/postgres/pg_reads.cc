@@ -3,6 +3,7 @@
 #include "store/postgres/pg_api_key_sql.h"
 #include "store/postgres/pg_audit_sql.h"
 #include "store/postgres/pg_job_sql.h"
+#include "store/postgres/pg_operation_sql.h"
 #include "store/postgres/pg_row_mapping.h"
 #include "store/postgres/pg_schedule_sql.h"
 #include "store/postgres/pg_throughput_sql.h"
@@ -319,6 +320,26 @@ Result<std::vector<RefreshToken>> PgReads<Base>::ListRefreshTokens(const std::st
 template <typename Base>
 Result<std::optional<RefreshToken>> PgReads<Base>::GetRefreshToken(const std::string& token_hash) {
   return token_sql::GetRefreshToken(conn_, token_hash);
+}
+
+template <typename Base>
+Result<OperationRecord> PgReads<Base>::GetOperation(const std::string& id) {
+  return operation_sql::GetOperation(conn_, id, locking_);
+}
+
+template <typename Base>
+Result<std::vector<OperationRecord>> PgReads<Base>::ListOperations(int limit, int offset) {
+  return operation_sql::ListOperations(conn_, limit, offset);
+}
+
+template <typename Base>
+Result<long long> PgReads<Base>::CountSelectedJobs(const JobSelection& sel) {
+  return operation_sql::CountSelectedJobs(conn_, sel);
+}
+
+template <typename Base>
+Result<std::optional<Instant>> PgReads<Base>::NextOperationDue() {
+  return operation_sql::NextOperationDue(conn_);
 }
 
 template <typename Base>

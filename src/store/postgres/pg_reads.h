@@ -50,6 +50,10 @@ class PgReads : public Base {
   Result<std::vector<ScheduleRun>> ListScheduleRuns(const std::string& schedule_id, int limit,
                                                     int offset) override;
   Result<std::optional<Instant>> NextScheduleDue() override;
+  Result<OperationRecord> GetOperation(const std::string& id) override;
+  Result<std::vector<OperationRecord>> ListOperations(int limit, int offset) override;
+  Result<long long> CountSelectedJobs(const JobSelection& sel) override;
+  Result<std::optional<Instant>> NextOperationDue() override;
   Result<std::vector<ThroughputPoint>> ReadThroughput(const std::optional<std::string>& queue_name,
                                                       Instant after) override;
   Result<JobCounts> SumHourlyThroughput(const std::optional<std::string>& queue_name,

@@ -4,6 +4,7 @@
 
 #include "core/clock.h"
 #include "store/postgres/pg_api_key_sql.h"
+#include "store/postgres/pg_operation_sql.h"
 #include "store/postgres/pg_throughput_sql.h"
 #include "store/postgres/pg_token_sql.h"
 #include "store/postgres/pg_workflow_sql.h"
@@ -428,6 +429,7 @@ constexpr PgMigration kMigrations[] = {
     {17, "completion webhooks", kSchemaV17},
     {18, "met dependencies", workflow_sql::kMetSchema},
     {19, "hourly throughput totals", throughput_sql::kHourlySchema},
+    {20, "bulk operations", operation_sql::kSchema},
 };
 
 constexpr char kCreateMigrationsTable[] =

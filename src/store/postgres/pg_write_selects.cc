@@ -5,6 +5,7 @@
 
 #include "core/limits.h"
 #include "store/postgres/pg_job_sql.h"
+#include "store/postgres/pg_operation_sql.h"
 #include "store/postgres/pg_row_mapping.h"
 #include "store/postgres/pg_schedule_sql.h"
 #include "store/postgres/pg_schema.h"
@@ -268,6 +269,24 @@ Result<long long> PgWriteTx::CountSchedules() {
   // committed before it was granted.
   REDRIVE_RETURN_IF_ERROR(held->ExecPrepared(kLockScheduleCreation, PgParams()).status());
   return PgReads::CountSchedules();
+}
+
+Status PgWriteTx::InsertOperation(const OperationRecord& op, size_t max_unfinished) {
+  return operation_sql::InsertOperation(*held, op, max_unfinished);
+}
+
+Status PgWriteTx::UpdateOperation(const Operation& op) {
+  return operation_sql::UpdateOperation(*held, op);
+}
+
+Result<std::vector<OperationRecord>> PgWriteTx::SelectDueOperations(Instant now, int limit) {
+  return operation_sql::SelectDueOperations(*held, now, limit);
+}
+
+Result<std::vector<Job>> PgWriteTx::SelectJobsAfter(const JobSelection& sel) {
+  sql::BuiltQuery q = sql::SelectJobsAfter(sel);
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecParams(q.sql, q.params));
+  return Locked(PgJobs(r));
 }
 
 Status PgWriteTx::InsertSchedule(const Schedule& schedule) {

@@ -117,6 +117,10 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
   // Takes the schedule-creation lock first (kScheduleCreationLockKey): the
   // count is exact until the commit.
   Result<long long> CountSchedules() override;
+  Status InsertOperation(const OperationRecord& op, size_t max_unfinished) override;
+  Status UpdateOperation(const Operation& op) override;
+  Result<std::vector<OperationRecord>> SelectDueOperations(Instant now, int limit) override;
+  Result<std::vector<Job>> SelectJobsAfter(const JobSelection& sel) override;
   Status InsertSchedule(const Schedule& schedule) override;
   Status UpdateSchedule(const Schedule& schedule) override;
   Status DeleteSchedule(const std::string& id) override;

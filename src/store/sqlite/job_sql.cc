@@ -207,4 +207,35 @@ BuiltQuery CountDeadLetters(const DeadLetterSelection& sel, const std::string& i
   return q;
 }
 
+namespace {
+// " AND status IN (?, ...)" of a bulk operation's statuses, its selection and
+// its cursor.
+void AddJobSelection(BuiltQuery& q, const JobSelection& sel, const std::string& ids_json) {
+  q.sql += " AND status IN (";
+  for (size_t i = 0; i < sel.statuses.size(); ++i) {
+    q.sql += i == 0 ? "?" : ", ?";
+    q.params.emplace_back(std::string_view(JobStatusName(sel.statuses[i])));
+  }
+  q.sql += ")";
+  AddSelection(q, sel.match, ids_json);
+  if (sel.after_id) AddText(q, " AND id > ?", *sel.after_id);
+}
+}  // namespace
+
+BuiltQuery SelectJobsAfter(const JobSelection& sel, const std::string& ids_json) {
+  BuiltQuery q;
+  q.sql = "SELECT " REDRIVE_JOB_COLUMNS " FROM jobs WHERE 1";
+  AddJobSelection(q, sel, ids_json);
+  q.sql += " ORDER BY id LIMIT ?";
+  q.params.emplace_back(int64_t{sel.match.limit});
+  return q;
+}
+
+BuiltQuery CountSelectedJobs(const JobSelection& sel, const std::string& ids_json) {
+  BuiltQuery q;
+  q.sql = "SELECT count(*) FROM jobs WHERE 1";
+  AddJobSelection(q, sel, ids_json);
+  return q;
+}
+
 }  // namespace redrive::store::sqlite::sql

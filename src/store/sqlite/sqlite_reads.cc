@@ -4,6 +4,7 @@
 #include "store/sqlite/api_key_sql.h"
 #include "store/sqlite/audit_sql.h"
 #include "store/sqlite/job_sql.h"
+#include "store/sqlite/operation_sql.h"
 #include "store/sqlite/query_util.h"
 #include "store/sqlite/row_mapping.h"
 #include "store/sqlite/schedule_sql.h"
@@ -310,6 +311,26 @@ template <typename Base>
 Result<std::vector<ScheduleRun>> SqliteReads<Base>::ListScheduleRuns(const std::string& schedule_id,
                                                                      int limit, int offset) {
   return schedule_sql::ListScheduleRuns(conn_, schedule_id, limit, offset);
+}
+
+template <typename Base>
+Result<OperationRecord> SqliteReads<Base>::GetOperation(const std::string& id) {
+  return operation_sql::GetOperation(conn_, id);
+}
+
+template <typename Base>
+Result<std::vector<OperationRecord>> SqliteReads<Base>::ListOperations(int limit, int offset) {
+  return operation_sql::ListOperations(conn_, limit, offset);
+}
+
+template <typename Base>
+Result<long long> SqliteReads<Base>::CountSelectedJobs(const JobSelection& sel) {
+  return operation_sql::CountSelectedJobs(conn_, sel);
+}
+
+template <typename Base>
+Result<std::optional<Instant>> SqliteReads<Base>::NextOperationDue() {
+  return operation_sql::NextOperationDue(conn_);
 }
 
 template <typename Base>

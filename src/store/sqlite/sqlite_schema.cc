@@ -4,6 +4,7 @@
 
 #include "core/clock.h"
 #include "store/sqlite/api_key_sql.h"
+#include "store/sqlite/operation_sql.h"
 #include "store/sqlite/throughput_sql.h"
 #include "store/sqlite/token_sql.h"
 #include "store/sqlite/workflow_sql.h"
@@ -417,6 +418,7 @@ constexpr Migration kMigrations[] = {
     {16, "completion webhooks", kSchemaV16},
     {17, "met dependencies", workflow_sql::kMetSchema},
     {18, "hourly throughput totals", throughput_sql::kHourlySchema},
+    {19, "bulk operations", operation_sql::kSchema},
 };
 
 constexpr char kCreateMigrationsTable[] =

@@ -79,6 +79,10 @@ class SqliteWriteTx final : public SqliteReads<WriteTx> {
   Status UpdateDelivery(const WebhookDelivery& delivery) override;
   Result<std::vector<WebhookDelivery>> SelectDueDeliveries(Instant now, int limit) override;
   Result<long long> DeleteFinishedDeliveries(Instant before, int limit) override;
+  Status InsertOperation(const OperationRecord& op, size_t max_unfinished) override;
+  Status UpdateOperation(const Operation& op) override;
+  Result<std::vector<OperationRecord>> SelectDueOperations(Instant now, int limit) override;
+  Result<std::vector<Job>> SelectJobsAfter(const JobSelection& sel) override;
   Status InsertSchedule(const Schedule& schedule) override;
   Status UpdateSchedule(const Schedule& schedule) override;
   Status DeleteSchedule(const std::string& id) override;

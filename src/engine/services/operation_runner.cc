@@ -1,0 +1,159 @@
+#include "engine/services/operation_runner.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/time_format.h"
+#include "engine/job_ops.h"
+
+namespace redrive::engine {
+namespace operation_ops {
+namespace {
+
+// The jobs of one batch: at most `batch`, and at most the rate's second.
+int BatchSize(const Operation& op, int batch) {
+  if (!op.rate_per_second || *op.rate_per_second <= 0) return batch;
+  const double per_second = std::floor(*op.rate_per_second);
+  return static_cast<int>(std::clamp(per_second, 1.0, static_cast<double>(batch)));
+}
+
+Micros PaceOf(double rate, size_t jobs) {
+  const double us = 1e6 * static_cast<double>(jobs) / rate;
+  return us < 9e15 ? Micros(static_cast<int64_t>(us)) : Micros(int64_t{9'000'000'000'000'000});
+}
+
+void Finish(Operation& op, OperationState state, Instant now) {
+  op.state = state;
+  op.finished_at = now;
+  op.next_batch_at.reset();
+}
+
+// Applies the action to `jobs`: how many it changed (the others were
+// changed by another request meanwhile, or no longer match).
+Result<long long> Apply(store::WriteTx& tx, TxContext& ctx, const Operation& op,
+                        const std::vector<Job>& jobs) {
+  if (op.action == OperationAction::kPurge) {
+    std::vector<std::string> ids;
+    ids.reserve(jobs.size());
+    for (const Job& j : jobs) ids.push_back(j.id);
+    return tx.DeleteJobs(ids);
+  }
+  const RetryBudget budget = op.budget.value_or(RetryBudget{});
+  REDRIVE_ASSIGN_OR_RETURN(std::vector<Change> changes,
+                           ops::ApplyToLoadedBatch(tx, ctx, jobs, [&](const Job&) -> Event {
+                             switch (op.action) {
+                               case OperationAction::kRetry: {
+                                 event::Retry retry;
+                                 retry.source = "operation";
+                                 retry.budget = budget;
+                                 retry.target_queue = op.target_queue;
+                                 return retry;
+                               }
+                               case OperationAction::kRelease:
+                                 return event::ReleaseQuarantine{budget, op.target_queue};
+                               case OperationAction::kCancel:
+                               case OperationAction::kPurge:
+                                 break;
+                             }
+                             return event::Cancel{};
+                           }));
+  return static_cast<long long>(changes.size());
+}
+
+}  // namespace
+
+store::JobSelection SelectionOf(const store::OperationRecord& rec, int limit) {
+  store::JobSelection sel;
+  sel.match = rec.selection;
+  sel.match.limit = limit;
+  sel.statuses = rec.operation.statuses;
+  sel.after_id = rec.operation.cursor;
+  return sel;
+}
+
+Result<BatchOutcome> RunBatch(store::WriteTx& tx, TxContext& ctx, const std::string& id,
+                              Instant now, int batch) {
+  BatchOutcome out;
+  REDRIVE_ASSIGN_OR_RETURN(store::OperationRecord rec, tx.GetOperation(id));  // locked
+  Operation& op = rec.operation;
+  if (IsFinished(op.state) || (op.next_batch_at && *op.next_batch_at > now)) return out;
+  if (op.state == OperationState::kQueued) {
+    op.state = OperationState::kRunning;
+    op.started_at = now;
+    REDRIVE_ASSIGN_OR_RETURN(op.matched, tx.CountSelectedJobs(SelectionOf(rec, 0)));
+  }
+  op.updated_at = now;
+  const int size = BatchSize(op, batch);
+  REDRIVE_ASSIGN_OR_RETURN(std::vector<Job> jobs, tx.SelectJobsAfter(SelectionOf(rec, size)));
+  if (!jobs.empty() && op.target_queue) {
+    // A target queue disabled since the operation was created stops it.
+    Status target = ops::EnsureTargetQueue(tx, ctx, op.target_queue);
+    if (target.code() == ErrorCode::kConflict) {
+      op.error = target.message();
+      Finish(op, OperationState::kFailed, now);
+      REDRIVE_RETURN_IF_ERROR(tx.UpdateOperation(op));
+      return out;
+    }
+    REDRIVE_RETURN_IF_ERROR(target);
+  }
+  REDRIVE_ASSIGN_OR_RETURN(long long changed, Apply(tx, ctx, op, jobs));
+  out.handled = static_cast<long long>(jobs.size());
+  op.done += changed;
+  op.failed += out.handled - changed;
+  if (!jobs.empty()) op.cursor = jobs.back().id;
+  // More jobs than matched at the start (new ones arrived) grow `matched`.
+  op.matched = std::max(op.matched, op.done + op.failed);
+  if (static_cast<int>(jobs.size()) < size) {
+    Finish(op, OperationState::kCompleted, now);
+  } else if (op.rate_per_second && *op.rate_per_second > 0) {
+    op.next_batch_at = AddClamped(now, PaceOf(*op.rate_per_second, jobs.size()));
+  } else {
+    op.next_batch_at.reset();
+    out.more_now = true;
+  }
+  REDRIVE_RETURN_IF_ERROR(tx.UpdateOperation(op));
+  return out;
+}
+
+}  // namespace operation_ops
+
+OperationRunner::OperationRunner(Committer& committer, store::Store& store, int batch)
+    : committer_(committer), store_(store), batch_(std::clamp(batch, 1, kMaxOperationBatch)) {}
+
+ServiceRun OperationRunner::RunOnce(Instant now) {
+  ServiceRun run;
+  std::vector<std::string> due;
+  Status listed = committer_.RunAndWait([&](store::WriteTx& tx, TxContext&) -> Status {
+    due.clear();
+    REDRIVE_ASSIGN_OR_RETURN(
+        auto ops, tx.SelectDueOperations(now, static_cast<int>(kMaxUnfinishedOperations)));
+    for (const store::OperationRecord& rec : ops) due.push_back(rec.operation.id);
+    return Status::Ok();
+  });
+  if (!listed.ok()) {
+    spdlog::warn("operations: {}", listed.ToString());
+    return run;
+  }
+  for (const std::string& id : due) {
+    operation_ops::BatchOutcome outcome;
+    Status st = committer_.RunAndWait([&](store::WriteTx& tx, TxContext& ctx) -> Status {
+      ctx.now = now;
+      REDRIVE_ASSIGN_OR_RETURN(outcome, operation_ops::RunBatch(tx, ctx, id, now, batch_));
+      return Status::Ok();
+    });
+    if (!st.ok()) {
+      spdlog::warn("operation {}: batch failed (retried on the next pass): {}", id, st.ToString());
+      continue;
+    }
+    run.changed += outcome.handled;
+    run.more = run.more || outcome.more_now;
+  }
+  if (auto tx = store_.BeginRead(); tx.ok()) {
+    if (auto next = (*tx)->NextOperationDue(); next.ok()) run.next_run = *next;
+  }
+  return run;
+}
+
+}  // namespace redrive::engine
