@@ -398,6 +398,22 @@ ALTER TABLE jobs ADD COLUMN completion_webhook TEXT;
 ALTER TABLE webhook_deliveries ADD COLUMN url TEXT;
 )sql";
 
+// Version 19: error fingerprints (core/error_fingerprint.h). The engine
+// sets error_fingerprint when a job dead-letters or is quarantined; the DLQ
+// selects by (queue, fingerprint) through jobs_dlq_fingerprint. Jobs stored
+// before it have none: SQL cannot compute one, so the engine's fingerprint
+// backfill duty reads them through jobs_unfingerprinted (empty once it is
+// done, so it costs nothing afterwards) and fills them in.
+constexpr char kSchemaV19[] = R"sql(
+ALTER TABLE jobs ADD COLUMN error_fingerprint TEXT
+  CHECK (error_fingerprint IS NULL OR length(error_fingerprint) = 16);
+CREATE INDEX jobs_dlq_fingerprint ON jobs (queue_name, error_fingerprint, deadlettered_at)
+  WHERE status = 'deadletter';
+CREATE INDEX jobs_unfingerprinted ON jobs (id)
+  WHERE error_fingerprint IS NULL AND last_error IS NOT NULL
+    AND status IN ('deadletter','quarantined');
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "outgoing webhooks", kSchemaV2},
@@ -417,6 +433,7 @@ constexpr Migration kMigrations[] = {
     {16, "completion webhooks", kSchemaV16},
     {17, "met dependencies", workflow_sql::kMetSchema},
     {18, "hourly throughput totals", throughput_sql::kHourlySchema},
+    {19, "error fingerprints", kSchemaV19},
 };
 
 constexpr char kCreateMigrationsTable[] =
