@@ -196,10 +196,16 @@ async function noMatch(title, text, answer, filters) {
   await openDialog({title, body, confirmLabel: 'OK'});
 }
 
+// An error class in words: its normalized message, else its fingerprint.
+function classText(filters) {
+  return filters.error_class || filters.fingerprint;
+}
+
 // The request fields that select the dead jobs the filters show.
 function selectionOf(filters) {
   return {queue_name: filters.queue || undefined, dead_reason: filters.reason || undefined,
-          tag: filters.tag || undefined, error_prefix: filters.error_prefix || undefined};
+          tag: filters.tag || undefined, error_prefix: filters.error_prefix || undefined,
+          fingerprint: filters.fingerprint || undefined};
 }
 
 // What a purge with these filters deletes, every active filter named:
@@ -209,6 +215,7 @@ function purgeScope(filters) {
   if (filters.reason) clauses.push(`whose reason is ${filters.reason}`);
   if (filters.tag) clauses.push(`tagged ${filters.tag}`);
   if (filters.error_prefix) clauses.push(`whose error starts with “${filters.error_prefix}”`);
+  if (filters.fingerprint) clauses.push(`whose error is of class “${classText(filters)}”`);
   const queue = filters.queue ? `queue ${filters.queue}` : 'every queue';
   return clauses.length ? `${queue} ${clauses.join(', ')}` : queue;
 }
@@ -219,5 +226,6 @@ function describe(filters) {
   if (filters.reason) parts.push(`reason ${filters.reason}`);
   if (filters.tag) parts.push(`tag ${filters.tag}`);
   if (filters.error_prefix) parts.push(`error starting with “${filters.error_prefix}”`);
+  if (filters.fingerprint) parts.push(`error class “${classText(filters)}”`);
   return parts.length ? parts.join(', ') : 'all queues';
 }

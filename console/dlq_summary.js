@@ -1,7 +1,9 @@
 // "Why are they dead?": above the DLQ table, the dead jobs grouped by queue,
-// dead reason and error (GET /jobs/dlq/summary), largest class first. Each
-// class links to the DLQ filtered to it (queue, reason and error_prefix in the
-// hash), where "Retry all matching…" and "Purge…" then act on that class only.
+// dead reason and error class (GET /jobs/dlq/summary: errors alike but for
+// numbers, ids, quoted values, times and addresses share a fingerprint),
+// largest class first, with first and last seen. Each class links to the DLQ
+// filtered to it (queue, reason and fingerprint in the hash), where "Retry all
+// matching…" and "Purge…" then act on that class only.
 import * as api from './api.js';
 import {h, fill, time} from './dom.js';
 
@@ -17,7 +19,7 @@ export function dlqSummaryPanel(filters) {
                     h('h2', {}, 'Why are they dead?'), body);
 
   async function refresh() {
-    const scope = filters.error_prefix
+    const scope = filters.error_prefix || filters.fingerprint
       ? {tag: filters.tag}
       : {queue_name: filters.queue, dead_reason: filters.reason, tag: filters.tag};
     const groups = await api.get(`/jobs/dlq/summary${api.query({...scope, limit: GROUPS_SHOWN})}`);
@@ -30,35 +32,52 @@ export function dlqSummaryPanel(filters) {
 
 function groupTable(groups, filters) {
   return h('table', {class: 'grid'},
-    h('thead', {}, h('tr', {}, ['Count', 'Queue', 'Dead reason', 'Error', 'Oldest', ''].map((t) =>
-      h('th', {}, t)))),
+    h('thead', {}, h('tr', {}, ['Count', 'Queue', 'Dead reason', 'Error class', 'First seen',
+                                'Last seen', ''].map((t) => h('th', {}, t)))),
     h('tbody', {}, groups.map((g) => {
       const active = isSelected(g, filters);
-      return h('tr', {'data-test': 'dlq-class', class: active ? 'selected' : null},
+      return h('tr', {'data-test': 'dlq-class', class: active ? 'selected' : null,
+                      title: g.fingerprint ? `fingerprint ${g.fingerprint}` : null},
         h('td', {class: 'num count'}, String(g.count)),
         h('td', {}, g.queue_name),
         h('td', {}, g.dead_reason || ''),
-        h('td', {class: 'error-text'},
-          g.error === null ? h('span', {class: 'muted'}, '(no error)') : g.error),
-        h('td', {}, time(g.oldest_deadlettered_at)),
+        h('td', {class: 'error-text'}, errorCell(g)),
+        h('td', {'data-test': 'first-seen'}, time(g.first_seen ?? g.oldest_deadlettered_at)),
+        h('td', {'data-test': 'last-seen'}, time(g.last_seen ?? g.newest_deadlettered_at)),
         h('td', {}, active
           ? h('span', {class: 'muted'}, 'shown below')
           : h('a', {href: classHash(g, filters), class: 'button', 'data-test': 'show-class'},
-              'Show only these')));
+              'Select this class')));
     })));
 }
 
-// The DLQ view of one class. A group's error is its jobs' first 200
-// characters, shown whole (wrapped, never cut), so as a prefix it selects
-// exactly the group's jobs (a group
-// without an error is narrowed to its queue and reason only).
+// The class's normalized message (numbers, ids, quoted values, times and
+// addresses as <n>, <uuid>, <str>, …), then one of its errors when it differs.
+function errorCell(g) {
+  if (g.error === null) return h('span', {class: 'muted'}, '(no error)');
+  const normalized = g.normalized_error ?? g.error;
+  return [h('span', {'data-test': 'class-message'}, normalized),
+          g.error !== normalized
+            ? h('div', {class: 'muted', 'data-test': 'class-example'}, 'e.g. ', g.error) : null];
+}
+
+// The DLQ view of one class: its fingerprint selects exactly its jobs
+// (error_class only labels the chip and the dialogs). A group without a
+// fingerprint (no error, or not fingerprinted yet) is narrowed by its
+// error as a prefix, or to its queue and reason only.
 export function classHash(group, filters) {
+  const which = group.fingerprint
+    ? {fingerprint: group.fingerprint, error_class: group.normalized_error ?? ''}
+    : {error_prefix: group.error ?? ''};
   return `#/jobs${api.query({
     queue: group.queue_name, status: 'deadletter', reason: group.dead_reason || '',
-    tag: filters.tag, error_prefix: group.error ?? ''})}`;
+    tag: filters.tag, ...which})}`;
 }
 
 function isSelected(group, filters) {
-  return filters.error_prefix !== '' && group.error === filters.error_prefix &&
-         group.queue_name === filters.queue && (group.dead_reason || '') === filters.reason;
+  const same = group.fingerprint
+    ? filters.fingerprint === group.fingerprint
+    : filters.error_prefix !== '' && group.error === filters.error_prefix;
+  return same && group.queue_name === filters.queue &&
+         (group.dead_reason || '') === filters.reason;
 }

@@ -17,10 +17,16 @@ export function mountJobs(main, ctx, params) {
   const filters = {
     queue: params.get('queue') || '', status: params.get('status') || '',
     reason: params.get('reason') || '', tag: params.get('tag') || '',
-    error_prefix: '', page: Math.max(0, Number(params.get('page') || 0) || 0),
+    error_prefix: '', fingerprint: '', error_class: '', page: Math.max(0, Number(params.get('page') || 0) || 0),
   };
   const isDlq = filters.status === 'deadletter';
-  if (isDlq) filters.error_prefix = params.get('error_prefix') || '';
+  if (isDlq) {
+    filters.error_prefix = params.get('error_prefix') || '';
+    // An error class (dlq_summary.js): its fingerprint selects, its
+    // normalized message (error_class) is only shown.
+    filters.fingerprint = params.get('fingerprint') || '';
+    filters.error_class = params.get('error_class') || '';
+  }
   const selected = new Set();  // kept across refreshes
   const tableBox = h('div', {}, h('p', {class: 'muted'}, 'Loading…'));
   const queueSelect = h('select', {name: 'queue', 'data-test': 'filter-queue'},
@@ -42,7 +48,8 @@ export function mountJobs(main, ctx, params) {
                offset: filters.page * PAGE_SIZE};
     const jobs = isDlq
       ? await api.get(`/jobs/dlq${api.query({...q, dead_reason: filters.reason,
-                                             error_prefix: filters.error_prefix})}`)
+                                             error_prefix: filters.error_prefix,
+                                             fingerprint: filters.fingerprint})}`)
       : await api.get(`/jobs${api.query({...q, status: filters.status})}`);
     if (summary) await summary.refresh();
     for (const id of [...selected]) if (!jobs.some((j) => j.id === id)) selected.delete(id);
@@ -57,12 +64,17 @@ export function mountJobs(main, ctx, params) {
 // The error class the DLQ is narrowed to (set by a link of the summary panel
 // with its queue and reason), as a chip whose × removes all three.
 function errorChip(filters) {
-  if (!filters.error_prefix) return null;
-  const rest = {...filters, queue: '', reason: '', error_prefix: '', page: ''};
+  if (!filters.error_prefix && !filters.fingerprint) return null;
+  const rest = {...filters, queue: '', reason: '', error_prefix: '', fingerprint: '',
+                error_class: '', page: ''};
   const where = [filters.queue, filters.reason].filter(Boolean).join(' · ');
+  const what = filters.fingerprint
+    ? ['error class “', truncate(filters.error_class || filters.fingerprint, 80), '”']
+    : ['error starts with “', truncate(filters.error_prefix, 80), '”'];
   return h('p', {class: 'chips'},
-    h('span', {class: 'chip', 'data-test': 'filter-error', title: filters.error_prefix},
-      where ? `${where} · ` : '', 'error starts with “', truncate(filters.error_prefix, 80), '”',
+    h('span', {class: 'chip', 'data-test': 'filter-error',
+               title: filters.fingerprint || filters.error_prefix},
+      where ? `${where} · ` : '', ...what,
       h('a', {href: `#/jobs${api.query(rest)}`, class: 'chip-remove',
               'aria-label': 'remove the error filter', 'data-test': 'remove-error-filter'}, '×')));
 }

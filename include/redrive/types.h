@@ -201,17 +201,21 @@ struct DlqFilter {
   std::optional<std::string> tag;
   std::optional<DeadReason> dead_reason;
   std::optional<std::string> error_prefix;  // last_error starts with it (exact)
+  // An error class: DeadLetterGroup::fingerprint (16 lowercase hex characters).
+  std::optional<std::string> fingerprint;
   std::optional<int> limit;
   std::optional<int> offset;
 };
 
-// GET /jobs/dlq/summary: the DLQ grouped by (queue, dead reason, error).
+// GET /jobs/dlq/summary: the DLQ grouped by (queue, dead reason, error
+// fingerprint).
 struct DlqSummaryFilter {
   std::optional<std::string> queue_name;
   std::optional<std::string> tag;
   std::optional<DeadReason> dead_reason;
   std::optional<std::string> error_prefix;
-  std::optional<int> limit;  // groups, 1..100, server default 20
+  std::optional<std::string> fingerprint;  // one error class
+  std::optional<int> limit;                // groups, 1..100, server default 20
 };
 
 // An item of GET /jobs/status.
@@ -236,6 +240,7 @@ struct DlqRetryRequest {
   std::optional<DeadReason> dead_reason;
   std::optional<std::string> tag;
   std::optional<std::string> error_prefix;  // last_error starts with it (exact)
+  std::optional<std::string> fingerprint;   // one error class (DeadLetterGroup::fingerprint)
   std::optional<int> limit;                 // 1..1000; also caps job_ids
   bool dry_run = false;
   std::optional<double> rate_per_second;
@@ -277,6 +282,7 @@ struct DlqPurgeRequest {
   bool confirm = false;  // must be true (dry runs too), or the server answers BAD_REQUEST
   std::optional<std::string> queue_name;
   std::optional<std::string> error_prefix;  // last_error starts with it (exact)
+  std::optional<std::string> fingerprint;   // one error class (DeadLetterGroup::fingerprint)
   std::optional<Instant> older_than;
   std::optional<int> limit;  // 1..10000
   std::optional<DeadReason> dead_reason;

@@ -1,5 +1,6 @@
 // Operator routes through Api::Handle: listing, DLQ, queues, workers.
 #include "api/api_test_util.h"
+#include "core/error_fingerprint.h"
 #include "core/time_format.h"
 
 namespace redrive::api::testing {
@@ -8,11 +9,13 @@ namespace {
 class ApiOperatorTest : public ApiTest {
  protected:
   // A job failed with no_retry: in the DLQ with reason non_retryable.
-  std::string DeadJob(const std::string& queue = "q", const std::string& extra = "") {
+  std::string DeadJob(const std::string& queue = "q", const std::string& extra = "",
+                      const std::string& error = "x") {
     std::string id = Enqueue(queue, extra);
     std::string lease = Str(ClaimOne(queue).at("lease_id"));
-    Reply r = Post("/api/v1/jobs/" + id + "/fail", R"({"worker_id":"w1","lease_id":")" + lease +
-                                                       R"(","error":"x","no_retry":true})");
+    boost::json::object fail{
+        {"worker_id", "w1"}, {"lease_id", lease}, {"error", error}, {"no_retry", true}};
+    Reply r = Post("/api/v1/jobs/" + id + "/fail", boost::json::serialize(fail));
     EXPECT_EQ(r["status"], "deadletter");
     return id;
   }
@@ -208,7 +211,7 @@ TEST_F(ApiOperatorTest, DlqSummaryGroupsAndErrorPrefixNarrows) {
   const auto& groups = summary.json.as_array();
   ASSERT_EQ(groups.size(), 2u);
   const auto& a = groups[0].as_object();
-  EXPECT_EQ(a.size(), 6u);
+  EXPECT_EQ(a.size(), 10u);
   EXPECT_EQ(a.at("queue_name"), "a");
   EXPECT_EQ(a.at("dead_reason"), "non_retryable");
   EXPECT_EQ(a.at("error"), "x");
@@ -449,6 +452,75 @@ TEST_F(ApiOperatorTest, QueueStatsCountTheLastDayFromTheHourlyTotals) {
   EXPECT_EQ(day_after["completed_jobs_24h"], 0);
   EXPECT_TRUE(day_after["avg_processing_time_ms"].is_null());
   EXPECT_EQ(day_after["max_job_age_seconds"], 25 * 3600 + 10);
+}
+
+}  // namespace
+}  // namespace redrive::api::testing
+
+namespace redrive::api::testing {
+namespace {
+
+TEST_F(ApiOperatorTest, DlqSummaryGroupsErrorsByFingerprint) {
+  DeadJob("gw", "", "upstream 504 after 30s");
+  clock_.Advance(std::chrono::seconds(5));
+  DeadJob("gw", "", "upstream 504 after 20s");
+  DeadJob("gw", "", "upstream 502 after 20s");
+  Reply summary = Get("/api/v1/jobs/dlq/summary?queue_name=gw");
+  ASSERT_EQ(summary.status, 200) << summary.raw.body;
+  const auto& groups = summary.json.as_array();
+  ASSERT_EQ(groups.size(), 2u) << summary.raw.body;
+  const auto& c = groups[0].as_object();
+  EXPECT_EQ(c.at("count"), 2);
+  EXPECT_EQ(c.at("normalized_error"), "upstream 504 after <n>s");
+  EXPECT_EQ(c.at("error"), "upstream 504 after 20s");  // the example: the smallest error
+  const std::string fp = Str(c.at("fingerprint"));
+  EXPECT_EQ(fp, ErrorFingerprint("upstream 504 after 45s"));
+  EXPECT_EQ(c.at("first_seen"), c.at("oldest_deadlettered_at"));
+  EXPECT_EQ(c.at("last_seen"), c.at("newest_deadlettered_at"));
+  EXPECT_LT(Str(c.at("first_seen")), Str(c.at("last_seen")));
+  EXPECT_EQ(groups[1].at("normalized_error"), "upstream 502 after <n>s");
+
+  // The list, the summary, retry and purge select the class by fingerprint.
+  EXPECT_EQ(Get("/api/v1/jobs/dlq?fingerprint=" + fp).json.as_array().size(), 2u);
+  EXPECT_EQ(Get("/api/v1/jobs/dlq/summary?fingerprint=" + fp).json.as_array().size(), 1u);
+  Reply dry = Post("/api/v1/jobs/dlq/retry", R"({"fingerprint":")" + fp + R"(","dry_run":true})");
+  EXPECT_EQ(dry.json,
+            boost::json::parse(R"({"matched_count":2,"selected_count":2,"dry_run":true})"));
+  Reply retried =
+      Post("/api/v1/jobs/dlq/retry", R"({"queue_name":"gw","fingerprint":")" + fp + R"("})");
+  ASSERT_EQ(retried.status, 200) << retried.raw.body;
+  EXPECT_EQ(retried["retried_count"], 2);
+  EXPECT_EQ(Get("/api/v1/jobs/dlq?queue_name=gw").json.as_array().size(), 1u);
+  const std::string other = Str(groups[1].at("fingerprint"));
+  Reply purge_dry = Post("/api/v1/jobs/dlq/purge",
+                         R"({"confirm":true,"dry_run":true,"fingerprint":")" + other + R"("})");
+  EXPECT_EQ(purge_dry["matched_count"], 1);
+  Reply purged =
+      Post("/api/v1/jobs/dlq/purge", R"({"confirm":true,"fingerprint":")" + other + R"("})");
+  EXPECT_EQ(purged["purged_count"], 1);
+  EXPECT_TRUE(Get("/api/v1/jobs/dlq?queue_name=gw").json.as_array().empty());
+}
+
+TEST_F(ApiOperatorTest, AFingerprintThatIsNotOneIsRefusedNamingTheField) {
+  // (An empty ?fingerprint= is no filter, as an empty ?error_prefix= is.)
+  for (const std::string bad :
+       {"abc", "0123456789ABCDEF", "0123456789abcdeg", "0123456789abcdef0", "%20123456789abcdef"}) {
+    EXPECT_EQ(Get("/api/v1/jobs/dlq?fingerprint=" + bad).Field(), "fingerprint") << bad;
+    EXPECT_EQ(Get("/api/v1/jobs/dlq/summary?fingerprint=" + bad).Field(), "fingerprint") << bad;
+  }
+  for (const std::string bad :
+       {R"("")", R"("abc")", R"(42)", R"(["0123456789abcdef"])", R"("0123456789ABCDEF")"}) {
+    Reply retry = Post("/api/v1/jobs/dlq/retry", R"({"dry_run":true,"fingerprint":)" + bad + "}");
+    EXPECT_EQ(retry.status, 400) << bad;
+    EXPECT_EQ(retry.Field(), "fingerprint") << bad;
+    Reply purge = Post("/api/v1/jobs/dlq/purge",
+                       R"({"confirm":true,"dry_run":true,"fingerprint":)" + bad + "}");
+    EXPECT_EQ(purge.Field(), "fingerprint") << bad;
+  }
+  // A well-formed fingerprint that no class has matches nothing.
+  Reply none = Get("/api/v1/jobs/dlq?fingerprint=0123456789abcdef");
+  EXPECT_EQ(none.status, 200);
+  EXPECT_TRUE(none.json.as_array().empty());
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "api/handlers.h"
 #include "api/request_decoding.h"
 #include "api/responses.h"
+#include "core/error_fingerprint.h"
 #include "core/time_format.h"
 #include "wire/job_json.h"
 
@@ -34,6 +35,23 @@ Result<std::optional<std::string>> DecodeErrorPrefix(const wire::FieldReader& r)
   return r.String("error_prefix", 1, kMaxErrorPrefixBytes);
 }
 
+// An error class as GET /jobs/dlq/summary shows it: exactly 16 lowercase hex
+// characters (anything else could never match, so it is refused).
+Result<std::optional<std::string>> CheckFingerprint(std::optional<std::string> fingerprint) {
+  if (fingerprint && !IsErrorFingerprint(*fingerprint)) {
+    return Status::Validation("fingerprint",
+                              "fingerprint must be " + std::to_string(kFingerprintChars) +
+                                  " lowercase hex characters (0-9, a-f), as the DLQ summary "
+                                  "shows it");
+  }
+  return fingerprint;
+}
+
+Result<std::optional<std::string>> DecodeFingerprint(const wire::FieldReader& r) {
+  REDRIVE_ASSIGN_OR_RETURN(std::optional<std::string> fingerprint, r.String("fingerprint", 1, 256));
+  return CheckFingerprint(std::move(fingerprint));
+}
+
 // The filter GET /jobs/dlq and GET /jobs/dlq/summary share.
 Result<engine::DeadLetterFilter> DecodeDeadLetterFilter(const QueryParams& q) {
   engine::DeadLetterFilter f;
@@ -41,6 +59,7 @@ Result<engine::DeadLetterFilter> DecodeDeadLetterFilter(const QueryParams& q) {
   f.tag = QueryString(q, "tag");
   REDRIVE_ASSIGN_OR_RETURN(f.dead_reason, QueryDeadReason(q));
   REDRIVE_ASSIGN_OR_RETURN(f.error_prefix, QueryErrorPrefix(q));
+  REDRIVE_ASSIGN_OR_RETURN(f.fingerprint, CheckFingerprint(QueryString(q, "fingerprint")));
   return f;
 }
 
@@ -106,6 +125,7 @@ Result<engine::DeadLetterFilter> DecodeBodyDeadLetterFilter(const wire::FieldRea
   REDRIVE_ASSIGN_OR_RETURN(f.dead_reason, DecodeDeadReason(r));
   REDRIVE_ASSIGN_OR_RETURN(f.tag, r.String("tag", 1, 1024));
   REDRIVE_ASSIGN_OR_RETURN(f.error_prefix, DecodeErrorPrefix(r));
+  REDRIVE_ASSIGN_OR_RETURN(f.fingerprint, DecodeFingerprint(r));
   return f;
 }
 

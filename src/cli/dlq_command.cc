@@ -21,6 +21,7 @@
 #include "cli/progress_bar.h"
 #include "cli/table.h"
 #include "core/closest_classes.h"
+#include "core/error_fingerprint.h"
 #include "core/retry_budget.h"
 #include "core/time_format.h"
 #include "wire/job_json.h"
@@ -42,8 +43,15 @@ std::optional<std::string> NonEmpty(const std::string& text) {
 
 // The filters every DLQ command shares: which dead jobs it is about.
 struct DeadJobFilterFlags {
-  std::string queue, reason, tag, error_prefix;
+  std::string queue, reason, tag, error_prefix, fingerprint;
 };
+
+std::string CheckFingerprint(const std::string& text) {
+  return IsErrorFingerprint(text) ? ""
+                                  : "'" + text +
+                                        "' is not an error fingerprint (16 characters 0-9 a-f, "
+                                        "as `dlq summary` shows them)";
+}
 
 void AddFilterOptions(CLI::App* cmd, DeadJobFilterFlags& f, const std::string& queue_help) {
   cmd->add_option("--queue,-q", f.queue, queue_help);
@@ -52,6 +60,9 @@ void AddFilterOptions(CLI::App* cmd, DeadJobFilterFlags& f, const std::string& q
   cmd->add_option("--error-prefix", f.error_prefix,
                   "Only jobs whose last error starts with this (exact; `dlq summary` "
                   "lists the errors)");
+  cmd->add_option("--fingerprint", f.fingerprint,
+                  "Only this error class (its FINGERPRINT in `dlq summary`)")
+      ->check(CheckFingerprint);
 }
 
 // Copies the filters into any SDK filter or request that has the four fields.
@@ -61,6 +72,7 @@ void ApplyFilter(const DeadJobFilterFlags& f, Request& out) {
   if (!f.reason.empty()) out.dead_reason = ParseDeadReason(f.reason);
   out.tag = NonEmpty(f.tag);
   out.error_prefix = NonEmpty(f.error_prefix);
+  out.fingerprint = NonEmpty(f.fingerprint);
 }
 
 // The selector of a bulk operation (POST /operations) for these filters.
@@ -117,15 +129,24 @@ std::vector<std::string> Wrap(std::string_view text, size_t width) {
 
 constexpr size_t kErrorColumnWidth = 60;
 
-// COUNT, QUEUE, REASON, OLDEST, ERROR: the error last and wrapped, never cut.
+// COUNT, QUEUE, REASON, FINGERPRINT, OLDEST, NEWEST, ERROR: the class's
+// normalized message, then "e.g." one of its errors, last and wrapped, never
+// cut.
 void PrintGroupTable(std::ostream& out, const std::vector<DeadLetterGroup>& groups, Instant now) {
-  Table table({"COUNT", "QUEUE", "REASON", "OLDEST", "ERROR"});
+  Table table({"COUNT", "QUEUE", "REASON", "FINGERPRINT", "OLDEST", "NEWEST", "ERROR"});
   for (const DeadLetterGroup& g : groups) {
-    std::vector<std::string> lines =
-        g.error ? Wrap(*g.error, kErrorColumnWidth) : std::vector<std::string>{"(no error)"};
+    std::vector<std::string> lines;
+    if (!g.error) lines.push_back("(no error)");
+    if (g.normalized_error) lines = Wrap(*g.normalized_error, kErrorColumnWidth);
+    if (g.error && g.error != g.normalized_error) {
+      for (std::string& line : Wrap("e.g. " + *g.error, kErrorColumnWidth)) {
+        lines.push_back(std::move(line));
+      }
+    }
     table.AddRow({std::to_string(g.count), g.queue_name, OrDash(DeadReasonName(g.dead_reason)),
-                  TimeCell(g.oldest_deadlettered_at, now), lines[0]});
-    for (size_t i = 1; i < lines.size(); ++i) table.AddRow({"", "", "", "", lines[i]});
+                  g.fingerprint.value_or("-"), TimeCell(g.oldest_deadlettered_at, now),
+                  TimeCell(g.newest_deadlettered_at, now), lines[0]});
+    for (size_t i = 1; i < lines.size(); ++i) table.AddRow({"", "", "", "", "", "", lines[i]});
   }
   table.Print(out);
 }
@@ -143,12 +164,17 @@ std::string RetryCommandFor(const DeadLetterGroup& g) {
   if (g.dead_reason != DeadReason::kNone) {
     command += " --reason " + std::string(DeadReasonName(g.dead_reason));
   }
-  if (g.error) command += " --error-prefix " + ShellQuoted(*g.error);
+  if (g.fingerprint) {
+    command += " --fingerprint " + *g.fingerprint;
+  } else if (g.error) {
+    command += " --error-prefix " + ShellQuoted(*g.error);
+  }
   return command + " --dry-run";
 }
 
 bool HasFilter(const DeadJobFilterFlags& f) {
-  return !f.queue.empty() || !f.reason.empty() || !f.tag.empty() || !f.error_prefix.empty();
+  return !f.queue.empty() || !f.reason.empty() || !f.tag.empty() || !f.error_prefix.empty() ||
+         !f.fingerprint.empty();
 }
 
 // Every filter in words: "dead jobs of queue payments whose reason is
@@ -161,6 +187,7 @@ std::string Describe(const DeadJobFilterFlags& f, const std::string& older_than,
   if (!f.error_prefix.empty()) {
     clauses.push_back("whose error starts with \"" + f.error_prefix + "\"");
   }
+  if (!f.fingerprint.empty()) clauses.push_back("of error class " + f.fingerprint);
   if (!older_than.empty()) clauses.push_back("that died more than " + older_than + " ago");
   std::string what = f.queue.empty() ? "dead jobs of " + no_queue : "dead jobs of queue " + f.queue;
   for (size_t i = 0; i < clauses.size(); ++i) what += (i == 0 ? " " : ", ") + clauses[i];
@@ -202,7 +229,7 @@ void PrintNoMatch(CliContext& ctx, const DeadJobFilterFlags& f, const std::strin
   }
   std::cout << "\nThe closest error classes in the DLQ:\n";
   PrintGroupTable(std::cout, *closest, Now());
-  std::cout << "\nTo act on one, pass its exact text, e.g.\n  " << RetryCommandFor((*closest)[0])
+  std::cout << "\nTo act on one, pass its fingerprint, e.g.\n  " << RetryCommandFor((*closest)[0])
             << "\n";
 }
 
@@ -241,15 +268,17 @@ int RunSummary(CliContext& ctx, const SummaryFlags& f) {
 
 void AddSummary(CLI::App& dlq, CliContext& ctx) {
   auto* cmd = dlq.add_subcommand(
-      "summary", "Why are they dead? Dead jobs grouped by queue, reason and error, largest first");
+      "summary",
+      "Why are they dead? Dead jobs grouped by queue, reason and error class, largest first");
   auto f = std::make_shared<SummaryFlags>();
   AddFilterOptions(cmd, f->filter, "Only this queue");
   cmd->add_option("--limit,-n", f->limit, "At most this many groups (1..100, default 20)");
   cmd->footer(
-      "Errors are grouped by their first 200 characters, and ERROR shows that whole\n"
-      "text, wrapped at spaces: pass it (or any start of it) to --error-prefix.\n"
-      "Redrive one class with\n"
-      "  redrive dlq retry --queue Q --error-prefix 'the error text'\n"
+      "Errors are grouped by class: their text with numbers, ids, quoted values,\n"
+      "times and addresses as placeholders (<n>, <uuid>, <hex>, <id>, <str>, <time>,\n"
+      "<ip>), so 'upstream 504 after 20s' and 'after 30s' are one class. ERROR shows\n"
+      "that normalized text, then e.g. one error of the class. Redrive one class with\n"
+      "  redrive dlq retry --queue Q --fingerprint FINGERPRINT\n"
       "Examples:\n"
       "  redrive dlq summary\n"
       "  redrive dlq summary --queue payments --json");
@@ -522,12 +551,14 @@ void AddRetry(CLI::App& dlq, CliContext& ctx) {
                   "Redrive into this queue instead of each job's own (created if new; a "
                   "throttled redrive then shares this queue's rate)");
   cmd->footer(
-      "Say which jobs: --ids, or any of --queue, --reason, --tag, --error-prefix, or --all.\n"
+      "Say which jobs: --ids, or any of --queue, --reason, --tag, --error-prefix,\n"
+      "--fingerprint, or --all.\n"
       "Every answer says how many dead jobs match and how many this call retried.\n"
       "Examples:\n"
       "  redrive dlq retry --queue emails --dry-run\n"
       "  redrive dlq retry --reason lease_expired --all --rate 50/s\n"
       "  redrive dlq retry --queue payments --error-prefix 'gateway timeout' --dry-run\n"
+      "  redrive dlq retry --queue payments --fingerprint 3f9a8b7c6d5e4f3a --dry-run\n"
       "  redrive dlq retry --queue payments --all --to-queue payments-slow --rate 5/s\n"
       "  redrive dlq retry --ids 01a227b1-...,01a227b2-...");
   ctx.OnRun(cmd, [&ctx, f] { return RunRetry(ctx, *f); });
@@ -658,6 +689,7 @@ void AddPurge(CLI::App& dlq, CliContext& ctx) {
       "Examples:\n"
       "  redrive dlq purge --queue emails --older-than 7d\n"
       "  redrive dlq purge --queue payments --reason non_retryable --dry-run\n"
+      "  redrive dlq purge --queue payments --fingerprint 3f9a8b7c6d5e4f3a --dry-run\n"
       "  redrive dlq purge --queue emails --yes      # scripts, cron");
   ctx.OnRun(cmd, [&ctx, f] { return RunPurge(ctx, *f); });
 }

@@ -80,6 +80,11 @@ struct Job {
   int timeout_seconds = 300;          // per attempt
   BackoffPolicy backoff;              // stored at enqueue
   std::optional<std::string> last_error;
+  // The class of last_error (ErrorFingerprint, core/error_fingerprint.h),
+  // set by Apply when the job dead-letters or is quarantined, cleared when it
+  // leaves; the DLQ groups and selects by it. A job stored before it existed
+  // has none until the fingerprint backfill fills it in.
+  std::optional<std::string> error_fingerprint;
   DeadReason dead_reason = DeadReason::kNone;
   Tags tags;
   std::optional<std::string> idempotency_key;
@@ -136,16 +141,26 @@ struct HistoryEntry {
 };
 
 // One class of failure in the dead-letter queue (GET /jobs/dlq/summary): the
-// dead jobs of one queue with the same dead_reason and the same first
-// kDeadLetterErrorChars characters of last_error.
+// dead jobs of one queue with the same dead_reason and the same error
+// fingerprint (core/error_fingerprint.h). Queue and dead_reason stay keys of
+// their own: the same error on two queues is two owners' problem, and a
+// deadline is not a crash even when the text matches.
+// kDeadLetterErrorChars bounds what a class shows of its example (`error`).
 inline constexpr int kDeadLetterErrorChars = 200;
 struct DeadLetterGroup {
   std::string queue_name;
   DeadReason dead_reason = DeadReason::kNone;
-  std::optional<std::string> error;  // last_error, truncated; nullopt when the jobs have none
+  // nullopt when the jobs have no error (or are not fingerprinted yet).
+  std::optional<std::string> fingerprint;
+  // NormalizeError of the example: the class's message with its variable
+  // parts as placeholders; filled in by the engine, not the store.
+  std::optional<std::string> normalized_error;
+  // An example: one job's last_error of the class (the smallest), cut to
+  // kDeadLetterErrorChars; nullopt when the jobs have none.
+  std::optional<std::string> error;
   long long count = 0;
-  Instant oldest_deadlettered_at{};
-  Instant newest_deadlettered_at{};
+  Instant oldest_deadlettered_at{};  // first seen
+  Instant newest_deadlettered_at{};  // last seen
   friend bool operator==(const DeadLetterGroup&, const DeadLetterGroup&) = default;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "core/error_fingerprint.h"
 #include "core/ids.h"
 #include "core/json_text.h"
 #include "core/limits.h"
@@ -178,6 +179,7 @@ class Applier {
     j.scheduled_at = due;
     ApplyRetryBudget(e.budget, j);
     j.last_error.reset();
+    j.error_fingerprint.reset();
     j.dead_reason = DeadReason::kNone;
     j.deadlettered_at.reset();
     j.completed_at.reset();
@@ -238,6 +240,7 @@ class Applier {
     j.crash_count = 0;
     ApplyRetryBudget(e.budget, j);
     j.last_error.reset();
+    j.error_fingerprint.reset();
     j.completed_at.reset();
     JsonObjectText details;
     details.Int("crash_count", job_.crash_count)
@@ -334,6 +337,7 @@ class Applier {
     ClearLease(j);
     j.status = JobStatus::kQuarantined;
     j.last_error = error;
+    j.error_fingerprint = ErrorFingerprint(error);
     j.completed_at = now_;
     History(Outcome::kLeaseLostQuarantined, std::move(worker),
             JsonObjectText()
@@ -366,6 +370,7 @@ class Applier {
       return;
     }
     j.status = JobStatus::kDeadletter;
+    j.error_fingerprint = ErrorFingerprint(error);
     j.dead_reason = d.dead_reason;
     j.deadlettered_at = now_;
     j.completed_at = now_;

@@ -255,6 +255,7 @@ TEST(FailTest, AtMaxRetriesGoesToTheDlq) {
   EXPECT_EQ(c.after.dead_reason, DeadReason::kMaxRetriesExceeded);
   EXPECT_EQ(c.after.retry_count, 3);
   EXPECT_EQ(c.after.last_error, "still broken");
+  EXPECT_EQ(c.after.error_fingerprint, ErrorFingerprint("still broken"));
   EXPECT_EQ(c.after.deadlettered_at, kT0);
   EXPECT_EQ(c.after.completed_at, kT0);
   EXPECT_EQ(c.after.lease_id, std::nullopt);

@@ -48,6 +48,7 @@ TEST(QuarantineTest, TheThirdLostLeaseQuarantinesInsteadOfRetrying) {
   EXPECT_EQ(c.after.deadlettered_at, std::nullopt);
   EXPECT_EQ(c.after.lease_id, std::nullopt);
   EXPECT_EQ(c.after.last_error, "lease expired");
+  EXPECT_EQ(c.after.error_fingerprint, ErrorFingerprint("lease expired"));
   EXPECT_EQ(c.history->event_type, "quarantined");
   EXPECT_EQ(c.history->worker_id, "w1");
   EXPECT_EQ(c.history->details_json,
@@ -113,6 +114,8 @@ TEST(QuarantineTest, ATimeoutIsACrashToo) {
   const Change c = ApplyOk(j, event::LeaseExpiry{});
   EXPECT_EQ(c.after.status, JobStatus::kQuarantined);
   EXPECT_EQ(c.after.last_error, "attempt timed out after 60s");
+  // Its class is that of every timeout, whatever the timeout.
+  EXPECT_EQ(c.after.error_fingerprint, ErrorFingerprint("attempt timed out after 300s"));
 }
 
 TEST(ReleaseQuarantineTest, ResetsCrashesAndAppliesTheBudget) {

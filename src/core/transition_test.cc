@@ -139,6 +139,7 @@ std::map<Key, Expectation> BuildTable() {
           j.deadlettered_at = kT0;
           j.completed_at = kT0;
           j.last_error = "deadline passed before the job could run";
+          j.error_fingerprint = ErrorFingerprint("deadline passed before the job could run");
         },
         ExpectedHistory{"deadlettered", std::nullopt,
                         R"({"error":"deadline passed before the job could run",)"
@@ -167,6 +168,7 @@ std::map<Key, Expectation> BuildTable() {
           j.scheduled_at = kT0;
           j.retry_count = 0;
           j.last_error.reset();
+          j.error_fingerprint.reset();
           j.dead_reason = DeadReason::kNone;
           j.deadlettered_at.reset();
           j.completed_at.reset();
@@ -212,6 +214,7 @@ std::map<Key, Expectation> BuildTable() {
         j.crash_count = 0;
         j.retry_count = 0;
         j.last_error.reset();
+        j.error_fingerprint.reset();
         j.completed_at.reset();
       },
       ExpectedHistory{"quarantine_released", std::nullopt,

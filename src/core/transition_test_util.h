@@ -13,6 +13,7 @@
 #include <tuple>
 #include <utility>
 
+#include "core/error_fingerprint.h"
 #include "core/ids.h"
 #include "core/time_format.h"
 #include "core/transition.h"
@@ -116,6 +117,7 @@ inline Job JobIn(JobStatus s) {
     case JobStatus::kDeadletter:
       j.retry_count = 3;
       j.last_error = "boom";
+      j.error_fingerprint = ErrorFingerprint("boom");
       j.dead_reason = DeadReason::kMaxRetriesExceeded;
       j.started_at = kT0 - 6s;
       j.deadlettered_at = kT0 - 5s;
@@ -130,6 +132,7 @@ inline Job JobIn(JobStatus s) {
       j.crash_count = 3;
       j.lease_expiries = 3;
       j.last_error = "lease expired";
+      j.error_fingerprint = ErrorFingerprint("lease expired");
       j.started_at = kT0 - 40s;
       j.completed_at = kT0 - 5s;
       j.attempts = 3;

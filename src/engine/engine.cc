@@ -8,6 +8,7 @@
 #include "engine/services/audit_retention.h"
 #include "engine/services/clock_check.h"
 #include "engine/services/delivery_retention.h"
+#include "engine/services/fingerprint_backfill.h"
 #include "engine/services/job_sweep.h"
 #include "engine/services/operation_runner.h"
 #include "engine/services/retention.h"
@@ -74,6 +75,8 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
       options.schedule_history_retention, options.retention_interval));
   loop.Add(std::make_unique<AuditRetention>(committer, options.sweep_batch, options.audit_retention,
                                             options.retention_interval));
+  loop.Add(std::make_unique<ErrorFingerprintBackfill>(committer, options.sweep_batch,
+                                                      options.retention_interval));
   committer.AddHook(&job_event_counter);
   committer.AddHook(&outbox);
   committer.AddHook(&realtime);

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "core/closest_classes.h"
+#include "core/error_fingerprint.h"
 #include "core/time_format.h"
 #include "engine/dependency_release.h"
 #include "engine/engine.h"
@@ -37,6 +38,7 @@ store::JobFilter FilterOf(const DeadLetterFilter& dead, int limit, int offset) {
   f.tag = dead.tag;
   f.dead_reason = dead.dead_reason;
   f.error_prefix = dead.error_prefix;
+  f.fingerprint = dead.fingerprint;
   f.limit = limit;
   f.offset = offset;
   return f;
@@ -76,7 +78,14 @@ void Engine::ListDeadLetters(ListDeadLettersParams p, Callback<std::vector<Job>>
 void Engine::SummarizeDeadLetters(SummarizeDeadLettersParams p,
                                   Callback<std::vector<DeadLetterGroup>> done) {
   impl_->Read<std::vector<DeadLetterGroup>>(
-      [f = FilterOf(p.filter, p.limit, 0)](ReadTx& tx) { return tx.SummarizeDeadLetters(f); },
+      [f = FilterOf(p.filter, p.limit, 0)](ReadTx& tx) -> Result<std::vector<DeadLetterGroup>> {
+        REDRIVE_ASSIGN_OR_RETURN(std::vector<DeadLetterGroup> groups, tx.SummarizeDeadLetters(f));
+        // Every job of a class normalizes alike: the example's is the class's.
+        for (DeadLetterGroup& g : groups) {
+          if (g.error) g.normalized_error = NormalizeError(*g.error);
+        }
+        return groups;
+      },
       std::move(done));
 }
 
@@ -136,6 +145,7 @@ store::DeadLetterSelection SelectionOf(const DeadLetterFilter& dead) {
   sel.dead_reason = dead.dead_reason;
   sel.tag = dead.tag;
   sel.error_prefix = dead.error_prefix;
+  sel.fingerprint = dead.fingerprint;
   return sel;
 }
 
@@ -169,7 +179,7 @@ Result<std::vector<DeadLetterGroup>> ClosestClassesTo(ReadTx& tx, const DeadLett
 }
 
 bool Filters(const DeadLetterFilter& f) {
-  return f.queue_name || f.dead_reason || f.tag || f.error_prefix;
+  return f.queue_name || f.dead_reason || f.tag || f.error_prefix || f.fingerprint;
 }
 
 // The interval between two jobs of a throttled redrive at `rate` per second.

@@ -285,6 +285,13 @@ class FaultStore final : public store::Store {
     Result<long long> CountDeadLetters(const store::DeadLetterSelection& sel) override {
       return inner_->CountDeadLetters(sel);
     }
+    Result<std::vector<store::FingerprintBackfill>> SelectUnfingerprinted(int limit) override {
+      return inner_->SelectUnfingerprinted(limit);
+    }
+    Result<long long> SetErrorFingerprints(
+        const std::vector<store::FingerprintBackfill>& rows) override {
+      return inner_->SetErrorFingerprints(rows);
+    }
     Result<long long> DeleteJobs(const std::vector<std::string>& ids) override {
       return inner_->DeleteJobs(ids);
     }

@@ -167,6 +167,7 @@ struct DeadLetterFilter {
   std::optional<std::string> tag;  // as in ListJobsParams::tag
   std::optional<DeadReason> dead_reason;
   std::optional<std::string> error_prefix;  // last_error starts with it (exact)
+  std::optional<std::string> fingerprint;   // the error class (core/error_fingerprint.h)
 };
 // GET /jobs/dlq: one page of dead-lettered jobs, newest deadlettered first.
 struct ListDeadLettersParams {

@@ -92,7 +92,7 @@ Result<std::vector<Job>> Client::ListDlq(const DlqFilter& filter) {
   if (filter.dead_reason) {
     q.Add("dead_reason", std::optional<std::string>(DeadReasonName(*filter.dead_reason)));
   }
-  q.Add("error_prefix", filter.error_prefix);
+  q.Add("error_prefix", filter.error_prefix).Add("fingerprint", filter.fingerprint);
   q.Add("limit", filter.limit).Add("offset", filter.offset);
   return impl_->CallList<Job>("/jobs/dlq" + q.str(), &wire::JobFromJson);
 }
@@ -103,7 +103,8 @@ Result<std::vector<DeadLetterGroup>> Client::DlqSummary(const DlqSummaryFilter& 
   if (filter.dead_reason) {
     q.Add("dead_reason", std::optional<std::string>(DeadReasonName(*filter.dead_reason)));
   }
-  q.Add("error_prefix", filter.error_prefix).Add("limit", filter.limit);
+  q.Add("error_prefix", filter.error_prefix).Add("fingerprint", filter.fingerprint);
+  q.Add("limit", filter.limit);
   return impl_->CallList<DeadLetterGroup>("/jobs/dlq/summary" + q.str(),
                                           &wire::DeadLetterGroupFromJson);
 }

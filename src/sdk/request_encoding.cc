@@ -130,6 +130,7 @@ boost::json::object DlqRetryToJson(const DlqRetryRequest& request) {
   if (request.dead_reason) o["dead_reason"] = DeadReasonName(*request.dead_reason);
   Put(o, "tag", request.tag);
   Put(o, "error_prefix", request.error_prefix);
+  Put(o, "fingerprint", request.fingerprint);
   Put(o, "limit", request.limit);
   if (request.dry_run) o["dry_run"] = true;
   Put(o, "rate_per_second", request.rate_per_second);
@@ -160,6 +161,7 @@ boost::json::object DlqPurgeToJson(const DlqPurgeRequest& request) {
   if (request.dead_reason) o["dead_reason"] = DeadReasonName(*request.dead_reason);
   Put(o, "tag", request.tag);
   Put(o, "error_prefix", request.error_prefix);
+  Put(o, "fingerprint", request.fingerprint);
   PutTime(o, "older_than", request.older_than);
   Put(o, "limit", request.limit);
   if (request.dry_run) o["dry_run"] = true;

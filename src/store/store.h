@@ -72,6 +72,8 @@ struct JobFilter {
   std::optional<DeadReason> dead_reason;
   // Jobs whose last_error starts with this text (exact, case-sensitive).
   std::optional<std::string> error_prefix;
+  // Jobs whose error_fingerprint is this one (core/error_fingerprint.h).
+  std::optional<std::string> fingerprint;
   int limit = 50;
   int offset = 0;
 };
@@ -83,6 +85,7 @@ struct DeadLetterSelection {
   std::optional<DeadReason> dead_reason;
   std::optional<std::string> tag;
   std::optional<std::string> error_prefix;  // last_error starts with it (exact)
+  std::optional<std::string> fingerprint;   // error_fingerprint equals it
   std::optional<Instant> dead_before;       // deadlettered_at < dead_before
   int limit = 100;
 };
@@ -144,6 +147,15 @@ struct BlockedDependent {
   bool all_met = false;
 };
 
+// A dead-lettered or quarantined job stored before error fingerprints
+// existed (SelectUnfingerprinted), and the fingerprint the engine computed
+// for its last_error (SetErrorFingerprints). Stores never compute one.
+struct FingerprintBackfill {
+  std::string job_id;
+  std::string last_error;
+  std::string fingerprint;  // unset (empty) as selected
+};
+
 // Outcome of an insert that may hit an existing idempotency key.
 struct InsertOutcome {
   std::string id;
@@ -172,10 +184,13 @@ class ReadTx {
   // Dead-lettered jobs matching `f` (status forced to deadletter), newest
   // deadlettered_at first; payload left empty.
   virtual Result<std::vector<Job>> ListDeadLetters(const JobFilter& f) = 0;
-  // Dead-lettered jobs matching `f` grouped by (queue_name, dead_reason, first
-  // kDeadLetterErrorChars characters of last_error), largest count first
-  // (ties: queue_name, dead_reason, error), at most f.limit groups. f.status
-  // and f.offset are ignored. Reads only dead jobs (their partial index).
+  // Dead-lettered jobs matching `f` grouped by (queue_name, dead_reason,
+  // error_fingerprint), largest count first (ties: queue_name, dead_reason,
+  // fingerprint; no fingerprint first), at most f.limit groups. Each group's
+  // `error` is its smallest last_error (binary order) cut to
+  // kDeadLetterErrorChars characters; normalized_error is left unset (the
+  // engine derives it). f.status and f.offset are ignored. Reads only dead
+  // jobs (their partial index).
   virtual Result<std::vector<DeadLetterGroup>> SummarizeDeadLetters(const JobFilter& f) = 0;
   // The id of the job holding `idempotency_key`, if any.
   virtual Result<std::optional<std::string>> FindIdempotencyKey(const std::string& key) = 0;
@@ -431,6 +446,15 @@ class WriteTx : public ReadTx {
   // How many dead-lettered jobs match `sel`, whatever its limit (a redrive
   // reports how many match besides how many it takes). Locks nothing.
   virtual Result<long long> CountDeadLetters(const DeadLetterSelection& sel) = 0;
+  // Dead-lettered or quarantined jobs with a last_error and no
+  // error_fingerprint (stored before fingerprints existed), by id, at most
+  // `limit`; `fingerprint` left empty. Cost independent of the other jobs
+  // (a partial index of exactly these).
+  virtual Result<std::vector<FingerprintBackfill>> SelectUnfingerprinted(int limit) = 0;
+  // Sets each job's error_fingerprint, only while it is still dead-lettered
+  // or quarantined, has none and has the same last_error. Returns how many
+  // were set.
+  virtual Result<long long> SetErrorFingerprints(const std::vector<FingerprintBackfill>& rows) = 0;
 
   // Deletes the jobs (and their history). Returns how many were deleted.
   virtual Result<long long> DeleteJobs(const std::vector<std::string>& ids) = 0;

@@ -58,14 +58,27 @@ TEST(DecodeTest, JobNeedsAnId) {
 }
 
 TEST(DecodeTest, DeadLetterGroupRoundTrips) {
-  DeadLetterGroup g{"payments", DeadReason::kNonRetryable, "invalid card", 12, T(1), T(2)};
+  DeadLetterGroup g{"payments",
+                    DeadReason::kNonRetryable,
+                    "0123456789abcdef",
+                    "card <str> declined",
+                    "card 'x' declined",
+                    12,
+                    T(1),
+                    T(2)};
   boost::json::object o = DeadLetterGroupToJson(g);
-  EXPECT_EQ(o.size(), 6u);
+  EXPECT_EQ(o.size(), 10u);
   EXPECT_EQ(o.at("dead_reason"), "non_retryable");
+  EXPECT_EQ(o.at("fingerprint"), "0123456789abcdef");
+  EXPECT_EQ(o.at("normalized_error"), "card <str> declined");
+  EXPECT_EQ(o.at("first_seen"), o.at("oldest_deadlettered_at"));
+  EXPECT_EQ(o.at("last_seen"), o.at("newest_deadlettered_at"));
   auto decoded = DeadLetterGroupFromJson(o);
   ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
   EXPECT_EQ(*decoded, g);
   g.error.reset();  // jobs that died without an error (expired)
+  g.fingerprint.reset();
+  g.normalized_error.reset();
   EXPECT_TRUE(DeadLetterGroupToJson(g).at("error").is_null());
   EXPECT_EQ(*DeadLetterGroupFromJson(DeadLetterGroupToJson(g)), g);
   EXPECT_FALSE(DeadLetterGroupFromJson(boost::json::parse("{}")).ok());

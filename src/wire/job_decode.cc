@@ -90,6 +90,8 @@ Result<DeadLetterGroup> DeadLetterGroupFromJson(const boost::json::value& v) {
   DeadLetterGroup g;
   g.queue_name = ReadStringOr(*o, "queue_name");
   g.dead_reason = ParseDeadReason(ReadStringOr(*o, "dead_reason")).value_or(DeadReason::kNone);
+  g.fingerprint = ReadString(*o, "fingerprint");
+  g.normalized_error = ReadString(*o, "normalized_error");
   g.error = ReadString(*o, "error");
   g.count = ReadIntOr(*o, "count", 0);
   g.oldest_deadlettered_at = ReadTime(*o, "oldest_deadlettered_at").value_or(Instant{});

@@ -136,10 +136,16 @@ boost::json::object HistoryEntryToJson(const HistoryEntry& entry) {
 }
 
 boost::json::object DeadLetterGroupToJson(const DeadLetterGroup& group) {
+  // first_seen/last_seen are the console's and the names of
+  // oldest/newest_deadlettered_at, which stay for earlier clients.
   return {{"queue_name", group.queue_name},
           {"dead_reason", DeadReasonToJson(group.dead_reason)},
+          {"fingerprint", OptionalString(group.fingerprint)},
+          {"normalized_error", OptionalString(group.normalized_error)},
           {"error", OptionalString(group.error)},
           {"count", group.count},
+          {"first_seen", TimeToJson(group.oldest_deadlettered_at)},
+          {"last_seen", TimeToJson(group.newest_deadlettered_at)},
           {"oldest_deadlettered_at", TimeToJson(group.oldest_deadlettered_at)},
           {"newest_deadlettered_at", TimeToJson(group.newest_deadlettered_at)}};
 }

@@ -312,8 +312,29 @@ test('DLQ: why are they dead? the classes with counts; redrive and purge one cla
   await screenshot(page, 'dlq-summary');
 
   // Show only the payments timeouts: the table and the chip follow.
+  // Errors alike but for their numbers are one class: its normalized message,
+  // an example, and its first and last seen.
+  await api.deadJob('payments', {n: 30}, 'card declined after 2 attempts', {noRetry: true});
+  await api.deadJob('payments', {n: 31}, 'card declined after 3 attempts', {noRetry: true});
+  await page.reload();
+  await classes.nth(3).waitFor();
+  const declined = classes.filter({hasText: 'card declined'});
+  assert.equal(await declined.count(), 1);
+  assert.equal(await declined.locator('td.count').innerText(), '2');
+  assert.equal(await declined.locator('[data-test=class-message]').innerText(),
+               'card declined after <n> attempts');
+  assert.equal(await declined.locator('[data-test=class-example]').innerText(),
+               'e.g. card declined after 2 attempts');
+  assert.notEqual(await declined.locator('[data-test=first-seen]').innerText(), '');
+  assert.notEqual(await declined.locator('[data-test=last-seen]').innerText(), '');
+  await api.post('/jobs/dlq/purge', {confirm: true, queue_name: 'payments',
+                                     error_prefix: 'card declined'});
+  await page.reload();
+  await page.waitForFunction(() =>
+    document.querySelectorAll('[data-test=dlq-summary] tr[data-test=dlq-class]').length === 3);
+
   await classes.nth(0).locator('[data-test=show-class]').click();
-  await page.waitForURL(/error_prefix=gateway/);
+  await page.waitForURL(/fingerprint=[0-9a-f]{16}/);
   await page.locator('[data-test=filter-error]', {hasText: timeout}).waitFor();
   await rowCount(page, 4);
   assert.equal(await page.locator('[data-test=dlq-summary] tr.selected').count(), 1);
@@ -325,7 +346,7 @@ test('DLQ: why are they dead? the classes with counts; redrive and purge one cla
   await matched.waitFor();
   assert.match(await matched.innerText(), new RegExp(
     '^4 dead jobs match queue payments, reason max_retries_exceeded, ' +
-    'error starting with “gateway timeout \\(upstream 504\\)”'));
+    'error class “gateway timeout \\(upstream 504\\)”'));
   await page.click('[data-test=dialog-confirm]');
   await notice(page, 'Done: retried 4 of 4 matching jobs');
   let stats = await api.get('/jobs/stats?queue_name=payments');
@@ -338,11 +359,11 @@ test('DLQ: why are they dead? the classes with counts; redrive and purge one cla
 
   // Purge the invalid cards: the confirmation names the class (its reason too).
   await classes.nth(0).locator('[data-test=show-class]').click();
-  await page.waitForURL(/error_prefix=invalid/);
+  await page.waitForURL(/error_class=invalid/);
   await page.click('[data-test=purge]');
   await page.locator('dialog [data-test=purge-summary]', {hasText:
     'all 2 dead jobs of queue payments whose reason is non_retryable, ' +
-    'whose error starts with “invalid card”'}).waitFor();
+    'whose error is of class “invalid card”'}).waitFor();
   await page.fill('[data-test=type-to-confirm]', 'payments');
   await page.click('[data-test=dialog-confirm]');
   await notice(page, 'Done: purged 2 of 2 matching jobs');
@@ -353,7 +374,7 @@ test('DLQ: why are they dead? the classes with counts; redrive and purge one cla
 
   // The chip's × removes the class filter.
   await page.click('[data-test=remove-error-filter]');
-  await page.waitForURL((u) => !u.hash.includes('error_prefix='));
+  await page.waitForURL((u) => !u.hash.includes('fingerprint='));
   await page.locator('[data-test=filter-error]').waitFor({state: 'detached'});
   assert.deepEqual(browser.errors, [], 'no console errors (CSP violations, exceptions)');
 });

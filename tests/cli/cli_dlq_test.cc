@@ -1,5 +1,6 @@
 // `redrive dlq` against a real server.
 #include "cli/support/cli_fixture.h"
+#include "core/error_fingerprint.h"
 
 namespace redrive::e2e {
 namespace {
@@ -196,13 +197,48 @@ TEST_F(CliDlqTest, ANoMatchShowsTheClosestClasses) {
         << command;
     EXPECT_THAT(r.out, HasSubstr("closest error classes")) << command;
     EXPECT_LT(r.out.find("gateway timeout after 30s"), r.out.find("invalid card")) << r.out;
-    EXPECT_THAT(r.out, HasSubstr("--error-prefix 'gateway timeout after 30s' --dry-run"));
+    EXPECT_THAT(r.out, HasSubstr("--fingerprint " + ErrorFingerprint("gateway timeout after 30s") +
+                                 " --dry-run"));
   }
   auto json = ParseJson(Cli({"dlq", "retry", "--queue", queue, "--error-prefix", "invalid crad",
                              "--dry-run", "--json"})
                             .out);
   EXPECT_EQ(json.at("matched_count"), 0);
   EXPECT_EQ(json.at("closest_classes").as_array()[0].at("error"), "invalid card");
+}
+
+// The summary shows each class's fingerprint and normalized message with an
+// example; --fingerprint selects that class for list, retry and purge.
+TEST_F(CliDlqTest, FingerprintSelectsOneErrorClass) {
+  std::string queue = NewQueue("dlq");
+  std::string t20 = MakeDeadJob(queue, "upstream 504 after 20s", kNoRetry);
+  std::string t30 = MakeDeadJob(queue, "upstream 504 after 30s", kNoRetry);
+  std::string other = MakeDeadJob(queue, "upstream 502 after 20s", kNoRetry);
+  const std::string fp = ErrorFingerprint("upstream 504 after 20s");
+  auto summary = Cli({"dlq", "summary", "--queue", queue});
+  ASSERT_EQ(summary.exit_code, 0) << summary.err;
+  EXPECT_THAT(summary.out, HasSubstr("FINGERPRINT"));
+  EXPECT_THAT(summary.out, HasSubstr(fp));
+  EXPECT_THAT(summary.out, HasSubstr("upstream 504 after <n>s"));
+  EXPECT_THAT(summary.out, HasSubstr("e.g. upstream 504 after 20s"));
+  auto json = ParseJson(Cli({"dlq", "summary", "--queue", queue, "--json"}).out);
+  EXPECT_EQ(json.as_array()[0].at("fingerprint").as_string(), fp);
+  EXPECT_EQ(json.as_array()[0].at("count"), 2);
+  auto dry = Cli({"dlq", "retry", "--fingerprint", fp, "--dry-run"});
+  ASSERT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_THAT(dry.out, HasSubstr("would retry 2 of 2 matching dead jobs"));
+  auto retried = Cli({"dlq", "retry", "--queue", queue, "--fingerprint", fp});
+  ASSERT_EQ(retried.exit_code, 0) << retried.err;
+  EXPECT_EQ(Job(t20).at("status"), "pending");
+  EXPECT_EQ(Job(t30).at("status"), "pending");
+  EXPECT_EQ(Job(other).at("status"), "deadletter");
+  auto purged = Cli({"dlq", "purge", "--queue", queue, "--fingerprint",
+                     ErrorFingerprint("upstream 502 after 9s"), "--yes"});
+  EXPECT_THAT(purged.out, HasSubstr("purged 1"));
+  EXPECT_EQ(Get("/jobs/" + other).status, 404);
+  auto bad = Cli({"dlq", "retry", "--fingerprint", "NOT-A-FINGERPRINT", "--dry-run"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("not an error fingerprint"));
 }
 
 // --all with a filter runs one bulk operation over every match (more than

@@ -28,6 +28,7 @@ inline constexpr char kAuditRetention[] = "audit-retention";
 inline constexpr char kWebhookDispatch[] = "webhook-dispatch";
 inline constexpr char kSchedules[] = "schedules";
 inline constexpr char kOperations[] = "operations";
+inline constexpr char kFingerprintBackfill[] = "fingerprint-backfill";
 }  // namespace duty
 
 // How often a node asks about a duty it does not lead (and at the latest

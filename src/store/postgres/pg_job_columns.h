@@ -206,8 +206,9 @@ inline constexpr PgJobColumn kPgJobColumns[] = {
     UpdatedColumn<&Job::crash_limit>("crash_limit"),
     UpdatedColumn<&Job::snooze_count>("snooze_count"),
     UpdatedColumn<&Job::max_snoozes>("max_snoozes"),
-    // Added by a migration: the table's last column.
+    // Added by migrations, in their order: the table's last columns.
     FixedColumn<&Job::completion_webhook>("completion_webhook"),
+    UpdatedColumn<&Job::error_fingerprint>("error_fingerprint"),
 };
 inline constexpr int kPgJobColumnCount = static_cast<int>(std::size(kPgJobColumns));
 

@@ -215,6 +215,7 @@ void AddDeadLetterFilters(BuiltQuery& q, const Filter& f) {
   if (f.dead_reason) AddText(q, " AND dead_reason = ", DeadReasonName(*f.dead_reason));
   if (f.tag) AddTagFilter(q, *f.tag);
   if (f.error_prefix) AddErrorPrefix(q, *f.error_prefix);
+  if (f.fingerprint) AddText(q, " AND error_fingerprint = ", *f.fingerprint);
 }
 
 void AddLimit(BuiltQuery& q, int limit) {
@@ -280,6 +281,7 @@ BuiltQuery ListJobs(const JobFilter& f, bool with_payload) {
   if (f.dead_reason) AddText(q, " AND dead_reason = ", DeadReasonName(*f.dead_reason));
   if (f.tag) AddTagFilter(q, *f.tag);
   if (f.error_prefix) AddErrorPrefix(q, *f.error_prefix);
+  if (f.fingerprint) AddText(q, " AND error_fingerprint = ", *f.fingerprint);
   q.sql += " ORDER BY created_at DESC, id DESC";
   AddLimitOffset(q, f.limit, f.offset);
   return q;
@@ -296,15 +298,16 @@ BuiltQuery ListDeadLetters(const JobFilter& f) {
 
 BuiltQuery SummarizeDeadLetters(const JobFilter& f) {
   BuiltQuery q;
-  q.sql = "SELECT queue_name, dead_reason, left(last_error, " +
+  // last_error is COLLATE "C": min() is the smallest in binary order, as on SQLite.
+  q.sql = "SELECT queue_name, dead_reason, error_fingerprint, left(min(last_error), " +
           std::to_string(kDeadLetterErrorChars) +
-          ") AS error, count(*) AS n, min(deadlettered_at), max(deadlettered_at)"
+          "), count(*) AS n, min(deadlettered_at), max(deadlettered_at)"
           " FROM redrive.jobs WHERE status = 'deadletter'";
   AddDeadLetterFilters(q, f);
-  // NULLS FIRST: as SQLite orders them (a missing error sorts first).
+  // NULLS FIRST: as SQLite orders them (a missing fingerprint sorts first).
   q.sql +=
-      " GROUP BY queue_name, dead_reason, error"
-      " ORDER BY n DESC, queue_name, dead_reason, error NULLS FIRST";
+      " GROUP BY queue_name, dead_reason, error_fingerprint"
+      " ORDER BY n DESC, queue_name, dead_reason, error_fingerprint NULLS FIRST";
   AddLimit(q, f.limit);
   return q;
 }

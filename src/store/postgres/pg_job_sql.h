@@ -21,7 +21,7 @@ namespace redrive::store::postgres::sql {
   "dead_reason, tags, idempotency_key, created_at, updated_at, scheduled_at, started_at, " \
   "completed_at, expires_at, deadlettered_at, assigned_worker_id, lease_id, "              \
   "lease_expires_at, attempts, lease_expiries, crash_count, crash_limit, snooze_count, "   \
-  "max_snoozes, completion_webhook"
+  "max_snoozes, completion_webhook, error_fingerprint"
 // The same with payload and result left empty (summaries: large payloads
 // are not even read from their TOAST table).
 #define REDRIVE_PG_JOB_SUMMARY_COLUMNS                                                     \
@@ -30,7 +30,7 @@ namespace redrive::store::postgres::sql {
   "dead_reason, tags, idempotency_key, created_at, updated_at, scheduled_at, started_at, " \
   "completed_at, expires_at, deadlettered_at, assigned_worker_id, lease_id, "              \
   "lease_expires_at, attempts, lease_expiries, crash_count, crash_limit, snooze_count, "   \
-  "max_snoozes, completion_webhook"
+  "max_snoozes, completion_webhook, error_fingerprint"
 
 #define REDRIVE_PG_HISTORY_COLUMNS "id, job_id, event_type, worker_id, details, created_at, node_id"
 

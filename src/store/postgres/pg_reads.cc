@@ -101,10 +101,11 @@ Result<std::vector<DeadLetterGroup>> PgReads<Base>::SummarizeDeadLetters(const J
     std::optional<DeadReason> reason = ParseDeadReason(r.Text(i, 1));
     if (!reason) return Status::Internal("unknown dead_reason in store: " + r.String(i, 1));
     g.dead_reason = *reason;
-    g.error = r.OptString(i, 2);
-    g.count = r.Int64(i, 3);
-    g.oldest_deadlettered_at = r.Time(i, 4);
-    g.newest_deadlettered_at = r.Time(i, 5);
+    g.fingerprint = r.OptString(i, 2);
+    g.error = r.OptString(i, 3);
+    g.count = r.Int64(i, 4);
+    g.oldest_deadlettered_at = r.Time(i, 5);
+    g.newest_deadlettered_at = r.Time(i, 6);
     groups.push_back(std::move(g));
   }
   return groups;

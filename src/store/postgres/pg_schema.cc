@@ -409,6 +409,22 @@ ALTER TABLE redrive.jobs ADD COLUMN completion_webhook text;
 ALTER TABLE redrive.webhook_deliveries ADD COLUMN url text;
 )sql";
 
+// Version 21: error fingerprints (core/error_fingerprint.h), as SQLite's
+// version 19: set by the engine when a job dead-letters or is quarantined;
+// the DLQ selects by (queue, fingerprint) through jobs_dlq_fingerprint; jobs
+// stored before have none until the engine's fingerprint backfill duty
+// (which reads jobs_unfingerprinted, empty once done) fills them in. Adding
+// a nullable column without a default rewrites no row.
+constexpr char kSchemaV21[] = R"sql(
+ALTER TABLE redrive.jobs ADD COLUMN error_fingerprint text COLLATE "C"
+  CHECK (error_fingerprint IS NULL OR length(error_fingerprint) = 16);
+CREATE INDEX jobs_dlq_fingerprint ON redrive.jobs (queue_name, error_fingerprint, deadlettered_at)
+  WHERE status = 'deadletter';
+CREATE INDEX jobs_unfingerprinted ON redrive.jobs (id)
+  WHERE error_fingerprint IS NULL AND last_error IS NOT NULL
+    AND status IN ('deadletter','quarantined');
+)sql";
+
 constexpr PgMigration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "delivery reservations, webhooks version", kSchemaV2},
@@ -430,6 +446,7 @@ constexpr PgMigration kMigrations[] = {
     {18, "met dependencies", workflow_sql::kMetSchema},
     {19, "hourly throughput totals", throughput_sql::kHourlySchema},
     {20, "bulk operations", operation_sql::kSchema},
+    {21, "error fingerprints", kSchemaV21},
 };
 
 constexpr char kCreateMigrationsTable[] =

@@ -126,6 +126,43 @@ Result<long long> PgWriteTx::CountDeadLetters(const DeadLetterSelection& sel) {
   return static_cast<long long>(r.Int64(0, 0));
 }
 
+Result<std::vector<FingerprintBackfill>> PgWriteTx::SelectUnfingerprinted(int limit) {
+  // Exactly the jobs_unfingerprinted index; rows another writer holds are skipped.
+  PgParams p;
+  p.Add(limit);
+  REDRIVE_ASSIGN_OR_RETURN(
+      PgResult r,
+      held->ExecParams("SELECT id, last_error FROM redrive.jobs WHERE error_fingerprint IS NULL"
+                       " AND last_error IS NOT NULL AND status IN ('deadletter','quarantined')"
+                       " ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED",
+                       p));
+  std::vector<FingerprintBackfill> rows;
+  for (int i = 0; i < r.rows(); ++i) rows.push_back({r.String(i, 0), r.String(i, 1), ""});
+  return rows;
+}
+
+Result<long long> PgWriteTx::SetErrorFingerprints(const std::vector<FingerprintBackfill>& rows) {
+  if (rows.empty()) return 0LL;
+  std::vector<std::string> ids, fingerprints, errors;
+  for (const FingerprintBackfill& row : rows) {
+    ids.push_back(row.job_id);
+    fingerprints.push_back(row.fingerprint);
+    errors.push_back(row.last_error);
+  }
+  PgParams p;
+  p.AddTextArray(ids);
+  p.AddTextArray(fingerprints);
+  p.AddTextArray(errors);
+  REDRIVE_ASSIGN_OR_RETURN(
+      PgResult r,
+      held->ExecParams("UPDATE redrive.jobs j SET error_fingerprint = v.fp"
+                       " FROM unnest($1::text[], $2::text[], $3::text[]) AS v(id, fp, err)"
+                       " WHERE j.id = v.id AND j.error_fingerprint IS NULL AND j.last_error = v.err"
+                       " AND j.status IN ('deadletter','quarantined') RETURNING 1",
+                       p));
+  return static_cast<long long>(r.rows());
+}
+
 Result<long long> PgWriteTx::DeleteJobs(const std::vector<std::string>& ids) {
   if (ids.empty()) return 0LL;
   for (const std::string& id : ids) locked_.erase(id);

@@ -45,6 +45,7 @@ Job FullJob(const std::string& id) {
   j.timeout_seconds = 60;
   j.backoff = {milliseconds(2000), milliseconds(90000), milliseconds(300)};
   j.last_error = "smtp 550";
+  j.error_fingerprint = "0123456789abcdef";
   j.dead_reason = DeadReason::kLeaseExpired;
   j.tags = {{"tenant", "acme"}};
   j.idempotency_key = "key-" + id;
@@ -102,6 +103,7 @@ std::map<std::string, std::function<void(Job&)>> ChangeByColumn() {
       {"crash_limit", [](Job& j) { j.crash_limit = 0; }},
       {"snooze_count", [](Job& j) { j.snooze_count = 1; }},
       {"max_snoozes", [](Job& j) { j.max_snoozes = 7; }},
+      {"error_fingerprint", [](Job& j) { j.error_fingerprint = "fedcba9876543210"; }},
   };
 }
 

@@ -102,6 +102,7 @@ void AddDeadLetterFilters(BuiltQuery& q, const Filter& f) {
   if (f.dead_reason) AddText(q, " AND dead_reason = ?", DeadReasonName(*f.dead_reason));
   if (f.tag) AddTagFilter(q, *f.tag);
   if (f.error_prefix) AddErrorPrefix(q, *f.error_prefix);
+  if (f.fingerprint) AddText(q, " AND error_fingerprint = ?", *f.fingerprint);
 }
 
 void AddLimitOffset(BuiltQuery& q, int limit, int offset) {
@@ -149,6 +150,7 @@ BuiltQuery ListJobs(const JobFilter& f, bool with_payload) {
   if (f.dead_reason) AddText(q, " AND dead_reason = ?", DeadReasonName(*f.dead_reason));
   if (f.tag) AddTagFilter(q, *f.tag);
   if (f.error_prefix) AddErrorPrefix(q, *f.error_prefix);
+  if (f.fingerprint) AddText(q, " AND error_fingerprint = ?", *f.fingerprint);
   q.sql += " ORDER BY created_at DESC, id DESC";
   AddLimitOffset(q, f.limit, f.offset);
   return q;
@@ -165,14 +167,14 @@ BuiltQuery ListDeadLetters(const JobFilter& f) {
 
 BuiltQuery SummarizeDeadLetters(const JobFilter& f) {
   BuiltQuery q;
-  q.sql = "SELECT queue_name, dead_reason, substr(last_error, 1, " +
+  q.sql = "SELECT queue_name, dead_reason, error_fingerprint, substr(min(last_error), 1, " +
           std::to_string(kDeadLetterErrorChars) +
-          ") AS error, count(*) AS n, min(deadlettered_at), max(deadlettered_at)"
+          "), count(*) AS n, min(deadlettered_at), max(deadlettered_at)"
           " FROM jobs WHERE status = 'deadletter'";
   AddDeadLetterFilters(q, f);
   q.sql +=
-      " GROUP BY queue_name, dead_reason, error ORDER BY n DESC, queue_name, dead_reason, error"
-      " LIMIT ?";
+      " GROUP BY queue_name, dead_reason, error_fingerprint"
+      " ORDER BY n DESC, queue_name, dead_reason, error_fingerprint NULLS FIRST LIMIT ?";
   q.params.emplace_back(int64_t{f.limit});
   return q;
 }

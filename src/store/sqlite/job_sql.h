@@ -133,12 +133,23 @@ struct BuiltQuery {
   std::vector<std::variant<int64_t, std::string_view>> params;
 };
 
+// The fingerprint backfill's rows (?1 = limit): exactly the
+// jobs_unfingerprinted index. The write is guarded: the job must be
+// unchanged (?1 = id, ?2 = fingerprint, ?3 = last_error as read).
+inline constexpr char kSelectUnfingerprinted[] =
+    "SELECT id, last_error FROM jobs WHERE error_fingerprint IS NULL AND last_error IS NOT NULL"
+    " AND status IN ('deadletter','quarantined') ORDER BY id LIMIT ?1";
+inline constexpr char kSetErrorFingerprint[] =
+    "UPDATE jobs SET error_fingerprint = ?2 WHERE id = ?1 AND error_fingerprint IS NULL"
+    " AND last_error = ?3 AND status IN ('deadletter','quarantined')";
+
 // GET /jobs: newest created first.
 BuiltQuery ListJobs(const JobFilter& f, bool with_payload);
 // GET /jobs/dlq: dead-lettered jobs, newest dead first; f.status is ignored.
 BuiltQuery ListDeadLetters(const JobFilter& f);
-// GET /jobs/dlq/summary: columns queue_name, dead_reason, error (truncated
-// last_error, may be NULL), count, oldest and newest deadlettered_at.
+// GET /jobs/dlq/summary: columns queue_name, dead_reason, error_fingerprint
+// (may be NULL), error (the smallest last_error, truncated, may be NULL),
+// count, oldest and newest deadlettered_at.
 BuiltQuery SummarizeDeadLetters(const JobFilter& f);
 // Redrive/purge selection, oldest dead first, with payload. `ids_json` is
 // sel.job_ids as a JSON array (used only when job_ids is non-empty).

@@ -121,6 +121,27 @@ TEST_F(JobSqlPlanTest, DeadLetterSummaryReadsOnlyDeadJobs) {
   ExpectUses(sql::SelectDeadLetters(sel, "").sql, "jobs_dlq");
 }
 
+TEST_F(JobSqlPlanTest, FingerprintSelectionsUseTheirIndex) {
+  // One class of one queue: a seek on (queue_name, error_fingerprint).
+  const std::string seek = "INDEX jobs_dlq_fingerprint (queue_name=? AND error_fingerprint=?)";
+  JobFilter f;
+  f.queue_name = "q";
+  f.fingerprint = "0123456789abcdef";
+  EXPECT_THAT(Plan(sql::SummarizeDeadLetters(f).sql), HasSubstr(seek));
+  EXPECT_THAT(Plan(sql::ListDeadLetters(f).sql), HasSubstr(seek));
+  DeadLetterSelection sel;
+  sel.queue_name = "q";
+  sel.fingerprint = "0123456789abcdef";
+  EXPECT_THAT(Plan(sql::SelectDeadLetters(sel, "").sql), HasSubstr(seek));
+  EXPECT_THAT(Plan(sql::CountDeadLetters(sel, "").sql), HasSubstr(seek));
+  // Without a queue: still only dead jobs.
+  sel.queue_name.reset();
+  EXPECT_THAT(Plan(sql::SelectDeadLetters(sel, "").sql), Not(HasSubstr("SCAN jobs\n")));
+  // The backfill reads its own partial index: empty once done.
+  ExpectUses(sql::kSelectUnfingerprinted, "jobs_unfingerprinted");
+  EXPECT_THAT(Plan(sql::kSetErrorFingerprint), HasSubstr("(id=?)"));
+}
+
 TEST_F(JobSqlPlanTest, CountsScanAnIndexNotTheTable) {
   // A covering index holds (queue_name, status): the table rows (with their
   // payloads) are never read, and no sort is needed for the grouping.

@@ -26,7 +26,7 @@ namespace redrive::store::sqlite {
   "dead_reason, tags, idempotency_key, created_at, updated_at, scheduled_at, started_at, " \
   "completed_at, expires_at, deadlettered_at, assigned_worker_id, lease_id, "              \
   "lease_expires_at, attempts, lease_expiries, crash_count, crash_limit, snooze_count, "   \
-  "max_snoozes, completion_webhook"
+  "max_snoozes, completion_webhook, error_fingerprint"
 // The same, with payload and result replaced by empty values (summaries:
 // large payloads are not even read from disk).
 #define REDRIVE_JOB_SUMMARY_COLUMNS                                                        \
@@ -35,7 +35,7 @@ namespace redrive::store::sqlite {
   "dead_reason, tags, idempotency_key, created_at, updated_at, scheduled_at, started_at, " \
   "completed_at, expires_at, deadlettered_at, assigned_worker_id, lease_id, "              \
   "lease_expires_at, attempts, lease_expiries, crash_count, crash_limit, snooze_count, "   \
-  "max_snoozes, completion_webhook"
+  "max_snoozes, completion_webhook, error_fingerprint"
 
 // Reads a job from the current row, whose columns start at `first` in
 // REDRIVE_JOB_COLUMNS order. INTERNAL if a stored value cannot be decoded.

@@ -66,10 +66,11 @@ Result<std::vector<DeadLetterGroup>> SqliteReads<Base>::SummarizeDeadLetters(con
     std::optional<DeadReason> reason = ParseDeadReason(stmt.Text(1));
     if (!reason) return Status::Internal("unknown dead_reason in store: " + stmt.String(1));
     g.dead_reason = *reason;
-    g.error = stmt.OptString(2);
-    g.count = stmt.Int64(3);
-    g.oldest_deadlettered_at = stmt.Time(4);
-    g.newest_deadlettered_at = stmt.Time(5);
+    g.fingerprint = stmt.OptString(2);
+    g.error = stmt.OptString(3);
+    g.count = stmt.Int64(4);
+    g.oldest_deadlettered_at = stmt.Time(5);
+    g.newest_deadlettered_at = stmt.Time(6);
     groups.push_back(std::move(g));
   }
 }

@@ -399,6 +399,22 @@ ALTER TABLE jobs ADD COLUMN completion_webhook TEXT;
 ALTER TABLE webhook_deliveries ADD COLUMN url TEXT;
 )sql";
 
+// Version 20: error fingerprints (core/error_fingerprint.h). The engine
+// sets error_fingerprint when a job dead-letters or is quarantined; the DLQ
+// selects by (queue, fingerprint) through jobs_dlq_fingerprint. Jobs stored
+// before it have none: SQL cannot compute one, so the engine's fingerprint
+// backfill duty reads them through jobs_unfingerprinted (empty once it is
+// done, so it costs nothing afterwards) and fills them in.
+constexpr char kSchemaV20[] = R"sql(
+ALTER TABLE jobs ADD COLUMN error_fingerprint TEXT
+  CHECK (error_fingerprint IS NULL OR length(error_fingerprint) = 16);
+CREATE INDEX jobs_dlq_fingerprint ON jobs (queue_name, error_fingerprint, deadlettered_at)
+  WHERE status = 'deadletter';
+CREATE INDEX jobs_unfingerprinted ON jobs (id)
+  WHERE error_fingerprint IS NULL AND last_error IS NOT NULL
+    AND status IN ('deadletter','quarantined');
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "outgoing webhooks", kSchemaV2},
@@ -419,6 +435,7 @@ constexpr Migration kMigrations[] = {
     {17, "met dependencies", workflow_sql::kMetSchema},
     {18, "hourly throughput totals", throughput_sql::kHourlySchema},
     {19, "bulk operations", operation_sql::kSchema},
+    {20, "error fingerprints", kSchemaV20},
 };
 
 constexpr char kCreateMigrationsTable[] =

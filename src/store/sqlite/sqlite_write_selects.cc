@@ -87,6 +87,31 @@ Result<long long> SqliteWriteTx::CountDeadLetters(const DeadLetterSelection& sel
   return static_cast<long long>(stmt.Int64(0));
 }
 
+Result<std::vector<FingerprintBackfill>> SqliteWriteTx::SelectUnfingerprinted(int limit) {
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(sql::kSelectUnfingerprinted));
+  stmt.Bind(1, limit);
+  std::vector<FingerprintBackfill> rows;
+  while (true) {
+    REDRIVE_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) return rows;
+    rows.push_back({stmt.String(0), stmt.String(1), ""});
+  }
+}
+
+Result<long long> SqliteWriteTx::SetErrorFingerprints(
+    const std::vector<FingerprintBackfill>& rows) {
+  long long set = 0;
+  for (const FingerprintBackfill& r : rows) {
+    REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(sql::kSetErrorFingerprint));
+    stmt.Bind(1, r.job_id);
+    stmt.Bind(2, r.fingerprint);
+    stmt.Bind(3, r.last_error);
+    REDRIVE_RETURN_IF_ERROR(stmt.Run());
+    set += stmt.Changes();
+  }
+  return set;
+}
+
 Result<long long> SqliteWriteTx::DeleteJobs(const std::vector<std::string>& ids) {
   long long deleted = 0;
   for (const std::string& id : ids) {

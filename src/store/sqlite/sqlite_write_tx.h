@@ -53,6 +53,8 @@ class SqliteWriteTx final : public SqliteReads<WriteTx> {
   Result<std::vector<Job>> SelectHeldBy(const std::string& worker_id, int limit) override;
   Result<std::vector<Job>> SelectDeadLetters(const DeadLetterSelection& sel) override;
   Result<long long> CountDeadLetters(const DeadLetterSelection& sel) override;
+  Result<std::vector<FingerprintBackfill>> SelectUnfingerprinted(int limit) override;
+  Result<long long> SetErrorFingerprints(const std::vector<FingerprintBackfill>& rows) override;
 
   Result<long long> DeleteJobs(const std::vector<std::string>& ids) override;
   Result<std::vector<std::string>> SelectRetentionExpired(const std::string& queue_name,
