@@ -11,12 +11,12 @@ namespace {
 
 class ApiOperationsTest : public ApiTest {
  protected:
-  std::string DeadJob(const std::string& queue = "q") {
+  std::string DeadJob(const std::string& queue = "q", const std::string& error = "upstream 504") {
     std::string id = Enqueue(queue);
     std::string lease = Str(ClaimOne(queue).at("lease_id"));
-    Reply r =
-        Post("/api/v1/jobs/" + id + "/fail", R"({"worker_id":"w1","lease_id":")" + lease +
-                                                 R"(","error":"upstream 504","no_retry":true})");
+    Reply r = Post("/api/v1/jobs/" + id + "/fail", R"({"worker_id":"w1","lease_id":")" + lease +
+                                                       R"(","error":")" + error +
+                                                       R"(","no_retry":true})");
     EXPECT_EQ(r["status"], "deadletter");
     return id;
   }
@@ -92,6 +92,37 @@ TEST_F(ApiOperationsTest, ARetryOperationRunsAndReportsItsProgress) {
   EXPECT_EQ(cancel.Code(), "CONFLICT");
   EXPECT_EQ(Get("/api/v1/operations/nope").status, 404);
   EXPECT_EQ(Post("/api/v1/operations/nope/cancel", "").status, 404);
+}
+
+// A fingerprint selects one error class, and the operation keeps it: the
+// runner, reading the operation back from the store, redrives that class
+// only. Cancel takes no fingerprint (it selects jobs that have none).
+TEST_F(ApiOperationsTest, AFingerprintSelectsOneErrorClassThroughTheRun) {
+  const std::string t20 = DeadJob("payments", "upstream 504 after 20s");
+  const std::string t30 = DeadJob("payments", "upstream 504 after 30s");
+  const std::string other = DeadJob("payments", "card declined");
+  Reply summary = Get("/api/v1/jobs/dlq/summary?queue_name=payments");
+  ASSERT_EQ(summary.status, 200) << summary.raw.body;
+  std::string fingerprint;
+  for (const auto& g : summary.json.as_array()) {
+    if (g.at("count") == 2) fingerprint = Str(g.at("fingerprint"));
+  }
+  ASSERT_FALSE(fingerprint.empty()) << summary.raw.body;
+  Reply created = Post("/api/v1/operations",
+                       R"({"action":"retry","selector":{"fingerprint":")" + fingerprint + R"("}})");
+  ASSERT_EQ(created.status, 202) << created.raw.body;
+  EXPECT_EQ(created["matched"], 2);
+  EXPECT_EQ(RunToEnd(Str(created["id"]))["done"], 2);
+  EXPECT_EQ(Get("/api/v1/jobs/" + t20)["status"], "pending");
+  EXPECT_EQ(Get("/api/v1/jobs/" + t30)["status"], "pending");
+  EXPECT_EQ(Get("/api/v1/jobs/" + other)["status"], "deadletter");
+  Reply cancel = Post("/api/v1/operations",
+                      R"({"action":"cancel","selector":{"fingerprint":")" + fingerprint + R"("}})");
+  EXPECT_EQ(cancel.status, 400);
+  EXPECT_EQ(cancel.Field(), "selector.fingerprint");
+  EXPECT_EQ(
+      Post("/api/v1/operations", R"({"action":"purge","selector":{"fingerprint":"nope"}})").status,
+      400);
 }
 
 TEST_F(ApiOperationsTest, ADryRunAnswersTheCountAndASampleAndCreatesNothing) {

@@ -25,7 +25,8 @@ constexpr int kMaxListLimit = 100, kDefaultListLimit = 20;
 // The selector's fields. Any other member is refused, so a misspelt field
 // can never widen an operation to more jobs than meant.
 const std::set<std::string, std::less<>> kSelectorFields = {
-    "job_ids", "queue_name", "dead_reason", "tag", "error_prefix", "dead_before", "status"};
+    "job_ids",      "queue_name",  "dead_reason", "tag",
+    "error_prefix", "fingerprint", "dead_before", "status"};
 
 bool SelectsDead(OperationAction a) {
   return a == OperationAction::kRetry || a == OperationAction::kPurge;
@@ -74,7 +75,7 @@ Status DecodeSelector(const boost::json::object& body, engine::CreateOperationPa
       return Status::Validation(path, path +
                                           " is not a selector field (fields: job_ids, "
                                           "queue_name, dead_reason, tag, error_prefix, "
-                                          "dead_before, status)");
+                                          "fingerprint, dead_before, status)");
     }
   }
   wire::FieldReader r(*selector, "selector");
@@ -83,6 +84,12 @@ Status DecodeSelector(const boost::json::object& body, engine::CreateOperationPa
   REDRIVE_ASSIGN_OR_RETURN(p.filter, DecodeBodyDeadLetterFilter(r));
   REDRIVE_ASSIGN_OR_RETURN(p.dead_before, r.Time("dead_before"));
   REDRIVE_ASSIGN_OR_RETURN(p.status, DecodeStatus(r, p.action));
+  // A fingerprint is a dead-lettered or quarantined job's error class.
+  if (p.action == OperationAction::kCancel && r.Find("fingerprint") != nullptr) {
+    return Status::Validation(
+        r.Path("fingerprint"),
+        r.Path("fingerprint") + " selects dead or quarantined jobs: cancel does not take it");
+  }
   if (!SelectsDead(p.action)) {
     for (const char* field : {"dead_reason", "dead_before"}) {
       if (r.Find(field) != nullptr) {
@@ -94,15 +101,15 @@ Status DecodeSelector(const boost::json::object& body, engine::CreateOperationPa
   }
   const engine::DeadLetterFilter& f = p.filter;
   const bool empty = p.job_ids.empty() && !f.queue_name && !f.dead_reason && !f.tag &&
-                     !f.error_prefix && !p.dead_before;
+                     !f.error_prefix && !f.fingerprint && !p.dead_before;
   if (empty) {
     return Status::Validation(
         "selector",
         "selector must name the jobs: job_ids, or at least one of queue_name, dead_reason, tag, "
-        "error_prefix, dead_before (an operation over every job is never meant)");
+        "error_prefix, fingerprint, dead_before (an operation over every job is never meant)");
   }
-  if (!p.job_ids.empty() &&
-      (f.queue_name || f.dead_reason || f.tag || f.error_prefix || p.dead_before)) {
+  if (!p.job_ids.empty() && (f.queue_name || f.dead_reason || f.tag || f.error_prefix ||
+                             f.fingerprint || p.dead_before)) {
     return Status::Validation("selector.job_ids",
                               "selector.job_ids names the jobs: give it alone, without filters");
   }

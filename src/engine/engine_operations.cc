@@ -22,6 +22,7 @@ store::OperationRecord RecordOf(const CreateOperationParams& p) {
     sel.dead_reason = p.filter.dead_reason;
     sel.tag = p.filter.tag;
     sel.error_prefix = p.filter.error_prefix;
+    sel.fingerprint = p.filter.fingerprint;
     sel.dead_before = p.dead_before;
   }
   Operation& op = rec.operation;

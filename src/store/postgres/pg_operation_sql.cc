@@ -38,7 +38,8 @@ CREATE TABLE redrive.operations (
   updated_at       bigint NOT NULL,
   started_at       bigint,
   finished_at      bigint,
-  next_batch_at    bigint
+  next_batch_at    bigint,
+  sel_fingerprint  text
 );
 CREATE INDEX operations_newest ON redrive.operations (created_at DESC, id DESC);
 CREATE INDEX operations_unfinished ON redrive.operations (created_at)
@@ -54,7 +55,7 @@ constexpr long long kOperationCreationLockKey = 0x5245445249564535;
   "id, action, state, selector, statuses, sel_job_ids, sel_queue_name, sel_dead_reason, " \
   "sel_tag, sel_error_prefix, sel_dead_before, rate_per_second, budget, target_queue, "   \
   "reason, created_by, matched, done, failed, cursor, error, created_at, updated_at, "    \
-  "started_at, finished_at, next_batch_at"
+  "started_at, finished_at, next_batch_at, sel_fingerprint"
 
 constexpr char kGet[] =
     "SELECT " REDRIVE_PG_OPERATION_COLUMNS " FROM redrive.operations WHERE id = $1";
@@ -74,7 +75,7 @@ constexpr char kSelectDue[] = "SELECT " REDRIVE_PG_OPERATION_COLUMNS
                               " ORDER BY created_at, id LIMIT $2 FOR UPDATE SKIP LOCKED";
 constexpr char kInsert[] = "INSERT INTO redrive.operations (" REDRIVE_PG_OPERATION_COLUMNS
                            ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,"
-                           " $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)";
+                           " $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27)";
 constexpr char kUpdate[] =
     "UPDATE redrive.operations SET state = $2, matched = $3, done = $4, failed = $5,"
     " cursor = $6, error = $7, updated_at = $8, started_at = $9, finished_at = $10,"
@@ -132,6 +133,7 @@ OperationRecord ReadOperation(const PgResult& r, int row) {
   op.started_at = r.OptTime(row, 23);
   op.finished_at = r.OptTime(row, 24);
   op.next_batch_at = r.OptTime(row, 25);
+  rec.selection.fingerprint = r.OptString(row, 26);
   return rec;
 }
 
@@ -227,6 +229,7 @@ Status InsertOperation(PgConnection& conn, const OperationRecord& rec, size_t ma
   p.Add(op.started_at);
   p.Add(op.finished_at);
   p.Add(op.next_batch_at);
+  p.AddRef(sel.fingerprint);
   return conn.ExecPrepared(kInsert, p).status();
 }
 

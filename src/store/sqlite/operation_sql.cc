@@ -42,7 +42,8 @@ CREATE TABLE operations (
   updated_at       INTEGER NOT NULL,
   started_at       INTEGER,
   finished_at      INTEGER,
-  next_batch_at    INTEGER
+  next_batch_at    INTEGER,
+  sel_fingerprint  TEXT
 ) STRICT;
 CREATE INDEX operations_newest ON operations (created_at DESC, id DESC);
 CREATE INDEX operations_unfinished ON operations (created_at) WHERE state IN ('queued','running');
@@ -54,7 +55,7 @@ namespace {
   "id, action, state, selector, statuses, sel_job_ids, sel_queue_name, sel_dead_reason, " \
   "sel_tag, sel_error_prefix, sel_dead_before, rate_per_second, budget, target_queue, "   \
   "reason, created_by, matched, done, failed, cursor, error, created_at, updated_at, "    \
-  "started_at, finished_at, next_batch_at"
+  "started_at, finished_at, next_batch_at, sel_fingerprint"
 
 constexpr char kGet[] = "SELECT " REDRIVE_OPERATION_COLUMNS " FROM operations WHERE id = ?1";
 constexpr char kList[] = "SELECT " REDRIVE_OPERATION_COLUMNS
@@ -70,7 +71,7 @@ constexpr char kSelectDue[] = "SELECT " REDRIVE_OPERATION_COLUMNS
                               " ORDER BY created_at, id LIMIT ?2";
 constexpr char kInsert[] = "INSERT INTO operations (" REDRIVE_OPERATION_COLUMNS
                            ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-                           " ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)";
+                           " ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)";
 constexpr char kUpdate[] =
     "UPDATE operations SET state = ?2, matched = ?3, done = ?4, failed = ?5, cursor = ?6,"
     " error = ?7, updated_at = ?8, started_at = ?9, finished_at = ?10, next_batch_at = ?11"
@@ -130,6 +131,7 @@ OperationRecord ReadOperation(const Statement& s) {
   op.started_at = s.OptTime(23);
   op.finished_at = s.OptTime(24);
   op.next_batch_at = s.OptTime(25);
+  rec.selection.fingerprint = s.OptString(26);
   return rec;
 }
 
@@ -218,6 +220,7 @@ Status InsertOperation(Connection& conn, const OperationRecord& rec, size_t max_
   s.Bind(24, op.started_at);
   s.Bind(25, op.finished_at);
   s.Bind(26, op.next_batch_at);
+  s.Bind(27, sel.fingerprint);
   return s.Run();
 }
 
