@@ -453,7 +453,7 @@ test('DLQ: a selection that matches nothing names the closest error classes', as
   assert.match(await closest.first().innerText(), /^2 × payments · max_retries_exceeded · gateway timeout/);
   await screenshot(page, 'dlq-no-match');
   await closest.first().click();
-  await page.waitForURL(/error_prefix=gateway/);
+  await page.waitForURL(/fingerprint=[0-9a-f]{16}/);
   await rowCount(page, 2);
   assert.equal((await api.get('/jobs/stats?queue_name=payments')).deadletter, 3, 'nothing retried');
   assert.deepEqual(browser.errors, [], 'no console errors (CSP violations, exceptions)');
