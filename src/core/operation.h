@@ -67,9 +67,10 @@ struct Operation {
   long long matched = 0;   // jobs matched when it started
   long long done = 0;      // jobs changed
   long long failed = 0;    // jobs it could not change (another request changed them first)
-  // The greatest job id handled so far: jobs are handled in id order, and a
-  // batch moves the cursor in its own transaction, so a restart resumes
-  // after it and never handles a job twice.
+  // The last job handled so far (core/job_cursor.h, FormatJobCursor's
+  // text): jobs are handled in (created_at, id) order, and a batch moves the
+  // cursor in its own transaction, so a restart resumes after it and never
+  // handles a job twice.
   std::optional<std::string> cursor;
   std::optional<std::string> error;  // failed: why
   Instant created_at{};

@@ -49,6 +49,7 @@
 #include "core/audit.h"
 #include "core/clock.h"
 #include "core/job.h"
+#include "core/job_cursor.h"
 #include "core/new_job.h"
 #include "core/operation.h"
 #include "core/queue.h"
@@ -92,11 +93,14 @@ struct DeadLetterSelection {
 
 // What a bulk operation (core/operation.h) selects: the DLQ selector's
 // fields (`match`, as SelectDeadLetters reads them; its limit is the batch
-// size) over jobs in any of `statuses`, in id order, after the cursor.
+// size) over jobs in any of `statuses`, in (created_at, id) order after the
+// cursor (core/job_cursor.h). SelectJobsAfter reads each status apart, an
+// index seek from the cursor each, and merges: a batch never sorts every
+// job the selection matches.
 struct JobSelection {
   DeadLetterSelection match;
-  std::vector<JobStatus> statuses;      // REQUIRES: non-empty
-  std::optional<std::string> after_id;  // only ids greater than it
+  std::vector<JobStatus> statuses;  // REQUIRES: non-empty
+  std::optional<JobCursor> after;   // only jobs past it
 };
 
 // A bulk operation as stored: its record and what it selects (its

@@ -1,6 +1,6 @@
 // Conformance: bulk operations (core/operation.h). The operations table keeps
 // what it is given, counts unfinished operations against a limit, selects due
-// ones; the batched selection walks jobs in id order after a cursor, with
+// ones; the batched selection walks jobs in (created_at, id) order after a cursor, with
 // the DLQ selector's filters, over the statuses an action selects.
 #include "store_conformance.h"
 
@@ -63,7 +63,7 @@ TEST_P(StoreConformanceTest, AnOperationIsStoredAsGivenAndUpdated) {
   next.matched = 1200;
   next.done = 500;
   next.failed = 2;
-  next.cursor = "job-0500";
+  next.cursor = "1800000000000000/job-0500";
   next.started_at = T(11);
   next.next_batch_at = T(12);
   next.updated_at = T(11);
@@ -74,7 +74,7 @@ TEST_P(StoreConformanceTest, AnOperationIsStoredAsGivenAndUpdated) {
   EXPECT_EQ(got->operation.done, 500);
   EXPECT_EQ(got->operation.failed, 2);
   EXPECT_EQ(got->operation.matched, 1200);
-  EXPECT_EQ(got->operation.cursor, "job-0500");
+  EXPECT_EQ(got->operation.cursor, "1800000000000000/job-0500");
   EXPECT_EQ(got->operation.started_at, T(11));
   EXPECT_EQ(got->operation.next_batch_at, T(12));
 
@@ -163,12 +163,13 @@ TEST_P(StoreConformanceTest, DueOperationsAreTheUnfinishedOnesWhoseBatchIsDue) {
   EXPECT_EQ(*next, T(0));
 }
 
-TEST_P(StoreConformanceTest, SelectJobsAfterWalksTheSelectionInIdOrderFromTheCursor) {
+TEST_P(StoreConformanceTest, SelectJobsAfterWalksTheSelectionInCreationOrderFromTheCursor) {
+  // Created in the reverse of id order: the walk follows created_at, then id.
   std::vector<Job> jobs;
   for (int i = 0; i < 7; ++i) {
     char id[16];
     std::snprintf(id, sizeof(id), "job-%02d", i);
-    Job j = MakeJob(id, i % 2 == 0 ? "emails" : "sms", T(i));
+    Job j = MakeJob(id, i % 2 == 0 ? "emails" : "sms", T(10 - i));
     jobs.push_back(AsDead(j, DeadReason::kMaxRetriesExceeded, T(10 + i)));
   }
   jobs.push_back(MakeJob("job-pending", "emails", T(0)));
@@ -180,18 +181,19 @@ TEST_P(StoreConformanceTest, SelectJobsAfterWalksTheSelectionInIdOrderFromTheCur
   auto tx = BeginWrite();
   auto batch = tx->SelectJobsAfter(sel);
   ASSERT_TRUE(batch.ok()) << batch.status().ToString();
-  EXPECT_THAT(Ids(*batch), ElementsAre("job-00", "job-02"));
+  EXPECT_THAT(Ids(*batch), ElementsAre("job-06", "job-04"));
   EXPECT_EQ(*tx->CountSelectedJobs(sel), 4);
-  sel.after_id = "job-02";
+  sel.after = CursorOf(batch->back());
   batch = tx->SelectJobsAfter(sel);
   ASSERT_TRUE(batch.ok());
-  EXPECT_THAT(Ids(*batch), ElementsAre("job-04", "job-06"));
+  EXPECT_THAT(Ids(*batch), ElementsAre("job-02", "job-00"));
   EXPECT_EQ(*tx->CountSelectedJobs(sel), 2);
   EXPECT_FALSE((*batch)[0].payload.empty());  // with payload
-  sel.after_id = "job-06";
+  sel.after = CursorOf(batch->back());
   batch = tx->SelectJobsAfter(sel);
   ASSERT_TRUE(batch.ok());
   EXPECT_THAT(*batch, IsEmpty());
+  EXPECT_EQ(*tx->CountSelectedJobs(sel), 0);
 
   // Other statuses, and the selector's dead_before and job_ids.
   JobSelection waiting;
@@ -203,13 +205,38 @@ TEST_P(StoreConformanceTest, SelectJobsAfterWalksTheSelectionInIdOrderFromTheCur
   old.match.dead_before = T(13);
   old.match.limit = 10;
   old.statuses = {JobStatus::kDeadletter};
-  EXPECT_THAT(Ids(*tx->SelectJobsAfter(old)), ElementsAre("job-00", "job-01", "job-02"));
+  EXPECT_THAT(Ids(*tx->SelectJobsAfter(old)), ElementsAre("job-02", "job-01", "job-00"));
   JobSelection named;
   named.match.job_ids = {"job-05", "job-01", "job-pending"};
   named.match.limit = 10;
   named.statuses = {JobStatus::kDeadletter};
-  EXPECT_THAT(Ids(*tx->SelectJobsAfter(named)), ElementsAre("job-01", "job-05"));
+  EXPECT_THAT(Ids(*tx->SelectJobsAfter(named)), ElementsAre("job-05", "job-01"));
   EXPECT_EQ(*tx->CountSelectedJobs(named), 2);
+}
+
+TEST_P(StoreConformanceTest, SelectJobsAfterMergesStatusesAndBreaksTiesById) {
+  // Pending and scheduled jobs interleaved in time, two created in the same
+  // microsecond: one batch takes the first of both statuses together.
+  Insert({MakeJob("p-b", "emails", T(1)), AsScheduled(MakeJob("s-a", "emails", T(1)), T(100)),
+          AsScheduled(MakeJob("s-c", "emails", T(2)), T(100)), MakeJob("p-d", "emails", T(3)),
+          AsScheduled(MakeJob("s-e", "emails", T(4)), T(100)), MakeJob("p-other", "sms", T(0))});
+  JobSelection sel;
+  sel.match.queue_name = "emails";
+  sel.match.limit = 3;
+  sel.statuses = {JobStatus::kPending, JobStatus::kScheduled};
+  auto tx = BeginWrite();
+  auto batch = tx->SelectJobsAfter(sel);
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  EXPECT_THAT(Ids(*batch), ElementsAre("p-b", "s-a", "s-c"));
+  EXPECT_EQ(*tx->CountSelectedJobs(sel), 5);
+  // A cursor between the two jobs of one microsecond.
+  sel.after = JobCursor{T(1), "p-b"};
+  batch = tx->SelectJobsAfter(sel);
+  ASSERT_TRUE(batch.ok());
+  EXPECT_THAT(Ids(*batch), ElementsAre("s-a", "s-c", "p-d"));
+  EXPECT_EQ(*tx->CountSelectedJobs(sel), 4);
+  sel.after = JobCursor{T(1), "p-a"};
+  EXPECT_THAT(Ids(*tx->SelectJobsAfter(sel)), ElementsAre("p-b", "s-a", "s-c"));
 }
 
 }  // namespace

@@ -347,22 +347,26 @@ BuiltQuery SelectDeadLetters(const DeadLetterSelection& sel) {
 }
 
 namespace {
-// A bulk operation's statuses, selection and cursor.
-void AddJobSelection(BuiltQuery& q, const JobSelection& sel) {
-  std::vector<std::string> statuses;
-  for (JobStatus st : sel.statuses) statuses.emplace_back(JobStatusName(st));
-  q.params.AddTextArray(statuses);
-  q.sql += " AND status = ANY(" + Param(q.params.size()) + "::text[])";
+// A bulk operation's selection and its cursor: "(created_at, id) > (…)",
+// which PostgreSQL seeks in the (queue_name, status, created_at, id) index.
+void AddSelectionAfter(BuiltQuery& q, const JobSelection& sel) {
   AddSelection(q, sel.match);
-  if (sel.after_id) AddText(q, " AND id > ", *sel.after_id);
+  if (sel.after) {
+    q.params.Add(sel.after->created_at);
+    q.sql += " AND (created_at, id) > (" + Param(q.params.size());
+    q.params.Add(sel.after->id);
+    q.sql += ", " + Param(q.params.size()) + ")";
+  }
 }
 }  // namespace
 
-BuiltQuery SelectJobsAfter(const JobSelection& sel) {
+BuiltQuery SelectJobsAfter(const JobSelection& sel, JobStatus status) {
   BuiltQuery q;
-  q.sql = "SELECT " REDRIVE_PG_JOB_COLUMNS " FROM redrive.jobs WHERE TRUE";
-  AddJobSelection(q, sel);
-  q.sql += " ORDER BY id";
+  q.sql = "SELECT " REDRIVE_PG_JOB_COLUMNS " FROM redrive.jobs WHERE status = ";
+  q.params.Add(std::string(JobStatusName(status)));
+  q.sql += Param(q.params.size());
+  AddSelectionAfter(q, sel);
+  q.sql += " ORDER BY created_at, id";
   AddLimit(q, sel.match.limit);
   q.sql += " FOR UPDATE SKIP LOCKED";
   return q;
@@ -370,8 +374,12 @@ BuiltQuery SelectJobsAfter(const JobSelection& sel) {
 
 BuiltQuery CountSelectedJobs(const JobSelection& sel) {
   BuiltQuery q;
-  q.sql = "SELECT count(*) FROM redrive.jobs WHERE TRUE";
-  AddJobSelection(q, sel);
+  std::vector<std::string> statuses;
+  for (JobStatus st : sel.statuses) statuses.emplace_back(JobStatusName(st));
+  q.params.AddTextArray(statuses);
+  q.sql = "SELECT count(*) FROM redrive.jobs WHERE status = ANY(" + Param(q.params.size()) +
+          "::text[])";
+  AddSelectionAfter(q, sel);
   return q;
 }
 

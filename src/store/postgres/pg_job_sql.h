@@ -192,8 +192,10 @@ BuiltQuery SummarizeDeadLetters(const JobFilter& f);
 BuiltQuery SelectDeadLetters(const DeadLetterSelection& sel);
 // How many dead jobs `sel` matches, its limit ignored.
 BuiltQuery CountDeadLetters(const DeadLetterSelection& sel);
-// A bulk operation's batch (locked FOR UPDATE SKIP LOCKED, id order) and count.
-BuiltQuery SelectJobsAfter(const JobSelection& sel);
+// A bulk operation's batch among the jobs in `status` (one of sel.statuses:
+// the store merges them; locked FOR UPDATE SKIP LOCKED, cursor order), and
+// its count.
+BuiltQuery SelectJobsAfter(const JobSelection& sel, JobStatus status);
 BuiltQuery CountSelectedJobs(const JobSelection& sel);
 
 }  // namespace redrive::store::postgres::sql

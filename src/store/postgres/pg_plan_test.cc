@@ -160,6 +160,22 @@ TEST_F(PgPlanTest, SetBasedWritesFindTheirRowsByKey) {
   }
 }
 
+TEST_F(PgPlanTest, OperationBatchesSeekFromTheCursorWithoutSorting) {
+  // One status of one queue after a cursor: the listing index, in its order.
+  // A sort here would read every matching job at each batch.
+  for (JobStatus status : {JobStatus::kPending, JobStatus::kDeadletter}) {
+    JobSelection sel;
+    sel.match.queue_name = "q1";
+    sel.match.limit = 500;
+    sel.statuses = {status};
+    sel.after = JobCursor{InstantFromMicros(20100), "job-20100"};
+    sql::BuiltQuery q = sql::SelectJobsAfter(sel, status);
+    const std::string args =
+        std::string("'") + JobStatusName(status) + "', 'q1', 20100, 'job-20100', 500";
+    ExpectIndexInOrder(q.sql, args, "jobs_listing");
+  }
+}
+
 TEST_F(PgPlanTest, TagFiltersUseTheGinIndex) {
   for (const char* tag : {"batch=b7", "batch"}) {
     JobFilter f;

@@ -1,8 +1,11 @@
 // The selects of PgWriteTx (what the engine is about to change, locked as
 // it is read) and its queue, worker, webhook and throughput writes.
+#include <algorithm>
+#include <iterator>
 #include <string>
 #include <type_traits>
 
+#include "core/job_cursor.h"
 #include "core/limits.h"
 #include "store/postgres/pg_job_sql.h"
 #include "store/postgres/pg_operation_sql.h"
@@ -321,9 +324,17 @@ Result<std::vector<OperationRecord>> PgWriteTx::SelectDueOperations(Instant now,
 }
 
 Result<std::vector<Job>> PgWriteTx::SelectJobsAfter(const JobSelection& sel) {
-  sql::BuiltQuery q = sql::SelectJobsAfter(sel);
-  REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecParams(q.sql, q.params));
-  return Locked(PgJobs(r));
+  // Each status apart (an index seek from the cursor), then merged. Every row
+  // read is locked until the commit, those past the merge's cut too.
+  std::vector<Job> jobs;
+  for (JobStatus status : sel.statuses) {
+    sql::BuiltQuery q = sql::SelectJobsAfter(sel, status);
+    REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecParams(q.sql, q.params));
+    REDRIVE_ASSIGN_OR_RETURN(std::vector<Job> some, Locked(PgJobs(r)));
+    std::move(some.begin(), some.end(), std::back_inserter(jobs));
+  }
+  KeepFirstByCursor(jobs, static_cast<size_t>(std::max(sel.match.limit, 0)));
+  return jobs;
 }
 
 Status PgWriteTx::InsertSchedule(const Schedule& schedule) {

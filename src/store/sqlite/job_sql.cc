@@ -210,33 +210,37 @@ BuiltQuery CountDeadLetters(const DeadLetterSelection& sel, const std::string& i
 }
 
 namespace {
-// " AND status IN (?, ...)" of a bulk operation's statuses, its selection and
-// its cursor.
-void AddJobSelection(BuiltQuery& q, const JobSelection& sel, const std::string& ids_json) {
-  q.sql += " AND status IN (";
-  for (size_t i = 0; i < sel.statuses.size(); ++i) {
-    q.sql += i == 0 ? "?" : ", ?";
-    q.params.emplace_back(std::string_view(JobStatusName(sel.statuses[i])));
-  }
-  q.sql += ")";
+// A bulk operation's selection and its cursor: " AND (created_at, id) > (?, ?)",
+// which SQLite seeks in the (queue_name, status, created_at, id) index.
+void AddSelectionAfter(BuiltQuery& q, const JobSelection& sel, const std::string& ids_json) {
   AddSelection(q, sel.match, ids_json);
-  if (sel.after_id) AddText(q, " AND id > ?", *sel.after_id);
+  if (sel.after) {
+    q.sql += " AND (created_at, id) > (?, ?)";
+    q.params.emplace_back(ToMicros(sel.after->created_at));
+    q.params.emplace_back(sel.after->id);
+  }
 }
 }  // namespace
 
-BuiltQuery SelectJobsAfter(const JobSelection& sel, const std::string& ids_json) {
+BuiltQuery SelectJobsAfter(const JobSelection& sel, JobStatus status, const std::string& ids_json) {
   BuiltQuery q;
-  q.sql = "SELECT " REDRIVE_JOB_COLUMNS " FROM jobs WHERE 1";
-  AddJobSelection(q, sel, ids_json);
-  q.sql += " ORDER BY id LIMIT ?";
+  q.sql = "SELECT " REDRIVE_JOB_COLUMNS " FROM jobs WHERE status = ?";
+  q.params.emplace_back(std::string_view(JobStatusName(status)));
+  AddSelectionAfter(q, sel, ids_json);
+  q.sql += " ORDER BY created_at, id LIMIT ?";
   q.params.emplace_back(int64_t{sel.match.limit});
   return q;
 }
 
 BuiltQuery CountSelectedJobs(const JobSelection& sel, const std::string& ids_json) {
   BuiltQuery q;
-  q.sql = "SELECT count(*) FROM jobs WHERE 1";
-  AddJobSelection(q, sel, ids_json);
+  q.sql = "SELECT count(*) FROM jobs WHERE status IN (";
+  for (size_t i = 0; i < sel.statuses.size(); ++i) {
+    q.sql += i == 0 ? "?" : ", ?";
+    q.params.emplace_back(std::string_view(JobStatusName(sel.statuses[i])));
+  }
+  q.sql += ")";
+  AddSelectionAfter(q, sel, ids_json);
   return q;
 }
 

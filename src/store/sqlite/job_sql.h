@@ -156,8 +156,9 @@ BuiltQuery SummarizeDeadLetters(const JobFilter& f);
 BuiltQuery SelectDeadLetters(const DeadLetterSelection& sel, const std::string& ids_json);
 // How many dead jobs `sel` matches, its limit ignored.
 BuiltQuery CountDeadLetters(const DeadLetterSelection& sel, const std::string& ids_json);
-// A bulk operation's batch (WriteTx::SelectJobsAfter) and its count.
-BuiltQuery SelectJobsAfter(const JobSelection& sel, const std::string& ids_json);
+// A bulk operation's batch (WriteTx::SelectJobsAfter) among the jobs in
+// `status` (one of sel.statuses: the store merges them), and its count.
+BuiltQuery SelectJobsAfter(const JobSelection& sel, JobStatus status, const std::string& ids_json);
 BuiltQuery CountSelectedJobs(const JobSelection& sel, const std::string& ids_json);
 
 }  // namespace redrive::store::sqlite::sql

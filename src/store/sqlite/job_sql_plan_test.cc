@@ -142,6 +142,32 @@ TEST_F(JobSqlPlanTest, FingerprintSelectionsUseTheirIndex) {
   EXPECT_THAT(Plan(sql::kSetErrorFingerprint), HasSubstr("(id=?)"));
 }
 
+TEST_F(JobSqlPlanTest, OperationBatchesSeekFromTheCursorWithoutSorting) {
+  // One status of one queue after a cursor: a seek in the listing index, in
+  // its order. A sort here would read every matching job at each batch.
+  JobSelection sel;
+  sel.match.queue_name = "q";
+  sel.statuses = {JobStatus::kDeadletter, JobStatus::kPending};
+  sel.after = JobCursor{InstantFromMicros(1), "a"};
+  std::string plan = Plan(sql::SelectJobsAfter(sel, JobStatus::kDeadletter, "").sql);
+  EXPECT_THAT(plan, HasSubstr("INDEX jobs_listing (queue_name=? AND status=? AND "
+                              "(created_at,id)>(?,?))"))
+      << plan;
+  EXPECT_THAT(plan, Not(HasSubstr("TEMP B-TREE"))) << plan;
+  // With a fingerprint still the same seek (the class is checked per row).
+  sel.match.fingerprint = "0123456789abcdef";
+  plan = Plan(sql::SelectJobsAfter(sel, JobStatus::kDeadletter, "").sql);
+  EXPECT_THAT(plan, Not(HasSubstr("TEMP B-TREE"))) << plan;
+  EXPECT_THAT(plan, Not(HasSubstr("SCAN jobs\n"))) << plan;
+  // Without a queue: the creation index from the cursor on, in order.
+  JobSelection any_queue;
+  any_queue.statuses = {JobStatus::kDeadletter};
+  any_queue.after = JobCursor{InstantFromMicros(1), "a"};
+  plan = Plan(sql::SelectJobsAfter(any_queue, JobStatus::kDeadletter, "").sql);
+  EXPECT_THAT(plan, HasSubstr("(created_at,id)>(?,?)")) << plan;
+  EXPECT_THAT(plan, Not(HasSubstr("TEMP B-TREE"))) << plan;
+}
+
 TEST_F(JobSqlPlanTest, CountsScanAnIndexNotTheTable) {
   // A covering index holds (queue_name, status): the table rows (with their
   // payloads) are never read, and no sort is needed for the grouping.

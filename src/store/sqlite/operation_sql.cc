@@ -1,8 +1,11 @@
 #include "store/sqlite/operation_sql.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 
+#include "core/job_cursor.h"
 #include "core/retry_budget.h"
 #include "core/tags_json.h"
 #include "store/sqlite/query_util.h"
@@ -250,7 +253,14 @@ Result<std::vector<OperationRecord>> SelectDueOperations(Connection& conn, Insta
 Result<std::vector<Job>> SelectJobsAfter(Connection& conn, const JobSelection& sel) {
   std::string ids_json;
   if (!sel.match.job_ids.empty()) ids_json = EncodeStringArrayJson(sel.match.job_ids);
-  return RunJobQuery(conn, sql::SelectJobsAfter(sel, ids_json));
+  std::vector<Job> jobs;
+  for (JobStatus status : sel.statuses) {
+    REDRIVE_ASSIGN_OR_RETURN(std::vector<Job> some,
+                             RunJobQuery(conn, sql::SelectJobsAfter(sel, status, ids_json)));
+    std::move(some.begin(), some.end(), std::back_inserter(jobs));
+  }
+  KeepFirstByCursor(jobs, static_cast<size_t>(std::max(sel.match.limit, 0)));
+  return jobs;
 }
 
 }  // namespace redrive::store::sqlite::operation_sql
