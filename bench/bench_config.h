@@ -30,6 +30,7 @@ struct BenchConfig {
   int latency_producers = 4;   // W2 connections sharing the paced schedule
   int64_t dlq_jobs = 1000;     // W3; 0 skips it
   int64_t workflow_jobs = 0;   // W4, jobs of the fan-out/fan-in workflow; 0 skips it
+  int64_t operation_jobs = 0;  // W5, dead jobs one bulk operation retries; 0 skips it
 
   int bulk_size = 1000;
   std::chrono::milliseconds claim_wait{5000};
@@ -37,8 +38,9 @@ struct BenchConfig {
   std::chrono::seconds latency_drain_timeout{15};
   std::chrono::seconds dlq_timeout{90};
   std::chrono::seconds workflow_timeout{300};
-  std::chrono::milliseconds settle{500};  // after the end, to catch late redeliveries
-  std::chrono::milliseconds poll{20};     // GET /jobs/stats interval
+  std::chrono::seconds operation_timeout{600};  // W5: dead-lettering, then the operation
+  std::chrono::milliseconds settle{500};        // after the end, to catch late redeliveries
+  std::chrono::milliseconds poll{20};           // GET /jobs/stats interval
 };
 
 // How consumers talk to the server: the single-job API or batches with acks.

@@ -30,6 +30,7 @@ struct Board {
   std::atomic<int64_t> next_slot{0};
   std::atomic<int64_t> sent{0}, send_errors{0}, received{0}, duplicated{0}, foreign{0};
   std::atomic<int64_t> max_lag_ns{0}, last_send_ns{0};
+  std::atomic<bool> stop_early{false};  // LatencyRun::until held: take no more slots
   std::mutex error_mu;
   std::string first_error;
 };
@@ -64,7 +65,8 @@ void Produce(Board& b, const BenchConfig& cfg, const std::string& queue, int64_t
              int64_t stop_ns) {
   Client client(ClientOptionsFor(cfg));
   const double ns_per_job = 1e9 / cfg.latency_rate;
-  for (int64_t k; (k = b.next_slot.fetch_add(1)) < b.size && NowNs() < stop_ns;) {
+  for (int64_t k;
+       !b.stop_early.load() && (k = b.next_slot.fetch_add(1)) < b.size && NowNs() < stop_ns;) {
     const int64_t due =
         start_ns + static_cast<int64_t>(std::llround(static_cast<double>(k) * ns_per_job));
     const int64_t wait = due - NowNs();
@@ -120,9 +122,9 @@ void Collect(const Board& b, int64_t start, LatencyResult& r) {
 
 }  // namespace
 
-LatencyResult RunLatency(const BenchConfig& cfg, const ClaimMode& mode) {
+LatencyResult RunLatency(const BenchConfig& cfg, const ClaimMode& mode, const LatencyRun& run) {
   LatencyResult r;
-  r.queue = QueueName(cfg, mode, "w2");
+  r.queue = QueueName(cfg, mode, run.phase);
   r.planned = std::llround(cfg.latency_rate * cfg.latency_seconds);
   Client control(ClientOptionsFor(cfg));
   if (Status st = ConfigureQueue(control, r.queue, kMaxRetries); !st.ok()) {
@@ -135,6 +137,7 @@ LatencyResult RunLatency(const BenchConfig& cfg, const ClaimMode& mode) {
   consumers.Start();
   SleepMs(kWarmupMs);
 
+  if (run.on_start) run.on_start();
   const int64_t start = NowNs();
   const int64_t stop =
       start + static_cast<int64_t>(cfg.latency_seconds * 1e9) + ToNs(cfg.latency_drain_timeout);
@@ -142,7 +145,13 @@ LatencyResult RunLatency(const BenchConfig& cfg, const ClaimMode& mode) {
   for (int i = 0; i < cfg.latency_producers; ++i) {
     producers.emplace_back([&b, &cfg, &r, start, stop] { Produce(b, cfg, r.queue, start, stop); });
   }
+  if (run.until) {
+    WaitUntil(run.until, stop);
+    b.stop_early.store(true);
+  }
   for (std::thread& t : producers) t.join();
+  // Stopped early on purpose: what was sent is the plan.
+  if (run.until) r.planned = b.sent.load() + b.send_errors.load();
 
   const int64_t drain_deadline = NowNs() + ToNs(cfg.latency_drain_timeout);
   const bool drained =

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "bench_config.h"
@@ -30,6 +31,17 @@ struct LatencyResult {
   ConsumerStats consumers;
 };
 
-LatencyResult RunLatency(const BenchConfig& cfg, const ClaimMode& mode);
+// Where and how long: by default W2 itself (queue phase "w2", R · T jobs).
+// With `until`, production stops early once it holds (checked every
+// millisecond; keep it cheap) and the jobs sent so far are the plan: W5
+// measures latency only while its operation runs. `on_start` is called once
+// the consumers are parked, just before the first send.
+struct LatencyRun {
+  std::string phase = "w2";
+  std::function<void()> on_start;
+  std::function<bool()> until;
+};
+
+LatencyResult RunLatency(const BenchConfig& cfg, const ClaimMode& mode, const LatencyRun& run = {});
 
 }  // namespace redrive::bench

@@ -19,6 +19,7 @@
 #include "bench_config.h"
 #include "deadletter_workload.h"
 #include "latency_workload.h"
+#include "operation_workload.h"
 #include "report.h"
 #include "throughput_workload.h"
 #include "workflow_workload.h"
@@ -31,7 +32,8 @@ struct Options {
   std::string server = "http://127.0.0.1:7070";
   std::string mode = "both";
   bool json = false;
-  int64_t w1_timeout_s = 120, w3_timeout_s = 90, w4_timeout_s = 300, w2_drain_s = 15;
+  int64_t w1_timeout_s = 120, w3_timeout_s = 90, w4_timeout_s = 300, w5_timeout_s = 600,
+          w2_drain_s = 15;
   int64_t wait_ms = 5000;
   std::string run_id;  // empty: a fresh stamp
 };
@@ -103,6 +105,11 @@ void AddOptions(CLI::App& app, Options& o, BenchConfig& c) {
                  "10000, the server's limit)")
       ->check(CLI::Range(int64_t{0}, int64_t{10000}))
       ->capture_default_str();
+  app.add_option("--operation", c.operation_jobs,
+                 "W5 dead jobs one bulk operation retries at full speed, W2 measured on "
+                 "another queue alone and meanwhile (0 skips W5)")
+      ->check(CLI::Range(int64_t{0}, int64_t{10'000'000}))
+      ->capture_default_str();
   app.add_option("--wait-ms", o.wait_ms, "long-poll wait of each claim")
       ->check(CLI::Range(0, 30000))
       ->capture_default_str();
@@ -116,6 +123,10 @@ void AddOptions(CLI::App& app, Options& o, BenchConfig& c) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_option("--w4-timeout", o.w4_timeout_s, "W4 limit, seconds from creation start")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--w5-timeout", o.w5_timeout_s,
+                 "W5 limit for the dead-lettering and for the operation, seconds each")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_option("--queue-prefix", c.queue_prefix, "queue names: PREFIX-STAMP-MODE-PHASE")
@@ -184,6 +195,15 @@ ModeResult RunMode(const BenchConfig& cfg, const ClaimMode& mode) {
       m.w4->error = "deleting the sink's queue: " + st.message();
     }
   }
+  if (cfg.operation_jobs > 0) {
+    Log(mode.name + " W5: one operation retrying " + std::to_string(cfg.operation_jobs) +
+        " dead jobs");
+    m.w5 = RunOperation(cfg, mode);
+    DropQueue(cfg, *m.w5);
+    for (std::optional<LatencyResult>* w2 : {&m.w5->latency_alone, &m.w5->latency_during}) {
+      if (*w2) DropQueue(cfg, **w2);
+    }
+  }
   return m;
 }
 
@@ -212,6 +232,7 @@ int Main(int argc, char** argv) {
   cfg.latency_drain_timeout = std::chrono::seconds(o.w2_drain_s);
   cfg.dlq_timeout = std::chrono::seconds(o.w3_timeout_s);
   cfg.workflow_timeout = std::chrono::seconds(o.w4_timeout_s);
+  cfg.operation_timeout = std::chrono::seconds(o.w5_timeout_s);
 
   if (Status st = ProbeServer(cfg); !st.ok()) {
     const bool bad_url = st.field() == "server_url";  // the SDK's verdict on --server

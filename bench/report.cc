@@ -118,6 +118,28 @@ json::object W4Json(const WorkflowResult& r) {
           {"consumers", ConsumersJson(r.consumers)}};
 }
 
+json::object W5Json(const OperationResult& r) {
+  json::object o{{"ok", r.ok},
+                 {"error", r.error},
+                 {"queue", r.queue},
+                 {"jobs", r.jobs},
+                 {"dead_letter_ms", Round(r.dead_letter_ms, 1)},
+                 {"operation_id", r.operation_id},
+                 {"state", r.state},
+                 {"matched", r.matched},
+                 {"done", r.done},
+                 {"failed", r.failed},
+                 {"run_ms", Round(r.run_ms, 1)},
+                 {"jobs_per_s", Round(r.jobs_per_s, 0)},
+                 {"seen_ms", Round(r.seen_ms, 1)},
+                 {"pending_after", r.pending_after},
+                 {"dead_after", r.dead_after},
+                 {"timed_out", r.timed_out}};
+  if (r.latency_alone) o["w2_alone"] = W2Json(*r.latency_alone);
+  if (r.latency_during) o["w2_during"] = W2Json(*r.latency_during);
+  return o;
+}
+
 std::string AckStyle(const ClaimMode& m) {
   return m.batch_acks ? "acks ride on the next claim" : "complete/fail per job";
 }
@@ -188,6 +210,25 @@ void PrintTable(std::ostream& out, const BenchConfig& cfg, const std::string& se
         << Verdict(r.ok, r.error) << "]\n";
     PrintConsumers(out, r.consumers);
   }
+  if (m.w5) {
+    const OperationResult& r = *m.w5;
+    out << "W5 operation   retry " << r.jobs << " dead jobs at full speed (dead-lettered in "
+        << Fmt("%.2f", r.dead_letter_ms / 1000) << " s)\n"
+        << "      " << r.state << ": done " << r.done << "/" << r.matched << ", failed " << r.failed
+        << " in " << Fmt("%.2f", r.run_ms / 1000) << " s (" << Fmt("%.0f", r.jobs_per_s)
+        << " jobs/s; seen finished after " << Fmt("%.2f", r.seen_ms / 1000)
+        << " s) | queue after: pending " << r.pending_after << ", dead " << r.dead_after << "  ["
+        << Verdict(r.ok, r.error) << "]\n";
+    for (const auto& [label, w2] :
+         {std::pair{"alone ", &r.latency_alone}, std::pair{"during", &r.latency_during}}) {
+      if (!*w2) continue;
+      const LatencySummary& l = (*w2)->latency;
+      out << "      W2 " << label << ": p50 " << Fmt("%.2f", l.p50_ms) << "  p99 "
+          << Fmt("%.2f", l.p99_ms) << "  max " << Fmt("%.2f", l.max_ms) << " ms, "
+          << (*w2)->received << " jobs at " << Fmt("%.0f", (*w2)->achieved_rate) << "/s  ["
+          << Verdict((*w2)->ok, (*w2)->error) << "]\n";
+    }
+  }
   out << "   result: " << (m.ok() ? "ok" : "FAILED") << "\n";
 }
 
@@ -208,12 +249,14 @@ std::string JsonLine(const BenchConfig& cfg, const std::string& server_url, cons
                                             {"latency_producers", cfg.latency_producers},
                                             {"dlq_jobs", cfg.dlq_jobs},
                                             {"workflow_jobs", cfg.workflow_jobs},
+                                            {"operation_jobs", cfg.operation_jobs},
                                             {"claim_wait_ms", cfg.claim_wait.count()}}},
                     {"ok", m.ok()}};
   if (m.w1) line["w1"] = W1Json(*m.w1);
   if (m.w2) line["w2"] = W2Json(*m.w2);
   if (m.w3) line["w3"] = W3Json(*m.w3);
   if (m.w4) line["w4"] = W4Json(*m.w4);
+  if (m.w5) line["w5"] = W5Json(*m.w5);
   return WriteJson(line);
 }
 

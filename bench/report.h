@@ -9,6 +9,7 @@
 #include "bench_config.h"
 #include "deadletter_workload.h"
 #include "latency_workload.h"
+#include "operation_workload.h"
 #include "throughput_workload.h"
 #include "workflow_workload.h"
 
@@ -20,9 +21,11 @@ struct ModeResult {
   std::optional<LatencyResult> w2;
   std::optional<DeadLetterResult> w3;
   std::optional<WorkflowResult> w4;
+  std::optional<OperationResult> w5;
 
   bool ok() const {
-    return (!w1 || w1->ok) && (!w2 || w2->ok) && (!w3 || w3->ok) && (!w4 || w4->ok);
+    return (!w1 || w1->ok) && (!w2 || w2->ok) && (!w3 || w3->ok) && (!w4 || w4->ok) &&
+           (!w5 || w5->ok);
   }
 };
 
