@@ -296,14 +296,17 @@ struct DlqPurgeRequest {
 // POST /operations: `action` over every job `selector` matches, run by the
 // server in the background in batches (GetOperation reports its progress).
 struct OperationRequest {
-  std::string action;  // "retry", "purge", "cancel" or "release"
+  std::string action;  // "retry", "purge", "cancel", "release" or "move"
   // The DLQ selector's fields: job_ids, queue_name, dead_reason, tag,
-  // error_prefix, dead_before, and status (to narrow the action's statuses).
+  // error_prefix, fingerprint, dead_before, and status (to narrow the
+  // action's statuses).
   // Never empty: the server refuses an operation over every job.
   boost::json::object selector;
   std::optional<double> rate_per_second;
   std::optional<std::string> budget;        // retry, release: as DlqRetryRequest::budget
-  std::optional<std::string> target_queue;  // retry, release
+  // retry, release: optional; move: required (the queue the jobs go to, not
+  // the selector's queue_name).
+  std::optional<std::string> target_queue;
   std::optional<std::string> reason;
 };
 

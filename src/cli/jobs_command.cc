@@ -1,6 +1,6 @@
-// `redrive jobs list|get|history|cancel|retry|release|priority|watch`: look
-// at and act on single jobs (release also on a selection of quarantined
-// jobs). Each action makes one SDK call and prints its answer; watch prints
+// `redrive jobs list|get|history|cancel|retry|release|move|priority|watch`:
+// look at and act on single jobs (release also on a selection of quarantined
+// jobs; move, in jobs_move_command.cc, on a queue's jobs). Each action makes one SDK call and prints its answer; watch prints
 // the live events of jobs as they happen.
 #include <CLI/CLI.hpp>
 #include <boost/json/array.hpp>
@@ -339,7 +339,7 @@ void AddWatch(CLI::App& jobs, CliContext& ctx) {
 
 void AddJobsCommand(CLI::App& app, CliContext& ctx) {
   auto* jobs = app.add_subcommand(
-      "jobs", "List, inspect, cancel, retry, release, reprioritize and watch jobs");
+      "jobs", "List, inspect, cancel, retry, release, move, reprioritize and watch jobs");
   jobs->require_subcommand(1);
   AddList(*jobs, ctx);
   AddGet(*jobs, ctx);
@@ -347,6 +347,7 @@ void AddJobsCommand(CLI::App& app, CliContext& ctx) {
   AddCancel(*jobs, ctx);
   AddRetry(*jobs, ctx);
   AddRelease(*jobs, ctx);
+  AddJobsMove(*jobs, ctx);
   AddPriority(*jobs, ctx);
   AddWatch(*jobs, ctx);
 }

@@ -88,7 +88,7 @@ TEST(OutcomeTableTest, CountsAreTheEngineJobEvents) {
   const std::set<std::string> known = {
       "enqueued",      "claimed",      "completed", "failed",      "retry_scheduled",
       "lease_expired", "deadlettered", "redriven",  "quarantined", "quarantine_released",
-      "snoozed",       "unblocked",    "blocked"};
+      "snoozed",       "unblocked",    "blocked",   "moved"};
   std::set<std::string> used;
   for (const OutcomeInfo& row : OutcomeTable()) {
     for (const CountedEvent& c : row.counts) {

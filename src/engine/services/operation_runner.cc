@@ -53,6 +53,9 @@ Result<long long> Apply(store::WriteTx& tx, TxContext& ctx, const Operation& op,
                                }
                                case OperationAction::kRelease:
                                  return event::ReleaseQuarantine{budget, op.target_queue};
+                               case OperationAction::kMove:
+                                 return event::Move{op.target_queue.value_or(""), op.created_by,
+                                                    op.id};
                                case OperationAction::kCancel:
                                case OperationAction::kPurge:
                                  break;
