@@ -124,8 +124,8 @@ TEST_F(ApiMoveTest, BadMovesAreRefusedNamingTheField) {
     EXPECT_EQ(r.Code(), "VALIDATION_ERROR") << c.body;
     EXPECT_EQ(r.Field(), c.field) << c.body << " → " << r.raw.body;
   }
-  Reply unknown = Post("/api/v1/operations",
-                       R"({"action":"teleport","selector":{"queue_name":"payments"}})");
+  Reply unknown =
+      Post("/api/v1/operations", R"({"action":"teleport","selector":{"queue_name":"payments"}})");
   EXPECT_NE(Str(unknown.json.at("message")).find("retry, purge, cancel, release, move"),
             std::string::npos)
       << unknown.raw.body;
@@ -145,10 +145,8 @@ TEST_F(ApiMoveTest, QuarantinedJobsAreListedAndReleasedByFingerprint) {
   ASSERT_EQ(listed.status, 200) << listed.raw.body;
   ASSERT_EQ(listed.json.as_array().size(), 1u);
   EXPECT_EQ(listed.json.as_array()[0].at("id"), timed_out);
-  EXPECT_EQ(Get("/api/v1/jobs?status=quarantined&fingerprint=" + lease_class)
-                .json.as_array()
-                .size(),
-            2u);
+  EXPECT_EQ(
+      Get("/api/v1/jobs?status=quarantined&fingerprint=" + lease_class).json.as_array().size(), 2u);
   Reply bad = Get("/api/v1/jobs?status=quarantined&fingerprint=XYZ");
   EXPECT_EQ(bad.status, 400);
   EXPECT_EQ(bad.Field(), "fingerprint");

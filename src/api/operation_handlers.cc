@@ -140,8 +140,9 @@ Status DecodeRedrive(const wire::FieldReader& r, engine::CreateOperationParams& 
                               "target_queue is required: the queue a move sends the jobs to");
   }
   if (p.filter.queue_name == p.target_queue) {
-    return Status::Validation("target_queue", "target_queue must differ from selector.queue_name (" +
-                                                  *p.target_queue + "): the jobs are already there");
+    return Status::Validation(
+        "target_queue", "target_queue must differ from selector.queue_name (" + *p.target_queue +
+                            "): the jobs are already there");
   }
   return Status::Ok();
 }

@@ -67,9 +67,9 @@ struct Operation {
   OperationState state = OperationState::kQueued;
   // The selector as the client sent it, canonical JSON (shown back as is).
   std::string selector_json = "{}";
-  std::vector<JobStatus> statuses;        // what it selects (ActionStatuses, narrowed)
-  std::optional<double> rate_per_second;  // jobs per second; unset: as fast as batches go
-  std::optional<RetryBudget> budget;      // retry and release
+  std::vector<JobStatus> statuses;          // what it selects (ActionStatuses, narrowed)
+  std::optional<double> rate_per_second;    // jobs per second; unset: as fast as batches go
+  std::optional<RetryBudget> budget;        // retry and release
   std::optional<std::string> target_queue;  // retry and release (optional), move (required)
   std::optional<std::string> reason;
   std::string created_by;  // the caller, as the audit log names it

@@ -143,18 +143,18 @@ struct Block {};
 // finish it in a queue it was not claimed from), a blocked one (it waits for
 // its workflow), a finished one, or a job already in the target queue.
 struct Move {
-  std::string target_queue;  // the caller has made sure it exists
-  std::string by;            // the operator, as the audit log names them (history)
+  std::string target_queue;                 // the caller has made sure it exists
+  std::string by;                           // the operator, as the audit log names them (history)
   std::optional<std::string> operation_id;  // the operation that moved it (history)
 };
 
 }  // namespace event
 
-using Event = std::variant<event::Claim, event::Promote, event::Heartbeat, event::Complete,
-                           event::Fail, event::LeaseExpiry, event::Deadline, event::Cancel,
-                           event::Retry, event::UpdatePayload, event::Release, event::SetPriority,
-                           event::ReleaseQuarantine, event::Snooze, event::Unblock, event::Block,
-                           event::Move>;
+using Event =
+    std::variant<event::Claim, event::Promote, event::Heartbeat, event::Complete, event::Fail,
+                 event::LeaseExpiry, event::Deadline, event::Cancel, event::Retry,
+                 event::UpdatePayload, event::Release, event::SetPriority, event::ReleaseQuarantine,
+                 event::Snooze, event::Unblock, event::Block, event::Move>;
 
 // The name of an event kind, e.g. "claim" (logs and tests).
 const char* EventName(const Event& e);

@@ -76,8 +76,8 @@ TEST(MoveTest, RefusesEveryOtherStatusNamingIt) {
     const Result<Change> r = ApplyAt(JobIn(s), MoveTo("emails-slow"));
     ASSERT_FALSE(r.ok()) << JobStatusName(s);
     EXPECT_EQ(r.status().code(), ErrorCode::kConflict);
-    EXPECT_THAT(r.status().message(), HasSubstr(std::string("cannot move a job in status ") +
-                                                JobStatusName(s)));
+    EXPECT_THAT(r.status().message(),
+                HasSubstr(std::string("cannot move a job in status ") + JobStatusName(s)));
   }
 }
 

@@ -132,7 +132,7 @@ struct ReleaseParams {
 struct BulkReleaseParams {
   std::vector<std::string> job_ids;  // when given, the filter is not used
   std::optional<std::string> queue_name;
-  std::optional<std::string> tag;  // as in ListJobsParams::tag
+  std::optional<std::string> tag;          // as in ListJobsParams::tag
   std::optional<std::string> fingerprint;  // the error class the crash left
   int limit = 100;
   bool dry_run = false;
