@@ -144,7 +144,7 @@ TEST_F(ApiMoveTest, QuarantinedJobsAreListedAndReleasedByFingerprint) {
   Reply listed = Get("/api/v1/jobs?status=quarantined&fingerprint=" + timeout_class);
   ASSERT_EQ(listed.status, 200) << listed.raw.body;
   ASSERT_EQ(listed.json.as_array().size(), 1u);
-  EXPECT_EQ(listed.json.as_array()[0].at("id"), timed_out);
+  EXPECT_EQ(Str(listed.json.as_array()[0].at("id")), timed_out);
   EXPECT_EQ(
       Get("/api/v1/jobs?status=quarantined&fingerprint=" + lease_class).json.as_array().size(), 2u);
   Reply bad = Get("/api/v1/jobs?status=quarantined&fingerprint=XYZ");

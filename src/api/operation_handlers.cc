@@ -132,8 +132,12 @@ Status DecodeRedrive(const wire::FieldReader& r, engine::CreateOperationParams& 
     return Status::Validation("target_queue",
                               "target_queue applies only to retry, release and move operations");
   }
-  if (redrives) REDRIVE_ASSIGN_OR_RETURN(p.budget, Budget(r));
-  if (redrives || moves) REDRIVE_ASSIGN_OR_RETURN(p.target_queue, TargetQueue(r));
+  if (redrives) {
+    REDRIVE_ASSIGN_OR_RETURN(p.budget, Budget(r));
+  }
+  if (redrives || moves) {
+    REDRIVE_ASSIGN_OR_RETURN(p.target_queue, TargetQueue(r));
+  }
   if (!moves) return Status::Ok();
   if (!p.target_queue) {
     return Status::Validation("target_queue",

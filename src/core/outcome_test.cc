@@ -68,7 +68,8 @@ TEST(OutcomeTableTest, HistoryTypesAreTheOnesTheApiDocuments) {
                                        "retry_scheduled", "lease_expired", "deadlettered",
                                        "retried",         "cancelled",     "released",
                                        "payload_updated", "quarantined",   "quarantine_released",
-                                       "snoozed",         "unblocked",     "blocked"};
+                                       "snoozed",         "unblocked",     "blocked",
+                                       "moved"};
   std::set<std::string> used;
   for (const OutcomeInfo& row : OutcomeTable()) {
     if (row.history_type == nullptr) continue;

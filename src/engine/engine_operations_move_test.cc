@@ -142,11 +142,12 @@ TEST_F(EngineMoveTest, MovesManyJobsInBatchesAndAWorkerOfTheTargetClaimsThem) {
 // Scheduled jobs keep their due time and dead letters stay dead, in the
 // target queue's DLQ; a blocked or cancelled job is not selected.
 TEST_F(EngineMoveTest, WaitingJobsKeepTheirStatusAndDeadOnesStayDead) {
+  // First: EnqueueDead claims the queue's oldest pending job.
+  const std::string dead = EnqueueDead("reports", "upstream 504");
   const std::string pending = Enqueue("reports");
   EnqueueParams later;
   later.scheduled_at = clock_.Now() + hours(1);
   const std::string scheduled = Enqueue("reports", later);
-  const std::string dead = EnqueueDead("reports", "upstream 504");
   const std::string cancelled = Enqueue("reports");
   ASSERT_TRUE(CallStatus(&Engine::Cancel, std::string(cancelled)).ok());
 
@@ -172,8 +173,8 @@ TEST_F(EngineMoveTest, WaitingJobsKeepTheirStatusAndDeadOnesStayDead) {
 
 // The selector's status narrows a move; a move with no target is refused.
 TEST_F(EngineMoveTest, StatusNarrowsItAndATargetIsRequired) {
-  const std::string pending = Enqueue("reports");
   const std::string dead = EnqueueDead("reports");
+  const std::string pending = Enqueue("reports");
   CreateOperationParams p = MoveQueue("reports", "reports-dlq");
   p.status = JobStatus::kDeadletter;
   auto created = CreateOp(p);
