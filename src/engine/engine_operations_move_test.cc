@@ -98,8 +98,12 @@ TEST_F(EngineMoveTest, MovesManyJobsInBatchesAndAWorkerOfTheTargetClaimsThem) {
   EXPECT_EQ(created->operation.matched, 1199);
   engine_->RunServicesOnce();
   Operation op = GetOp(op_id);
-  EXPECT_EQ(op.done, 500);  // the first batch; the next are due at once
-  EXPECT_EQ(op.state, OperationState::kRunning);
+  // At least the first batch (the background loop may have run the next
+  // ones too, due at once); while it runs, only whole batches of 500.
+  EXPECT_GE(op.done, 500);
+  if (op.state == OperationState::kRunning) {
+    EXPECT_EQ(op.done % 500, 0) << op.done;
+  }
 
   // The first batch's commit woke the parked worker, which took its 10.
   ASSERT_EQ(woken.wait_for(seconds(10)), std::future_status::ready);
