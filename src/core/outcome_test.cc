@@ -64,12 +64,11 @@ TEST(OutcomeTableTest, NamesAreUniqueAndEveryRowIsWellFormed) {
 }
 
 TEST(OutcomeTableTest, HistoryTypesAreTheOnesTheApiDocuments) {
-  const std::set<std::string> known = {"created",         "processing",    "completed",
-                                       "retry_scheduled", "lease_expired", "deadlettered",
-                                       "retried",         "cancelled",     "released",
-                                       "payload_updated", "quarantined",   "quarantine_released",
-                                       "snoozed",         "unblocked",     "blocked",
-                                       "moved"};
+  const std::set<std::string> known = {
+      "created",       "processing",      "completed",   "retry_scheduled",
+      "lease_expired", "deadlettered",    "retried",     "cancelled",
+      "released",      "payload_updated", "quarantined", "quarantine_released",
+      "snoozed",       "unblocked",       "blocked",     "moved"};
   std::set<std::string> used;
   for (const OutcomeInfo& row : OutcomeTable()) {
     if (row.history_type == nullptr) continue;
