@@ -129,7 +129,9 @@ struct ListJobsFilter {
   std::optional<std::string> queue_name;
   std::optional<JobStatus> status;
   std::optional<std::string> tag;  // "key=value" or "key"
-  std::optional<int> limit;        // 1..100, server default 50
+  // One error class of dead or quarantined jobs (their error_fingerprint).
+  std::optional<std::string> fingerprint;
+  std::optional<int> limit;  // 1..100, server default 50
   std::optional<int> offset;
 };
 
@@ -256,7 +258,8 @@ struct ReleaseRequest {
   std::vector<std::string> job_ids;
   std::optional<std::string> queue_name;
   std::optional<std::string> tag;
-  std::optional<int> limit;  // 1..1000
+  std::optional<std::string> fingerprint;  // one error class (a job's error_fingerprint)
+  std::optional<int> limit;                // 1..1000
   bool dry_run = false;
   std::optional<std::string> budget;        // as DlqRetryRequest::budget
   std::optional<std::string> target_queue;  // as DlqRetryRequest::target_queue
@@ -296,14 +299,17 @@ struct DlqPurgeRequest {
 // POST /operations: `action` over every job `selector` matches, run by the
 // server in the background in batches (GetOperation reports its progress).
 struct OperationRequest {
-  std::string action;  // "retry", "purge", "cancel" or "release"
+  std::string action;  // "retry", "purge", "cancel", "release" or "move"
   // The DLQ selector's fields: job_ids, queue_name, dead_reason, tag,
-  // error_prefix, dead_before, and status (to narrow the action's statuses).
+  // error_prefix, fingerprint, dead_before, and status (to narrow the
+  // action's statuses).
   // Never empty: the server refuses an operation over every job.
   boost::json::object selector;
   std::optional<double> rate_per_second;
-  std::optional<std::string> budget;        // retry, release: as DlqRetryRequest::budget
-  std::optional<std::string> target_queue;  // retry, release
+  std::optional<std::string> budget;  // retry, release: as DlqRetryRequest::budget
+  // retry, release: optional; move: required (the queue the jobs go to, not
+  // the selector's queue_name).
+  std::optional<std::string> target_queue;
   std::optional<std::string> reason;
 };
 

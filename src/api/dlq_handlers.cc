@@ -35,23 +35,6 @@ Result<std::optional<std::string>> DecodeErrorPrefix(const wire::FieldReader& r)
   return r.String("error_prefix", 1, kMaxErrorPrefixBytes);
 }
 
-// An error class as GET /jobs/dlq/summary shows it: exactly 16 lowercase hex
-// characters (anything else could never match, so it is refused).
-Result<std::optional<std::string>> CheckFingerprint(std::optional<std::string> fingerprint) {
-  if (fingerprint && !IsErrorFingerprint(*fingerprint)) {
-    return Status::Validation("fingerprint",
-                              "fingerprint must be " + std::to_string(kFingerprintChars) +
-                                  " lowercase hex characters (0-9, a-f), as the DLQ summary "
-                                  "shows it");
-  }
-  return fingerprint;
-}
-
-Result<std::optional<std::string>> DecodeFingerprint(const wire::FieldReader& r) {
-  REDRIVE_ASSIGN_OR_RETURN(std::optional<std::string> fingerprint, r.String("fingerprint", 1, 256));
-  return CheckFingerprint(std::move(fingerprint));
-}
-
 // The filter GET /jobs/dlq and GET /jobs/dlq/summary share.
 Result<engine::DeadLetterFilter> DecodeDeadLetterFilter(const QueryParams& q) {
   engine::DeadLetterFilter f;

@@ -1,5 +1,6 @@
 #include "api/field_rules.h"
 
+#include "core/error_fingerprint.h"
 #include "core/limits.h"
 #include "core/transition.h"
 #include "wire/json_text.h"
@@ -93,6 +94,21 @@ Result<std::optional<std::string>> TargetQueue(const wire::FieldReader& r) {
 
 Result<std::optional<int>> TimeoutSeconds(const wire::FieldReader& r, std::string_view key) {
   return IntField(r, key, kMinTimeoutSeconds, kMaxTimeoutSeconds);
+}
+
+Result<std::optional<std::string>> CheckFingerprint(std::optional<std::string> fingerprint) {
+  if (fingerprint && !IsErrorFingerprint(*fingerprint)) {
+    return Status::Validation("fingerprint",
+                              "fingerprint must be " + std::to_string(kFingerprintChars) +
+                                  " lowercase hex characters (0-9, a-f), as the DLQ summary "
+                                  "shows it");
+  }
+  return fingerprint;
+}
+
+Result<std::optional<std::string>> DecodeFingerprint(const wire::FieldReader& r) {
+  REDRIVE_ASSIGN_OR_RETURN(std::optional<std::string> fingerprint, r.String("fingerprint", 1, 256));
+  return CheckFingerprint(std::move(fingerprint));
 }
 
 Result<std::optional<int>> LeaseSeconds(const wire::FieldReader& r) {

@@ -38,6 +38,12 @@ Result<std::optional<int>> MaxSnoozes(const wire::FieldReader& r);
 Result<RetryBudget> Budget(const wire::FieldReader& r);
 // "target_queue" of a redrive or release: a queue name, or unset.
 Result<std::optional<std::string>> TargetQueue(const wire::FieldReader& r);
+// An error class as GET /jobs/dlq/summary shows it (core/error_fingerprint.h):
+// exactly 16 lowercase hex characters; anything else could never match, so
+// it is refused (VALIDATION naming `fingerprint`). Check: a query's value;
+// Decode: the body field "fingerprint".
+Result<std::optional<std::string>> CheckFingerprint(std::optional<std::string> fingerprint);
+Result<std::optional<std::string>> DecodeFingerprint(const wire::FieldReader& r);
 // lease_duration_secs, 5..3600.
 Result<std::optional<int>> LeaseSeconds(const wire::FieldReader& r);
 

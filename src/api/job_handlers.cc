@@ -24,6 +24,7 @@ Result<engine::ListJobsParams> DecodeListJobs(const QueryParams& q) {
   REDRIVE_ASSIGN_OR_RETURN(p.queue_name, QueryQueueName(q));
   REDRIVE_ASSIGN_OR_RETURN(p.status, QueryStatus(q));
   p.tag = QueryString(q, "tag");
+  REDRIVE_ASSIGN_OR_RETURN(p.fingerprint, CheckFingerprint(QueryString(q, "fingerprint")));
   REDRIVE_ASSIGN_OR_RETURN(p.limit, QueryLimit(q, "limit", 100, 50));
   REDRIVE_RETURN_IF_ERROR(QueryFixedOrder(q, "created_at"));
   REDRIVE_ASSIGN_OR_RETURN(std::optional<int64_t> offset, QueryInt(q, "offset", 0, INT32_MAX));

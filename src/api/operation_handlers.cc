@@ -28,8 +28,10 @@ const std::set<std::string, std::less<>> kSelectorFields = {
     "job_ids",      "queue_name",  "dead_reason", "tag",
     "error_prefix", "fingerprint", "dead_before", "status"};
 
+// The actions that may select dead jobs by their dead-letter fields.
 bool SelectsDead(OperationAction a) {
-  return a == OperationAction::kRetry || a == OperationAction::kPurge;
+  return a == OperationAction::kRetry || a == OperationAction::kPurge ||
+         a == OperationAction::kMove;
 }
 
 Status CheckJobIds(const std::vector<std::string>& ids) {
@@ -94,8 +96,8 @@ Status DecodeSelector(const boost::json::object& body, engine::CreateOperationPa
     for (const char* field : {"dead_reason", "dead_before"}) {
       if (r.Find(field) != nullptr) {
         return Status::Validation(r.Path(field), r.Path(field) +
-                                                     " selects dead jobs: only retry and purge "
-                                                     "take it");
+                                                     " selects dead jobs: only retry, purge "
+                                                     "and move take it");
       }
     }
   }
@@ -117,6 +119,38 @@ Status DecodeSelector(const boost::json::object& body, engine::CreateOperationPa
   return Status::Ok();
 }
 
+// budget (retry, release) and target_queue (retry, release: optional;
+// move: required, and not the queue the selector names).
+Status DecodeRedrive(const wire::FieldReader& r, engine::CreateOperationParams& p) {
+  const bool redrives =
+      p.action == OperationAction::kRetry || p.action == OperationAction::kRelease;
+  const bool moves = p.action == OperationAction::kMove;
+  if (!redrives && r.Find("budget") != nullptr) {
+    return Status::Validation("budget", "budget applies only to retry and release operations");
+  }
+  if (!redrives && !moves && r.Find("target_queue") != nullptr) {
+    return Status::Validation("target_queue",
+                              "target_queue applies only to retry, release and move operations");
+  }
+  if (redrives) {
+    REDRIVE_ASSIGN_OR_RETURN(p.budget, Budget(r));
+  }
+  if (redrives || moves) {
+    REDRIVE_ASSIGN_OR_RETURN(p.target_queue, TargetQueue(r));
+  }
+  if (!moves) return Status::Ok();
+  if (!p.target_queue) {
+    return Status::Validation("target_queue",
+                              "target_queue is required: the queue a move sends the jobs to");
+  }
+  if (p.filter.queue_name == p.target_queue) {
+    return Status::Validation(
+        "target_queue", "target_queue must differ from selector.queue_name (" + *p.target_queue +
+                            "): the jobs are already there");
+  }
+  return Status::Ok();
+}
+
 Result<engine::CreateOperationParams> DecodeCreate(const Call& call,
                                                    const boost::json::object& body) {
   wire::FieldReader r(body);
@@ -132,18 +166,7 @@ Result<engine::CreateOperationParams> DecodeCreate(const Call& call,
   p.dry_run = dry_run.value_or(false);
   REDRIVE_ASSIGN_OR_RETURN(p.rate_per_second,
                            r.Number("rate_per_second", kMinRatePerSecond, kMaxRatePerSecond));
-  const bool redrives =
-      p.action == OperationAction::kRetry || p.action == OperationAction::kRelease;
-  for (const char* field : {"budget", "target_queue"}) {
-    if (!redrives && r.Find(field) != nullptr) {
-      return Status::Validation(
-          field, std::string(field) + " applies only to retry and release operations");
-    }
-  }
-  if (redrives) {
-    REDRIVE_ASSIGN_OR_RETURN(p.budget, Budget(r));
-    REDRIVE_ASSIGN_OR_RETURN(p.target_queue, TargetQueue(r));
-  }
+  REDRIVE_RETURN_IF_ERROR(DecodeRedrive(r, p));
   REDRIVE_ASSIGN_OR_RETURN(p.reason, r.String("reason", 0, kMaxOperationReasonBytes));
   if (!p.reason || p.reason->empty()) {
     // The audit log's reason header stands in for a body without one.

@@ -57,12 +57,16 @@ Result<engine::BulkReleaseParams> DecodeBulkRelease(const boost::json::object& b
   REDRIVE_ASSIGN_OR_RETURN(p.job_ids, DecodeReleaseIds(r));
   REDRIVE_ASSIGN_OR_RETURN(p.queue_name, OptionalQueueName(r));
   REDRIVE_ASSIGN_OR_RETURN(p.tag, r.String("tag", 1, 1024));
-  if (!p.job_ids.empty() && (p.queue_name || p.tag)) {
-    return Status::Validation("job_ids", "give job_ids or a filter (queue_name, tag), not both");
+  REDRIVE_ASSIGN_OR_RETURN(p.fingerprint, DecodeFingerprint(r));
+  const bool filtered = p.queue_name || p.tag || p.fingerprint;
+  if (!p.job_ids.empty() && filtered) {
+    return Status::Validation("job_ids",
+                              "give job_ids or a filter (queue_name, tag, fingerprint), not both");
   }
   // Never "every quarantined job of every queue" by accident.
-  if (p.job_ids.empty() && !p.queue_name && !p.tag) {
-    return Status::Validation("job_ids", "the selector is empty: give job_ids, queue_name or tag");
+  if (p.job_ids.empty() && !filtered) {
+    return Status::Validation(
+        "job_ids", "the selector is empty: give job_ids, queue_name, tag or fingerprint");
   }
   REDRIVE_ASSIGN_OR_RETURN(std::optional<int64_t> limit, r.Int("limit", 1, kMaxReleaseLimit));
   p.limit = static_cast<int>(limit.value_or(100));

@@ -154,6 +154,11 @@ void AddServeFlags(CLI::App& serve, server::ServeFlags& flags) {
       ->envname("REDRIVE_AUDIT_RETENTION")
       ->capture_default_str();
   serve
+      .add_option("--operation-retention", flags.operation_retention,
+                  "How long a finished bulk operation is kept (7d, 30d, 12h; at most a year)")
+      ->envname("REDRIVE_OPERATION_RETENTION")
+      ->capture_default_str();
+  serve
       .add_option("--access-token-ttl", flags.access_token_ttl,
                   "How long an access token from POST /api/v1/auth/login lasts (1m..24h); a "
                   "revoked key's tokens stop at once regardless")

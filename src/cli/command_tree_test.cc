@@ -98,7 +98,8 @@ TEST_F(CommandTreeTest, BashCompletionIsValidAndCompletesCommandsAndOptions) {
 TEST_F(CommandTreeTest, ZshCompletionNamesTheSameCommands) {
   std::string zsh = ZshCompletion(app_);
   EXPECT_TRUE(zsh.starts_with("#compdef redrive\n"));
-  EXPECT_THAT(zsh, HasSubstr("'redrive jobs' 'list get history cancel retry release priority"));
+  EXPECT_THAT(zsh,
+              HasSubstr("'redrive jobs' 'list get history cancel retry release move priority"));
   EXPECT_THAT(zsh, HasSubstr("compdef _redrive redrive"));
 }
 

@@ -13,6 +13,7 @@ namespace redrive::cli {
 
 void AddEnqueueCommand(CLI::App& app, CliContext& ctx);     // enqueue_command.cc
 void AddJobsCommand(CLI::App& app, CliContext& ctx);        // jobs_command.cc
+void AddJobsMove(CLI::App& jobs, CliContext& ctx);          // jobs_move_command.cc (jobs move)
 void AddDlqCommand(CLI::App& app, CliContext& ctx);         // dlq_command.cc
 void AddQueuesCommand(CLI::App& app, CliContext& ctx);      // queues_command.cc
 void AddWorkersCommand(CLI::App& app, CliContext& ctx);     // workers_command.cc

@@ -1,7 +1,7 @@
-// `redrive jobs list|get|history|cancel|retry|release|priority|watch`: look
-// at and act on single jobs (release also on a selection of quarantined
-// jobs). Each action makes one SDK call and prints its answer; watch prints
-// the live events of jobs as they happen.
+// `redrive jobs list|get|history|cancel|retry|release|move|priority|watch`:
+// look at and act on single jobs (release also on a selection of quarantined
+// jobs; move, in jobs_move_command.cc, on a queue's jobs). Each action makes one SDK call and
+// prints its answer; watch prints the live events of jobs as they happen.
 #include <CLI/CLI.hpp>
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -38,7 +38,7 @@ std::string CheckStatus(const std::string& text) {
 }
 
 struct ListFlags {
-  std::string queue, status, tag;
+  std::string queue, status, tag, fingerprint;
   std::optional<int> limit, offset;
   bool all = false;
 };
@@ -63,6 +63,7 @@ int RunList(CliContext& ctx, const ListFlags& f) {
   if (!f.queue.empty()) filter.queue_name = f.queue;
   if (!f.status.empty()) filter.status = ParseJobStatus(f.status);
   if (!f.tag.empty()) filter.tag = f.tag;
+  if (!f.fingerprint.empty()) filter.fingerprint = f.fingerprint;
   PageReader<Job> read = [&](int offset, int limit) {
     sdk::ListJobsFilter page = filter;
     page.offset = offset;
@@ -92,6 +93,8 @@ void AddList(CLI::App& jobs, CliContext& ctx) {
   cmd->add_option("--queue,-q", f->queue, "Only this queue");
   cmd->add_option("--status,-s", f->status, "Only this status")->check(CheckStatus);
   cmd->add_option("--tag", f->tag, "Only jobs with this tag: key=value, or key for any value");
+  cmd->add_option("--fingerprint", f->fingerprint,
+                  "Only dead or quarantined jobs of this error class (error_fingerprint)");
   cmd->add_option("--limit,-n", f->limit, "At most this many (default 50; any number, paged)");
   cmd->add_option("--offset", f->offset, "Skip this many");
   cmd->add_flag("--all", f->all, "Every matching job, page after page");
@@ -189,7 +192,7 @@ void AddRetry(CLI::App& jobs, CliContext& ctx) {
 }
 
 struct ReleaseFlags {
-  std::string id, queue, tag, budget, to_queue;
+  std::string id, queue, tag, fingerprint, budget, to_queue;
   std::optional<int> limit;
   bool dry_run = false;
 };
@@ -209,12 +212,13 @@ int RunReleaseOne(CliContext& ctx, const ReleaseFlags& f) {
 
 int RunRelease(CliContext& ctx, const ReleaseFlags& f) {
   if (!f.id.empty()) return RunReleaseOne(ctx, f);
-  if (f.queue.empty() && f.tag.empty()) {
-    return UsageError("jobs release: give a job ID, or --queue Q and/or --tag T");
+  if (f.queue.empty() && f.tag.empty() && f.fingerprint.empty()) {
+    return UsageError("jobs release: give a job ID, or --queue Q, --tag T and/or --fingerprint F");
   }
   sdk::ReleaseRequest request;
   request.queue_name = OptionalText(f.queue);
   request.tag = OptionalText(f.tag);
+  request.fingerprint = OptionalText(f.fingerprint);
   request.limit = f.limit;
   request.dry_run = f.dry_run;
   request.budget = OptionalText(f.budget);
@@ -244,6 +248,9 @@ void AddRelease(CLI::App& jobs, CliContext& ctx) {
   auto* id = cmd->add_option("ID", f->id, "Job id (or select with --queue/--tag)");
   cmd->add_option("--queue,-q", f->queue, "Quarantined jobs of this queue")->excludes(id);
   cmd->add_option("--tag", f->tag, "Quarantined jobs with this tag (key=value or key)")
+      ->excludes(id);
+  cmd->add_option("--fingerprint", f->fingerprint,
+                  "Quarantined jobs of this error class (their error_fingerprint, 16 hex digits)")
       ->excludes(id);
   cmd->add_option("--limit,-n", f->limit, "At most this many (1..1000, default 100)")->excludes(id);
   cmd->add_flag("--dry-run", f->dry_run, "Only count what would be released")->excludes(id);
@@ -339,7 +346,7 @@ void AddWatch(CLI::App& jobs, CliContext& ctx) {
 
 void AddJobsCommand(CLI::App& app, CliContext& ctx) {
   auto* jobs = app.add_subcommand(
-      "jobs", "List, inspect, cancel, retry, release, reprioritize and watch jobs");
+      "jobs", "List, inspect, cancel, retry, release, move, reprioritize and watch jobs");
   jobs->require_subcommand(1);
   AddList(*jobs, ctx);
   AddGet(*jobs, ctx);
@@ -347,6 +354,7 @@ void AddJobsCommand(CLI::App& app, CliContext& ctx) {
   AddCancel(*jobs, ctx);
   AddRetry(*jobs, ctx);
   AddRelease(*jobs, ctx);
+  AddJobsMove(*jobs, ctx);
   AddPriority(*jobs, ctx);
   AddWatch(*jobs, ctx);
 }

@@ -1,5 +1,5 @@
 // `redrive operations list|show|cancel`: bulk operations (retry, purge,
-// cancel, release over a selector) the server runs in the background.
+// cancel, release, move over a selector) the server runs in the background.
 #include <CLI/CLI.hpp>
 #include <boost/json/array.hpp>
 #include <boost/json/serialize.hpp>
@@ -24,6 +24,8 @@ std::string Verb(OperationAction a) {
       return "cancelled";
     case OperationAction::kRelease:
       return "released";
+    case OperationAction::kMove:
+      return "moved";
   }
   return "handled";
 }

@@ -124,7 +124,7 @@ struct Job {
 // One entry of a job's history ("every state change writes one").
 // event_type is one of: created, processing, completed, retry_scheduled,
 // lease_expired, deadlettered, retried, cancelled, payload_updated, released,
-// quarantined, quarantine_released, snoozed.
+// quarantined, quarantine_released, snoozed, unblocked, blocked, moved.
 struct HistoryEntry {
   std::string id;  // UUIDv7; assigned by core's NewHistoryEntry (transition.h)
   std::string job_id;

@@ -7,11 +7,12 @@
 namespace redrive {
 namespace {
 
-constexpr std::array<std::pair<OperationAction, const char*>, 4> kActions{{
+constexpr std::array<std::pair<OperationAction, const char*>, 5> kActions{{
     {OperationAction::kRetry, "retry"},
     {OperationAction::kPurge, "purge"},
     {OperationAction::kCancel, "cancel"},
     {OperationAction::kRelease, "release"},
+    {OperationAction::kMove, "move"},
 }};
 constexpr std::array<std::pair<OperationState, const char*>, 5> kStates{{
     {OperationState::kQueued, "queued"},
@@ -71,6 +72,9 @@ std::vector<JobStatus> ActionStatuses(OperationAction a) {
       return {JobStatus::kPending, JobStatus::kScheduled, JobStatus::kProcessing};
     case OperationAction::kRelease:
       return {JobStatus::kQuarantined};
+    case OperationAction::kMove:
+      return {JobStatus::kPending, JobStatus::kScheduled, JobStatus::kDeadletter,
+              JobStatus::kQuarantined};
   }
   return {};
 }

@@ -1,10 +1,11 @@
-// A bulk operation: one operator action (retry, purge, cancel, release) over
+// A bulk operation: one operator action (retry, purge, cancel, release, move) over
 // every job a selector matches, however many, run in the background in
 // bounded batches (engine/services/operation_runner.h) and kept in the store
 // (the `operations` table), so it survives a restart and resumes where it
 // stopped. Plain data; JSON in wire/operation_json.h.
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,6 +22,8 @@ enum class OperationAction {
   kPurge,    // dead jobs → deleted
   kCancel,   // pending, scheduled or processing jobs → cancelled (event::Cancel)
   kRelease,  // quarantined jobs → pending (event::ReleaseQuarantine)
+  kMove,     // pending, scheduled, dead or quarantined jobs → target_queue, same status
+             // (event::Move)
 };
 
 // queued → running → completed | cancelled | failed.
@@ -28,7 +31,7 @@ enum class OperationState { kQueued, kRunning, kCompleted, kCancelled, kFailed }
 
 const char* OperationActionName(OperationAction a);  // "retry", ...
 std::optional<OperationAction> ParseOperationAction(std::string_view s);
-std::string OperationActionNames();                // "retry, purge, cancel, release"
+std::string OperationActionNames();                // "retry, purge, cancel, release, move"
 const char* OperationStateName(OperationState s);  // "queued", ...
 std::optional<OperationState> ParseOperationState(std::string_view s);
 // completed, cancelled or failed: it changes no job any more.
@@ -36,13 +39,19 @@ bool IsFinished(OperationState s);
 
 // The statuses an action may select; a selector's `status` narrows them to
 // one of these. Retry and purge: deadletter; cancel: pending, scheduled,
-// processing; release: quarantined.
+// processing; release: quarantined; move: pending, scheduled, deadletter,
+// quarantined (never processing: its holder would finish it in the wrong
+// queue; never blocked: it waits for its workflow).
 std::vector<JobStatus> ActionStatuses(OperationAction a);
 
 // "pending,scheduled": how stores keep Operation::statuses; Parse skips
 // unknown names.
 std::string StatusListText(const std::vector<JobStatus>& statuses);
 std::vector<JobStatus> ParseStatusList(std::string_view text);
+
+// How long a finished operation is kept before retention deletes it
+// (`redrive serve --operation-retention`).
+inline constexpr std::chrono::hours kDefaultOperationRetention{24 * 7};
 
 // At most this many operations are unfinished (queued or running) at once.
 inline constexpr size_t kMaxUnfinishedOperations = 10;
@@ -58,10 +67,10 @@ struct Operation {
   OperationState state = OperationState::kQueued;
   // The selector as the client sent it, canonical JSON (shown back as is).
   std::string selector_json = "{}";
-  std::vector<JobStatus> statuses;        // what it selects (ActionStatuses, narrowed)
-  std::optional<double> rate_per_second;  // jobs per second; unset: as fast as batches go
-  std::optional<RetryBudget> budget;      // retry and release
-  std::optional<std::string> target_queue;
+  std::vector<JobStatus> statuses;          // what it selects (ActionStatuses, narrowed)
+  std::optional<double> rate_per_second;    // jobs per second; unset: as fast as batches go
+  std::optional<RetryBudget> budget;        // retry and release
+  std::optional<std::string> target_queue;  // retry and release (optional), move (required)
   std::optional<std::string> reason;
   std::string created_by;  // the caller, as the audit log names it
   long long matched = 0;   // jobs matched when it started

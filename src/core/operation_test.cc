@@ -7,20 +7,25 @@ namespace {
 
 TEST(OperationTest, NamesRoundTripAndUnknownOnesAreRefused) {
   for (auto a : {OperationAction::kRetry, OperationAction::kPurge, OperationAction::kCancel,
-                 OperationAction::kRelease}) {
+                 OperationAction::kRelease, OperationAction::kMove}) {
     EXPECT_EQ(ParseOperationAction(OperationActionName(a)), a);
   }
-  EXPECT_FALSE(ParseOperationAction("move").has_value());
+  EXPECT_FALSE(ParseOperationAction("teleport").has_value());
   for (auto s : {OperationState::kQueued, OperationState::kRunning, OperationState::kCompleted,
                  OperationState::kCancelled, OperationState::kFailed}) {
     EXPECT_EQ(ParseOperationState(OperationStateName(s)), s);
     EXPECT_EQ(IsFinished(s), s != OperationState::kQueued && s != OperationState::kRunning);
   }
-  EXPECT_EQ(OperationActionNames(), "retry, purge, cancel, release");
+  EXPECT_EQ(OperationActionNames(), "retry, purge, cancel, release, move");
   EXPECT_EQ(ParseStatusList(StatusListText(ActionStatuses(OperationAction::kCancel))),
             ActionStatuses(OperationAction::kCancel));
   EXPECT_EQ(ActionStatuses(OperationAction::kRelease),
             std::vector<JobStatus>{JobStatus::kQuarantined});
+  // A move never takes a processing job (its holder would complete it in the
+  // wrong queue) nor a blocked one.
+  EXPECT_EQ(ActionStatuses(OperationAction::kMove),
+            (std::vector<JobStatus>{JobStatus::kPending, JobStatus::kScheduled,
+                                    JobStatus::kDeadletter, JobStatus::kQuarantined}));
 }
 
 TEST(OperationTest, TheEtaComesFromTheRateOrTheMeasuredSpeed) {

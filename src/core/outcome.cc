@@ -78,6 +78,8 @@ constexpr std::array<OutcomeInfo, kOutcomeCount> kTable = {{
     {O::kSnoozed, "snoozed", "snoozed", {Count("snoozed")}, {}},
     {O::kUnblocked, "unblocked", "unblocked", {Count("unblocked")}, {}},
     {O::kBlocked, "blocked", "blocked", {Count("blocked")}, {}},
+    // A move changes the queue only: no status, so no job webhook.
+    {O::kMoved, "moved", "moved", {Count("moved")}, {}},
 }};
 
 constexpr bool RowsInOutcomeOrder() {

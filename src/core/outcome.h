@@ -34,9 +34,10 @@ enum class Outcome {
   kSnoozed,                  // processing -> scheduled|pending: "not now", no retry spent
   kUnblocked,                // blocked -> pending|scheduled: its dependencies are met
   kBlocked,                  // pending|scheduled -> blocked: dependencies added, not met
+  kMoved,                    // an operator moved a waiting or dead job to another queue
 };
-inline constexpr size_t kOutcomeCount = 21;
-static_assert(static_cast<size_t>(Outcome::kBlocked) + 1 == kOutcomeCount,
+inline constexpr size_t kOutcomeCount = 22;
+static_assert(static_cast<size_t>(Outcome::kMoved) + 1 == kOutcomeCount,
               "kOutcomeCount counts every Outcome");
 
 // A metric event an outcome counts: a TxEffects::job_events event name of the

@@ -64,11 +64,11 @@ TEST(OutcomeTableTest, NamesAreUniqueAndEveryRowIsWellFormed) {
 }
 
 TEST(OutcomeTableTest, HistoryTypesAreTheOnesTheApiDocuments) {
-  const std::set<std::string> known = {"created",         "processing",    "completed",
-                                       "retry_scheduled", "lease_expired", "deadlettered",
-                                       "retried",         "cancelled",     "released",
-                                       "payload_updated", "quarantined",   "quarantine_released",
-                                       "snoozed",         "unblocked",     "blocked"};
+  const std::set<std::string> known = {
+      "created",       "processing",      "completed",   "retry_scheduled",
+      "lease_expired", "deadlettered",    "retried",     "cancelled",
+      "released",      "payload_updated", "quarantined", "quarantine_released",
+      "snoozed",       "unblocked",       "blocked",     "moved"};
   std::set<std::string> used;
   for (const OutcomeInfo& row : OutcomeTable()) {
     if (row.history_type == nullptr) continue;
@@ -88,7 +88,7 @@ TEST(OutcomeTableTest, CountsAreTheEngineJobEvents) {
   const std::set<std::string> known = {
       "enqueued",      "claimed",      "completed", "failed",      "retry_scheduled",
       "lease_expired", "deadlettered", "redriven",  "quarantined", "quarantine_released",
-      "snoozed",       "unblocked",    "blocked"};
+      "snoozed",       "unblocked",    "blocked",   "moved"};
   std::set<std::string> used;
   for (const OutcomeInfo& row : OutcomeTable()) {
     for (const CountedEvent& c : row.counts) {

@@ -275,6 +275,30 @@ class Applier {
     return std::move(change_);
   }
 
+  Result<Change> operator()(const event::Move& e) {
+    switch (job_.status) {
+      case JobStatus::kPending:
+      case JobStatus::kScheduled:
+      case JobStatus::kDeadletter:
+      case JobStatus::kQuarantined:
+        break;
+      default:
+        return WrongStatus(job_, "move");
+    }
+    if (!IsValidQueueName(e.target_queue)) {
+      return Status::Validation("target_queue", "target_queue is not a valid queue name");
+    }
+    if (e.target_queue == job_.queue_name) {
+      return Status::Conflict("job " + job_.id + " is already in queue " + job_.queue_name);
+    }
+    change_.after.queue_name = e.target_queue;
+    JsonObjectText details;
+    details.Str("from_queue", job_.queue_name).Str("to_queue", e.target_queue).Str("by", e.by);
+    if (e.operation_id) details.Str("operation_id", *e.operation_id);
+    History(Outcome::kMoved, std::nullopt, details.Build());
+    return std::move(change_);
+  }
+
   Result<Change> operator()(const event::Snooze& e) {
     REDRIVE_RETURN_IF_ERROR(CheckLease(job_, e.worker_id, e.lease_id, now_));
     if (job_.snooze_count >= job_.max_snoozes) {
@@ -406,7 +430,8 @@ const char* EventName(const Event& e) {
                                            "release_quarantine",
                                            "snooze",
                                            "unblock",
-                                           "block"};
+                                           "block",
+                                           "move"};
   static_assert(std::size(kNames) == std::variant_size_v<Event>);
   return kNames[e.index()];
 }

@@ -25,6 +25,7 @@
 //   processing --Snooze-->       scheduled | pending   (no retry spent; fenced)
 //   blocked    --Unblock-->      pending | scheduled   (its dependencies are met)
 //   pending|scheduled --Block--> blocked          (dependencies added, not met)
+//   pending|scheduled|deadletter|quarantined --Move--> same status, another queue
 //   blocked    --Cancel|SetPriority--> cancelled | blocked
 // A Retry of a job whose dependencies are not met (Retry::dependencies_met
 // false) goes back to blocked instead of pending.
@@ -135,13 +136,25 @@ struct Unblock {
 // Dependencies were added to a pending or scheduled job and are not met:
 // -> blocked.
 struct Block {};
+// An operator moves a job to another queue (a `move` operation). A waiting
+// job (pending, scheduled) keeps its status and runs from the target queue;
+// a dead-lettered or quarantined one stays so, in the target queue's DLQ or
+// quarantine. Refused (CONFLICT) for a processing job (its holder would
+// finish it in a queue it was not claimed from), a blocked one (it waits for
+// its workflow), a finished one, or a job already in the target queue.
+struct Move {
+  std::string target_queue;                 // the caller has made sure it exists
+  std::string by;                           // the operator, as the audit log names them (history)
+  std::optional<std::string> operation_id;  // the operation that moved it (history)
+};
 
 }  // namespace event
 
-using Event = std::variant<event::Claim, event::Promote, event::Heartbeat, event::Complete,
-                           event::Fail, event::LeaseExpiry, event::Deadline, event::Cancel,
-                           event::Retry, event::UpdatePayload, event::Release, event::SetPriority,
-                           event::ReleaseQuarantine, event::Snooze, event::Unblock, event::Block>;
+using Event =
+    std::variant<event::Claim, event::Promote, event::Heartbeat, event::Complete, event::Fail,
+                 event::LeaseExpiry, event::Deadline, event::Cancel, event::Retry,
+                 event::UpdatePayload, event::Release, event::SetPriority, event::ReleaseQuarantine,
+                 event::Snooze, event::Unblock, event::Block, event::Move>;
 
 // The name of an event kind, e.g. "claim" (logs and tests).
 const char* EventName(const Event& e);

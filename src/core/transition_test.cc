@@ -248,6 +248,16 @@ std::map<Key, Expectation> BuildTable() {
     t[{s, 15}] = Accepted([](Job& j) { j.status = S::kBlocked; },
                           ExpectedHistory{"blocked", std::nullopt, "{}"});
   }
+
+  // 16 Move: a waiting, dead or quarantined job changes queue, nothing else
+  // (transition_move_test.cc has the refusals' reasons).
+  for (S s : kAll) t[{s, 16}] = Refused(kConflict);
+  for (S s : {S::kPending, S::kScheduled, S::kDeadletter, S::kQuarantined}) {
+    t[{s, 16}] = Accepted(
+        [](Job& j) { j.queue_name = "emails-slow"; },
+        ExpectedHistory{"moved", std::nullopt,
+                        R"({"from_queue":"emails","to_queue":"emails-slow","by":"ops@alice"})"});
+  }
   return t;
 }
 
@@ -370,6 +380,10 @@ TEST(TransitionTableTest, NamesTheOutcomeOfEveryAcceptedPair) {
       {{S::kBlocked, 14}, O::kUnblocked},
       {{S::kPending, 15}, O::kBlocked},
       {{S::kScheduled, 15}, O::kBlocked},
+      {{S::kPending, 16}, O::kMoved},
+      {{S::kScheduled, 16}, O::kMoved},
+      {{S::kDeadletter, 16}, O::kMoved},
+      {{S::kQuarantined, 16}, O::kMoved},
   };
   size_t accepted = 0;
   for (const auto& [key, expectation] : Table()) {
@@ -402,7 +416,8 @@ TEST(EventNameTest, NamesEveryKind) {
                                "release_quarantine",
                                "snooze",
                                "unblock",
-                               "block"};
+                               "block",
+                               "move"};
   for (size_t k = 0; k < kEventKinds; ++k) EXPECT_STREQ(EventName(EventOfKind(k)), kWant[k]);
 }
 

@@ -57,7 +57,7 @@ using namespace std::chrono_literals;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-static_assert(std::variant_size_v<Event> == 16, "a new event kind needs rows in the table");
+static_assert(std::variant_size_v<Event> == 17, "a new event kind needs rows in the table");
 inline constexpr size_t kEventKinds = std::variant_size_v<Event>;
 
 // 2026-11-29T12:00:00.000Z: "now" in every test unless stated.
@@ -181,6 +181,8 @@ inline Event EventOfKind(size_t kind) {
       return event::Unblock{"dep-1"};
     case 15:
       return event::Block{};
+    case 16:
+      return event::Move{"emails-slow", "ops@alice", std::nullopt};
   }
   ADD_FAILURE() << "no event kind " << kind;
   return event::Promote{};

@@ -76,6 +76,7 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
       committer, options.sweep_batch, options.schedule_history_keep,
       options.schedule_history_retention, options.retention_interval));
   loop.Add(std::make_unique<AuditRetention>(committer, options.sweep_batch, options.audit_retention,
+                                            options.operation_retention,
                                             options.retention_interval));
   loop.Add(std::make_unique<ErrorFingerprintBackfill>(committer, options.sweep_batch,
                                                       options.retention_interval));

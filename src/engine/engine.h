@@ -82,6 +82,9 @@ struct EngineOptions {
   // how long an Idempotency-Key of an operator route is remembered.
   std::chrono::seconds audit_retention{90 * 24 * 3600};
   std::chrono::seconds idempotency_ttl{24 * 3600};
+  // How long a finished bulk operation is kept (--operation-retention),
+  // pruned with the audit log (services/audit_retention.h).
+  std::chrono::seconds operation_retention{kDefaultOperationRetention};
   // Workers whose last heartbeat is older than this are deleted from the
   // registry (checked every retention_interval); those holding a lease stay.
   // Zero: never.

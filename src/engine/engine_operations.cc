@@ -42,6 +42,9 @@ store::OperationRecord RecordOf(const CreateOperationParams& p) {
 void Engine::CreateOperation(CreateOperationParams p, Callback<CreateOperationResult> done) {
   impl_->Write<CreateOperationResult>(
       [p = std::move(p)](WriteTx& tx, TxContext& ctx) -> Result<CreateOperationResult> {
+        if (p.action == OperationAction::kMove && !p.target_queue) {
+          return Status::Validation("target_queue", "a move needs a target_queue");
+        }
         store::OperationRecord rec = RecordOf(p);
         CreateOperationResult r;
         r.dry_run = p.dry_run;

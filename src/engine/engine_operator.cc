@@ -27,6 +27,7 @@ store::JobFilter FilterOf(const ListJobsParams& p) {
   f.queue_name = p.queue_name;
   f.status = p.status;
   f.tag = p.tag;
+  f.fingerprint = p.fingerprint;
   f.limit = p.limit;
   f.offset = p.offset;
   return f;

@@ -48,6 +48,7 @@ Result<std::vector<Job>> SelectQuarantined(WriteTx& tx, const BulkReleaseParams&
   f.status = JobStatus::kQuarantined;
   f.queue_name = p.queue_name;
   f.tag = p.tag;
+  f.fingerprint = p.fingerprint;
   f.limit = p.limit;
   return tx.ListJobs(f, false);
 }

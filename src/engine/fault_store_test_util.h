@@ -346,6 +346,9 @@ class FaultStore final : public store::Store {
     Result<std::vector<Job>> SelectJobsAfter(const store::JobSelection& sel) override {
       return inner_->SelectJobsAfter(sel);
     }
+    Result<long long> DeleteFinishedOperationsBefore(Instant before, int limit) override {
+      return inner_->DeleteFinishedOperationsBefore(before, limit);
+    }
     Status InsertSchedule(const Schedule& schedule) override {
       return inner_->InsertSchedule(schedule);
     }

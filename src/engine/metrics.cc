@@ -41,6 +41,8 @@ constexpr CounterSpec kJobCounters[] = {
      "Blocked jobs whose dependencies were met (workflows), made claimable."},
     {"blocked", "redrive_jobs_blocked_total",
      "Waiting jobs sent back to blocked because dependencies were added to them."},
+    {"moved", "redrive_jobs_moved_total",
+     "Waiting, dead or quarantined jobs an operator moved to another queue (move operations)."},
 };
 // One counter per TxEffects::schedule_runs key.
 struct ScheduleCounterSpec {

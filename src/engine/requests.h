@@ -132,7 +132,8 @@ struct ReleaseParams {
 struct BulkReleaseParams {
   std::vector<std::string> job_ids;  // when given, the filter is not used
   std::optional<std::string> queue_name;
-  std::optional<std::string> tag;  // as in ListJobsParams::tag
+  std::optional<std::string> tag;          // as in ListJobsParams::tag
+  std::optional<std::string> fingerprint;  // the error class the crash left
   int limit = 100;
   bool dry_run = false;
   RetryBudget budget;
@@ -156,6 +157,8 @@ struct ListJobsParams {
   std::optional<JobStatus> status;
   // "key=value" matches a tag exactly; "key" matches jobs having the tag.
   std::optional<std::string> tag;
+  // The error class of dead-lettered or quarantined jobs (core/error_fingerprint.h).
+  std::optional<std::string> fingerprint;
   int limit = 50;
   int offset = 0;
 };

@@ -29,7 +29,8 @@ Result<std::vector<Job>> Client::ListJobs(const ListJobsFilter& filter) {
   Query q;
   q.Add("queue_name", filter.queue_name);
   if (filter.status) q.Add("status", std::optional<std::string>(JobStatusName(*filter.status)));
-  q.Add("tag", filter.tag).Add("limit", filter.limit).Add("offset", filter.offset);
+  q.Add("tag", filter.tag).Add("fingerprint", filter.fingerprint);
+  q.Add("limit", filter.limit).Add("offset", filter.offset);
   return impl_->CallList<Job>("/jobs" + q.str(), &wire::JobFromJson);
 }
 

@@ -148,6 +148,7 @@ boost::json::object ReleaseToJson(const ReleaseRequest& request) {
   }
   Put(o, "queue_name", request.queue_name);
   Put(o, "tag", request.tag);
+  Put(o, "fingerprint", request.fingerprint);
   Put(o, "limit", request.limit);
   if (request.dry_run) o["dry_run"] = true;
   Put(o, "budget", request.budget);

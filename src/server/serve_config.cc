@@ -451,6 +451,12 @@ Result<ServeConfig> MakeServeConfig(const ServeFlags& flags) {
                               "--audit-retention: " + audit_retention.status().message());
   }
   config.audit_retention = *audit_retention;
+  auto operation_retention = ParseDurationSeconds(flags.operation_retention);
+  if (!operation_retention.ok()) {
+    return Status::Validation("operation_retention",
+                              "--operation-retention: " + operation_retention.status().message());
+  }
+  config.operation_retention = *operation_retention;
   REDRIVE_RETURN_IF_ERROR(ApplyScheduleFlags(flags, &config));
   REDRIVE_RETURN_IF_ERROR(ApplyTokenFlags(flags, &config));
   REDRIVE_RETURN_IF_ERROR(ApplyEventFlags(flags, &config));

@@ -12,6 +12,7 @@
 
 #include "api/api.h"
 #include "core/limits.h"
+#include "core/operation.h"
 #include "core/status.h"
 
 namespace redrive::server {
@@ -90,6 +91,7 @@ struct ServeFlags {
   std::string retention_interval = "60s";
   std::string prune_workers_after = "7d";  // "0": never
   std::string audit_retention = "90d";
+  std::string operation_retention = "7d";
   std::string access_token_ttl = "15m";
   std::string refresh_token_ttl = "24h";
   bool single_use_refresh_tokens = false;
@@ -134,6 +136,8 @@ struct ServeConfig {
   std::chrono::seconds prune_workers_after{7 * 24 * 3600};
   // How long the operator audit log keeps an entry.
   std::chrono::seconds audit_retention{90 * 24 * 3600};
+  // How long a finished bulk operation (core/operation.h) is kept.
+  std::chrono::seconds operation_retention{kDefaultOperationRetention};
   // How long the token exchange's access tokens (1 min..24 h) and refresh
   // tokens (10 min..90 days) last (api/token_auth.h).
   std::chrono::seconds access_token_ttl{15 * 60};

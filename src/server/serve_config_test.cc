@@ -193,6 +193,19 @@ TEST(MakeServeConfigTest, AuditRetentionTakesAPositiveDuration) {
   }
 }
 
+TEST(MakeServeConfigTest, OperationRetentionTakesAPositiveDuration) {
+  EXPECT_EQ(MakeServeConfig(ServeFlags{})->operation_retention, std::chrono::hours(7 * 24));
+  ServeFlags f;
+  f.operation_retention = "12h";
+  EXPECT_EQ(MakeServeConfig(f)->operation_retention, std::chrono::hours(12));
+  for (const char* bad : {"0", "soon", "400d"}) {
+    f.operation_retention = bad;
+    auto c = MakeServeConfig(f);
+    ASSERT_FALSE(c.ok()) << bad;
+    EXPECT_EQ(c.status().field(), "operation_retention");
+  }
+}
+
 TEST(MakeServeConfigTest, TokenLifetimesAreBounded) {
   auto defaults = MakeServeConfig(ServeFlags{});
   EXPECT_EQ(defaults->access_token_ttl, std::chrono::minutes(15));

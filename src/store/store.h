@@ -634,6 +634,10 @@ class WriteTx : public ReadTx {
   // sel.match.limit, with payload. On PostgreSQL locked FOR UPDATE SKIP
   // LOCKED (a job another transaction holds is left for a later batch).
   virtual Result<std::vector<Job>> SelectJobsAfter(const JobSelection& sel) = 0;
+  // Deletes at most `limit` finished operations (completed, cancelled,
+  // failed) whose finished_at is before `before`, oldest finished first; an
+  // unfinished one is never deleted. Returns how many.
+  virtual Result<long long> DeleteFinishedOperationsBefore(Instant before, int limit) = 0;
 
   // Token exchange (core/refresh_token.h).
   // The token secret: stores `candidate` when the store holds none, then

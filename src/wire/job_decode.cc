@@ -44,6 +44,7 @@ Result<Job> JobFromJson(const boost::json::value& v) {
   job.timeout_seconds = static_cast<int>(ReadIntOr(*o, "timeout_seconds", job.timeout_seconds));
   if (const auto* b = ReadObject(*o, "backoff")) job.backoff = BackoffFromJson(*b);
   job.last_error = ReadString(*o, "last_error");
+  job.error_fingerprint = ReadString(*o, "error_fingerprint");
   if (auto r = ReadString(*o, "dead_reason")) {
     job.dead_reason = ParseDeadReason(*r).value_or(DeadReason::kNone);
   }

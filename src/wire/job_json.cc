@@ -33,6 +33,7 @@ void AddSettingsAndOutcome(const Job& job, boost::json::object& out) {
   out["backoff"] = BackoffToJson(job.backoff);
   out["last_error"] = OptionalString(job.last_error);
   out["dead_reason"] = DeadReasonToJson(job.dead_reason);
+  out["error_fingerprint"] = OptionalString(job.error_fingerprint);
   out["tags"] = TagsToJson(job.tags);
   out["idempotency_key"] = OptionalString(job.idempotency_key);
 }

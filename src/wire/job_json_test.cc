@@ -38,14 +38,38 @@ Job SampleJob() {
 
 TEST(JobJsonTest, FullJobHasEveryContractField) {
   boost::json::object o = JobToJson(SampleJob());
-  for (const char* key :
-       {"id",         "organization_id", "queue_name",         "status",      "payload",
-        "result",     "priority",        "retry_count",        "max_retries", "timeout_seconds",
-        "backoff",    "last_error",      "dead_reason",        "tags",        "idempotency_key",
-        "created_at", "updated_at",      "scheduled_at",       "started_at",  "completed_at",
-        "expires_at", "deadlettered_at", "assigned_worker_id", "lease_id",    "lease_expires_at",
-        "attempts",   "lease_expiries",  "crash_count",        "crash_limit", "snooze_count",
-        "max_snoozes"}) {
+  for (const char* key : {"id",
+                          "organization_id",
+                          "queue_name",
+                          "status",
+                          "payload",
+                          "result",
+                          "priority",
+                          "retry_count",
+                          "max_retries",
+                          "timeout_seconds",
+                          "backoff",
+                          "last_error",
+                          "dead_reason",
+                          "tags",
+                          "idempotency_key",
+                          "error_fingerprint",
+                          "created_at",
+                          "updated_at",
+                          "scheduled_at",
+                          "started_at",
+                          "completed_at",
+                          "expires_at",
+                          "deadlettered_at",
+                          "assigned_worker_id",
+                          "lease_id",
+                          "lease_expires_at",
+                          "attempts",
+                          "lease_expiries",
+                          "crash_count",
+                          "crash_limit",
+                          "snooze_count",
+                          "max_snoozes"}) {
     EXPECT_TRUE(o.contains(key)) << key;
   }
   EXPECT_EQ(o.at("organization_id"), "default");

@@ -2,6 +2,8 @@
 // what it is given, counts unfinished operations against a limit, selects due
 // ones; the batched selection walks jobs in (created_at, id) order after a cursor, with
 // the DLQ selector's filters, over the statuses an action selects.
+#include <algorithm>
+
 #include "store_conformance.h"
 
 namespace redrive::store::testing {
@@ -237,6 +239,73 @@ TEST_P(StoreConformanceTest, SelectJobsAfterMergesStatusesAndBreaksTiesById) {
   EXPECT_EQ(*tx->CountSelectedJobs(sel), 4);
   sel.after = JobCursor{T(1), "p-a"};
   EXPECT_THAT(Ids(*tx->SelectJobsAfter(sel)), ElementsAre("p-b", "s-a", "s-c"));
+}
+
+// A move is stored like any action (the schema's action CHECK takes it).
+TEST_P(StoreConformanceTest, AMoveOperationIsStored) {
+  OperationRecord rec = MakeOperation("op-move", T(0));
+  rec.operation.action = OperationAction::kMove;
+  rec.operation.statuses = ActionStatuses(OperationAction::kMove);
+  rec.operation.budget.reset();
+  rec.selection = DeadLetterSelection{};
+  rec.selection.queue_name = "emails";
+  Write([&](WriteTx& tx) { ASSERT_TRUE(tx.InsertOperation(rec, 10).ok()); });
+  Result<OperationRecord> got = BeginRead()->GetOperation("op-move");
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->operation.action, OperationAction::kMove);
+  EXPECT_EQ(got->operation.statuses, ActionStatuses(OperationAction::kMove));
+  EXPECT_EQ(got->operation.target_queue, "emails-slow");
+}
+
+// Retention: finished operations that finished before the cut-off go,
+// oldest first and at most `limit`; unfinished ones never do, however old.
+TEST_P(StoreConformanceTest, FinishedOperationsAreDeletedOldestFirstAndUnfinishedOnesNever) {
+  struct Row {
+    const char* id;
+    OperationState state;
+    std::optional<Instant> finished;
+  };
+  const Row rows[] = {
+      {"op-a", OperationState::kCompleted, T(10)}, {"op-b", OperationState::kCancelled, T(20)},
+      {"op-c", OperationState::kFailed, T(30)},    {"op-d", OperationState::kCompleted, T(200)},
+      {"op-e", OperationState::kRunning, {}},      {"op-f", OperationState::kQueued, {}},
+  };
+  Write([&](WriteTx& tx) {
+    for (const Row& row : rows) {
+      OperationRecord rec = MakeOperation(row.id, T(0));
+      rec.operation.state = row.state;
+      rec.operation.finished_at = row.finished;
+      ASSERT_TRUE(tx.InsertOperation(rec, 10).ok()) << row.id;
+    }
+  });
+  auto ids = [&] {
+    std::vector<std::string> out;
+    Result<std::vector<OperationRecord>> all = BeginRead()->ListOperations(100, 0);
+    EXPECT_TRUE(all.ok());
+    if (all.ok()) {
+      for (const OperationRecord& rec : *all) out.push_back(rec.operation.id);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  Write([&](WriteTx& tx) {
+    Result<long long> n = tx.DeleteFinishedOperationsBefore(T(100), 2);
+    ASSERT_TRUE(n.ok()) << n.status().ToString();
+    EXPECT_EQ(*n, 2);
+  });
+  EXPECT_THAT(ids(), ElementsAre("op-c", "op-d", "op-e", "op-f"));
+  Write([&](WriteTx& tx) {
+    Result<long long> n = tx.DeleteFinishedOperationsBefore(T(100), 10);
+    ASSERT_TRUE(n.ok());
+    EXPECT_EQ(*n, 1);
+  });
+  EXPECT_THAT(ids(), ElementsAre("op-d", "op-e", "op-f"));
+  Write([&](WriteTx& tx) {
+    Result<long long> n = tx.DeleteFinishedOperationsBefore(T(1000000), 10);
+    ASSERT_TRUE(n.ok());
+    EXPECT_EQ(*n, 1);
+  });
+  EXPECT_THAT(ids(), ElementsAre("op-e", "op-f"));
 }
 
 }  // namespace

@@ -12,8 +12,10 @@ ServiceRun AuditRetention::RunOnce(Instant now) {
     REDRIVE_ASSIGN_OR_RETURN(long long keys, tx.DeleteExpiredIdempotencyKeys(now, batch_));
     REDRIVE_ASSIGN_OR_RETURN(long long tokens,
                              tx.DeleteOldRefreshTokens(now - kKeepEndedRefreshTokens, batch_));
-    run.changed = entries + keys + tokens;
-    run.more = entries >= batch_ || keys >= batch_ || tokens >= batch_;
+    REDRIVE_ASSIGN_OR_RETURN(long long operations,
+                             tx.DeleteFinishedOperationsBefore(now - keep_operations_, batch_));
+    run.changed = entries + keys + tokens + operations;
+    run.more = entries >= batch_ || keys >= batch_ || tokens >= batch_ || operations >= batch_;
     return Status::Ok();
   });
   if (!st.ok()) spdlog::warn("audit retention: {}", st.ToString());

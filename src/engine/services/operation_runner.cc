@@ -31,6 +31,29 @@ void Finish(Operation& op, OperationState state, Instant now) {
   op.next_batch_at.reset();
 }
 
+// The event the operation applies to each of its jobs (not a purge, which
+// deletes).
+Event EventOf(const Operation& op) {
+  const RetryBudget budget = op.budget.value_or(RetryBudget{});
+  switch (op.action) {
+    case OperationAction::kRetry: {
+      event::Retry retry;
+      retry.source = "operation";
+      retry.budget = budget;
+      retry.target_queue = op.target_queue;
+      return retry;
+    }
+    case OperationAction::kRelease:
+      return event::ReleaseQuarantine{budget, op.target_queue};
+    case OperationAction::kMove:
+      return event::Move{op.target_queue.value_or(""), op.created_by, op.id};
+    case OperationAction::kCancel:
+    case OperationAction::kPurge:
+      break;
+  }
+  return event::Cancel{};
+}
+
 // Applies the action to `jobs`: how many it changed (the others were
 // changed by another request meanwhile, or no longer match).
 Result<long long> Apply(store::WriteTx& tx, TxContext& ctx, const Operation& op,
@@ -41,25 +64,10 @@ Result<long long> Apply(store::WriteTx& tx, TxContext& ctx, const Operation& op,
     for (const Job& j : jobs) ids.push_back(j.id);
     return tx.DeleteJobs(ids);
   }
-  const RetryBudget budget = op.budget.value_or(RetryBudget{});
-  REDRIVE_ASSIGN_OR_RETURN(std::vector<Change> changes,
-                           ops::ApplyToLoadedBatch(tx, ctx, jobs, [&](const Job&) -> Event {
-                             switch (op.action) {
-                               case OperationAction::kRetry: {
-                                 event::Retry retry;
-                                 retry.source = "operation";
-                                 retry.budget = budget;
-                                 retry.target_queue = op.target_queue;
-                                 return retry;
-                               }
-                               case OperationAction::kRelease:
-                                 return event::ReleaseQuarantine{budget, op.target_queue};
-                               case OperationAction::kCancel:
-                               case OperationAction::kPurge:
-                                 break;
-                             }
-                             return event::Cancel{};
-                           }));
+  const Event event = EventOf(op);
+  REDRIVE_ASSIGN_OR_RETURN(
+      std::vector<Change> changes,
+      ops::ApplyToLoadedBatch(tx, ctx, jobs, [&event](const Job&) { return event; }));
   return static_cast<long long>(changes.size());
 }
 

@@ -1,8 +1,6 @@
 #include "store/postgres/pg_operation_sql.h"
 
-#include <cstdio>
-#include <cstdlib>
-
+#include "core/operation_codec.h"
 #include "core/retry_budget.h"
 #include "store/postgres/pg_job_sql.h"
 
@@ -46,6 +44,17 @@ CREATE INDEX operations_unfinished ON redrive.operations (created_at)
   WHERE state IN ('queued','running');
 )sql";
 
+// Version 22: the `move` action, and finished operations by when they
+// finished, for their retention (DeleteFinishedOperationsBefore).
+const char kMoveSchema[] = R"sql(
+ALTER TABLE redrive.operations
+  DROP CONSTRAINT operations_action_check,
+  ADD CONSTRAINT operations_action_check
+    CHECK (action IN ('retry','purge','cancel','release','move'));
+CREATE INDEX operations_finished ON redrive.operations (finished_at)
+  WHERE state IN ('completed','cancelled','failed');
+)sql";
+
 namespace {
 
 // "REDRIVE5": creations of operations take turns between count and insert.
@@ -80,29 +89,10 @@ constexpr char kUpdate[] =
     "UPDATE redrive.operations SET state = $2, matched = $3, done = $4, failed = $5,"
     " cursor = $6, error = $7, updated_at = $8, started_at = $9, finished_at = $10,"
     " next_batch_at = $11 WHERE id = $1";
-
-std::string JoinIds(const std::vector<std::string>& ids) {
-  std::string out;
-  for (const std::string& id : ids) out += (out.empty() ? "" : "\n") + id;
-  return out;
-}
-
-std::vector<std::string> SplitIds(std::string_view text) {
-  std::vector<std::string> out;
-  while (!text.empty()) {
-    const size_t nl = text.find('\n');
-    out.emplace_back(text.substr(0, nl));
-    if (nl == std::string_view::npos) break;
-    text.remove_prefix(nl + 1);
-  }
-  return out;
-}
-
-std::string RateText(double rate) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.17g", rate);
-  return buf;
-}
+constexpr char kDeleteFinished[] =
+    "DELETE FROM redrive.operations WHERE id IN (SELECT id FROM redrive.operations"
+    " WHERE state IN ('completed','cancelled','failed') AND finished_at < $1"
+    " ORDER BY finished_at, id LIMIT $2 FOR UPDATE SKIP LOCKED)";
 
 OperationRecord ReadOperation(const PgResult& r, int row) {
   OperationRecord rec;
@@ -118,7 +108,7 @@ OperationRecord ReadOperation(const PgResult& r, int row) {
   rec.selection.tag = r.OptString(row, 8);
   rec.selection.error_prefix = r.OptString(row, 9);
   rec.selection.dead_before = r.OptTime(row, 10);
-  if (auto rate = r.OptString(row, 11)) op.rate_per_second = std::strtod(rate->c_str(), nullptr);
+  if (auto rate = r.OptString(row, 11)) op.rate_per_second = ParseRateText(*rate);
   if (auto budget = r.OptString(row, 12)) op.budget = ParseRetryBudget(*budget);
   op.target_queue = r.OptString(row, 13);
   op.reason = r.OptString(row, 14);
@@ -258,6 +248,14 @@ Result<std::vector<OperationRecord>> SelectDueOperations(PgConnection& conn, Ins
   p.Add(limit);
   REDRIVE_ASSIGN_OR_RETURN(PgResult r, conn.ExecPrepared(kSelectDue, p));
   return Rows(r);
+}
+
+Result<long long> DeleteFinishedOperationsBefore(PgConnection& conn, Instant before, int limit) {
+  PgParams p;
+  p.Add(before);
+  p.Add(limit);
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, conn.ExecPrepared(kDeleteFinished, p));
+  return static_cast<long long>(r.affected());
 }
 
 }  // namespace redrive::store::postgres::operation_sql

@@ -15,8 +15,10 @@
 
 namespace redrive::store::postgres::operation_sql {
 
-// PostgreSQL migration: the table and its indexes.
+// PostgreSQL migrations: the table and its indexes (20); the move action
+// and the index of finished operations (22).
 extern const char kSchema[];
+extern const char kMoveSchema[];
 
 // Reads.
 Result<OperationRecord> GetOperation(PgConnection& conn, const std::string& id, bool lock);
@@ -32,5 +34,8 @@ Status UpdateOperation(PgConnection& conn, const Operation& op);
 // Locked FOR UPDATE SKIP LOCKED: two nodes never run one operation's batch at once.
 Result<std::vector<OperationRecord>> SelectDueOperations(PgConnection& conn, Instant now,
                                                          int limit);
+// At most `limit` finished operations that finished before `before`, oldest
+// first (rows another transaction holds are left for the next pass).
+Result<long long> DeleteFinishedOperationsBefore(PgConnection& conn, Instant before, int limit);
 
 }  // namespace redrive::store::postgres::operation_sql

@@ -447,6 +447,7 @@ constexpr PgMigration kMigrations[] = {
     {19, "hourly throughput totals", throughput_sql::kHourlySchema},
     {20, "bulk operations", operation_sql::kSchema},
     {21, "error fingerprints", kSchemaV21},
+    {22, "move operations and finished operations' retention", operation_sql::kMoveSchema},
 };
 
 constexpr char kCreateMigrationsTable[] =

@@ -319,6 +319,10 @@ Status PgWriteTx::UpdateOperation(const Operation& op) {
   return operation_sql::UpdateOperation(*held, op);
 }
 
+Result<long long> PgWriteTx::DeleteFinishedOperationsBefore(Instant before, int limit) {
+  return operation_sql::DeleteFinishedOperationsBefore(*held, before, limit);
+}
+
 Result<std::vector<OperationRecord>> PgWriteTx::SelectDueOperations(Instant now, int limit) {
   return operation_sql::SelectDueOperations(*held, now, limit);
 }

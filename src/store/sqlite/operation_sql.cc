@@ -1,11 +1,10 @@
 #include "store/sqlite/operation_sql.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <iterator>
 
 #include "core/job_cursor.h"
+#include "core/operation_codec.h"
 #include "core/retry_budget.h"
 #include "core/tags_json.h"
 #include "store/sqlite/query_util.h"
@@ -52,6 +51,22 @@ CREATE INDEX operations_newest ON operations (created_at DESC, id DESC);
 CREATE INDEX operations_unfinished ON operations (created_at) WHERE state IN ('queued','running');
 )sql";
 
+// Version 21: the `move` action, and finished operations by when they
+// finished, for their retention (DeleteFinishedOperationsBefore). SQLite
+// cannot alter a CHECK constraint, so its text in the schema is rewritten
+// (as version 14 did for webhook formats): every stored row satisfies the
+// wider check.
+const char kMoveSchema[] = R"sql(
+PRAGMA writable_schema = ON;
+UPDATE sqlite_schema
+   SET sql = replace(sql, 'CHECK (action IN (''retry'',''purge'',''cancel'',''release''))',
+                     'CHECK (action IN (''retry'',''purge'',''cancel'',''release'',''move''))')
+ WHERE type = 'table' AND name = 'operations';
+PRAGMA writable_schema = RESET;
+CREATE INDEX operations_finished ON operations (finished_at)
+  WHERE state IN ('completed','cancelled','failed');
+)sql";
+
 namespace {
 
 #define REDRIVE_OPERATION_COLUMNS                                                         \
@@ -79,29 +94,10 @@ constexpr char kUpdate[] =
     "UPDATE operations SET state = ?2, matched = ?3, done = ?4, failed = ?5, cursor = ?6,"
     " error = ?7, updated_at = ?8, started_at = ?9, finished_at = ?10, next_batch_at = ?11"
     " WHERE id = ?1";
-
-std::string JoinIds(const std::vector<std::string>& ids) {
-  std::string out;
-  for (const std::string& id : ids) out += (out.empty() ? "" : "\n") + id;
-  return out;
-}
-
-std::vector<std::string> SplitIds(std::string_view text) {
-  std::vector<std::string> out;
-  while (!text.empty()) {
-    const size_t nl = text.find('\n');
-    out.emplace_back(text.substr(0, nl));
-    if (nl == std::string_view::npos) break;
-    text.remove_prefix(nl + 1);
-  }
-  return out;
-}
-
-std::string RateText(double rate) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.17g", rate);
-  return buf;
-}
+constexpr char kDeleteFinished[] =
+    "DELETE FROM operations WHERE id IN (SELECT id FROM operations"
+    " WHERE state IN ('completed','cancelled','failed') AND finished_at < ?1"
+    " ORDER BY finished_at, id LIMIT ?2)";
 
 OperationRecord ReadOperation(const Statement& s) {
   OperationRecord rec;
@@ -118,8 +114,7 @@ OperationRecord ReadOperation(const Statement& s) {
   rec.selection.tag = s.OptString(8);
   rec.selection.error_prefix = s.OptString(9);
   rec.selection.dead_before = s.OptTime(10);
-  if (std::optional<std::string> r = s.OptString(11))
-    op.rate_per_second = std::strtod(r->c_str(), nullptr);
+  if (std::optional<std::string> r = s.OptString(11)) op.rate_per_second = ParseRateText(*r);
   if (std::optional<std::string> b = s.OptString(12)) op.budget = ParseRetryBudget(*b);
   op.target_queue = s.OptString(13);
   op.reason = s.OptString(14);
@@ -248,6 +243,14 @@ Result<std::vector<OperationRecord>> SelectDueOperations(Connection& conn, Insta
   stmt.Bind(1, now);
   stmt.Bind(2, limit);
   return CollectRows<OperationRecord>(stmt, ReadOperation);
+}
+
+Result<long long> DeleteFinishedOperationsBefore(Connection& conn, Instant before, int limit) {
+  REDRIVE_ASSIGN_OR_RETURN(Statement s, conn.Prepare(kDeleteFinished));
+  s.Bind(1, before);
+  s.Bind(2, limit);
+  REDRIVE_RETURN_IF_ERROR(s.Run());
+  return static_cast<long long>(s.Changes());
 }
 
 Result<std::vector<Job>> SelectJobsAfter(Connection& conn, const JobSelection& sel) {

@@ -14,8 +14,10 @@
 
 namespace redrive::store::sqlite::operation_sql {
 
-// SQLite migration: the table and its indexes.
+// SQLite migrations: the table and its indexes (19); the move action and
+// the index of finished operations (21).
 extern const char kSchema[];
+extern const char kMoveSchema[];
 
 // Reads.
 Result<OperationRecord> GetOperation(Connection& conn, const std::string& id);
@@ -28,5 +30,6 @@ Status InsertOperation(Connection& conn, const OperationRecord& op, size_t max_u
 Status UpdateOperation(Connection& conn, const Operation& op);
 Result<std::vector<OperationRecord>> SelectDueOperations(Connection& conn, Instant now, int limit);
 Result<std::vector<Job>> SelectJobsAfter(Connection& conn, const JobSelection& sel);
+Result<long long> DeleteFinishedOperationsBefore(Connection& conn, Instant before, int limit);
 
 }  // namespace redrive::store::sqlite::operation_sql

@@ -24,4 +24,9 @@ Result<std::vector<Job>> SqliteWriteTx::SelectJobsAfter(const JobSelection& sel)
   return operation_sql::SelectJobsAfter(conn(), sel);
 }
 
+Result<long long> SqliteWriteTx::DeleteFinishedOperationsBefore(Instant before, int limit) {
+  REDRIVE_RETURN_IF_ERROR(CheckOpen());
+  return operation_sql::DeleteFinishedOperationsBefore(conn(), before, limit);
+}
+
 }  // namespace redrive::store::sqlite

@@ -436,6 +436,7 @@ constexpr Migration kMigrations[] = {
     {18, "hourly throughput totals", throughput_sql::kHourlySchema},
     {19, "bulk operations", operation_sql::kSchema},
     {20, "error fingerprints", kSchemaV20},
+    {21, "move operations and finished operations' retention", operation_sql::kMoveSchema},
 };
 
 constexpr char kCreateMigrationsTable[] =

@@ -84,6 +84,7 @@ class SqliteWriteTx final : public SqliteReads<WriteTx> {
   Status InsertOperation(const OperationRecord& op, size_t max_unfinished) override;
   Status UpdateOperation(const Operation& op) override;
   Result<std::vector<OperationRecord>> SelectDueOperations(Instant now, int limit) override;
+  Result<long long> DeleteFinishedOperationsBefore(Instant before, int limit) override;
   Result<std::vector<Job>> SelectJobsAfter(const JobSelection& sel) override;
   Status InsertSchedule(const Schedule& schedule) override;
   Status UpdateSchedule(const Schedule& schedule) override;
