@@ -43,7 +43,6 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
   engine::EngineOptions engine_options;
   engine_options.retention_interval = config.retention_interval;
   engine_options.audit_retention = config.audit_retention;
-  engine_options.operation_batch_time = config.operation_batch_time;
   engine_options.operation_retention = config.operation_retention;
   engine_options.max_event_streams = config.max_event_streams;
   engine_options.event_buffer = config.event_buffer;

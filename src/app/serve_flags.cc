@@ -142,13 +142,6 @@ void AddServeFlags(CLI::App& serve, server::ServeFlags& flags) {
       ->envname("REDRIVE_EVENT_PING_INTERVAL")
       ->capture_default_str();
   serve
-      .add_option("--operation-batch-time", flags.operation_batch_time,
-                  "About how long one batch of a bulk operation may run while holding the "
-                  "writer, so that requests on other queues wait at most that long behind it "
-                  "(0ms..1s; 0ms: batches of 500)")
-      ->envname("REDRIVE_OPERATION_BATCH_TIME")
-      ->capture_default_str();
-  serve
       .add_option("--audit-retention", flags.audit_retention,
                   "How long the operator audit log keeps an entry (90d, 30d, 12h; at most a year)")
       ->envname("REDRIVE_AUDIT_RETENTION")

@@ -54,9 +54,7 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
   loop.Add(MakeLeaseReaper(committer, store, options.sweep_batch));
   loop.Add(MakeDeadlineSweep(committer, store, options.sweep_batch));
   loop.Add(std::make_unique<ScheduleFiring>(committer, store, options.sweep_batch));
-  loop.Add(std::make_unique<OperationRunner>(
-      committer, store, clock, options.operation_batch,
-      std::chrono::duration_cast<Micros>(options.operation_batch_time)));
+  loop.Add(std::make_unique<OperationRunner>(committer, store, options.operation_batch));
   loop.Add(std::make_unique<Retention>(committer, store, options.sweep_batch,
                                        options.retention_interval));
   if (options.prune_workers_after > std::chrono::seconds::zero()) {

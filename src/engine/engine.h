@@ -97,11 +97,6 @@ struct EngineOptions {
   // The most jobs one batch (one transaction) of a bulk operation handles
   // (1..kMaxOperationBatch).
   int operation_batch = kMaxOperationBatch;
-  // About how long one such batch may run: a batch holds the writer, so
-  // requests on other queues wait up to this long behind it. The runner
-  // sizes batches to it (engine/services/operation_runner.h). Zero: every
-  // batch takes operation_batch jobs.
-  std::chrono::microseconds operation_batch_time{2000};
   // The throughput history (console chart): each node records one sample
   // per interval in the store; the last `throughput_window` of them are
   // kept and shown.

@@ -306,14 +306,6 @@ Status ApplyEventFlags(const ServeFlags& flags, ServeConfig* config) {
                                   Quoted(flags.event_ping_interval));
   }
   config->event_ping_interval = *ping;
-  const std::optional<std::chrono::milliseconds> batch_time =
-      ParseDuration(flags.operation_batch_time);
-  if (!batch_time || *batch_time > std::chrono::seconds(1)) {
-    return Status::Validation("operation_batch_time",
-                              "--operation-batch-time must be a duration within 0ms..1s, got " +
-                                  Quoted(flags.operation_batch_time));
-  }
-  config->operation_batch_time = *batch_time;
   return Status::Ok();
 }
 

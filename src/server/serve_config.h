@@ -110,7 +110,6 @@ struct ServeFlags {
   uint64_t max_event_streams = 256;
   uint64_t event_buffer = 1024;
   std::string event_ping_interval = "15s";
-  std::string operation_batch_time = "2ms";
 };
 
 // The checked configuration `redrive serve` runs with.
@@ -179,9 +178,6 @@ struct ServeConfig {
   size_t max_event_streams = 256;
   size_t event_buffer = 1024;
   std::chrono::milliseconds event_ping_interval{15000};
-  // About how long one batch of a bulk operation may hold the writer
-  // (EngineOptions::operation_batch_time); zero: batches of 500.
-  std::chrono::milliseconds operation_batch_time{2};
 };
 
 // The shortest API key accepted on a non-loopback address: a key guessed

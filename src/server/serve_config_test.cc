@@ -253,22 +253,6 @@ TEST(MakeServeConfigTest, MaxClockSkewTakesADurationOrZero) {
   EXPECT_NE(bad.status().message().find("--max-clock-skew"), std::string::npos);
 }
 
-TEST(MakeServeConfigTest, OperationBatchTimeTakesADurationUpToASecond) {
-  ServeFlags f;
-  EXPECT_EQ(MakeServeConfig(f)->operation_batch_time, std::chrono::milliseconds(2));
-  f.operation_batch_time = "10ms";
-  EXPECT_EQ(MakeServeConfig(f)->operation_batch_time, std::chrono::milliseconds(10));
-  f.operation_batch_time = "0ms";
-  EXPECT_EQ(MakeServeConfig(f)->operation_batch_time, std::chrono::milliseconds::zero());
-  for (const char* bad : {"2s", "fast", "-1ms"}) {
-    f.operation_batch_time = bad;
-    auto r = MakeServeConfig(f);
-    ASSERT_FALSE(r.ok()) << bad;
-    EXPECT_EQ(r.status().field(), "operation_batch_time");
-    EXPECT_NE(r.status().message().find("--operation-batch-time"), std::string::npos);
-  }
-}
-
 TEST(MakeServeConfigTest, CollectsKeysFromRepeatsAndLists) {
   ServeFlags f;
   f.api_keys = {"admin:a", "worker:w,viewer:v"};

@@ -79,7 +79,8 @@ store::JobSelection SelectionOf(const store::OperationRecord& rec, int limit) {
   sel.match.limit = limit;
   sel.statuses = rec.operation.statuses;
   // A cursor in another form (a bare id, before cursors named the creation
-  // time) starts over: every action moves the jobs it changed out of the
+  // time) starts over: every action of that time (retry, purge, cancel,
+  // release; move came with this form) takes the jobs it changed out of the
   // statuses it selects, so the walk only meets again those it failed on.
   if (rec.operation.cursor) sel.after = ParseJobCursor(*rec.operation.cursor);
   return sel;
@@ -129,30 +130,10 @@ Result<BatchOutcome> RunBatch(store::WriteTx& tx, TxContext& ctx, const std::str
   return out;
 }
 
-int NextBatchSize(int last, Micros took, Micros target, int max) {
-  max = std::max(max, 1);
-  if (target <= Micros::zero()) return max;
-  const int floor = std::min(kMinOperationBatch, max);
-  last = std::clamp(last, floor, max);
-  double next = 2.0 * last;
-  if (took > Micros::zero()) {
-    next = static_cast<double>(last) * static_cast<double>(target.count()) /
-           static_cast<double>(took.count());
-  }
-  next = std::clamp(next, last / 2.0, 2.0 * last);
-  return std::clamp(static_cast<int>(next), floor, max);
-}
-
 }  // namespace operation_ops
 
-OperationRunner::OperationRunner(Committer& committer, store::Store& store, const Clock& clock,
-                                 int batch, Micros batch_time)
-    : committer_(committer),
-      store_(store),
-      clock_(clock),
-      batch_(std::clamp(batch, 1, kMaxOperationBatch)),
-      batch_time_(std::max(batch_time, Micros::zero())),
-      size_(batch_) {}
+OperationRunner::OperationRunner(Committer& committer, store::Store& store, int batch)
+    : committer_(committer), store_(store), batch_(std::clamp(batch, 1, kMaxOperationBatch)) {}
 
 ServiceRun OperationRunner::RunOnce(Instant now) {
   ServiceRun run;
@@ -170,18 +151,11 @@ ServiceRun OperationRunner::RunOnce(Instant now) {
   }
   for (const std::string& id : due) {
     operation_ops::BatchOutcome outcome;
-    Micros took{0};
     Status st = committer_.RunAndWait([&](store::WriteTx& tx, TxContext& ctx) -> Status {
       ctx.now = now;
-      const Instant started = clock_.Now();
-      REDRIVE_ASSIGN_OR_RETURN(outcome, operation_ops::RunBatch(tx, ctx, id, now, size_));
-      took = clock_.Now() - started;
+      REDRIVE_ASSIGN_OR_RETURN(outcome, operation_ops::RunBatch(tx, ctx, id, now, batch_));
       return Status::Ok();
     });
-    // Only a full-size batch says how long this size takes.
-    if (st.ok() && outcome.handled >= size_) {
-      size_ = operation_ops::NextBatchSize(size_, took, batch_time_, batch_);
-    }
     if (!st.ok()) {
       spdlog::warn("operation {}: batch failed (retried on the next pass): {}", id, st.ToString());
       continue;

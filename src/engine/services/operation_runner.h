@@ -17,20 +17,11 @@
 // Pace: with rate_per_second r a batch takes at most max(1, floor(r)) jobs
 // (and the batch size), and the next is due k/r seconds after a batch of k.
 // Without a rate the next batch is due at once (the pass reports more work).
-//
-// Size: a batch holds the writer while it runs (SQLite has one), so a
-// request on another queue may wait behind a whole batch. The runner sizes
-// each batch from how long the last one took to run, measured on the
-// engine's clock, so that one takes about `batch_time` (NextBatchSize), from
-// `batch` jobs at most down to kMinOperationBatch. A batch_time of zero keeps
-// every batch at `batch`. Under the manual clock a batch takes no time, so
-// engine tests see batches of `batch`.
 #pragma once
 
 #include <memory>
 #include <string>
 
-#include "core/clock.h"
 #include "engine/committer.h"
 #include "engine/services/duties.h"
 #include "engine/services/service.h"
@@ -41,8 +32,7 @@ namespace redrive::engine {
 
 class OperationRunner final : public Service {
  public:
-  OperationRunner(Committer& committer, store::Store& store, const Clock& clock, int batch,
-                  Micros batch_time);
+  OperationRunner(Committer& committer, store::Store& store, int batch);
   const char* name() const override { return duty::kOperations; }
   const char* duty() const override { return duty::kOperations; }
   // One batch of each due operation (each in its own transaction).
@@ -51,10 +41,7 @@ class OperationRunner final : public Service {
  private:
   Committer& committer_;
   store::Store& store_;
-  const Clock& clock_;
   int batch_;
-  Micros batch_time_;
-  int size_;  // the next batch's, from the last one's time
 };
 
 namespace operation_ops {
@@ -70,15 +57,6 @@ struct BatchOutcome {
 };
 Result<BatchOutcome> RunBatch(store::WriteTx& tx, TxContext& ctx, const std::string& id,
                               Instant now, int batch);
-
-// The smallest batch the runner sizes down to (unless `batch` is smaller).
-inline constexpr int kMinOperationBatch = 16;
-
-// The next batch's size after one of `last` jobs took `took` to run: the size
-// that would have taken `target`, at most twice or half `last` in one step,
-// within [kMinOperationBatch, max]. `max` when target is zero; twice `last`
-// when `took` is zero.
-int NextBatchSize(int last, Micros took, Micros target, int max);
 
 }  // namespace operation_ops
 
