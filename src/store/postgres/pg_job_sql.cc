@@ -324,6 +324,10 @@ void AddSelection(BuiltQuery& q, const DeadLetterSelection& sel) {
     q.params.Add(*sel.dead_before);
     q.sql += " AND deadlettered_at < " + Param(q.params.size());
   }
+  if (sel.auto_revivals_below) {
+    q.params.Add(*sel.auto_revivals_below);
+    q.sql += " AND auto_revivals < " + Param(q.params.size());
+  }
 }
 }  // namespace
 

@@ -190,6 +190,10 @@ void AddSelection(BuiltQuery& q, const DeadLetterSelection& sel, const std::stri
     q.sql += " AND deadlettered_at < ?";
     q.params.emplace_back(ToMicros(*sel.dead_before));
   }
+  if (sel.auto_revivals_below) {
+    q.sql += " AND auto_revivals < ?";
+    q.params.emplace_back(int64_t{*sel.auto_revivals_below});
+  }
 }
 }  // namespace
 

@@ -4,6 +4,7 @@
 
 #include "core/clock.h"
 #include "store/sqlite/api_key_sql.h"
+#include "store/sqlite/autoredrive_sql.h"
 #include "store/sqlite/operation_sql.h"
 #include "store/sqlite/throughput_sql.h"
 #include "store/sqlite/token_sql.h"
@@ -436,6 +437,7 @@ constexpr Migration kMigrations[] = {
     {18, "hourly throughput totals", throughput_sql::kHourlySchema},
     {19, "bulk operations", operation_sql::kSchema},
     {20, "error fingerprints", kSchemaV20},
+    {21, "auto-redrive policies and revival counts", autoredrive_sql::kSchema},
 };
 
 constexpr char kCreateMigrationsTable[] =
