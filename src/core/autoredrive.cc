@@ -13,9 +13,9 @@ constexpr AutoredrivePhase kPhases[] = {AutoredrivePhase::kIdle, AutoredrivePhas
                                         AutoredrivePhase::kCanary, AutoredrivePhase::kWave,
                                         AutoredrivePhase::kBackedOff};
 constexpr AutoredriveDecisionKind kDecisions[] = {
-    AutoredriveDecisionKind::kNothing,    AutoredriveDecisionKind::kCanaryStarted,
+    AutoredriveDecisionKind::kNothing,     AutoredriveDecisionKind::kCanaryStarted,
     AutoredriveDecisionKind::kWaveStarted, AutoredriveDecisionKind::kRedriveMore,
-    AutoredriveDecisionKind::kBackedOff,  AutoredriveDecisionKind::kFinished,
+    AutoredriveDecisionKind::kBackedOff,   AutoredriveDecisionKind::kFinished,
     AutoredriveDecisionKind::kDisabled};
 
 Instant After(Instant now, Micros d) { return AddClamped(now, d); }
@@ -73,9 +73,10 @@ void StartBatch(const AutoredrivePolicy& p, AutoredriveStep& out, int wave, long
   std::string what = wave == 0 ? "redriving " + std::to_string(s.batch_target) + " canaries"
                                : "wave " + std::to_string(wave) + ": redriving " +
                                      std::to_string(s.batch_target) + " jobs";
-  Decide(out,
-         wave == 0 ? AutoredriveDecisionKind::kCanaryStarted : AutoredriveDecisionKind::kWaveStarted,
-         what + " of " + std::to_string(eligible) + " eligible", now);
+  Decide(
+      out,
+      wave == 0 ? AutoredriveDecisionKind::kCanaryStarted : AutoredriveDecisionKind::kWaveStarted,
+      what + " of " + std::to_string(eligible) + " eligible", now);
 }
 
 void BackOff(const AutoredrivePolicy& p, AutoredriveStep& out, std::string why, Instant now) {
@@ -134,10 +135,10 @@ void StepBatch(const AutoredrivePolicy& p, AutoredriveStep& out, const Autoredri
   }
   const long long revived = s.total_revived;
   Cool(s, AutoredrivePhase::kCooling, p.cooldown, now);
-  Decide(out, AutoredriveDecisionKind::kFinished,
-         "no eligible jobs left; the class recovered (" + std::to_string(revived) +
-             " revived in all)",
-         now);
+  Decide(
+      out, AutoredriveDecisionKind::kFinished,
+      "no eligible jobs left; the class recovered (" + std::to_string(revived) + " revived in all)",
+      now);
 }
 
 }  // namespace
@@ -158,28 +159,33 @@ Status ValidateAutoredrivePolicy(const AutoredrivePolicy& p) {
                               "max_cooldown must be at least cooldown and at most 7d");
   }
   if (p.canary_size < 1 || p.canary_size > kMaxCanarySize) {
-    return Status::Validation("canary_size", "canary_size must be between 1 and " +
-                                                 std::to_string(kMaxCanarySize));
+    return Status::Validation(
+        "canary_size", "canary_size must be between 1 and " + std::to_string(kMaxCanarySize));
   }
   if (!std::isfinite(p.rate_per_second) || p.rate_per_second < 0.01 ||
       p.rate_per_second > kMaxAutoredriveRate) {
-    return Status::Validation("rate_per_second",
-                              "rate_per_second must be between 0.01 and 10000");
+    return Status::Validation("rate_per_second", "rate_per_second must be between 0.01 and 10000");
   }
   if (p.max_revivals_per_job < 1 || p.max_revivals_per_job > kMaxMaxRevivalsPerJob) {
-    return Status::Validation("max_revivals_per_job", "max_revivals_per_job must be between 1 and " +
-                                                          std::to_string(kMaxMaxRevivalsPerJob));
+    return Status::Validation(
+        "max_revivals_per_job",
+        "max_revivals_per_job must be between 1 and " + std::to_string(kMaxMaxRevivalsPerJob));
   }
   return Status::Ok();
 }
 
 const char* AutoredrivePhaseName(AutoredrivePhase p) {
   switch (p) {
-    case AutoredrivePhase::kIdle: return "idle";
-    case AutoredrivePhase::kCooling: return "cooling";
-    case AutoredrivePhase::kCanary: return "canary";
-    case AutoredrivePhase::kWave: return "wave";
-    case AutoredrivePhase::kBackedOff: return "backed_off";
+    case AutoredrivePhase::kIdle:
+      return "idle";
+    case AutoredrivePhase::kCooling:
+      return "cooling";
+    case AutoredrivePhase::kCanary:
+      return "canary";
+    case AutoredrivePhase::kWave:
+      return "wave";
+    case AutoredrivePhase::kBackedOff:
+      return "backed_off";
   }
   return "idle";
 }
@@ -193,13 +199,20 @@ std::optional<AutoredrivePhase> ParseAutoredrivePhase(std::string_view s) {
 
 const char* AutoredriveDecisionName(AutoredriveDecisionKind k) {
   switch (k) {
-    case AutoredriveDecisionKind::kNothing: return "nothing";
-    case AutoredriveDecisionKind::kCanaryStarted: return "canary_started";
-    case AutoredriveDecisionKind::kWaveStarted: return "wave_started";
-    case AutoredriveDecisionKind::kRedriveMore: return "redrive_more";
-    case AutoredriveDecisionKind::kBackedOff: return "backed_off";
-    case AutoredriveDecisionKind::kFinished: return "finished";
-    case AutoredriveDecisionKind::kDisabled: return "disabled";
+    case AutoredriveDecisionKind::kNothing:
+      return "nothing";
+    case AutoredriveDecisionKind::kCanaryStarted:
+      return "canary_started";
+    case AutoredriveDecisionKind::kWaveStarted:
+      return "wave_started";
+    case AutoredriveDecisionKind::kRedriveMore:
+      return "redrive_more";
+    case AutoredriveDecisionKind::kBackedOff:
+      return "backed_off";
+    case AutoredriveDecisionKind::kFinished:
+      return "finished";
+    case AutoredriveDecisionKind::kDisabled:
+      return "disabled";
   }
   return "nothing";
 }
@@ -243,8 +256,7 @@ AutoredriveStep StepAutoredrive(const AutoredrivePolicy& p, const AutoredriveSta
     case AutoredrivePhase::kBackedOff:
       if (s.next_check_at && now < *s.next_check_at) return out;
       if (o.eligible == 0) {
-        Cool(out.state, AutoredrivePhase::kCooling,
-             std::max(s.current_cooldown, p.cooldown), now);
+        Cool(out.state, AutoredrivePhase::kCooling, std::max(s.current_cooldown, p.cooldown), now);
         return out;
       }
       StartBatch(p, out, 0, o.eligible, now);

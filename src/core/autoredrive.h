@@ -5,7 +5,7 @@
 // rest in waves four times wider each, at a bounded rate; when canaries (or
 // too many of a wave) die again with the same class it stops, doubles its
 // cool-down (up to a ceiling) and says why. A job is revived automatically
-// at most max_revivals_per_job times (jobs.auto_revivals counts them).
+// at most max_revivals_per_job times (the store counts them: job_auto_revivals).
 //
 // Pure: the policy, its validation, the state and ONE step function from
 // (policy, state, observations, now) to (state, decision). The engine's
@@ -53,8 +53,8 @@ inline constexpr char kAutoredriveActor[] = "autoredrive";
 struct AutoredrivePolicy {
   std::string queue_name;
   bool enabled = false;
-  std::string fingerprint;            // the error class (required)
-  std::optional<DeadReason> reason;   // only dead jobs of this reason, if set
+  std::string fingerprint;           // the error class (required)
+  std::optional<DeadReason> reason;  // only dead jobs of this reason, if set
   std::chrono::seconds cooldown = kDefaultAutoredriveCooldown;
   std::chrono::seconds max_cooldown = kDefaultAutoredriveMaxCooldown;
   int canary_size = kDefaultCanarySize;
@@ -80,13 +80,13 @@ std::optional<AutoredrivePhase> ParseAutoredrivePhase(std::string_view s);
 
 // What the last step that changed the phase decided.
 enum class AutoredriveDecisionKind {
-  kNothing,         // wait
-  kCanaryStarted,   // the canary batch is being redriven
-  kWaveStarted,     // a wider wave is being redriven
-  kRedriveMore,     // more jobs of the current batch (the rate's pace)
-  kBackedOff,       // stopped: the class still fails; cool-down doubled
-  kFinished,        // every eligible job was redriven and the class recovered
-  kDisabled,        // switched off: back to idle
+  kNothing,        // wait
+  kCanaryStarted,  // the canary batch is being redriven
+  kWaveStarted,    // a wider wave is being redriven
+  kRedriveMore,    // more jobs of the current batch (the rate's pace)
+  kBackedOff,      // stopped: the class still fails; cool-down doubled
+  kFinished,       // every eligible job was redriven and the class recovered
+  kDisabled,       // switched off: back to idle
 };
 const char* AutoredriveDecisionName(AutoredriveDecisionKind k);  // "canary_started", ...
 std::optional<AutoredriveDecisionKind> ParseAutoredriveDecision(std::string_view s);
@@ -113,10 +113,10 @@ struct AutoredriveState {
 
 // What the engine saw of the current batch and the queue.
 struct AutoredriveObservation {
-  int completed = 0;     // of the batch: completed
-  int died_same = 0;     // dead again with the policy's fingerprint
-  int died_other = 0;    // dead with another class, cancelled, quarantined or gone
-  int in_flight = 0;     // pending, scheduled, processing or blocked
+  int completed = 0;       // of the batch: completed
+  int died_same = 0;       // dead again with the policy's fingerprint
+  int died_other = 0;      // dead with another class, cancelled, quarantined or gone
+  int in_flight = 0;       // pending, scheduled, processing or blocked
   long long eligible = 0;  // dead jobs of the class still below the revival ceiling
 };
 

@@ -63,9 +63,9 @@ struct Row {
   Phase phase;
   Kind kind;
   int redrive;
-  int target;                   // state.batch_target
-  seconds cooldown;             // state.current_cooldown
-  std::optional<Micros> next;   // state.next_check_at - kT0
+  int target;                  // state.batch_target
+  seconds cooldown;            // state.current_cooldown
+  std::optional<Micros> next;  // state.next_check_at - kT0
 };
 
 TEST(AutoredriveStepTest, EveryPhaseTransition) {
@@ -249,8 +249,7 @@ TEST(AutoredrivePolicyTest, ValidationNamesTheField) {
   EXPECT_EQ(field_of([](auto& p) { p.fingerprint = ""; }), "fingerprint");
   EXPECT_EQ(field_of([](auto& p) { p.cooldown = seconds(0); }), "cooldown");
   EXPECT_EQ(field_of([](auto& p) { p.max_cooldown = seconds(10); }), "max_cooldown");
-  EXPECT_EQ(field_of([](auto& p) { p.max_cooldown = std::chrono::hours(24 * 8); }),
-            "max_cooldown");
+  EXPECT_EQ(field_of([](auto& p) { p.max_cooldown = std::chrono::hours(24 * 8); }), "max_cooldown");
   EXPECT_EQ(field_of([](auto& p) { p.canary_size = 0; }), "canary_size");
   EXPECT_EQ(field_of([](auto& p) { p.canary_size = 101; }), "canary_size");
   EXPECT_EQ(field_of([](auto& p) { p.rate_per_second = 0; }), "rate_per_second");
@@ -260,8 +259,7 @@ TEST(AutoredrivePolicyTest, ValidationNamesTheField) {
 }
 
 TEST(AutoredrivePolicyTest, NamesRoundTrip) {
-  for (Phase p : {Phase::kIdle, Phase::kCooling, Phase::kCanary, Phase::kWave,
-                  Phase::kBackedOff}) {
+  for (Phase p : {Phase::kIdle, Phase::kCooling, Phase::kCanary, Phase::kWave, Phase::kBackedOff}) {
     EXPECT_EQ(ParseAutoredrivePhase(AutoredrivePhaseName(p)), p);
   }
   for (Kind k : {Kind::kNothing, Kind::kCanaryStarted, Kind::kWaveStarted, Kind::kRedriveMore,

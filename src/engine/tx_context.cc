@@ -69,6 +69,11 @@ Status TxContext::Wrote(store::WriteTx& tx, const WorkflowWrite& write) {
   return Status::Ok();
 }
 
+Status TxContext::Wrote(store::WriteTx& tx, const AutoredriveWrite& write) {
+  for (WriteHook* hook : hooks) REDRIVE_RETURN_IF_ERROR(hook->OnAutoredrive(tx, *this, write));
+  return Status::Ok();
+}
+
 Status TxContext::Wrote(store::WriteTx& tx, const QueueWrite& write) {
   for (WriteHook* hook : hooks) REDRIVE_RETURN_IF_ERROR(hook->OnQueue(tx, *this, write));
   return Status::Ok();

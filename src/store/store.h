@@ -88,7 +88,7 @@ struct DeadLetterSelection {
   std::optional<std::string> error_prefix;  // last_error starts with it (exact)
   std::optional<std::string> fingerprint;   // error_fingerprint equals it
   std::optional<Instant> dead_before;       // deadlettered_at < dead_before
-  // Jobs auto-redriven fewer times than this (jobs.auto_revivals; auto-redrive's ceiling).
+  // Jobs auto-redriven fewer times than this (job_auto_revivals; auto-redrive's ceiling).
   std::optional<int> auto_revivals_below;
   int limit = 100;
 };
@@ -659,8 +659,9 @@ class WriteTx : public ReadTx {
   virtual Status UpdateAutoredriveState(const std::string& queue_name,
                                         const AutoredriveState& state) = 0;
   virtual Status DeleteAutoredrive(const std::string& queue_name) = 0;
-  // Adds one to the auto_revivals of each job of `ids` (unknown ids are
-  // skipped): the jobs auto-redrive just redrove. Returns how many rows.
+  // Adds one to the automatic revivals of each job of `ids` (unknown ids are
+  // skipped): the jobs auto-redrive just redrove. Kept beside the job (the
+  // job_auto_revivals table, deleted with it), never reset. Returns how many.
   virtual Result<long long> CountAutoRevivals(const std::vector<std::string>& ids) = 0;
 
   // Token exchange (core/refresh_token.h).

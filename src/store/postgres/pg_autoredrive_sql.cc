@@ -5,8 +5,7 @@
 
 namespace redrive::store::postgres::autoredrive_sql {
 
-// As SQLite's (sqlite/autoredrive_sql.cc). A column added with a constant
-// default rewrites no row.
+// As SQLite's (sqlite/autoredrive_sql.cc).
 const char kSchema[] = R"sql(
 CREATE TABLE redrive.autoredrive_policies (
   queue_name           text COLLATE "C" PRIMARY KEY,
@@ -35,13 +34,15 @@ CREATE TABLE redrive.autoredrive_policies (
   st_last_reason       text NOT NULL,
   st_last_decision_at  bigint
 );
-ALTER TABLE redrive.jobs ADD COLUMN auto_revivals integer NOT NULL DEFAULT 0
-  CHECK (auto_revivals >= 0);
+CREATE TABLE redrive.job_auto_revivals (
+  job_id   text COLLATE "C" PRIMARY KEY REFERENCES redrive.jobs (id) ON DELETE CASCADE,
+  revivals integer NOT NULL CHECK (revivals > 0)
+);
 )sql";
 
 namespace {
 
-#define REDRIVE_PG_AUTOREDRIVE_COLUMNS                                                      \
+#define REDRIVE_PG_AUTOREDRIVE_COLUMNS                                                       \
   "queue_name, enabled, fingerprint, dead_reason, cooldown_s, max_cooldown_s, canary_size, " \
   "rate_per_second, max_revivals_per_job, created_at, updated_at, updated_by, st_phase, "    \
   "st_cooldown_s, st_next_check_at, st_batch_job_ids, st_batch_target, st_wave, "            \
@@ -55,9 +56,10 @@ constexpr char kGetForUpdate[] = "SELECT " REDRIVE_PG_AUTOREDRIVE_COLUMNS
                                  " FOR UPDATE";
 constexpr char kList[] = "SELECT " REDRIVE_PG_AUTOREDRIVE_COLUMNS
                          " FROM redrive.autoredrive_policies ORDER BY queue_name";
-constexpr char kInsert[] = "INSERT INTO redrive.autoredrive_policies (" REDRIVE_PG_AUTOREDRIVE_COLUMNS
-                           ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,"
-                           " $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)";
+constexpr char kInsert[] =
+    "INSERT INTO redrive.autoredrive_policies (" REDRIVE_PG_AUTOREDRIVE_COLUMNS
+    ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,"
+    " $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)";
 constexpr char kUpdatePolicy[] =
     "UPDATE redrive.autoredrive_policies SET enabled = $2, fingerprint = $3, dead_reason = $4,"
     " cooldown_s = $5, max_cooldown_s = $6, canary_size = $7, rate_per_second = $8,"
@@ -70,7 +72,9 @@ constexpr char kUpdateState[] =
     " WHERE queue_name = $1";
 constexpr char kDelete[] = "DELETE FROM redrive.autoredrive_policies WHERE queue_name = $1";
 constexpr char kCountRevivals[] =
-    "UPDATE redrive.jobs SET auto_revivals = auto_revivals + 1 WHERE id = ANY($1::text[])";
+    "INSERT INTO redrive.job_auto_revivals (job_id, revivals)"
+    " SELECT id, 1 FROM redrive.jobs WHERE id = ANY($1::text[])"
+    " ON CONFLICT (job_id) DO UPDATE SET revivals = redrive.job_auto_revivals.revivals + 1";
 
 std::string JoinIds(const std::vector<std::string>& ids) {
   std::string out;
@@ -175,8 +179,7 @@ Status ExpectOneRow(const PgResult& r, const std::string& queue_name) {
 }  // namespace
 
 Result<std::optional<AutoredriveRecord>> GetAutoredrive(PgConnection& conn,
-                                                        const std::string& queue_name,
-                                                        bool lock) {
+                                                        const std::string& queue_name, bool lock) {
   PgParams p;
   p.AddRef(queue_name);
   REDRIVE_ASSIGN_OR_RETURN(PgResult r, conn.ExecPrepared(lock ? kGetForUpdate : kGet, p));

@@ -1,4 +1,4 @@
-// The autoredrive_policies table and jobs.auto_revivals on PostgreSQL, as
+// The autoredrive_policies and job_auto_revivals tables on PostgreSQL, as
 // SQLite's (sqlite/autoredrive_sql.h). In a write transaction
 // (`lock`) GetAutoredrive locks its row FOR UPDATE.
 #pragma once
@@ -12,7 +12,7 @@
 
 namespace redrive::store::postgres::autoredrive_sql {
 
-// PostgreSQL migration: the table and the jobs' revival counter.
+// PostgreSQL migration: both tables.
 extern const char kSchema[];
 
 Result<std::optional<AutoredriveRecord>> GetAutoredrive(PgConnection& conn,

@@ -326,7 +326,10 @@ void AddSelection(BuiltQuery& q, const DeadLetterSelection& sel) {
   }
   if (sel.auto_revivals_below) {
     q.params.Add(*sel.auto_revivals_below);
-    q.sql += " AND auto_revivals < " + Param(q.params.size());
+    q.sql +=
+        " AND NOT EXISTS (SELECT 1 FROM redrive.job_auto_revivals r WHERE r.job_id = jobs.id"
+        " AND r.revivals >= " +
+        Param(q.params.size()) + ")";
   }
 }
 }  // namespace

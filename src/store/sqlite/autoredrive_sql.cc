@@ -40,12 +40,15 @@ CREATE TABLE autoredrive_policies (
   st_last_reason       TEXT NOT NULL,
   st_last_decision_at  INTEGER
 ) STRICT;
-ALTER TABLE jobs ADD COLUMN auto_revivals INTEGER NOT NULL DEFAULT 0 CHECK (auto_revivals >= 0);
+CREATE TABLE job_auto_revivals (
+  job_id   TEXT PRIMARY KEY REFERENCES jobs (id) ON DELETE CASCADE,
+  revivals INTEGER NOT NULL CHECK (revivals > 0)
+) STRICT, WITHOUT ROWID;
 )sql";
 
 namespace {
 
-#define REDRIVE_AUTOREDRIVE_COLUMNS                                                         \
+#define REDRIVE_AUTOREDRIVE_COLUMNS                                                          \
   "queue_name, enabled, fingerprint, dead_reason, cooldown_s, max_cooldown_s, canary_size, " \
   "rate_per_second, max_revivals_per_job, created_at, updated_at, updated_by, st_phase, "    \
   "st_cooldown_s, st_next_check_at, st_batch_job_ids, st_batch_target, st_wave, "            \
@@ -70,8 +73,9 @@ constexpr char kUpdateState[] =
     " st_last_decision_at = ?13 WHERE queue_name = ?1";
 constexpr char kDelete[] = "DELETE FROM autoredrive_policies WHERE queue_name = ?1";
 constexpr char kCountRevivals[] =
-    "UPDATE jobs SET auto_revivals = auto_revivals + 1"
-    " WHERE id IN (SELECT value FROM json_each(?1))";
+    "INSERT INTO job_auto_revivals (job_id, revivals)"
+    " SELECT id, 1 FROM jobs WHERE id IN (SELECT value FROM json_each(?1))"
+    " ON CONFLICT (job_id) DO UPDATE SET revivals = revivals + 1";
 
 std::string JoinIds(const std::vector<std::string>& ids) {
   std::string out;
@@ -121,7 +125,8 @@ AutoredriveRecord ReadRecord(const Statement& s) {
   st.batch_started_at = s.OptTime(18);
   st.total_revived = s.Int64(19);
   st.backoffs = s.Int64(20);
-  if (std::optional<std::string> d = s.OptString(21)) st.last_decision = ParseAutoredriveDecision(*d);
+  if (std::optional<std::string> d = s.OptString(21))
+    st.last_decision = ParseAutoredriveDecision(*d);
   st.last_reason = s.String(22);
   st.last_decision_at = s.OptTime(23);
   return rec;

@@ -1,7 +1,8 @@
 // The autoredrive_policies table (core/autoredrive.h: one policy and its
-// live state per queue) and jobs.auto_revivals: their SQL and the store
-// operations on them, as free functions over a Connection shared by the
-// read and the write transaction.
+// live state per queue) and job_auto_revivals (how many times auto-redrive
+// revived each job: a row only for the jobs it revived, deleted with the
+// job): their SQL and the store operations on them, as free functions over a
+// Connection shared by the read and the write transaction.
 //
 // Thread-safety: none; each call uses the connection of its transaction.
 #pragma once
@@ -15,7 +16,7 @@
 
 namespace redrive::store::sqlite::autoredrive_sql {
 
-// SQLite migration: the table and the jobs' revival counter.
+// SQLite migration: both tables.
 extern const char kSchema[];
 
 Result<std::optional<AutoredriveRecord>> GetAutoredrive(Connection& conn,
