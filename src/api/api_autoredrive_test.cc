@@ -34,7 +34,7 @@ class ApiAutoredriveTest : public ApiTest {
     EXPECT_EQ(r.status, 400) << body << " -> " << r.raw.body;
     if (r.status == 400) {
       EXPECT_EQ(r["code"], "VALIDATION_ERROR") << r.raw.body;
-      EXPECT_EQ(r["details"].at("field"), field) << body << " -> " << r.raw.body;
+      EXPECT_EQ(Str(r["details"].at("field")), field) << body << " -> " << r.raw.body;
     }
   }
 };
@@ -48,7 +48,7 @@ TEST_F(ApiAutoredriveTest, PutCreatesThenReplacesAndGetShowsTheLiveState) {
   ASSERT_EQ(created.status, 201) << created.raw.body;
   EXPECT_EQ(created["queue_name"], "payments");
   EXPECT_EQ(created["enabled"], true);
-  EXPECT_EQ(created["fingerprint"], Class());
+  EXPECT_EQ(Str(created["fingerprint"]), Class());
   EXPECT_TRUE(created["dead_reason"].is_null());
   EXPECT_EQ(created["cooldown_seconds"], 60);
   EXPECT_EQ(created["max_cooldown_seconds"], 21600);

@@ -208,7 +208,7 @@ TEST_F(EngineAutoredriveTest, CanariesDyingAgainStopItDoubleTheCooldownAndSayWhy
   EXPECT_EQ(audit.back().reason, v.state.last_reason);
   EXPECT_EQ(audit.back().action, "dlq.autoredrive");
   EXPECT_EQ(audit.front().count, 3);
-  DeliveryFilter f;
+  ListDeliveriesParams f;
   f.webhook_id = created->id;
   auto deliveries = Call<std::vector<WebhookDelivery>>(&Engine::ListDeliveries, f);
   ASSERT_TRUE(deliveries.ok());

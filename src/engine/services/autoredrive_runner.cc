@@ -57,7 +57,7 @@ Result<std::vector<std::string>> Redrive(store::WriteTx& tx, TxContext& ctx,
                              return retry;
                            }));
   ids.reserve(changes.size());
-  for (const Change& c : changes) ids.push_back(c.job.id);
+  for (const Change& c : changes) ids.push_back(c.after.id);
   REDRIVE_RETURN_IF_ERROR(tx.CountAutoRevivals(ids).status());
   return ids;
 }
@@ -91,7 +91,7 @@ AuditEntry EntryOf(TxContext& ctx, const AutoredrivePolicy& p, const Autoredrive
   return e;
 }
 
-bool Quiet(const AutoredriveRecord& rec, Instant now) {
+bool Quiet(const store::AutoredriveRecord& rec, Instant now) {
   const AutoredriveState& s = rec.state;
   const bool cooling =
       s.phase == AutoredrivePhase::kCooling || s.phase == AutoredrivePhase::kBackedOff;
