@@ -33,7 +33,7 @@ TEST_F(CliAutoredriveTest, SetShowListOffAndDelete) {
 
   auto json = ParseJson(Cli({"dlq", "autoredrive", "show", queue, "--json"}).out);
   EXPECT_EQ(json.at("enabled"), true);
-  EXPECT_EQ(json.at("fingerprint"), fp);
+  EXPECT_EQ(json.at("fingerprint"), fp.c_str());
   EXPECT_EQ(json.at("cooldown_seconds"), 600);
   EXPECT_EQ(json.at("canary_size"), 5);
   EXPECT_EQ(json.at("rate_per_second"), 50);
