@@ -87,6 +87,12 @@ void Engine::PutAutoredrive(AutoredrivePolicy policy, Callback<PutAutoredriveRes
             fresh.last_decision_at = rec.state.last_decision_at;
             rec.state = std::move(fresh);
             REDRIVE_RETURN_IF_ERROR(tx.UpdateAutoredriveState(policy.queue_name, rec.state));
+          } else if (rec.state.phase == AutoredrivePhase::kCooling &&
+                     existing->policy.cooldown != rec.policy.cooldown) {
+            // A new cool-down applies to the cooling under way, from now.
+            rec.state.current_cooldown = rec.policy.cooldown;
+            rec.state.next_check_at = ctx.now + rec.policy.cooldown;
+            REDRIVE_RETURN_IF_ERROR(tx.UpdateAutoredriveState(policy.queue_name, rec.state));
           }
         }
         REDRIVE_ASSIGN_OR_RETURN(r.view, ViewOf(tx, std::move(rec)));

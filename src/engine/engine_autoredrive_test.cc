@@ -277,6 +277,20 @@ TEST_F(EngineAutoredriveTest, ADisabledPolicyDoesNothingAndSwitchingOffStopsIt) 
             ErrorCode::kNotFound);
 }
 
+TEST_F(EngineAutoredriveTest, ANewCooldownRestartsTheCoolingUnderWay) {
+  AutoredrivePolicy p = Policy();
+  p.cooldown = seconds(600);
+  EXPECT_EQ(Put(p).view.state.next_check_at, clock_.Now() + seconds(600));
+  clock_.Advance(seconds(5));
+  p.cooldown = seconds(30);
+  const AutoredriveState s = Put(p).view.state;
+  EXPECT_EQ(s.phase, AutoredrivePhase::kCooling);
+  EXPECT_EQ(s.current_cooldown, seconds(30));
+  EXPECT_EQ(s.next_check_at, clock_.Now() + seconds(30));
+  p.canary_size = 7;  // other edits keep the state
+  EXPECT_EQ(Put(p).view.state, s);
+}
+
 TEST_F(EngineAutoredriveTest, AnInvalidPolicyIsRefusedWithItsField) {
   AutoredrivePolicy p = Policy();
   p.canary_size = 0;
