@@ -24,11 +24,11 @@ Webhook Hook(std::vector<std::string> events, bool enabled = true) {
 
 TEST(WebhookEventsTest, TheContractsEventsQuarantineAndSpooledsWorkerEventsAreKnownAndNothingElse) {
   EXPECT_EQ(std::size(kWebhookEventNames), 16u);
-  for (auto name : {"job.created", "job.started", "job.completed", "job.failed", "job.deadlettered",
-                    "job.retried", "job.cancelled", "job.quarantined", "queue.paused",
-                    "queue.resumed", "worker.registered", "worker.deregistered",
-                    "schedule.triggered", "workflow.completed", "workflow.failed",
-                    "dlq.autoredrive"}) {
+  for (auto name :
+       {"job.created", "job.started", "job.completed", "job.failed", "job.deadlettered",
+        "job.retried", "job.cancelled", "job.quarantined", "queue.paused", "queue.resumed",
+        "worker.registered", "worker.deregistered", "schedule.triggered", "workflow.completed",
+        "workflow.failed", "dlq.autoredrive"}) {
     EXPECT_TRUE(IsWebhookEvent(name)) << name;
   }
   EXPECT_FALSE(IsWebhookEvent("job.*"));
