@@ -40,10 +40,15 @@ export function phaseText(p) {
   }
 }
 
-// The cell of one class: a switch and the live phase. `onChange` runs after
-// a successful switch (to refresh the panel).
-export function autoredriveCell(group, policy, onChange) {
+// The cell of one class: a switch and the live phase (a viewer, who may not
+// change it, sees the phase only). `onChange` runs after a successful switch
+// (to refresh the panel).
+export function autoredriveCell(group, policy, canAct, onChange) {
   const mine = policy && policy.fingerprint === group.fingerprint;
+  if (!canAct) {
+    return h('span', {class: 'muted', 'data-test': 'autoredrive-phase'},
+             `Auto-redrive: ${mine ? phaseText(policy) : 'off'}`);
+  }
   const on = Boolean(mine && policy.enabled);
   const box = h('input', {type: 'checkbox', checked: on, 'data-test': 'autoredrive-switch',
                           'aria-label': `auto-redrive ${group.queue_name} class ${group.fingerprint}`});

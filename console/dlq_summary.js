@@ -15,7 +15,8 @@ const GROUPS_SHOWN = 10;
 // class selected the panel follows the queue, reason and tag filters; with
 // one (a class link sets queue, reason and error_prefix) it shows every class
 // of the tag's scope, the selected one marked, so one click switches class.
-export function dlqSummaryPanel(filters) {
+// `canAct`: the key may change things (an admin): the auto-redrive switches.
+export function dlqSummaryPanel(filters, canAct) {
   const body = h('div', {}, h('p', {class: 'muted'}, 'Loading…'));
   const element = h('section', {class: 'card dlq-summary', 'data-test': 'dlq-summary'},
                     h('h2', {}, 'Why are they dead?'), body);
@@ -28,12 +29,12 @@ export function dlqSummaryPanel(filters) {
       api.get(`/jobs/dlq/summary${api.query({...scope, limit: GROUPS_SHOWN})}`), loadPolicies()]);
     fill(body, groups.length === 0
       ? h('p', {class: 'muted'}, 'No dead jobs match these filters.')
-      : groupTable(groups, filters, policies, refresh));
+      : groupTable(groups, filters, {policies, canAct, refresh}));
   }
   return {element, refresh};
 }
 
-function groupTable(groups, filters, policies, refresh) {
+function groupTable(groups, filters, {policies, canAct, refresh}) {
   return h('table', {class: 'grid'},
     h('thead', {}, h('tr', {}, ['Count', 'Queue', 'Dead reason', 'Error class', 'First seen',
                                 'Last seen', '', 'Heal'].map((t) => h('th', {}, t)))),
@@ -52,7 +53,7 @@ function groupTable(groups, filters, policies, refresh) {
           : h('a', {href: classHash(g, filters), class: 'button', 'data-test': 'show-class'},
               'Select this class')),
         h('td', {'data-test': 'autoredrive'}, g.fingerprint
-          ? autoredriveCell(g, policies.get(g.queue_name), refresh) : null));
+          ? autoredriveCell(g, policies.get(g.queue_name), canAct, refresh) : null));
     })));
 }
 
