@@ -3,8 +3,10 @@
 // numbers, ids, quoted values, times and addresses share a fingerprint),
 // largest class first, with first and last seen. Each class links to the DLQ
 // filtered to it (queue, reason and fingerprint in the hash), where "Retry all
-// matching…" and "Purge…" then act on that class only.
+// matching…" and "Purge…" then act on that class only. A class with a
+// fingerprint has its auto-redrive switch (autoredrive.js).
 import * as api from './api.js';
+import {autoredriveCell, loadPolicies} from './autoredrive.js';
 import {h, fill, time} from './dom.js';
 
 const GROUPS_SHOWN = 10;
@@ -13,7 +15,8 @@ const GROUPS_SHOWN = 10;
 // class selected the panel follows the queue, reason and tag filters; with
 // one (a class link sets queue, reason and error_prefix) it shows every class
 // of the tag's scope, the selected one marked, so one click switches class.
-export function dlqSummaryPanel(filters) {
+// `canAct`: the key may change things (an admin): the auto-redrive switches.
+export function dlqSummaryPanel(filters, canAct) {
   const body = h('div', {}, h('p', {class: 'muted'}, 'Loading…'));
   const element = h('section', {class: 'card dlq-summary', 'data-test': 'dlq-summary'},
                     h('h2', {}, 'Why are they dead?'), body);
@@ -22,18 +25,19 @@ export function dlqSummaryPanel(filters) {
     const scope = filters.error_prefix || filters.fingerprint
       ? {tag: filters.tag}
       : {queue_name: filters.queue, dead_reason: filters.reason, tag: filters.tag};
-    const groups = await api.get(`/jobs/dlq/summary${api.query({...scope, limit: GROUPS_SHOWN})}`);
+    const [groups, policies] = await Promise.all([
+      api.get(`/jobs/dlq/summary${api.query({...scope, limit: GROUPS_SHOWN})}`), loadPolicies()]);
     fill(body, groups.length === 0
       ? h('p', {class: 'muted'}, 'No dead jobs match these filters.')
-      : groupTable(groups, filters));
+      : groupTable(groups, filters, {policies, canAct, refresh}));
   }
   return {element, refresh};
 }
 
-function groupTable(groups, filters) {
+function groupTable(groups, filters, {policies, canAct, refresh}) {
   return h('table', {class: 'grid'},
     h('thead', {}, h('tr', {}, ['Count', 'Queue', 'Dead reason', 'Error class', 'First seen',
-                                'Last seen', ''].map((t) => h('th', {}, t)))),
+                                'Last seen', '', 'Heal'].map((t) => h('th', {}, t)))),
     h('tbody', {}, groups.map((g) => {
       const active = isSelected(g, filters);
       return h('tr', {'data-test': 'dlq-class', class: active ? 'selected' : null,
@@ -47,7 +51,9 @@ function groupTable(groups, filters) {
         h('td', {}, active
           ? h('span', {class: 'muted'}, 'shown below')
           : h('a', {href: classHash(g, filters), class: 'button', 'data-test': 'show-class'},
-              'Select this class')));
+              'Select this class')),
+        h('td', {'data-test': 'autoredrive'}, g.fingerprint
+          ? autoredriveCell(g, policies.get(g.queue_name), canAct, refresh) : null));
     })));
 }
 

@@ -33,7 +33,7 @@ export function mountJobs(main, ctx, params) {
                         h('option', {value: ''}, 'all queues'));
   const form = filterForm(filters, queueSelect);
   const actions = isDlq && ctx.canAct ? dlqActionBar(filters, selected, () => refresh()) : null;
-  const summary = isDlq ? dlqSummaryPanel(filters) : null;
+  const summary = isDlq ? dlqSummaryPanel(filters, ctx.canAct) : null;
   fill(main, h('h1', {}, isDlq ? 'Dead letters (DLQ)' : 'Jobs'), form,
        summary ? summary.element : null, errorChip(filters),
        actions ? actions.element : null, tableBox);

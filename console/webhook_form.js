@@ -11,7 +11,7 @@ export const EVENTS = ['job.created', 'job.started', 'job.completed', 'job.faile
                        'job.deadlettered', 'job.retried', 'job.cancelled', 'job.quarantined',
                        'queue.paused', 'queue.resumed', 'worker.registered',
                        'worker.deregistered', 'schedule.triggered', 'workflow.completed',
-                       'workflow.failed'];
+                       'workflow.failed', 'dlq.autoredrive'];
 // Each body format with what it is, in the order the form lists them.
 export const FORMATS = [['json', 'json (the event envelope)'],
                         ['slack', 'slack (a {"text"} message)'],

@@ -114,6 +114,18 @@ class Client {
   Result<std::vector<Operation>> ListOperations(int limit = 20, int offset = 0);
   Result<Operation> CancelOperation(const std::string& id);
 
+  // ---- Auto-redrive (one opt-in policy per queue; core/autoredrive.h).
+  // NOT_FOUND when the queue has no policy.
+  Result<Autoredrive> GetAutoredrive(const std::string& queue);
+  // Every queue's, by queue name.
+  Result<std::vector<Autoredrive>> ListAutoredrive();
+  // Creates or replaces policy.queue_name's policy: the whole policy (its
+  // created_at, updated_at and updated_by are the server's). VALIDATION
+  // naming the field when out of bounds.
+  Result<Autoredrive> SetAutoredrive(const AutoredrivePolicy& policy);
+  // NOT_FOUND when the queue has no policy.
+  Status DeleteAutoredrive(const std::string& queue);
+
   // ---- Queues
   Result<std::vector<QueueView>> ListQueues();
   Result<QueueView> GetQueue(const std::string& name);

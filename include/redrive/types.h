@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/audit.h"
+#include "core/autoredrive.h"
 #include "core/clock.h"
 #include "core/job.h"
 #include "core/operation.h"
@@ -28,6 +29,10 @@
 namespace redrive::sdk {
 
 using redrive::AuditEntry;
+using redrive::AutoredriveDecisionKind;
+using redrive::AutoredrivePhase;
+using redrive::AutoredrivePolicy;
+using redrive::AutoredriveState;
 using redrive::BackoffPolicy;
 using redrive::DeadLetterGroup;
 using redrive::DeadReason;
@@ -317,6 +322,18 @@ struct OperationRequest {
 struct OperationPreview {
   long long matched_count = 0;
   std::vector<Job> sample;  // the first 20, in the order it would go
+};
+
+// ---- Operator: auto-redrive ------------------------------------------------
+
+// GET /queues/{name}/autoredrive: a queue's policy, its live state (the
+// state's batch_job_ids are not sent: only their count, in batch_redriven)
+// and how many dead jobs it may revive now.
+struct Autoredrive {
+  AutoredrivePolicy policy;
+  AutoredriveState state;
+  long long batch_redriven = 0;
+  long long eligible_count = 0;
 };
 
 // ---- Operator: queues ------------------------------------------------------

@@ -41,6 +41,12 @@ void HandleListOperations(Call& call);   // GET /operations
 void HandleGetOperation(Call& call);     // GET /operations/{id}
 void HandleCancelOperation(Call& call);  // POST /operations/{id}/cancel
 
+// autoredrive_handlers.cc
+void HandleListAutoredrive(Call& call);    // GET /autoredrive
+void HandleGetAutoredrive(Call& call);     // GET /queues/{name}/autoredrive
+void HandlePutAutoredrive(Call& call);     // PUT /queues/{name}/autoredrive
+void HandleDeleteAutoredrive(Call& call);  // DELETE /queues/{name}/autoredrive
+
 // Quarantine [ext] (quarantine_handlers.cc).
 void HandleRelease(Call& call);      // POST /jobs/{id}/release
 void HandleBulkRelease(Call& call);  // POST /jobs/quarantine/release

@@ -106,6 +106,13 @@ std::vector<Route> AllRoutes() {
       {"PUT", "/api/v1/queues/{name}/config", kAdminOnly, HandleConfigureQueue, "queue.config"},
       {"POST", "/api/v1/queues/{name}/pause", kAdminOnly, HandlePauseQueue, "queue.pause"},
       {"POST", "/api/v1/queues/{name}/resume", kAdminOnly, HandleResumeQueue, "queue.resume"},
+      // Operator: auto-redrive, one opt-in policy per queue (core/autoredrive.h).
+      {"GET", "/api/v1/autoredrive", kReadRoute, HandleListAutoredrive},
+      {"GET", "/api/v1/queues/{name}/autoredrive", kReadRoute, HandleGetAutoredrive},
+      {"PUT", "/api/v1/queues/{name}/autoredrive", kAdminOnly, HandlePutAutoredrive,
+       "autoredrive.set"},
+      {"DELETE", "/api/v1/queues/{name}/autoredrive", kAdminOnly, HandleDeleteAutoredrive,
+       "autoredrive.delete"},
       // Operator: outgoing webhooks. Viewers may read them (secrets are never
       // shown after creation); only admins change or test them.
       {"GET", "/api/v1/outgoing-webhooks", kReadRoute, HandleListWebhooks},

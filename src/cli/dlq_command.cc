@@ -697,14 +697,15 @@ void AddPurge(CLI::App& dlq, CliContext& ctx) {
 }  // namespace
 
 void AddDlqCommand(CLI::App& app, CliContext& ctx) {
-  auto* dlq =
-      app.add_subcommand("dlq", "The dead-letter queue: summary, list, show, redrive, purge");
+  auto* dlq = app.add_subcommand(
+      "dlq", "The dead-letter queue: summary, list, show, redrive, purge, autoredrive");
   dlq->require_subcommand(1);
   AddSummary(*dlq, ctx);
   AddList(*dlq, ctx);
   AddShow(*dlq, ctx);
   AddRetry(*dlq, ctx);
   AddPurge(*dlq, ctx);
+  AddAutoredriveCommand(*dlq, ctx);
 }
 
 }  // namespace redrive::cli

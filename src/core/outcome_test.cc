@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/webhook.h"
+#include "core/webhook_event.h"
 
 namespace redrive {
 namespace {
@@ -182,6 +183,7 @@ TEST(OutcomeTableTest, EveryJobWebhookEventHasAnOutcome) {
   emitted.insert("schedule.triggered");  // ScheduleTriggeredEvent (webhook_event.h)
   emitted.insert(std::string(WorkflowWebhookEventName(WorkflowOutcome::kCompleted)));
   emitted.insert(std::string(WorkflowWebhookEventName(WorkflowOutcome::kFailed)));
+  emitted.insert(kAutoredriveWebhookEvent);  // AutoredriveWebhookEvent (webhook_event.h)
   std::set<std::string> subscribable;
   for (std::string_view name : kWebhookEventNames) subscribable.insert(std::string(name));
   EXPECT_EQ(emitted, subscribable);

@@ -19,7 +19,7 @@ inline constexpr std::string_view kWebhookEventNames[] = {
     "job.created",        "job.started",        "job.completed",     "job.failed",
     "job.deadlettered",   "job.retried",        "job.cancelled",     "job.quarantined",
     "queue.paused",       "queue.resumed",      "worker.registered", "worker.deregistered",
-    "schedule.triggered", "workflow.completed", "workflow.failed"};
+    "schedule.triggered", "workflow.completed", "workflow.failed",   "dlq.autoredrive"};
 bool IsWebhookEvent(std::string_view name);
 // kWebhookEventNames joined with ", " (error messages).
 std::string WebhookEventNames();

@@ -136,6 +136,28 @@ WebhookEvent WorkflowWebhookEvent(WorkflowOutcome outcome, const WorkflowView& w
   return {name, d.Build(), std::move(line)};
 }
 
+WebhookEvent AutoredriveWebhookEvent(const AutoredrivePolicy& policy, const AutoredriveState& state,
+                                     const AutoredriveDecision& decision, int redriven) {
+  JsonObjectText d;
+  d.Str("queue_name", policy.queue_name).Str("fingerprint", policy.fingerprint);
+  d.Raw("dead_reason", policy.reason ? JsonQuote(DeadReasonName(*policy.reason)) : "null");
+  d.Str("decision", AutoredriveDecisionName(decision.kind))
+      .Str("phase", AutoredrivePhaseName(state.phase))
+      .Int("wave", state.wave)
+      .Int("batch_size", state.batch_target)
+      .Int("redriven", redriven)
+      .Int("total_revived", state.total_revived)
+      .Int("backoffs", state.backoffs)
+      .Int("cooldown_seconds", state.current_cooldown.count());
+  d.Raw("next_check_at",
+        state.next_check_at ? JsonQuote(FormatTime(*state.next_check_at)) : "null");
+  d.Str("reason", decision.reason);
+  std::string line = "Auto-redrive of queue " + policy.queue_name + " (class " +
+                     policy.fingerprint + "): " + AutoredriveDecisionName(decision.kind) + ": " +
+                     decision.reason;
+  return {kAutoredriveWebhookEvent, d.Build(), std::move(line)};
+}
+
 std::string WebhookEnvelope(const std::string& event_id, const WebhookEvent& event,
                             Instant created_at) {
   JsonObjectText e;

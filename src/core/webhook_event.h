@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/autoredrive.h"
 #include "core/clock.h"
 #include "core/job.h"
 #include "core/outcome.h"
@@ -61,6 +62,14 @@ std::string DiscordMessage(const WebhookEvent& event);
 // A message with one Adaptive Card (the event's name in bold, then the
 // summary): format teams, what a Teams "workflow" webhook posts to a channel.
 std::string TeamsMessage(const WebhookEvent& event);
+
+// dlq.autoredrive: an auto-redrive policy changed phase (core/autoredrive.h).
+// data {queue_name, fingerprint, dead_reason, decision, phase, wave,
+// batch_size, redriven, total_revived, backoffs, cooldown_seconds,
+// next_check_at, reason}.
+inline constexpr char kAutoredriveWebhookEvent[] = "dlq.autoredrive";
+WebhookEvent AutoredriveWebhookEvent(const AutoredrivePolicy& policy, const AutoredriveState& state,
+                                     const AutoredriveDecision& decision, int redriven);
 
 // The body `webhook` gets for `event`.
 std::string WebhookBody(WebhookFormat format, const std::string& event_id,

@@ -23,11 +23,12 @@ Webhook Hook(std::vector<std::string> events, bool enabled = true) {
 }
 
 TEST(WebhookEventsTest, TheContractsEventsQuarantineAndSpooledsWorkerEventsAreKnownAndNothingElse) {
-  EXPECT_EQ(std::size(kWebhookEventNames), 15u);
-  for (auto name : {"job.created", "job.started", "job.completed", "job.failed", "job.deadlettered",
-                    "job.retried", "job.cancelled", "job.quarantined", "queue.paused",
-                    "queue.resumed", "worker.registered", "worker.deregistered",
-                    "schedule.triggered", "workflow.completed", "workflow.failed"}) {
+  EXPECT_EQ(std::size(kWebhookEventNames), 16u);
+  for (auto name :
+       {"job.created", "job.started", "job.completed", "job.failed", "job.deadlettered",
+        "job.retried", "job.cancelled", "job.quarantined", "queue.paused", "queue.resumed",
+        "worker.registered", "worker.deregistered", "schedule.triggered", "workflow.completed",
+        "workflow.failed", "dlq.autoredrive"}) {
     EXPECT_TRUE(IsWebhookEvent(name)) << name;
   }
   EXPECT_FALSE(IsWebhookEvent("job.*"));
@@ -41,7 +42,7 @@ TEST(WebhookEventsTest, NamesListsEveryEventInOrder) {
             "job.created, job.started, job.completed, job.failed, job.deadlettered, "
             "job.retried, job.cancelled, job.quarantined, queue.paused, queue.resumed, "
             "worker.registered, worker.deregistered, schedule.triggered, workflow.completed, "
-            "workflow.failed");
+            "workflow.failed, dlq.autoredrive");
 }
 
 TEST(WebhookWantsTest, OnlySubscribedEventsOfEnabledWebhooks) {

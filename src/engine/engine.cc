@@ -6,6 +6,7 @@
 
 #include "engine/engine_impl.h"
 #include "engine/services/audit_retention.h"
+#include "engine/services/autoredrive_runner.h"
 #include "engine/services/clock_check.h"
 #include "engine/services/delivery_retention.h"
 #include "engine/services/fingerprint_backfill.h"
@@ -55,6 +56,7 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
   loop.Add(MakeDeadlineSweep(committer, store, options.sweep_batch));
   loop.Add(std::make_unique<ScheduleFiring>(committer, store, options.sweep_batch));
   loop.Add(std::make_unique<OperationRunner>(committer, store, options.operation_batch));
+  loop.Add(std::make_unique<AutoredriveRunner>(committer, store));
   loop.Add(std::make_unique<Retention>(committer, store, options.sweep_batch,
                                        options.retention_interval));
   if (options.prune_workers_after > std::chrono::seconds::zero()) {

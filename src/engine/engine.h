@@ -215,6 +215,19 @@ class Engine {
   // CONFLICT when it has already finished.
   void CancelOperation(std::string id, Callback<Operation> done);
 
+  // --- auto-redrive (engine_autoredrive.cc; run by services/autoredrive_runner.h)
+  // NOT_FOUND when the queue has no policy.
+  void GetAutoredrive(std::string queue_name, Callback<AutoredriveView> done);
+  // Every queue's, by queue name.
+  void ListAutoredrive(Callback<std::vector<AutoredriveView>> done);
+  // Creates or replaces the queue's policy (the queue is created when new,
+  // as configuring one does). VALIDATION naming the field. The state starts
+  // over (InitialAutoredriveState) when the policy is new, is switched on or
+  // off, or targets another class; other edits keep it.
+  void PutAutoredrive(AutoredrivePolicy policy, Callback<PutAutoredriveResult> done);
+  // NOT_FOUND when the queue has no policy. Jobs keep their revival counts.
+  void DeleteAutoredrive(std::string queue_name, StatusCallback done);
+
   // --- queues
   void ListQueues(Callback<std::vector<QueueView>> done);
   void GetQueue(std::string name, Callback<QueueView> done);  // NOT_FOUND if unknown

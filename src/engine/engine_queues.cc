@@ -155,6 +155,9 @@ void Engine::DeleteQueue(std::string name, bool delete_jobs, StatusCallback done
           }
         }
         REDRIVE_RETURN_IF_ERROR(tx.DeleteQueue(name, delete_jobs));
+        // Its auto-redrive policy goes with it.
+        Status policy = tx.DeleteAutoredrive(name);
+        if (!policy.ok() && policy.code() != ErrorCode::kNotFound) return policy;
         return true;
       },
       [done = std::move(done)](Result<bool> r) { done(r.status()); });

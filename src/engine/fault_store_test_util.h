@@ -243,6 +243,29 @@ class FaultStore final : public store::Store {
     Result<long long> CountSelectedJobs(const store::JobSelection& sel) override {
       return inner_->CountSelectedJobs(sel);
     }
+    Result<std::optional<store::AutoredriveRecord>> GetAutoredrive(
+        const std::string& queue_name) override {
+      return inner_->GetAutoredrive(queue_name);
+    }
+    Result<std::vector<store::AutoredriveRecord>> ListAutoredrive() override {
+      return inner_->ListAutoredrive();
+    }
+    Status InsertAutoredrive(const store::AutoredriveRecord& rec) override {
+      return inner_->InsertAutoredrive(rec);
+    }
+    Status UpdateAutoredrivePolicy(const AutoredrivePolicy& policy) override {
+      return inner_->UpdateAutoredrivePolicy(policy);
+    }
+    Status UpdateAutoredriveState(const std::string& queue_name,
+                                  const AutoredriveState& state) override {
+      return inner_->UpdateAutoredriveState(queue_name, state);
+    }
+    Status DeleteAutoredrive(const std::string& queue_name) override {
+      return inner_->DeleteAutoredrive(queue_name);
+    }
+    Result<long long> CountAutoRevivals(const std::vector<std::string>& ids) override {
+      return inner_->CountAutoRevivals(ids);
+    }
     Result<std::optional<Instant>> NextOperationDue() override {
       return inner_->NextOperationDue();
     }

@@ -105,6 +105,15 @@ EngineMetrics::EngineMetrics() {
     registry_.AddCounter(c.name, c.help, {});
     registry_.Add(c.name, {}, 0);
   }
+  registry_.AddCounter("redrive_autoredrive_jobs_total",
+                       "Dead-lettered jobs auto-redrive sent back to run.", {"queue"});
+  registry_.AddCounter("redrive_autoredrive_decisions_total",
+                       "Auto-redrive decisions that changed a policy's phase, by outcome: "
+                       "canary_started, wave_started, backed_off, finished, disabled.",
+                       {"outcome"});
+  for (const char* outcome : {"canary_started", "wave_started", "backed_off", "finished"}) {
+    registry_.Add("redrive_autoredrive_decisions_total", {outcome}, 0);
+  }
   registry_.AddHistogram("redrive_commit_batch_size",
                          "Requests carried by one store transaction (a group commit on SQLite; "
                          "always 1 on PostgreSQL, where each request commits alone).",
@@ -125,6 +134,12 @@ void EngineMetrics::OnCommitted(const TxEffects& effects, size_t batch_size) {
     for (const ScheduleCounterSpec& c : kScheduleCounters) {
       if (what == c.what) registry_.Add(c.name, {}, static_cast<double>(n));
     }
+  }
+  for (const auto& [queue, n] : effects.autoredrive_jobs) {
+    registry_.Add("redrive_autoredrive_jobs_total", {queue}, static_cast<double>(n));
+  }
+  for (const auto& [outcome, n] : effects.autoredrive_decisions) {
+    registry_.Add("redrive_autoredrive_decisions_total", {outcome}, static_cast<double>(n));
   }
   for (const auto& [queue, t] : effects.job_times) {
     registry_.Add(kWaitingName, {queue}, Seconds(t.waiting));

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/autoredrive.h"
 #include "core/job.h"
 #include "core/new_job.h"
 #include "core/operation.h"
@@ -246,6 +247,18 @@ struct CreateOperationResult {
   Operation operation;      // created (not on a dry run)
   long long matched = 0;    // dry run: the jobs it would handle now
   std::vector<Job> sample;  // dry run: the first kOperationSampleSize of them (id order)
+};
+
+// A queue's auto-redrive policy, its live state and how many of its dead
+// jobs it may still revive now (engine_autoredrive.cc).
+struct AutoredriveView {
+  AutoredrivePolicy policy;
+  AutoredriveState state;
+  long long eligible = 0;
+};
+struct PutAutoredriveResult {
+  AutoredriveView view;
+  bool created = false;
 };
 
 struct PriorityChange {

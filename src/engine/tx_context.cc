@@ -25,6 +25,8 @@ void TxEffects::Merge(const TxEffects& o) {
   for (const auto& [outcome, n] : o.webhook_outcomes) webhook_outcomes[outcome] += n;
   webhooks_disabled += o.webhooks_disabled;
   for (const auto& [what, n] : o.schedule_runs) schedule_runs[what] += n;
+  for (const auto& [queue, n] : o.autoredrive_jobs) autoredrive_jobs[queue] += n;
+  for (const auto& [what, n] : o.autoredrive_decisions) autoredrive_decisions[what] += n;
   realtime_events.insert(realtime_events.end(), o.realtime_events.begin(), o.realtime_events.end());
 }
 
@@ -66,6 +68,11 @@ Status TxContext::Wrote(store::WriteTx& tx, const JobWrite& write) {
 
 Status TxContext::Wrote(store::WriteTx& tx, const WorkflowWrite& write) {
   for (WriteHook* hook : hooks) REDRIVE_RETURN_IF_ERROR(hook->OnWorkflow(tx, *this, write));
+  return Status::Ok();
+}
+
+Status TxContext::Wrote(store::WriteTx& tx, const AutoredriveWrite& write) {
+  for (WriteHook* hook : hooks) REDRIVE_RETURN_IF_ERROR(hook->OnAutoredrive(tx, *this, write));
   return Status::Ok();
 }
 

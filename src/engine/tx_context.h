@@ -68,6 +68,10 @@ struct TxEffects {
   // times that passed while the schedule could not fire), skipped (the
   // previous job was still running): for the metrics.
   std::map<std::string, long long> schedule_runs;
+  // Auto-redrive (services/autoredrive_runner.h): jobs it redrove by queue,
+  // and its phase-changing decisions by outcome: for the metrics.
+  std::map<std::string, long long> autoredrive_jobs;
+  std::map<std::string, long long> autoredrive_decisions;
   // What live subscribers are told of the batch (engine/realtime/), in
   // write order; recorded only while the event hub has subscribers, and
   // published only once the commit succeeded.
@@ -116,6 +120,7 @@ struct TxContext {
   Status Wrote(store::WriteTx& tx, const WorkerWrite& write);
   Status Wrote(store::WriteTx& tx, const ScheduleWrite& write);
   Status Wrote(store::WriteTx& tx, const WorkflowWrite& write);
+  Status Wrote(store::WriteTx& tx, const AutoredriveWrite& write);
 };
 
 }  // namespace redrive::engine

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "core/autoredrive.h"
 #include "core/job.h"
 #include "core/outcome.h"
 #include "core/queue.h"
@@ -63,6 +64,16 @@ struct WorkflowWrite {
   const WorkflowView& workflow;  // as the transaction now reads it
 };
 
+// An auto-redrive decision that changed its policy's phase
+// (core/autoredrive.h): the policy, its state after the decision, and how
+// many jobs the decision redrove.
+struct AutoredriveWrite {
+  const AutoredrivePolicy& policy;
+  const AutoredriveState& state;
+  const AutoredriveDecision& decision;
+  int redriven = 0;
+};
+
 class WriteHook {
  public:
   virtual ~WriteHook() = default;
@@ -98,6 +109,12 @@ class WriteHook {
     return Status::Ok();
   }
   virtual Status OnWorkflow(store::WriteTx& tx, TxContext& ctx, const WorkflowWrite& write) {
+    (void)tx;
+    (void)ctx;
+    (void)write;
+    return Status::Ok();
+  }
+  virtual Status OnAutoredrive(store::WriteTx& tx, TxContext& ctx, const AutoredriveWrite& write) {
     (void)tx;
     (void)ctx;
     (void)write;

@@ -47,6 +47,7 @@
 
 #include "core/api_key.h"
 #include "core/audit.h"
+#include "core/autoredrive.h"
 #include "core/clock.h"
 #include "core/job.h"
 #include "core/job_cursor.h"
@@ -88,6 +89,8 @@ struct DeadLetterSelection {
   std::optional<std::string> error_prefix;  // last_error starts with it (exact)
   std::optional<std::string> fingerprint;   // error_fingerprint equals it
   std::optional<Instant> dead_before;       // deadlettered_at < dead_before
+  // Jobs auto-redriven fewer times than this (job_auto_revivals; auto-redrive's ceiling).
+  std::optional<int> auto_revivals_below;
   int limit = 100;
 };
 
@@ -108,6 +111,14 @@ struct JobSelection {
 struct OperationRecord {
   Operation operation;
   DeadLetterSelection selection;
+};
+
+// An auto-redrive policy (core/autoredrive.h) and its live state, one row
+// per queue. The operator writes the policy, the `autoredrive` duty the
+// state: each through its own narrow update, so neither clobbers the other.
+struct AutoredriveRecord {
+  AutoredrivePolicy policy;
+  AutoredriveState state;
 };
 
 // Listing a webhook's deliveries, newest first. Unset fields do not filter.
@@ -342,6 +353,14 @@ class ReadTx {
   // When the earliest unfinished operation's next batch is due (its
   // next_batch_at, or its created_at when it has none), if any.
   virtual Result<std::optional<Instant>> NextOperationDue() = 0;
+
+  // Auto-redrive policies (core/autoredrive.h): the queue's, unset if it has
+  // none; in a write transaction the row is locked (PostgreSQL: FOR UPDATE),
+  // for the duty's step and the operator's read-modify-write.
+  virtual Result<std::optional<AutoredriveRecord>> GetAutoredrive(
+      const std::string& queue_name) = 0;
+  // Every policy, by queue name (at most one per queue).
+  virtual Result<std::vector<AutoredriveRecord>> ListAutoredrive() = 0;
 
   // Token exchange (core/refresh_token.h). The secret access tokens are
   // signed with, shared by every node; unset until a WriteTx ensured one.
@@ -638,6 +657,20 @@ class WriteTx : public ReadTx {
   // failed) whose finished_at is before `before`, oldest finished first; an
   // unfinished one is never deleted. Returns how many.
   virtual Result<long long> DeleteFinishedOperationsBefore(Instant before, int limit) = 0;
+
+  // Auto-redrive. Insert REQUIRES: the queue has no policy yet. The updates
+  // are narrow: UpdateAutoredrivePolicy writes the policy's fields only
+  // (the operator's), UpdateAutoredriveState the state's only (the duty's);
+  // both NOT_FOUND if the queue has no policy. Delete: NOT_FOUND if absent.
+  virtual Status InsertAutoredrive(const AutoredriveRecord& rec) = 0;
+  virtual Status UpdateAutoredrivePolicy(const AutoredrivePolicy& policy) = 0;
+  virtual Status UpdateAutoredriveState(const std::string& queue_name,
+                                        const AutoredriveState& state) = 0;
+  virtual Status DeleteAutoredrive(const std::string& queue_name) = 0;
+  // Adds one to the automatic revivals of each job of `ids` (unknown ids are
+  // skipped): the jobs auto-redrive just redrove. Kept beside the job (the
+  // job_auto_revivals table, deleted with it), never reset. Returns how many.
+  virtual Result<long long> CountAutoRevivals(const std::vector<std::string>& ids) = 0;
 
   // Token exchange (core/refresh_token.h).
   // The token secret: stores `candidate` when the store holds none, then

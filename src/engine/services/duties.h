@@ -29,6 +29,7 @@ inline constexpr char kWebhookDispatch[] = "webhook-dispatch";
 inline constexpr char kSchedules[] = "schedules";
 inline constexpr char kOperations[] = "operations";
 inline constexpr char kFingerprintBackfill[] = "fingerprint-backfill";
+inline constexpr char kAutoredrive[] = "autoredrive";
 }  // namespace duty
 
 // How often a node asks about a duty it does not lead (and at the latest

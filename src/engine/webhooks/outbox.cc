@@ -57,6 +57,15 @@ Status WebhookOutbox::OnWorkflow(store::WriteTx& tx, TxContext& ctx, const Workf
   return Write(tx, ctx, WorkflowWebhookEvent(write.outcome, write.workflow));
 }
 
+Status WebhookOutbox::OnAutoredrive(store::WriteTx& tx, TxContext& ctx,
+                                    const AutoredriveWrite& write) {
+  if (ctx.subscriptions == nullptr || !ctx.subscriptions->Wants(kAutoredriveWebhookEvent)) {
+    return Status::Ok();
+  }
+  return Write(tx, ctx,
+               AutoredriveWebhookEvent(write.policy, write.state, write.decision, write.redriven));
+}
+
 Status WebhookOutbox::WriteCompletion(store::WriteTx& tx, TxContext& ctx, const JobWrite& write) {
   for (const EmittedWebhook& emit : Describe(write.outcome).webhooks) {
     if (emit.event == nullptr) break;

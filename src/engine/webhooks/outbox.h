@@ -40,6 +40,8 @@ class WebhookOutbox final : public WriteHook {
   // schedule.triggered.
   Status OnSchedule(store::WriteTx& tx, TxContext& ctx, const ScheduleWrite& write) override;
   Status OnWorkflow(store::WriteTx& tx, TxContext& ctx, const WorkflowWrite& write) override;
+  // dlq.autoredrive.
+  Status OnAutoredrive(store::WriteTx& tx, TxContext& ctx, const AutoredriveWrite& write) override;
 
  private:
   static Status Write(store::WriteTx& tx, TxContext& ctx, const WebhookEvent& event);

@@ -324,6 +324,13 @@ void AddSelection(BuiltQuery& q, const DeadLetterSelection& sel) {
     q.params.Add(*sel.dead_before);
     q.sql += " AND deadlettered_at < " + Param(q.params.size());
   }
+  if (sel.auto_revivals_below) {
+    q.params.Add(*sel.auto_revivals_below);
+    q.sql +=
+        " AND NOT EXISTS (SELECT 1 FROM redrive.job_auto_revivals r WHERE r.job_id = jobs.id"
+        " AND r.revivals >= " +
+        Param(q.params.size()) + ")";
+  }
 }
 }  // namespace
 

@@ -2,6 +2,7 @@
 
 #include "store/postgres/pg_api_key_sql.h"
 #include "store/postgres/pg_audit_sql.h"
+#include "store/postgres/pg_autoredrive_sql.h"
 #include "store/postgres/pg_job_sql.h"
 #include "store/postgres/pg_operation_sql.h"
 #include "store/postgres/pg_row_mapping.h"
@@ -341,6 +342,17 @@ Result<long long> PgReads<Base>::CountSelectedJobs(const JobSelection& sel) {
 template <typename Base>
 Result<std::optional<Instant>> PgReads<Base>::NextOperationDue() {
   return operation_sql::NextOperationDue(conn_);
+}
+
+template <typename Base>
+Result<std::optional<AutoredriveRecord>> PgReads<Base>::GetAutoredrive(
+    const std::string& queue_name) {
+  return autoredrive_sql::GetAutoredrive(conn_, queue_name, locking_);
+}
+
+template <typename Base>
+Result<std::vector<AutoredriveRecord>> PgReads<Base>::ListAutoredrive() {
+  return autoredrive_sql::ListAutoredrive(conn_);
 }
 
 template <typename Base>

@@ -54,6 +54,8 @@ class PgReads : public Base {
   Result<std::vector<OperationRecord>> ListOperations(int limit, int offset) override;
   Result<long long> CountSelectedJobs(const JobSelection& sel) override;
   Result<std::optional<Instant>> NextOperationDue() override;
+  Result<std::optional<AutoredriveRecord>> GetAutoredrive(const std::string& queue_name) override;
+  Result<std::vector<AutoredriveRecord>> ListAutoredrive() override;
   Result<std::vector<ThroughputPoint>> ReadThroughput(const std::optional<std::string>& queue_name,
                                                       Instant after) override;
   Result<JobCounts> SumHourlyThroughput(const std::optional<std::string>& queue_name,

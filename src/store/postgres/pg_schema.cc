@@ -4,6 +4,7 @@
 
 #include "core/clock.h"
 #include "store/postgres/pg_api_key_sql.h"
+#include "store/postgres/pg_autoredrive_sql.h"
 #include "store/postgres/pg_operation_sql.h"
 #include "store/postgres/pg_throughput_sql.h"
 #include "store/postgres/pg_token_sql.h"
@@ -448,6 +449,7 @@ constexpr PgMigration kMigrations[] = {
     {20, "bulk operations", operation_sql::kSchema},
     {21, "error fingerprints", kSchemaV21},
     {22, "move operations and finished operations' retention", operation_sql::kMoveSchema},
+    {23, "auto-redrive policies and revival counts", autoredrive_sql::kSchema},
 };
 
 constexpr char kCreateMigrationsTable[] =

@@ -190,6 +190,12 @@ void AddSelection(BuiltQuery& q, const DeadLetterSelection& sel, const std::stri
     q.sql += " AND deadlettered_at < ?";
     q.params.emplace_back(ToMicros(*sel.dead_before));
   }
+  if (sel.auto_revivals_below) {
+    q.sql +=
+        " AND NOT EXISTS (SELECT 1 FROM job_auto_revivals r WHERE r.job_id = jobs.id"
+        " AND r.revivals >= ?)";
+    q.params.emplace_back(int64_t{*sel.auto_revivals_below});
+  }
 }
 }  // namespace
 

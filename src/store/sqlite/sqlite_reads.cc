@@ -3,6 +3,7 @@
 #include "core/tags_json.h"
 #include "store/sqlite/api_key_sql.h"
 #include "store/sqlite/audit_sql.h"
+#include "store/sqlite/autoredrive_sql.h"
 #include "store/sqlite/job_sql.h"
 #include "store/sqlite/operation_sql.h"
 #include "store/sqlite/query_util.h"
@@ -337,6 +338,17 @@ Result<std::optional<Instant>> SqliteReads<Base>::NextOperationDue() {
 template <typename Base>
 Result<std::optional<Instant>> SqliteReads<Base>::NextScheduleDue() {
   return schedule_sql::NextScheduleDue(conn_);
+}
+
+template <typename Base>
+Result<std::optional<AutoredriveRecord>> SqliteReads<Base>::GetAutoredrive(
+    const std::string& queue_name) {
+  return autoredrive_sql::GetAutoredrive(conn_, queue_name);
+}
+
+template <typename Base>
+Result<std::vector<AutoredriveRecord>> SqliteReads<Base>::ListAutoredrive() {
+  return autoredrive_sql::ListAutoredrive(conn_);
 }
 
 template class SqliteReads<ReadTx>;

@@ -4,6 +4,7 @@
 
 #include "core/clock.h"
 #include "store/sqlite/api_key_sql.h"
+#include "store/sqlite/autoredrive_sql.h"
 #include "store/sqlite/operation_sql.h"
 #include "store/sqlite/throughput_sql.h"
 #include "store/sqlite/token_sql.h"
@@ -437,6 +438,7 @@ constexpr Migration kMigrations[] = {
     {19, "bulk operations", operation_sql::kSchema},
     {20, "error fingerprints", kSchemaV20},
     {21, "move operations and finished operations' retention", operation_sql::kMoveSchema},
+    {22, "auto-redrive policies and revival counts", autoredrive_sql::kSchema},
 };
 
 constexpr char kCreateMigrationsTable[] =

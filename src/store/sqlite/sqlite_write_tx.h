@@ -86,6 +86,13 @@ class SqliteWriteTx final : public SqliteReads<WriteTx> {
   Result<std::vector<OperationRecord>> SelectDueOperations(Instant now, int limit) override;
   Result<long long> DeleteFinishedOperationsBefore(Instant before, int limit) override;
   Result<std::vector<Job>> SelectJobsAfter(const JobSelection& sel) override;
+  // sqlite_autoredrive_writes.cc
+  Status InsertAutoredrive(const AutoredriveRecord& rec) override;
+  Status UpdateAutoredrivePolicy(const AutoredrivePolicy& policy) override;
+  Status UpdateAutoredriveState(const std::string& queue_name,
+                                const AutoredriveState& state) override;
+  Status DeleteAutoredrive(const std::string& queue_name) override;
+  Result<long long> CountAutoRevivals(const std::vector<std::string>& ids) override;
   Status InsertSchedule(const Schedule& schedule) override;
   Status UpdateSchedule(const Schedule& schedule) override;
   Status DeleteSchedule(const std::string& id) override;
