@@ -223,7 +223,8 @@ class Engine {
   // Creates or replaces the queue's policy (the queue is created when new,
   // as configuring one does). VALIDATION naming the field. The state starts
   // over (InitialAutoredriveState) when the policy is new, is switched on or
-  // off, or targets another class; other edits keep it.
+  // off, or targets another class; a new cool-down restarts a cooling under
+  // way; other edits keep it.
   void PutAutoredrive(AutoredrivePolicy policy, Callback<PutAutoredriveResult> done);
   // NOT_FOUND when the queue has no policy. Jobs keep their revival counts.
   void DeleteAutoredrive(std::string queue_name, StatusCallback done);
