@@ -95,8 +95,12 @@ struct EngineOptions {
   // Max jobs one pass of a sweep touches.
   int sweep_batch = 500;
   // The most jobs one batch (one transaction) of a bulk operation handles
-  // (1..kMaxOperationBatch).
-  int operation_batch = kMaxOperationBatch;
+  // (1..kMaxOperationBatch). A batch holds SQLite's writer while it runs
+  // (about 3 ms for 100 retries on a small machine), and a request that
+  // arrives meanwhile waits for it: smaller batches keep other queues'
+  // latency down, larger ones finish an operation sooner (docs/benchmarks.md,
+  // W5).
+  int operation_batch = 100;
   // The throughput history (console chart): each node records one sample
   // per interval in the store; the last `throughput_window` of them are
   // kept and shown.

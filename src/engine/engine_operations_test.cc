@@ -104,6 +104,9 @@ TEST_F(EngineOperationsTest, ADryRunCountsAndSamplesAndCreatesNothing) {
 }
 
 TEST_F(EngineOperationsTest, RunsOverManyJobsInBatchesAtItsRateAcrossARestart) {
+  EngineOptions options;
+  options.operation_batch = kMaxOperationBatch;
+  StartEngine(options);
   std::vector<std::string> ids = EnqueueDeadMany("payments", 1200);
   CreateOperationParams p = RetryQueue("payments");
   p.rate_per_second = 500;  // one full batch (500) a second
@@ -135,7 +138,7 @@ TEST_F(EngineOperationsTest, RunsOverManyJobsInBatchesAtItsRateAcrossARestart) {
   EXPECT_EQ(CountStatus("payments", JobStatus::kDeadletter), 710);
 
   // A restart in the middle: the new engine resumes after the cursor.
-  StartEngine();
+  StartEngine(options);
   clock_.Advance(milliseconds(1));
   Pass();
   EXPECT_EQ(GetOp(created.id).done, 1000);

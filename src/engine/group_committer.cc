@@ -2,9 +2,30 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "core/thread_name.h"
 
 namespace redrive::engine {
+
+void TakeGroup(std::deque<WriteOp>& queue, size_t max, bool& background_owed,
+               std::deque<WriteOp>& group) {
+  const bool any_request =
+      std::any_of(queue.begin(), queue.end(), [](const WriteOp& op) { return !op.background; });
+  const bool take_background = !any_request || background_owed;
+  std::deque<WriteOp> rest;
+  bool left_background = false;
+  for (WriteOp& op : queue) {
+    if (group.size() < max && op.background == take_background) {
+      group.push_back(std::move(op));
+    } else {
+      left_background = left_background || op.background;
+      rest.push_back(std::move(op));
+    }
+  }
+  queue.swap(rest);
+  background_owed = !take_background && left_background;
+}
 
 GroupCommitter::GroupCommitter(store::Store& store, const Clock& clock, Random& random,
                                size_t max_batch, EffectsSink recorded, EffectsSink answered)
@@ -58,11 +79,9 @@ void GroupCommitter::Loop() {
       cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stopping and drained
       // Everything that arrived while the last batch was committing goes in
-      // this one: that is what makes one fsync serve many requests.
-      while (!queue_.empty() && batch.size() < max_batch_) {
-        batch.push_back(std::move(queue_.front()));
-        queue_.pop_front();
-      }
+      // this one: that is what makes one fsync serve many requests (requests
+      // and duties apart: TakeGroup).
+      TakeGroup(queue_, max_batch_, background_owed_, batch);
     }
     RunBatch(batch);
     batch.clear();

@@ -10,7 +10,9 @@ namespace redrive::engine {
 Status WriteExecutor::RunAndWait(std::function<Status(store::WriteTx&, TxContext&)> run) {
   auto done = std::make_shared<std::promise<Status>>();
   auto result = done->get_future();
-  Submit({std::move(run), [done](Status s) { done->set_value(std::move(s)); }});
+  Submit({.run = std::move(run),
+          .after = [done](Status s) { done->set_value(std::move(s)); },
+          .background = true});
   return result.get();
 }
 

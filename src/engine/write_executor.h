@@ -51,6 +51,11 @@ struct WriteOp {
   std::function<Status(store::WriteTx&, TxContext&)> run;
   // Called once: with run's error, or with the commit's status.
   std::function<void(Status)> after;
+  // A background duty's op (RunAndWait: a sweep, a batch of a bulk
+  // operation). A GroupCommitter never puts one in a transaction with
+  // requests' ops: a request waits for the duty's batch only when it arrives
+  // while that batch runs, not for the batch's run and then its own.
+  bool background = false;
 };
 
 class WriteExecutor {
@@ -79,8 +84,9 @@ class WriteExecutor {
   // Queues `op`; once stopped, calls op.after(UNAVAILABLE) at once.
   virtual void Submit(WriteOp op) = 0;
 
-  // Runs `run` and waits for its commit (background services and tests;
-  // never call it from an I/O thread or from an executor thread).
+  // Runs `run` as a background op and waits for its commit (background
+  // services and tests; never call it from an I/O thread or from an
+  // executor thread).
   Status RunAndWait(std::function<Status(store::WriteTx&, TxContext&)> run);
 
  protected:
