@@ -1,6 +1,7 @@
-// How both stores keep an operation's fields that SQL has no type for
-// (sqlite/operation_sql.cc, postgres/pg_operation_sql.cc): written once here
-// so the two stores cannot drift apart. Kept out of core/operation.h so a
+// How both stores keep the fields of a bulk operation and of an auto-redrive
+// state that SQL has no type for (sqlite/operation_sql.cc,
+// sqlite/autoredrive_sql.cc and their postgres/ twins): written once here so
+// the two stores cannot drift apart. Kept out of core/operation.h so a
 // change here rebuilds only the stores.
 #pragma once
 

@@ -1,7 +1,6 @@
 #include "store/postgres/pg_autoredrive_sql.h"
 
-#include <cstdio>
-#include <cstdlib>
+#include "core/operation_codec.h"
 
 namespace redrive::store::postgres::autoredrive_sql {
 
@@ -76,29 +75,6 @@ constexpr char kCountRevivals[] =
     " SELECT id, 1 FROM redrive.jobs WHERE id = ANY($1::text[])"
     " ON CONFLICT (job_id) DO UPDATE SET revivals = redrive.job_auto_revivals.revivals + 1";
 
-std::string JoinIds(const std::vector<std::string>& ids) {
-  std::string out;
-  for (const std::string& id : ids) out += (out.empty() ? "" : "\n") + id;
-  return out;
-}
-
-std::vector<std::string> SplitIds(std::string_view text) {
-  std::vector<std::string> out;
-  while (!text.empty()) {
-    const size_t nl = text.find('\n');
-    out.emplace_back(text.substr(0, nl));
-    if (nl == std::string_view::npos) break;
-    text.remove_prefix(nl + 1);
-  }
-  return out;
-}
-
-std::string RateText(double rate) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.17g", rate);
-  return buf;
-}
-
 AutoredriveRecord ReadRecord(const PgResult& r, int row) {
   AutoredriveRecord rec;
   AutoredrivePolicy& p = rec.policy;
@@ -109,7 +85,7 @@ AutoredriveRecord ReadRecord(const PgResult& r, int row) {
   p.cooldown = std::chrono::seconds(r.Int64(row, 4));
   p.max_cooldown = std::chrono::seconds(r.Int64(row, 5));
   p.canary_size = static_cast<int>(r.Int64(row, 6));
-  p.rate_per_second = std::strtod(r.String(row, 7).c_str(), nullptr);
+  p.rate_per_second = ParseRateText(r.String(row, 7));
   p.max_revivals_per_job = static_cast<int>(r.Int64(row, 8));
   p.created_at = r.Time(row, 9);
   p.updated_at = r.Time(row, 10);

@@ -1,8 +1,6 @@
 #include "store/sqlite/autoredrive_sql.h"
 
-#include <cstdio>
-#include <cstdlib>
-
+#include "core/operation_codec.h"
 #include "core/tags_json.h"
 #include "store/sqlite/query_util.h"
 #include "store/sqlite/statement.h"
@@ -77,29 +75,6 @@ constexpr char kCountRevivals[] =
     " SELECT id, 1 FROM jobs WHERE id IN (SELECT value FROM json_each(?1))"
     " ON CONFLICT (job_id) DO UPDATE SET revivals = revivals + 1";
 
-std::string JoinIds(const std::vector<std::string>& ids) {
-  std::string out;
-  for (const std::string& id : ids) out += (out.empty() ? "" : "\n") + id;
-  return out;
-}
-
-std::vector<std::string> SplitIds(std::string_view text) {
-  std::vector<std::string> out;
-  while (!text.empty()) {
-    const size_t nl = text.find('\n');
-    out.emplace_back(text.substr(0, nl));
-    if (nl == std::string_view::npos) break;
-    text.remove_prefix(nl + 1);
-  }
-  return out;
-}
-
-std::string RateText(double rate) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.17g", rate);
-  return buf;
-}
-
 AutoredriveRecord ReadRecord(const Statement& s) {
   AutoredriveRecord rec;
   AutoredrivePolicy& p = rec.policy;
@@ -110,7 +85,7 @@ AutoredriveRecord ReadRecord(const Statement& s) {
   p.cooldown = std::chrono::seconds(s.Int64(4));
   p.max_cooldown = std::chrono::seconds(s.Int64(5));
   p.canary_size = s.Int(6);
-  p.rate_per_second = std::strtod(s.String(7).c_str(), nullptr);
+  p.rate_per_second = ParseRateText(s.String(7));
   p.max_revivals_per_job = s.Int(8);
   p.created_at = s.Time(9);
   p.updated_at = s.Time(10);
