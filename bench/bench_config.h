@@ -31,6 +31,7 @@ struct BenchConfig {
   int64_t dlq_jobs = 1000;     // W3; 0 skips it
   int64_t workflow_jobs = 0;   // W4, jobs of the fan-out/fan-in workflow; 0 skips it
   int64_t operation_jobs = 0;  // W5, dead jobs one bulk operation retries; 0 skips it
+  double operation_rate = 0;   // W5, the operation's rate_per_second; 0: full speed
 
   int bulk_size = 1000;
   std::chrono::milliseconds claim_wait{5000};

@@ -110,6 +110,10 @@ void AddOptions(CLI::App& app, Options& o, BenchConfig& c) {
                  "another queue alone and meanwhile (0 skips W5)")
       ->check(CLI::Range(int64_t{0}, int64_t{10'000'000}))
       ->capture_default_str();
+  app.add_option("--operation-rate", c.operation_rate,
+                 "W5: the operation's rate_per_second (0: none, full speed)")
+      ->check(CLI::Range(0.0, 1e6))
+      ->capture_default_str();
   app.add_option("--wait-ms", o.wait_ms, "long-poll wait of each claim")
       ->check(CLI::Range(0, 30000))
       ->capture_default_str();

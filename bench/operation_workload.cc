@@ -53,13 +53,14 @@ Status DeadLetterAll(const BenchConfig& cfg, const ClaimMode& mode, const std::s
 class Follower {
  public:
   Follower(const BenchConfig& cfg, std::string queue)
-      : client_(ClientOptionsFor(cfg)), queue_(std::move(queue)) {}
+      : client_(ClientOptionsFor(cfg)), queue_(std::move(queue)), rate_(cfg.operation_rate) {}
 
   void Start() {
     sdk::OperationRequest req;
     req.action = "retry";
     req.selector["queue_name"] = queue_;
     req.reason = "redrive-bench W5";
+    if (rate_ > 0) req.rate_per_second = rate_;
     started_ns_ = NowNs();
     Result<Operation> op = client_.CreateOperation(req);
     std::lock_guard lock(mu_);
@@ -113,6 +114,7 @@ class Follower {
  private:
   Client client_;
   const std::string queue_;
+  const double rate_;
   std::atomic<bool> finished_{false};
   std::mutex mu_;
   Operation op_;

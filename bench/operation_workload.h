@@ -1,6 +1,7 @@
 // W5, a bulk operation under load: N jobs are dead-lettered (max_retries 0,
 // C consumers failing each once), then one POST /operations retries them all
-// at full speed (no rate), in the server's batches of 500. Meanwhile W2 runs
+// at full speed (no rate; --operation-rate gives one), in the server's
+// batches. Meanwhile W2 runs
 // on another queue of its own, so its enqueue-to-claim latency shows what the
 // operation costs other queues' workers; W2 is also measured alone just
 // before, for the comparison in the same run. Measures the operation's

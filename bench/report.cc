@@ -212,8 +212,9 @@ void PrintTable(std::ostream& out, const BenchConfig& cfg, const std::string& se
   }
   if (m.w5) {
     const OperationResult& r = *m.w5;
-    out << "W5 operation   retry " << r.jobs << " dead jobs at full speed (dead-lettered in "
-        << Fmt("%.2f", r.dead_letter_ms / 1000) << " s)\n"
+    out << "W5 operation   retry " << r.jobs << " dead jobs "
+        << (cfg.operation_rate > 0 ? "at " + Fmt("%g", cfg.operation_rate) + "/s" : "at full speed")
+        << " (dead-lettered in " << Fmt("%.2f", r.dead_letter_ms / 1000) << " s)\n"
         << "      " << r.state << ": done " << r.done << "/" << r.matched << ", failed " << r.failed
         << " in " << Fmt("%.2f", r.run_ms / 1000) << " s (" << Fmt("%.0f", r.jobs_per_s)
         << " jobs/s; seen finished after " << Fmt("%.2f", r.seen_ms / 1000)
@@ -250,6 +251,7 @@ std::string JsonLine(const BenchConfig& cfg, const std::string& server_url, cons
                                             {"dlq_jobs", cfg.dlq_jobs},
                                             {"workflow_jobs", cfg.workflow_jobs},
                                             {"operation_jobs", cfg.operation_jobs},
+                                            {"operation_rate", cfg.operation_rate},
                                             {"claim_wait_ms", cfg.claim_wait.count()}}},
                     {"ok", m.ok()}};
   if (m.w1) line["w1"] = W1Json(*m.w1);
