@@ -44,6 +44,7 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
   engine_options.retention_interval = config.retention_interval;
   engine_options.audit_retention = config.audit_retention;
   engine_options.operation_retention = config.operation_retention;
+  engine_options.operation_batch = config.operation_batch;
   engine_options.max_event_streams = config.max_event_streams;
   engine_options.event_buffer = config.event_buffer;
   engine_options.prune_workers_after = config.prune_workers_after;
@@ -176,6 +177,8 @@ Status CheckIntegrity(const server::ServeConfig& config, store::SqliteStore& sto
 Result<std::unique_ptr<store::Store>> OpenSqlite(const server::ServeConfig& config) {
   store::SqliteOptions options;
   options.exclusive = true;  // one server per file (store/sqlite/server_lock.h)
+  options.sync =
+      config.sqlite_pipelined_sync ? store::SqliteSync::kPipelined : store::SqliteSync::kFull;
   REDRIVE_ASSIGN_OR_RETURN(std::unique_ptr<store::SqliteStore> sqlite,
                            store::SqliteStore::Open(config.store.location, options));
   REDRIVE_RETURN_IF_ERROR(CheckIntegrity(config, *sqlite));

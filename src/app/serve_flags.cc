@@ -214,6 +214,19 @@ void AddServeFlags(CLI::App& serve, server::ServeFlags& flags) {
       ->envname("REDRIVE_INTEGRITY_CHECK_BUDGET")
       ->capture_default_str();
   serve
+      .add_option("--sqlite-sync", flags.sqlite_sync,
+                  "SQLite: how commits reach the disk before anyone is answered: pipelined "
+                  "(a thread fsyncs the WAL while the next batch runs) or full (each COMMIT "
+                  "fsyncs); both answer only after the fsync")
+      ->envname("REDRIVE_SQLITE_SYNC")
+      ->capture_default_str();
+  serve
+      .add_option("--operation-batch", flags.operation_batch,
+                  "Jobs a bulk operation changes per transaction (1-500): smaller keeps other "
+                  "queues' latency lower while it runs, larger finishes it sooner")
+      ->envname("REDRIVE_OPERATION_BATCH")
+      ->capture_default_str();
+  serve
       .add_flag("--webhook-allow-private-targets", flags.webhook_allow_private_targets,
                 "Let webhooks target loopback, private (RFC 1918, CGNAT, ULA), link-local and "
                 "other non-global addresses; by default only global addresses are")

@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <optional>
+#include <thread>
 
 #include "engine/background_loop.h"
 #include "engine/engine.h"
@@ -62,10 +63,24 @@ class Engine::Impl {
   }
   void RefreshSubscriptions();
 
-  // Runs `body` on a reader thread with a read snapshot.
+  // Runs `body` on a reader thread with a read snapshot, and answers once
+  // everything that snapshot could see is durable (WriteExecutor::
+  // WhenDurable: with a pipelined store the latest commits may not be yet;
+  // an answer that had to wait goes back to a reader thread).
   template <typename T>
   void Read(std::function<Result<T>(store::ReadTx&)> body, Callback<T> done) {
-    readers.Post({[body = std::move(body), done](store::ReadTx& tx) { done(body(tx)); },
+    readers.Post({[this, body = std::move(body), done](store::ReadTx& tx) {
+                    auto result = std::make_shared<Result<T>>(body(tx));
+                    const std::thread::id reader = std::this_thread::get_id();
+                    writer->WhenDurable([this, result, done, reader](Status durable) {
+                      auto answer = [result, done, durable = std::move(durable)]() mutable {
+                        if (!durable.ok()) return done(std::move(durable));
+                        done(std::move(*result));
+                      };
+                      if (std::this_thread::get_id() == reader) return answer();
+                      readers.PostReply(std::move(answer));
+                    });
+                  },
                   [done](Status st) { done(std::move(st)); }});
   }
 

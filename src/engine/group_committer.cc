@@ -33,6 +33,7 @@ GroupCommitter::GroupCommitter(store::Store& store, const Clock& clock, Random& 
       clock_(clock),
       random_(random),
       max_batch_(max_batch),
+      pipelined_(store.traits().pipelined_sync),
       recorded_(std::move(recorded)),
       answered_(std::move(answered)) {}
 
@@ -43,6 +44,15 @@ void GroupCommitter::Start() {
   if (thread_.joinable()) return;
   accepting_ = true;
   stop_ = false;
+  if (pipelined_) {
+    std::lock_guard<std::mutex> sync_lock(sync_mu_);
+    syncing_ = true;
+    sync_stop_ = false;
+    syncer_ = std::thread([this] {
+      SetThreadName("rd-syncer");
+      SyncLoop();
+    });
+  }
   thread_ = std::thread([this] {
     SetThreadName("rd-committer");
     Loop();
@@ -57,6 +67,16 @@ void GroupCommitter::Stop() {
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
+  // The committer has handed over its last batch: the syncer answers it and
+  // what waits for it, then ends.
+  {
+    std::lock_guard<std::mutex> lock(sync_mu_);
+    sync_stop_ = true;
+  }
+  sync_cv_.notify_all();
+  if (syncer_.joinable()) syncer_.join();
+  std::lock_guard<std::mutex> lock(sync_mu_);
+  syncing_ = false;
 }
 
 void GroupCommitter::Submit(WriteOp op) {
@@ -71,6 +91,28 @@ void GroupCommitter::Submit(WriteOp op) {
   op.after(Status::Unavailable("the server is shutting down"));
 }
 
+void GroupCommitter::WhenDurable(std::function<void(Status)> fn) {
+  if (!pipelined_) return fn(Status::Ok());
+  const uint64_t mark = store_.CommitMark();
+  {
+    std::unique_lock<std::mutex> lock(sync_mu_);
+    if (mark > durable_mark_ && syncing_ && !sync_stop_) {
+      durable_waits_.push_back({mark, std::move(fn)});
+      lock.unlock();
+      sync_cv_.notify_one();
+      return;
+    }
+    if (mark <= durable_mark_) {
+      lock.unlock();
+      return fn(Status::Ok());
+    }
+  }
+  // No syncer to wait for (not started, or stopping): sync here.
+  Result<uint64_t> covered = store_.SyncCommits();
+  fn(covered.ok() ? Status::Ok()
+                  : Status::Unavailable("store error: " + covered.status().message()));
+}
+
 void GroupCommitter::Loop() {
   std::deque<WriteOp> batch;
   for (;;) {
@@ -83,15 +125,25 @@ void GroupCommitter::Loop() {
       // and duties apart: TakeGroup).
       TakeGroup(queue_, max_batch_, background_owed_, batch);
     }
-    RunBatch(batch);
+    Committed committed = RunBatch(batch);
     batch.clear();
+    if (!pipelined_) {
+      Answer(committed);
+      continue;
+    }
+    {
+      std::lock_guard<std::mutex> lock(sync_mu_);
+      committed_.push_back(std::move(committed));
+    }
+    sync_cv_.notify_one();
   }
 }
 
-void GroupCommitter::RunBatch(std::deque<WriteOp>& batch) {
+GroupCommitter::Committed GroupCommitter::RunBatch(std::deque<WriteOp>& batch) {
   TxContext ctx{clock_.Now(), random_, {}, {}, hooks_};
-  std::vector<Status> results(batch.size());
-  Status commit_status;
+  Committed out;
+  out.results.resize(batch.size());
+  Status& commit_status = out.commit_status;
   auto tx = store_.BeginWrite();
   if (tx.ok()) {
     // What the hooks take once per transaction (a configuration snapshot)
@@ -113,33 +165,92 @@ void GroupCommitter::RunBatch(std::deque<WriteOp>& batch) {
                        node_id_, max_queues_, ctx.completion_webhook_exists};
       Status sp = w.Savepoint();
       if (!sp.ok()) {
-        results[i] = sp;
+        out.results[i] = sp;
         continue;
       }
       // What the hooks write goes in the request's own savepoint: it commits,
       // or rolls back, with the change that caused it.
-      results[i] = batch[i].run(w, op_ctx);
-      Status end = results[i].ok() ? w.ReleaseSavepoint() : w.RollbackToSavepoint();
+      out.results[i] = batch[i].run(w, op_ctx);
+      Status end = out.results[i].ok() ? w.ReleaseSavepoint() : w.RollbackToSavepoint();
       if (!end.ok()) {
         // The transaction is in an unknown state: fail the whole batch.
         commit_status = end;
         break;
       }
-      if (results[i].ok()) ctx.effects.Merge(op_ctx.effects);
+      if (out.results[i].ok()) ctx.effects.Merge(op_ctx.effects);
     }
-    if (commit_status.ok()) commit_status = w.Commit();
+    if (commit_status.ok()) commit_status = pipelined_ ? w.CommitWithoutSync() : w.Commit();
     tx->reset();  // release the writer before answering anyone
   }
   if (!commit_status.ok()) {
     spdlog::error("group commit of {} requests failed: {}", batch.size(), commit_status.ToString());
     commit_status = Status::Unavailable("store error: " + commit_status.message());
   }
-  if (commit_status.ok() && recorded_) recorded_(ctx.effects, batch.size());
+  out.effects = std::move(ctx.effects);
+  out.ops = std::move(batch);
+  return out;
+}
+
+void GroupCommitter::Answer(Committed& c) {
+  const Status& commit_status = c.commit_status;
+  if (commit_status.ok() && recorded_) recorded_(c.effects, c.ops.size());
   // Only now, with the data durable, does any request learn its outcome.
-  for (size_t i = 0; i < batch.size(); ++i) {
-    batch[i].after(commit_status.ok() ? std::move(results[i]) : commit_status);
+  for (size_t i = 0; i < c.ops.size(); ++i) {
+    c.ops[i].after(commit_status.ok() ? std::move(c.results[i]) : commit_status);
   }
-  if (commit_status.ok() && answered_) answered_(ctx.effects, batch.size());
+  if (commit_status.ok() && answered_) answered_(c.effects, c.ops.size());
+}
+
+void GroupCommitter::SyncLoop() {
+  // Waits left over from the last round (their commit had not ended when
+  // it synced) are retried after a short pause, not at once: a commit made
+  // outside this executor hands nothing over to wake this thread.
+  bool retry = false;
+  for (;;) {
+    std::deque<Committed> batches;
+    std::vector<DurableWait> waits;
+    {
+      std::unique_lock<std::mutex> lock(sync_mu_);
+      auto ready = [&] {
+        return sync_stop_ || !committed_.empty() || (!durable_waits_.empty() && !retry);
+      };
+      if (retry) {
+        sync_cv_.wait_for(lock, std::chrono::milliseconds(1), ready);
+      } else {
+        sync_cv_.wait(lock, ready);
+      }
+      if (sync_stop_ && committed_.empty() && durable_waits_.empty()) return;
+      batches.swap(committed_);
+      waits.swap(durable_waits_);
+    }
+    // One fsync for every batch handed over since the last one.
+    Result<uint64_t> covered = store_.SyncCommits();
+    Status sync_status = covered.ok()
+                             ? Status::Ok()
+                             : Status::Unavailable("store error: " + covered.status().message());
+    if (!covered.ok()) spdlog::error("syncing commits failed: {}", covered.status().ToString());
+    if (covered.ok()) {
+      std::lock_guard<std::mutex> lock(sync_mu_);
+      durable_mark_ = std::max(durable_mark_, *covered);
+    }
+    for (Committed& c : batches) {
+      if (c.commit_status.ok() && !sync_status.ok()) c.commit_status = sync_status;
+      Answer(c);
+    }
+    std::vector<DurableWait> later;
+    for (DurableWait& w : waits) {
+      if (!covered.ok()) {
+        w.fn(sync_status);
+      } else if (w.mark <= *covered) {
+        w.fn(Status::Ok());
+      } else {
+        later.push_back(std::move(w));
+      }
+    }
+    std::lock_guard<std::mutex> lock(sync_mu_);
+    retry = !later.empty();
+    for (DurableWait& w : later) durable_waits_.push_back(std::move(w));
+  }
 }
 
 }  // namespace redrive::engine

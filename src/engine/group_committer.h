@@ -12,14 +12,28 @@
 // both wait, groups alternate: a background op waits for at most one group
 // of requests, so duties are never starved under load.
 //
-// Thread-safety: Submit() may be called from any thread. Ops, hooks, sinks
-// and `after` callbacks run on the committer thread, one at a time.
+// Pipelined sync (a store whose traits say pipelined_sync: SQLite by
+// default): the committer thread commits a batch without waiting for the
+// disk (WriteTx::CommitWithoutSync) and hands it to the syncer thread, then
+// runs the next batch. The syncer takes every batch handed over since its
+// last round, makes them durable with one Store::SyncCommits() and only then
+// answers them, in commit order. So batch N+1 executes while batch N is
+// fsync'd, and no answer leaves before the bytes of its commit are on disk.
+// Reads wait the same way (WhenDurable): a read is answered only once every
+// commit its snapshot could see is durable.
+//
+// Thread-safety: Submit() and WhenDurable() may be called from any thread.
+// Ops and hooks run on the committer thread, one at a time; sinks and
+// `after` callbacks on the committer thread, or with pipelined sync on the
+// syncer thread, one at a time and in commit order.
 #pragma once
 
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "core/clock.h"
 #include "core/random.h"
@@ -49,15 +63,33 @@ class GroupCommitter final : public WriteExecutor {
   void Start() override;
   void Stop() override;
   void Submit(WriteOp op) override;
+  void WhenDurable(std::function<void(Status)> fn) override;
 
  private:
+  // A batch whose transaction ended, waiting to be answered.
+  struct Committed {
+    std::deque<WriteOp> ops;
+    std::vector<Status> results;  // each op's run
+    TxEffects effects;
+    Status commit_status;  // the commit's; UNAVAILABLE if it failed
+  };
+  struct DurableWait {
+    uint64_t mark;  // Store::CommitMark() when asked
+    std::function<void(Status)> fn;
+  };
+
   void Loop();
-  void RunBatch(std::deque<WriteOp>& batch);
+  // Runs and commits `batch`, whose ops it moves into the result.
+  Committed RunBatch(std::deque<WriteOp>& batch);
+  // Answers a batch: `recorded`, each op's `after`, `answered`.
+  void Answer(Committed& committed);
+  void SyncLoop();
 
   store::Store& store_;
   const Clock& clock_;
   Random& random_;
   const size_t max_batch_;
+  const bool pipelined_;  // store_.traits().pipelined_sync
   EffectsSink recorded_;
   EffectsSink answered_;
 
@@ -68,6 +100,16 @@ class GroupCommitter final : public WriteExecutor {
   bool accepting_ = false;
   bool stop_ = false;
   std::thread thread_;
+
+  // The syncer's (pipelined_ only).
+  std::mutex sync_mu_;
+  std::condition_variable sync_cv_;
+  std::deque<Committed> committed_;         // handed over, not yet synced
+  std::vector<DurableWait> durable_waits_;  // WhenDurable's, not yet covered
+  uint64_t durable_mark_ = 0;               // the highest commit a sync covered
+  bool syncing_ = false;                    // the syncer thread runs
+  bool sync_stop_ = false;
+  std::thread syncer_;
 };
 
 }  // namespace redrive::engine

@@ -44,6 +44,18 @@ void ReadThreadPool::Post(Task task) {
   task.on_error(Status::Unavailable("the server is shutting down"));
 }
 
+void ReadThreadPool::PostReply(std::function<void()> fn) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (accepting_) {
+      queue_.push_back({nullptr, nullptr, std::move(fn)});
+      cv_.notify_one();
+      return;
+    }
+  }
+  fn();
+}
+
 void ReadThreadPool::Loop() {
   for (;;) {
     Task task;
@@ -53,6 +65,10 @@ void ReadThreadPool::Loop() {
       if (queue_.empty()) return;
       task = std::move(queue_.front());
       queue_.pop_front();
+    }
+    if (task.reply) {
+      task.reply();
+      continue;
     }
     auto tx = store_.BeginRead();
     if (!tx.ok()) {

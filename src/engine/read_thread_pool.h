@@ -22,6 +22,7 @@ class ReadThreadPool {
   struct Task {
     std::function<void(store::ReadTx&)> run;
     std::function<void(Status)> on_error;
+    std::function<void()> reply;  // PostReply's: set instead of run
   };
 
   ReadThreadPool(store::Store& store, int threads);
@@ -31,6 +32,10 @@ class ReadThreadPool {
   // Runs what is queued, then joins. Later posts fail with SERVICE_UNAVAILABLE.
   void Stop();
   void Post(Task task);
+  // Runs `fn` on a reader thread without a snapshot (a read's answer that
+  // waited for durability, so that encoding it does not hold up the thread
+  // that released it); once stopped, on the caller's thread.
+  void PostReply(std::function<void()> fn);
 
  private:
   void Loop();

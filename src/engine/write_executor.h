@@ -4,7 +4,9 @@
 // answered before its data is durable. Two implementations, chosen by the
 // store's traits (store.h, WriteModel):
 //   - GroupCommitter (group_committer.h, kGroupCommit; SQLite): one thread,
-//     one transaction per batch of ops, a savepoint per op.
+//     one transaction per batch of ops, a savepoint per op; on a
+//     pipelined_sync store a second thread syncs each commit while the next
+//     batch runs, and answers the batch after its sync.
 //   - PooledExecutor (pooled_executor.h, kTransactionPerRequest;
 //     PostgreSQL): writer_connections threads, one transaction per op, an op
 //     the store aborted (ABORTED: a lost serialization or deadlock race) run
@@ -88,6 +90,16 @@ class WriteExecutor {
   // services and tests; never call it from an I/O thread or from an
   // executor thread).
   Status RunAndWait(std::function<Status(store::WriteTx&, TxContext&)> run);
+
+  // Calls `fn` once every commit that a read snapshot taken before this call
+  // could see is durable: with OK, or with UNAVAILABLE if that can no longer
+  // be (the store's fsync failed). A read answers through it, so no client
+  // is shown data a crash could still take back. At once (on this thread)
+  // unless the store syncs commits apart (StoreTraits::pipelined_sync);
+  // then possibly later, on an executor thread.
+  virtual void WhenDurable(std::function<void(Status)> fn) { fn(Status::Ok()); }
+  // The same, waiting (duties; never from an I/O or executor thread).
+  Status WaitDurable();
 
  protected:
   std::vector<WriteHook*> hooks_;

@@ -511,6 +511,15 @@ Result<ServeConfig> MakeServeConfig(const ServeFlags& flags) {
                                   Quoted(flags.integrity_check_budget));
   }
   config.integrity_check_budget = *budget;
+  if (flags.sqlite_sync != "pipelined" && flags.sqlite_sync != "full") {
+    return Status::Validation("sqlite_sync", "--sqlite-sync: expected pipelined or full, got " +
+                                                 Quoted(flags.sqlite_sync));
+  }
+  config.sqlite_pipelined_sync = flags.sqlite_sync == "pipelined";
+  if (flags.operation_batch < 1 || flags.operation_batch > 500) {
+    return Status::Validation("operation_batch", "--operation-batch must be between 1 and 500");
+  }
+  config.operation_batch = flags.operation_batch;
   config.webhook_allow_private_targets = flags.webhook_allow_private_targets;
   config.single_use_refresh_tokens = flags.single_use_refresh_tokens;
   return config;

@@ -106,6 +106,8 @@ struct ServeFlags {
   int64_t webhook_retry_base_ms = 5000;
   bool skip_integrity_check = false;
   std::string integrity_check_budget = "30s";
+  std::string sqlite_sync = "pipelined";
+  int operation_batch = 100;
   bool webhook_allow_private_targets = false;
   uint64_t max_event_streams = 256;
   uint64_t event_buffer = 1024;
@@ -169,6 +171,11 @@ struct ServeConfig {
   // it is cut short (the server then starts, saying so in the log).
   bool skip_integrity_check = false;
   std::chrono::seconds integrity_check_budget{30};
+  // SQLite: true (--sqlite-sync pipelined), the WAL is fsync'd by a thread
+  // of its own while the next batch runs; false (full), by each COMMIT.
+  bool sqlite_pipelined_sync = true;
+  // Jobs per transaction of a bulk operation (EngineOptions::operation_batch).
+  int operation_batch = 100;
   // Also deliver to (and accept) loopback, private, link-local, ... webhook
   // targets; off, only global addresses are (engine/webhooks/target_address.h).
   bool webhook_allow_private_targets = false;

@@ -171,6 +171,8 @@ TEST(MakeServeConfigTest, DefaultsAreValid) {
   EXPECT_EQ(c->webhook_retry_base, std::chrono::milliseconds(5000));
   EXPECT_FALSE(c->skip_integrity_check);
   EXPECT_EQ(c->integrity_check_budget, std::chrono::seconds(30));
+  EXPECT_TRUE(c->sqlite_pipelined_sync);
+  EXPECT_EQ(c->operation_batch, 100);
   EXPECT_FALSE(c->webhook_allow_private_targets);
 }
 
@@ -340,6 +342,12 @@ TEST(MakeServeConfigTest, RejectsBadTunables) {
   EXPECT_TRUE(fails([](ServeFlags& f) { f.integrity_check_budget = "0"; }));
   EXPECT_TRUE(fails([](ServeFlags& f) { f.integrity_check_budget = "soon"; }));
   EXPECT_FALSE(fails([](ServeFlags& f) { f.integrity_check_budget = "5m"; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.sqlite_sync = "normal"; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.sqlite_sync = "FULL"; }));
+  EXPECT_FALSE(fails([](ServeFlags& f) { f.sqlite_sync = "full"; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.operation_batch = 0; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.operation_batch = 501; }));
+  EXPECT_FALSE(fails([](ServeFlags& f) { f.operation_batch = 25; }));
 }
 
 TEST(MakeServeConfigTest, NodeIdAndPoolSizePassThrough) {

@@ -37,6 +37,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -389,7 +390,13 @@ class WriteTx : public ReadTx {
   virtual Status Savepoint() = 0;
   virtual Status ReleaseSavepoint() = 0;
   virtual Status RollbackToSavepoint() = 0;  // also releases it
+  // Returns once the transaction is committed and durable.
   virtual Status Commit() = 0;
+  // Commits, and may return before the commit is durable: on a store whose
+  // traits say `pipelined_sync`, the commit is durable only once a
+  // Store::SyncCommits() called after this returned has returned OK, and
+  // the caller answers nobody before that. Elsewhere the same as Commit().
+  virtual Status CommitWithoutSync() { return Commit(); }
 
   // Inserts a new job and its "created" history entry. If job.idempotency_key
   // is already used by an existing job, inserts nothing and returns that job's
@@ -717,6 +724,10 @@ enum class WriteModel {
 struct StoreTraits {
   WriteModel write_model = WriteModel::kGroupCommit;
   size_t writer_connections = 1;
+  // Commits can be made durable apart from committing them
+  // (WriteTx::CommitWithoutSync, Store::SyncCommits): the group committer
+  // runs the next batch while the last one is being synced.
+  bool pipelined_sync = false;
 };
 
 // Cross-node wake-ups for long-poll claims, for stores that several nodes
@@ -793,6 +804,15 @@ class Store {
   virtual Result<std::unique_ptr<WriteTx>> BeginWrite() = 0;
   // Cheap liveness check (health/ready).
   virtual Status Ping() = 0;
+  // Commit marks, for `pipelined_sync` stores (elsewhere every commit is
+  // durable when it returns, and both are 0). Commits are numbered from 1
+  // in the order they start. CommitMark(): the number of the latest commit
+  // that started, so a read snapshot taken before this call sees no commit
+  // numbered higher. SyncCommits(): makes every commit that had returned
+  // when it was called durable, and returns the highest such number. A
+  // failed sync is final (the store stops taking writes).
+  virtual uint64_t CommitMark() const { return 0; }
+  virtual Result<uint64_t> SyncCommits() { return uint64_t{0}; }
   // The database's own clock, for a store other processes share (nodes
   // compare theirs with it: engine/services/clock_check.h); unset for a
   // store on this machine, whose clock is the process's.

@@ -25,6 +25,10 @@ struct ConnectionOptions {
   std::chrono::milliseconds busy_timeout{5000};
   // The writer creates the file and switches it to WAL; readers refuse writes.
   bool writer = false;
+  // FULL: COMMIT fsyncs the WAL. false (the pipelined store's writer,
+  // wal_sync.h): synchronous=NORMAL, COMMIT only appends to the WAL and the
+  // store syncs it apart.
+  bool sync_each_commit = true;
   // The SQLite VFS to open the file with; empty: the default. Tests name a
   // fault-injecting shim here (fault_vfs_test_util.h).
   std::string vfs;
@@ -33,8 +37,8 @@ struct ConnectionOptions {
 class Connection {
  public:
   // Opens `path` and applies the pragmas: WAL (writer; a reader checks it),
-  // synchronous=FULL, foreign_keys, busy_timeout, and query_only for readers.
-  // A file that is not a database is reported as SERVICE_UNAVAILABLE.
+  // synchronous (FULL, or NORMAL: sync_each_commit), foreign_keys, busy_timeout, and query_only for
+  // readers. A file that is not a database is reported as SERVICE_UNAVAILABLE.
   static Result<std::unique_ptr<Connection>> Open(const std::string& path,
                                                   const ConnectionOptions& options);
   ~Connection();

@@ -15,15 +15,31 @@
 // shim in the process: tests using it must not run in parallel in one
 // process (CTest runs each gtest test in a process of its own).
 //
+// Power loss: with TrackUnsyncedWrites(true) the shim remembers, for every
+// write and truncate of a database or WAL file, what the file held before,
+// until an fsync of that file (by any handle) that began after it returns.
+// CrashImage() then copies a database and its WAL as a power cut at that
+// instant could leave them: every write not yet covered by an fsync undone.
+// Opening the copy runs SQLite's crash recovery.
+//
 // Thread-safety: Inject, Clear and the counters may be called from any
 // thread while connections use the shim.
 #pragma once
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <limits>
+#include <map>
 #include <mutex>
+#include <string>
+#include <vector>
 
 namespace redrive::store::sqlite::testing {
 
@@ -61,6 +77,52 @@ class FaultVfs {
     injected_ = 0;
     for (auto& c : calls_) c = 0;
   }
+  // Records unsynced writes from now on (true), or stops and forgets them.
+  void TrackUnsyncedWrites(bool on) {
+    std::lock_guard<std::mutex> lock(loss_mu_);
+    tracking_ = on;
+    unsynced_.clear();
+  }
+  // Copies `db_path` and `db_path`-wal to `image_path` and `image_path`-wal
+  // with every tracked write not yet synced undone, newest first, while
+  // writes wait. Returns how many writes it undid, or -1 on an I/O error.
+  long CrashImage(const std::string& db_path, const std::string& image_path) {
+    std::lock_guard<std::mutex> lock(loss_mu_);
+    long undone = 0;
+    for (const char* suffix : {"", "-wal"}) {
+      const std::string from = db_path + suffix;
+      const std::string to = image_path + suffix;
+      std::FILE* in = std::fopen(from.c_str(), "rb");
+      if (in == nullptr) continue;  // no WAL yet
+      std::FILE* out = std::fopen(to.c_str(), "wb");
+      if (out == nullptr) {
+        std::fclose(in);
+        return -1;
+      }
+      char buf[1 << 16];
+      for (size_t n; (n = std::fread(buf, 1, sizeof buf, in)) > 0;) std::fwrite(buf, 1, n, out);
+      std::fclose(in);
+      if (std::fclose(out) != 0) return -1;
+      auto it = unsynced_.find(from);
+      if (it == unsynced_.end()) continue;
+      const int fd = ::open(to.c_str(), O_RDWR);
+      if (fd < 0) return -1;
+      for (auto undo = it->second.rbegin(); undo != it->second.rend(); ++undo, ++undone) {
+        if (!undo->old_bytes.empty() &&
+            ::pwrite(fd, undo->old_bytes.data(), undo->old_bytes.size(), undo->offset) < 0) {
+          ::close(fd);
+          return -1;
+        }
+        if (::ftruncate(fd, undo->old_size) != 0) {
+          ::close(fd);
+          return -1;
+        }
+      }
+      ::close(fd);
+    }
+    return undone;
+  }
+
   // How many calls failed by injection so far.
   int injected() const { return injected_.load(); }
   // Calls of `op` that reached the shim so far (failed ones included).
@@ -79,7 +141,30 @@ class FaultVfs {
     sqlite3_file base;  // base.pMethods = &kMethods
     FaultFile kind;
     sqlite3_file* real;
+    const char* name;  // SQLite keeps it valid until xClose; null for temp files
   };
+  // What a write or truncate replaced: the bytes at `offset` and the size.
+  struct Undo {
+    uint64_t seq;
+    sqlite3_int64 offset;
+    std::string old_bytes;
+    sqlite3_int64 old_size;
+  };
+  static const char* Name(sqlite3_file* f) { return reinterpret_cast<File*>(f)->name; }
+  bool Tracks(sqlite3_file* f) const {
+    return tracking_ && Name(f) != nullptr && Kind(f) != FaultFile::kAny;
+  }
+  // Under loss_mu_: remembers what [off, off + n) of `f` holds now.
+  void RememberBefore(sqlite3_file* f, sqlite3_int64 off, sqlite3_int64 n) {
+    Undo u{++seq_, off, {}, 0};
+    Real(f)->pMethods->xFileSize(Real(f), &u.old_size);
+    if (off < u.old_size) {
+      u.old_bytes.resize(static_cast<size_t>(std::min(n, u.old_size - off)));
+      Real(f)->pMethods->xRead(Real(f), u.old_bytes.data(), static_cast<int>(u.old_bytes.size()),
+                               off);
+    }
+    unsynced_[Name(f)].push_back(std::move(u));
+  }
 
   FaultVfs() : base_vfs_(sqlite3_vfs_find(nullptr)) {
     vfs_ = *base_vfs_;  // the calls we do not wrap go straight to it
@@ -118,6 +203,7 @@ class FaultVfs {
   static int Open(sqlite3_vfs* v, const char* name, sqlite3_file* file, int flags, int* out) {
     File* f = reinterpret_cast<File*>(file);
     f->real = reinterpret_cast<sqlite3_file*>(f + 1);
+    f->name = name;
     f->kind = (flags & SQLITE_OPEN_WAL)       ? FaultFile::kWal
               : (flags & SQLITE_OPEN_MAIN_DB) ? FaultFile::kDatabase
                                               : FaultFile::kAny;
@@ -134,14 +220,34 @@ class FaultVfs {
   }
   static int Write(sqlite3_file* f, const void* buf, int n, sqlite3_int64 off) {
     if (int rc = Self().Decide(FaultOp::kWrite, Kind(f)); rc != SQLITE_OK) return rc;
+    FaultVfs& self = Self();
+    std::lock_guard<std::mutex> lock(self.loss_mu_);
+    if (self.Tracks(f)) self.RememberBefore(f, off, n);
     return Real(f)->pMethods->xWrite(Real(f), buf, n, off);
   }
   static int Truncate(sqlite3_file* f, sqlite3_int64 size) {
+    FaultVfs& self = Self();
+    std::lock_guard<std::mutex> lock(self.loss_mu_);
+    if (self.Tracks(f)) self.RememberBefore(f, size, std::numeric_limits<int>::max());
     return Real(f)->pMethods->xTruncate(Real(f), size);
   }
   static int Sync(sqlite3_file* f, int flags) {
     if (int rc = Self().Decide(FaultOp::kSync, Kind(f)); rc != SQLITE_OK) return rc;
-    return Real(f)->pMethods->xSync(Real(f), flags);
+    FaultVfs& self = Self();
+    uint64_t covers = 0;  // the writes before this fsync began
+    {
+      std::lock_guard<std::mutex> lock(self.loss_mu_);
+      covers = self.seq_;
+    }
+    const int rc = Real(f)->pMethods->xSync(Real(f), flags);
+    std::lock_guard<std::mutex> lock(self.loss_mu_);
+    if (rc == SQLITE_OK && self.Tracks(f)) {
+      auto it = self.unsynced_.find(Name(f));
+      if (it != self.unsynced_.end()) {
+        std::erase_if(it->second, [&](const Undo& u) { return u.seq <= covers; });
+      }
+    }
+    return rc;
   }
   static int FileSize(sqlite3_file* f, sqlite3_int64* size) {
     return Real(f)->pMethods->xFileSize(Real(f), size);
@@ -212,6 +318,11 @@ class FaultVfs {
   Rule rule_;
   std::atomic<int> injected_{0};
   std::atomic<int> calls_[3] = {};
+  // Power loss (TrackUnsyncedWrites): each file's writes no fsync covers yet.
+  std::mutex loss_mu_;
+  bool tracking_ = false;                              // guarded by loss_mu_
+  uint64_t seq_ = 0;                                   // guarded by loss_mu_
+  std::map<std::string, std::vector<Undo>> unsynced_;  // guarded by loss_mu_
 };
 
 }  // namespace redrive::store::sqlite::testing

@@ -36,6 +36,7 @@ class SqliteFaultsTest : public ::testing::Test {
     SqliteOptions options;
     options.vfs = FaultVfs::kName;
     options.busy_timeout = std::chrono::milliseconds(1);  // a held lock fails at once
+    options.sync = sync_;
     auto store = SqliteStore::Open(dir_.File("redrive.db"), options);
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     store_ = std::move(*store);
@@ -65,7 +66,46 @@ class SqliteFaultsTest : public ::testing::Test {
   FaultVfs& faults_ = FaultVfs::Install();
   sqlite::TempDirForTest dir_;
   std::unique_ptr<SqliteStore> store_;
+  // How the store syncs: FULL here (SQLite's COMMIT meets the fault);
+  // SqlitePipelinedFaultsTest syncs the WAL apart.
+  SqliteSync sync_ = SqliteSync::kFull;
 };
+
+class SqlitePipelinedFaultsTest : public SqliteFaultsTest {
+ protected:
+  void SetUp() override {
+    sync_ = SqliteSync::kPipelined;
+    SqliteFaultsTest::SetUp();
+  }
+};
+
+// The WAL sync after a pipelined COMMIT fails: Commit (and SyncCommits)
+// report it, the store stops for good, and a restart recovers what reached
+// the disk.
+TEST_F(SqlitePipelinedFaultsTest, FailedWalSyncStopsWritesForGood) {
+  faults_.Inject(FaultOp::kSync, FaultFile::kWal, SQLITE_IOERR_FSYNC, 1);
+  Status st = Insert("unsure");
+  EXPECT_EQ(st.code(), ErrorCode::kUnavailable) << st.ToString();
+  EXPECT_NE(st.message().find("writes are stopped"), std::string::npos) << st.message();
+  EXPECT_EQ(faults_.injected(), 1);
+  auto sync = store_->SyncCommits();
+  EXPECT_EQ(sync.status().code(), ErrorCode::kUnavailable) << "a failed sync is final";
+  Status again = Insert("after");
+  EXPECT_EQ(again.code(), ErrorCode::kUnavailable);
+  EXPECT_NE(again.message().find("restart"), std::string::npos) << again.message();
+  EXPECT_EQ(store_->Ping().code(), ErrorCode::kUnavailable);
+
+  store_.reset();
+  SqliteOptions options;
+  options.vfs = FaultVfs::kName;
+  auto reopened = SqliteStore::Open(dir_.File("redrive.db"), options);
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  store_ = std::move(reopened).value();
+  EXPECT_TRUE(store_->Ping().ok());
+  EXPECT_TRUE(Exists("before"));
+  EXPECT_TRUE(Insert("after").ok());
+  EXPECT_TRUE(Exists("after"));
+}
 
 TEST_F(SqliteFaultsTest, HealthyStoreIsReady) {
   EXPECT_TRUE(store_->Ping().ok());

@@ -6,8 +6,11 @@
 // per concurrent ReadTx, which in WAL mode read a consistent snapshot without
 // blocking or being blocked by the writer.
 //
-// Durability: synchronous=FULL, so WriteTx::Commit returns only after the
-// write-ahead log is fsync'd.
+// Durability: WriteTx::Commit returns only after the write-ahead log is
+// fsync'd. How (SqliteOptions::sync): kPipelined (the default) commits with
+// synchronous=NORMAL and syncs the WAL apart (sqlite/wal_sync.h), so the
+// group committer can run its next batch during the fsync
+// (CommitWithoutSync, SyncCommits); kFull lets every COMMIT fsync.
 //
 // Thread-safety: all methods are thread-safe. Every ReadTx and WriteTx must
 // be destroyed before the store.
@@ -26,12 +29,17 @@
 #include "store/sqlite/integrity_check.h"
 #include "store/sqlite/read_connection_pool.h"
 #include "store/sqlite/server_lock.h"
+#include "store/sqlite/wal_sync.h"
 #include "store/store.h"
 
 // Public: the app names these. The helpers live in redrive::store::sqlite.
 namespace redrive::store {
 
+// How a SqliteStore makes its commits durable (see SqliteStore).
+enum class SqliteSync { kPipelined, kFull };
+
 struct SqliteOptions {
+  SqliteSync sync = SqliteSync::kPipelined;
   // How long a statement waits for another process's lock before failing
   // with SERVICE_UNAVAILABLE.
   std::chrono::milliseconds busy_timeout{5000};
@@ -67,13 +75,17 @@ class SqliteStore final : public Store {
   // before Migrate.
   Result<IntegrityReport> CheckIntegrity(const Clock& clock, std::chrono::milliseconds budget);
 
-  StoreTraits traits() const override { return {WriteModel::kGroupCommit, 1}; }
+  StoreTraits traits() const override {
+    return {WriteModel::kGroupCommit, 1, wal_sync_ != nullptr};
+  }
   Status Migrate() override;
   Result<std::unique_ptr<ReadTx>> BeginRead() override;
   Result<std::unique_ptr<WriteTx>> BeginWrite() override;
   // Also UNAVAILABLE while the latest commit failed, and for good once an
   // fsync failed (sqlite/commit_health.h): readiness follows the disk.
   Status Ping() override;
+  uint64_t CommitMark() const override;
+  Result<uint64_t> SyncCommits() override;
   Result<std::unique_ptr<Leadership>> NewLeadership(const std::string& node_id) override;
   std::string Describe() const override;
 
@@ -88,6 +100,7 @@ class SqliteStore final : public Store {
   // Declared first: released last, after every connection is closed.
   std::unique_ptr<sqlite::ServerLock> lock_;  // null unless options_.exclusive
   sqlite::CommitHealth health_;
+  std::unique_ptr<sqlite::WalSync> wal_sync_;   // null unless SqliteSync::kPipelined
   std::mutex writer_mu_;                        // held by the live WriteTx, if any
   std::unique_ptr<sqlite::Connection> writer_;  // guarded by writer_mu_
   sqlite::ReadConnectionPool readers_;

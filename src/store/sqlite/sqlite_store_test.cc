@@ -59,7 +59,51 @@ TEST_F(SqliteStoreTest, CreatesParentDirectories) {
   ASSERT_NE(store, nullptr);
   EXPECT_TRUE(std::filesystem::exists(path));
   EXPECT_EQ(store->path(), path);
-  EXPECT_NE(store->Describe().find("WAL, synchronous=FULL"), std::string::npos);
+  EXPECT_NE(store->Describe().find("WAL, synchronous=NORMAL, WAL synced before each answer"),
+            std::string::npos);
+  EXPECT_TRUE(store->traits().pipelined_sync);
+}
+
+// Commit marks: a commit is numbered when it starts, CommitWithoutSync
+// returns before the sync, SyncCommits covers every commit that ended, and
+// Commit (for callers outside the group committer) syncs by itself.
+TEST_F(SqliteStoreTest, PipelinedCommitsAreNumberedAndSyncCoversThoseThatEnded) {
+  auto store = OpenMigrated(dir_.File("marks.db"));
+  ASSERT_NE(store, nullptr);
+  const uint64_t start = store->CommitMark();
+  {
+    auto tx = store->BeginWrite();
+    ASSERT_TRUE(tx.ok());
+    ASSERT_TRUE((*tx)->InsertJob(PendingJob("a"), Created(PendingJob("a"))).ok());
+    EXPECT_EQ(store->CommitMark(), start) << "numbered when the commit starts, not before";
+    ASSERT_TRUE((*tx)->CommitWithoutSync().ok());
+  }
+  EXPECT_EQ(store->CommitMark(), start + 1);
+  {
+    // Visible before it is synced: a reader sees it, with a mark that says
+    // it must wait.
+    auto read = store->BeginRead();
+    ASSERT_TRUE(read.ok());
+    EXPECT_TRUE((*read)->GetJob("a").ok());
+  }
+  auto covered = store->SyncCommits();
+  ASSERT_TRUE(covered.ok()) << covered.status().ToString();
+  EXPECT_EQ(*covered, start + 1);
+  // Nothing new to sync: the same mark.
+  EXPECT_EQ(*store->SyncCommits(), start + 1);
+  ASSERT_TRUE(InsertAndCommit(*store, PendingJob("b")).ok());
+  EXPECT_EQ(store->CommitMark(), start + 2);
+  EXPECT_EQ(*store->SyncCommits(), start + 2);
+}
+
+TEST_F(SqliteStoreTest, FullSyncCommitsWithAnFsyncEach) {
+  SqliteOptions options;
+  options.sync = SqliteSync::kFull;
+  auto store = SqliteStore::Open(dir_.File("full.db"), options);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  EXPECT_NE((*store)->Describe().find("WAL, synchronous=FULL"), std::string::npos);
+  EXPECT_FALSE((*store)->traits().pipelined_sync);
+  EXPECT_EQ((*store)->CommitMark(), 0u);
 }
 
 TEST_F(SqliteStoreTest, CorruptFileIsAClearStatus) {

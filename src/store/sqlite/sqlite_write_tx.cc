@@ -23,11 +23,12 @@ const char* FirstFixedColumn(JobColumnSet changed) {
 
 Result<std::unique_ptr<SqliteWriteTx>> SqliteWriteTx::Begin(Connection& conn,
                                                             std::unique_lock<std::mutex> lock,
-                                                            CommitHealth& health) {
+                                                            CommitHealth& health,
+                                                            WalSync* wal_sync) {
   REDRIVE_RETURN_IF_ERROR(health.CheckWritable());
   // IMMEDIATE takes the write lock now, so a transaction never fails
   // half-way with SQLITE_BUSY when it upgrades from reading to writing.
-  std::unique_ptr<SqliteWriteTx> tx(new SqliteWriteTx(conn, std::move(lock), health));
+  std::unique_ptr<SqliteWriteTx> tx(new SqliteWriteTx(conn, std::move(lock), health, wal_sync));
   if (Status st = conn.Exec("BEGIN IMMEDIATE"); !st.ok()) return tx->RecordFailure(st);
   tx->changes_at_begin_ = sqlite3_total_changes64(conn.db());
   return tx;
@@ -75,10 +76,22 @@ Status SqliteWriteTx::RollbackToSavepoint() {
 }
 
 Status SqliteWriteTx::Commit() {
+  REDRIVE_RETURN_IF_ERROR(CommitWithoutSync());
+  if (wal_sync_ != nullptr) return wal_sync_->Sync().status();
+  return Status::Ok();
+}
+
+Status SqliteWriteTx::CommitWithoutSync() {
   REDRIVE_RETURN_IF_ERROR(CheckOpen());
   // With journal_mode=WAL and synchronous=FULL, COMMIT returns only after
-  // the WAL has been fsync'd: the transaction is durable.
-  if (Status st = conn().Exec("COMMIT"); !st.ok()) return RecordFailure(st);
+  // the WAL has been fsync'd: the transaction is durable. With NORMAL (the
+  // pipelined store) it returns once the WAL is written, and the commit is
+  // durable after the next WalSync::Sync().
+  if (wal_sync_ != nullptr) wal_sync_->CommitStarting();
+  Status st = conn().Exec("COMMIT");
+  if (!st.ok()) st = RecordFailure(st);  // before anything else calls SQLite
+  if (wal_sync_ != nullptr) wal_sync_->CommitEnded(conn().db());
+  if (!st.ok()) return st;
   committed_ = true;
   // Only a commit that wrote rows shows the disk takes writes again (one
   // that wrote nothing commits without touching the file).

@@ -21,6 +21,7 @@
 #include "store/sqlite/commit_health.h"
 #include "store/sqlite/connection.h"
 #include "store/sqlite/sqlite_reads.h"
+#include "store/sqlite/wal_sync.h"
 #include "store/store.h"
 
 namespace redrive::store::sqlite {
@@ -30,16 +31,20 @@ class SqliteWriteTx final : public SqliteReads<WriteTx> {
   // Starts the transaction on `conn` (BEGIN IMMEDIATE); `lock` holds the
   // writer mutex and is released when the transaction is destroyed. The
   // outcomes of BEGIN and COMMIT are recorded in `health` (which must
-  // outlive the transaction); once it is stopped, Begin refuses.
+  // outlive the transaction); once it is stopped, Begin refuses. With
+  // `wal_sync` (the pipelined store; it must outlive the transaction),
+  // CommitWithoutSync returns before the WAL is synced and Commit syncs it.
   static Result<std::unique_ptr<SqliteWriteTx>> Begin(Connection& conn,
                                                       std::unique_lock<std::mutex> lock,
-                                                      CommitHealth& health);
+                                                      CommitHealth& health,
+                                                      WalSync* wal_sync = nullptr);
   ~SqliteWriteTx() override;  // rolls back unless committed
 
   Status Savepoint() override;
   Status ReleaseSavepoint() override;
   Status RollbackToSavepoint() override;
   Status Commit() override;
+  Status CommitWithoutSync() override;
 
   Result<InsertOutcome> InsertJob(const Job& job, const HistoryEntry& created) override;
   Status ApplyChange(const Change& change) override;
@@ -133,8 +138,9 @@ class SqliteWriteTx final : public SqliteReads<WriteTx> {
                                               int limit) override;
 
  private:
-  SqliteWriteTx(Connection& conn, std::unique_lock<std::mutex> lock, CommitHealth& health)
-      : SqliteReads(conn), lock_(std::move(lock)), health_(health) {}
+  SqliteWriteTx(Connection& conn, std::unique_lock<std::mutex> lock, CommitHealth& health,
+                WalSync* wal_sync)
+      : SqliteReads(conn), lock_(std::move(lock)), health_(health), wal_sync_(wal_sync) {}
 
   // OK while the transaction SQLite holds is still ours to use (a rollback
   // SQLite made by itself is recorded in health_ as a failed commit).
@@ -148,6 +154,7 @@ class SqliteWriteTx final : public SqliteReads<WriteTx> {
 
   std::unique_lock<std::mutex> lock_;
   CommitHealth& health_;
+  WalSync* const wal_sync_;       // null: COMMIT itself syncs (synchronous=FULL)
   int64_t changes_at_begin_ = 0;  // sqlite3_total_changes64 after BEGIN
   bool committed_ = false;
 };

@@ -1,0 +1,49 @@
+#include "store/sqlite/wal_sync.h"
+
+namespace redrive::store::sqlite {
+
+void WalSync::CommitEnded(sqlite3* db) {
+  if (wal_.load(std::memory_order_acquire) == nullptr) {
+    sqlite3_file* wal = nullptr;
+    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &wal) == SQLITE_OK &&
+        wal != nullptr && wal->pMethods != nullptr) {
+      const char* file = sqlite3_db_filename(db, "main");
+      wal_path_ = std::string(file != nullptr ? file : "") + "-wal";
+      wal_.store(wal, std::memory_order_release);
+    }
+  }
+  ended_.fetch_add(1, std::memory_order_acq_rel);
+}
+
+Result<uint64_t> WalSync::Sync() {
+  std::lock_guard<std::mutex> lock(sync_mu_);
+  if (!failed_.empty()) return Status::Unavailable(failed_);
+  // Once any fsync of the file failed (a COMMIT's own, at a WAL restart, or
+  // a checkpoint's), a later one that "succeeds" proves nothing.
+  if (Status st = health_.CheckWritable(); !st.ok()) {
+    failed_ = st.message();
+    return st;
+  }
+  // Every write of these commits happened before their CommitEnded, hence
+  // before the fsync below is called.
+  const uint64_t covered = ended_.load(std::memory_order_acquire);
+  if (covered <= synced_) return synced_;
+  sqlite3_file* wal = wal_.load(std::memory_order_acquire);
+  if (wal == nullptr) {
+    // (wal_path_ is written with wal_: not readable here.)
+    failed_ = "the WAL file of the writer connection is not open";
+    return health_.Record(SQLITE_IOERR_FSYNC, "WAL", failed_);
+  }
+  const int rc = wal->pMethods->xSync(wal, SQLITE_SYNC_NORMAL);
+  if (rc != SQLITE_OK) {
+    // Recorded as the failed fsync it is: the store stops taking writes.
+    Status st = health_.Record(rc, wal_path_,
+                               "fsync of the WAL failed (SQLite error " + std::to_string(rc) + ")");
+    failed_ = st.message();
+    return st;
+  }
+  synced_ = covered;
+  return covered;
+}
+
+}  // namespace redrive::store::sqlite
