@@ -114,7 +114,7 @@ void GroupCommitter::WhenDurable(std::function<void(Status)> fn) {
 }
 
 void GroupCommitter::Loop() {
-  std::deque<WriteOp> batch;
+  std::deque<WriteOp> group;
   for (;;) {
     {
       std::unique_lock<std::mutex> lock(mu_);
@@ -123,10 +123,12 @@ void GroupCommitter::Loop() {
       // Everything that arrived while the last batch was committing goes in
       // this one: that is what makes one fsync serve many requests (requests
       // and duties apart: TakeGroup).
-      TakeGroup(queue_, max_batch_, background_owed_, batch);
+      TakeGroup(queue_, max_batch_, background_owed_, group);
     }
-    Committed committed = RunBatch(batch);
-    batch.clear();
+    OpenBatch batch = Begin();
+    Execute(batch, group);
+    if (pipelined_) Coalesce(batch);
+    Committed committed = End(batch);
     if (!pipelined_) {
       Answer(committed);
       continue;
@@ -139,56 +141,104 @@ void GroupCommitter::Loop() {
   }
 }
 
-GroupCommitter::Committed GroupCommitter::RunBatch(std::deque<WriteOp>& batch) {
-  TxContext ctx{clock_.Now(), random_, {}, {}, hooks_};
-  Committed out;
-  out.results.resize(batch.size());
-  Status& commit_status = out.commit_status;
+void GroupCommitter::Coalesce(OpenBatch& batch) {
+  // While the syncer is still making earlier commits durable, a commit now
+  // would only wait for its turn: keep the transaction open and run the
+  // requests that arrive meanwhile in it too, so that one commit (one set
+  // of WAL pages) serves them all, as one fsync does without the pipeline.
+  // Not for a duty's batch, nor while a duty waits its turn.
+  if (!batch.tx || batch.background || !batch.out.commit_status.ok()) return;
+  std::deque<WriteOp> group;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      auto request_waits = [&] {
+        return std::any_of(queue_.begin(), queue_.end(),
+                           [](const WriteOp& op) { return !op.background; });
+      };
+      cv_.wait(lock, [&] {
+        return stop_ || !sync_in_flight_.load(std::memory_order_acquire) || request_waits();
+      });
+      if (stop_ || !sync_in_flight_.load(std::memory_order_acquire) || background_owed_) return;
+      const size_t room = max_batch_ - batch.out.ops.size();
+      if (room == 0) return;
+      // Requests only (a duty's op leaves this transaction's group kind
+      // alone): TakeGroup takes the requests when any waits.
+      bool owed = false;
+      TakeGroup(queue_, room, owed, group);
+      background_owed_ = background_owed_ || owed;
+    }
+    batch.ctx.now = clock_.Now();
+    Execute(batch, group);
+    if (!batch.out.commit_status.ok()) return;
+  }
+}
+
+GroupCommitter::OpenBatch GroupCommitter::Begin() {
+  OpenBatch batch{nullptr, TxContext{clock_.Now(), random_, {}, {}, hooks_}, {}, false};
+  Status& status = batch.out.commit_status;
   auto tx = store_.BeginWrite();
-  if (tx.ok()) {
-    // What the hooks take once per transaction (a configuration snapshot)
-    // goes in the batch's context; every op's context gets a copy.
-    for (WriteHook* hook : hooks_) {
-      commit_status = hook->BeginTransaction(**tx, ctx);
-      if (!commit_status.ok()) break;
-    }
-  }
   if (!tx.ok()) {
-    commit_status = tx.status();
-  } else if (!commit_status.ok()) {
-    tx->reset();
-  } else {
-    store::WriteTx& w = **tx;
-    for (size_t i = 0; i < batch.size(); ++i) {
-      TxContext op_ctx{ctx.now,  random_,     {},
-                       {},       hooks_,      ctx.subscriptions,
-                       node_id_, max_queues_, ctx.completion_webhook_exists};
-      Status sp = w.Savepoint();
-      if (!sp.ok()) {
-        out.results[i] = sp;
-        continue;
-      }
-      // What the hooks write goes in the request's own savepoint: it commits,
-      // or rolls back, with the change that caused it.
-      out.results[i] = batch[i].run(w, op_ctx);
-      Status end = out.results[i].ok() ? w.ReleaseSavepoint() : w.RollbackToSavepoint();
-      if (!end.ok()) {
-        // The transaction is in an unknown state: fail the whole batch.
-        commit_status = end;
-        break;
-      }
-      if (out.results[i].ok()) ctx.effects.Merge(op_ctx.effects);
-    }
-    if (commit_status.ok()) commit_status = pipelined_ ? w.CommitWithoutSync() : w.Commit();
-    tx->reset();  // release the writer before answering anyone
+    status = tx.status();
+    return batch;
   }
+  // What the hooks take once per transaction (a configuration snapshot)
+  // goes in the batch's context; every op's context gets a copy.
+  for (WriteHook* hook : hooks_) {
+    status = hook->BeginTransaction(**tx, batch.ctx);
+    if (!status.ok()) return batch;  // the transaction rolls back
+  }
+  batch.tx = std::move(*tx);
+  return batch;
+}
+
+void GroupCommitter::Execute(OpenBatch& batch, std::deque<WriteOp>& group) {
+  Committed& out = batch.out;
+  const size_t first = out.ops.size();
+  for (WriteOp& op : group) {
+    batch.background = op.background;
+    out.ops.push_back(std::move(op));
+  }
+  group.clear();
+  out.results.resize(out.ops.size());
+  if (!batch.tx || !out.commit_status.ok()) return;
+  store::WriteTx& w = *batch.tx;
+  const TxContext& ctx = batch.ctx;
+  for (size_t i = first; i < out.ops.size(); ++i) {
+    TxContext op_ctx{ctx.now,  random_,     {},
+                     {},       hooks_,      ctx.subscriptions,
+                     node_id_, max_queues_, ctx.completion_webhook_exists};
+    Status sp = w.Savepoint();
+    if (!sp.ok()) {
+      out.results[i] = sp;
+      continue;
+    }
+    // What the hooks write goes in the request's own savepoint: it commits,
+    // or rolls back, with the change that caused it.
+    out.results[i] = out.ops[i].run(w, op_ctx);
+    Status end = out.results[i].ok() ? w.ReleaseSavepoint() : w.RollbackToSavepoint();
+    if (!end.ok()) {
+      // The transaction is in an unknown state: fail the whole batch.
+      out.commit_status = end;
+      return;
+    }
+    if (out.results[i].ok()) batch.ctx.effects.Merge(op_ctx.effects);
+  }
+}
+
+GroupCommitter::Committed GroupCommitter::End(OpenBatch& batch) {
+  Status& commit_status = batch.out.commit_status;
+  if (batch.tx && commit_status.ok()) {
+    commit_status = pipelined_ ? batch.tx->CommitWithoutSync() : batch.tx->Commit();
+  }
+  batch.tx.reset();  // release the writer (or roll back) before answering anyone
   if (!commit_status.ok()) {
-    spdlog::error("group commit of {} requests failed: {}", batch.size(), commit_status.ToString());
+    spdlog::error("group commit of {} requests failed: {}", batch.out.ops.size(),
+                  commit_status.ToString());
     commit_status = Status::Unavailable("store error: " + commit_status.message());
   }
-  out.effects = std::move(ctx.effects);
-  out.ops = std::move(batch);
-  return out;
+  batch.out.effects = std::move(batch.ctx.effects);
+  return std::move(batch.out);
 }
 
 void GroupCommitter::Answer(Committed& c) {
@@ -223,8 +273,16 @@ void GroupCommitter::SyncLoop() {
       batches.swap(committed_);
       waits.swap(durable_waits_);
     }
-    // One fsync for every batch handed over since the last one.
+    // One fsync for every batch handed over since the last one. Meanwhile
+    // the committer gathers the next requests into one transaction
+    // (Coalesce), and commits it when this ends.
+    sync_in_flight_.store(true, std::memory_order_release);
     Result<uint64_t> covered = store_.SyncCommits();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      sync_in_flight_.store(false, std::memory_order_release);
+    }
+    cv_.notify_all();
     Status sync_status = covered.ok()
                              ? Status::Ok()
                              : Status::Unavailable("store error: " + covered.status().message());

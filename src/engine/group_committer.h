@@ -28,9 +28,11 @@
 // syncer thread, one at a time and in commit order.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -78,9 +80,22 @@ class GroupCommitter final : public WriteExecutor {
     std::function<void(Status)> fn;
   };
 
+  // A transaction being filled: Begin, Execute (one or more groups), End.
+  struct OpenBatch {
+    std::unique_ptr<store::WriteTx> tx;  // null: BeginWrite or a hook failed
+    TxContext ctx;
+    Committed out;    // the ops run so far, their results
+    bool background;  // the kind of its ops (TakeGroup never mixes them)
+  };
+
   void Loop();
-  // Runs and commits `batch`, whose ops it moves into the result.
-  Committed RunBatch(std::deque<WriteOp>& batch);
+  OpenBatch Begin();
+  // Moves `group`'s ops into `batch` and runs each in a savepoint.
+  void Execute(OpenBatch& batch, std::deque<WriteOp>& group);
+  // Pipelined: runs requests arriving while the syncer is busy in `batch`.
+  void Coalesce(OpenBatch& batch);
+  // Commits (or rolls back, after a failure) and returns what to answer.
+  Committed End(OpenBatch& batch);
   // Answers a batch: `recorded`, each op's `after`, `answered`.
   void Answer(Committed& committed);
   void SyncLoop();
@@ -108,6 +123,9 @@ class GroupCommitter final : public WriteExecutor {
   std::vector<DurableWait> durable_waits_;  // WhenDurable's, not yet covered
   uint64_t durable_mark_ = 0;               // the highest commit a sync covered
   bool syncing_ = false;                    // the syncer thread runs
+  // The syncer is in SyncCommits (set and cleared under mu_ as well, so
+  // that Coalesce's wait sees the change).
+  std::atomic<bool> sync_in_flight_{false};
   bool sync_stop_ = false;
   std::thread syncer_;
 };
