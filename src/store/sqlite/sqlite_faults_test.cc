@@ -57,6 +57,16 @@ class SqliteFaultsTest : public ::testing::Test {
     if (auto out = (*tx)->InsertJob(job, created); !out.ok()) return out.status();
     return (*tx)->Commit();
   }
+  // Closes the store and opens the file again (the disk fixed), as a
+  // restarted server does: SQLite replays what the WAL holds on disk.
+  void Restart() {
+    store_.reset();
+    SqliteOptions options;
+    options.vfs = FaultVfs::kName;
+    auto reopened = SqliteStore::Open(dir_.File("redrive.db"), options);
+    ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+    store_ = std::move(reopened).value();
+  }
   bool Exists(const std::string& id) {
     auto tx = store_->BeginRead();
     EXPECT_TRUE(tx.ok()) << tx.status().ToString();
@@ -95,12 +105,7 @@ TEST_F(SqlitePipelinedFaultsTest, FailedWalSyncStopsWritesForGood) {
   EXPECT_NE(again.message().find("restart"), std::string::npos) << again.message();
   EXPECT_EQ(store_->Ping().code(), ErrorCode::kUnavailable);
 
-  store_.reset();
-  SqliteOptions options;
-  options.vfs = FaultVfs::kName;
-  auto reopened = SqliteStore::Open(dir_.File("redrive.db"), options);
-  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
-  store_ = std::move(reopened).value();
+  ASSERT_NO_FATAL_FAILURE(Restart());
   EXPECT_TRUE(store_->Ping().ok());
   EXPECT_TRUE(Exists("before"));
   EXPECT_TRUE(Insert("after").ok());
@@ -136,12 +141,7 @@ TEST_F(SqliteFaultsTest, FailedFsyncStopsWritesForGood) {
   EXPECT_FALSE((*leadership)->Hold("scheduler", kT0).ok()) << "leases are writes too";
 
   // A restart is the recovery.
-  store_.reset();
-  SqliteOptions options;
-  options.vfs = FaultVfs::kName;
-  auto reopened = SqliteStore::Open(dir_.File("redrive.db"), options);
-  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
-  store_ = std::move(reopened).value();
+  ASSERT_NO_FATAL_FAILURE(Restart());
   EXPECT_TRUE(store_->Ping().ok());
   EXPECT_TRUE(Insert("after").ok());
   EXPECT_TRUE(Exists("after"));
