@@ -13,11 +13,12 @@
 // its last intact commit frame (WAL checksums), so a commit whose sync
 // returned is replayed, and a later one that was cut short is dropped whole.
 //
-// Checkpoints run on a connection of their own with synchronous=FULL: the
-// WAL is synced before its frames are copied into the database, and the
-// database after. The header a restarted WAL gets is written by the writer
-// and covered by the next Sync(), before any commit in the new WAL is
-// answered.
+// Checkpoints sync as under FULL: SQLite syncs the WAL before copying its
+// frames into the database and the database after, at NORMAL too (the
+// checkpointer's own connection runs FULL; the writer checkpoints only past
+// the hard limit, sqlite/checkpointer.h). The header a restarted WAL gets is
+// synced by SQLite before reuse and covered by the next Sync() as well,
+// before any commit in the new WAL is answered.
 //
 // Thread-safety: CommitStarting/CommitEnded/SetWal are called by the writer
 // (holding the store's writer mutex); Mark() and Sync() from any thread.
