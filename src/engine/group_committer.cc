@@ -8,11 +8,17 @@
 
 namespace redrive::engine {
 
+namespace {
+
+bool AnyRequest(const std::deque<WriteOp>& queue) {
+  return std::any_of(queue.begin(), queue.end(), [](const WriteOp& op) { return !op.background; });
+}
+
+}  // namespace
+
 void TakeGroup(std::deque<WriteOp>& queue, size_t max, bool& background_owed,
                std::deque<WriteOp>& group) {
-  const bool any_request =
-      std::any_of(queue.begin(), queue.end(), [](const WriteOp& op) { return !op.background; });
-  const bool take_background = !any_request || background_owed;
+  const bool take_background = !AnyRequest(queue) || background_owed;
   std::deque<WriteOp> rest;
   bool left_background = false;
   for (WriteOp& op : queue) {
@@ -96,15 +102,15 @@ void GroupCommitter::WhenDurable(std::function<void(Status)> fn) {
   const uint64_t mark = store_.CommitMark();
   {
     std::unique_lock<std::mutex> lock(sync_mu_);
-    if (mark > durable_mark_ && syncing_ && !sync_stop_) {
+    if (mark <= durable_mark_) {
+      lock.unlock();
+      return fn(Status::Ok());
+    }
+    if (syncing_ && !sync_stop_) {
       durable_waits_.push_back({mark, std::move(fn)});
       lock.unlock();
       sync_cv_.notify_one();
       return;
-    }
-    if (mark <= durable_mark_) {
-      lock.unlock();
-      return fn(Status::Ok());
     }
   }
   // No syncer to wait for (not started, or stopping): sync here.
@@ -152,14 +158,8 @@ void GroupCommitter::Coalesce(OpenBatch& batch) {
   for (;;) {
     {
       std::unique_lock<std::mutex> lock(mu_);
-      auto request_waits = [&] {
-        return std::any_of(queue_.begin(), queue_.end(),
-                           [](const WriteOp& op) { return !op.background; });
-      };
-      cv_.wait(lock, [&] {
-        return stop_ || !sync_in_flight_.load(std::memory_order_acquire) || request_waits();
-      });
-      if (stop_ || !sync_in_flight_.load(std::memory_order_acquire) || background_owed_) return;
+      cv_.wait(lock, [&] { return stop_ || !sync_in_flight_ || AnyRequest(queue_); });
+      if (stop_ || !sync_in_flight_ || background_owed_) return;
       const size_t room = max_batch_ - batch.out.ops.size();
       if (room == 0) return;
       // Requests only (a duty's op leaves this transaction's group kind
@@ -276,11 +276,14 @@ void GroupCommitter::SyncLoop() {
     // One fsync for every batch handed over since the last one. Meanwhile
     // the committer gathers the next requests into one transaction
     // (Coalesce), and commits it when this ends.
-    sync_in_flight_.store(true, std::memory_order_release);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      sync_in_flight_ = true;
+    }
     Result<uint64_t> covered = store_.SyncCommits();
     {
       std::lock_guard<std::mutex> lock(mu_);
-      sync_in_flight_.store(false, std::memory_order_release);
+      sync_in_flight_ = false;
     }
     cv_.notify_all();
     Status sync_status = covered.ok()

@@ -28,7 +28,6 @@
 // syncer thread, one at a time and in commit order.
 #pragma once
 
-#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -114,6 +113,7 @@ class GroupCommitter final : public WriteExecutor {
   bool background_owed_ = false;  // TakeGroup's
   bool accepting_ = false;
   bool stop_ = false;
+  bool sync_in_flight_ = false;  // the syncer is in SyncCommits (Coalesce's cue)
   std::thread thread_;
 
   // The syncer's (pipelined_ only).
@@ -123,9 +123,6 @@ class GroupCommitter final : public WriteExecutor {
   std::vector<DurableWait> durable_waits_;  // WhenDurable's, not yet covered
   uint64_t durable_mark_ = 0;               // the highest commit a sync covered
   bool syncing_ = false;                    // the syncer thread runs
-  // The syncer is in SyncCommits (set and cleared under mu_ as well, so
-  // that Coalesce's wait sees the change).
-  std::atomic<bool> sync_in_flight_{false};
   bool sync_stop_ = false;
   std::thread syncer_;
 };

@@ -81,6 +81,12 @@ class GroupCommitterFaultsTest : public ::testing::TestWithParam<Fault> {
             },
             [&answer](Status st) { answer.set_value(std::move(st)); }};
   }
+  // What a read is answered with: WhenDurable's status, waited for.
+  Status WaitDurable() {
+    std::promise<Status> durable;
+    committer_->WhenDurable([&](Status s) { durable.set_value(std::move(s)); });
+    return durable.get_future().get();
+  }
   long long JobsInStore() {
     auto tx = store_->BeginRead();
     EXPECT_TRUE(tx.ok());
@@ -143,7 +149,7 @@ TEST_P(GroupCommitterFaultsTest, EveryRequestOfTheFailedBatchIsAnswered503AndNon
   if (fault.op == FaultOp::kSync && fault.sync == store::SqliteSync::kPipelined) {
     // COMMIT had made the rows visible; their sync failed. What is on disk
     // is unknown, so a read is not answered either.
-    EXPECT_EQ(committer_->WaitDurable().code(), ErrorCode::kUnavailable);
+    EXPECT_EQ(WaitDurable().code(), ErrorCode::kUnavailable);
   } else {
     EXPECT_EQ(JobsInStore(), 0);
     auto tx = store_->BeginRead();
@@ -152,7 +158,7 @@ TEST_P(GroupCommitterFaultsTest, EveryRequestOfTheFailedBatchIsAnswered503AndNon
       EXPECT_EQ((*tx)->GetJob(id).status().code(), ErrorCode::kNotFound) << id;
     }
     tx->reset();
-    EXPECT_TRUE(committer_->WaitDurable().ok());
+    EXPECT_TRUE(WaitDurable().ok());
   }
 
   // The fault is spent. After a failed fsync the store stays stopped; after

@@ -16,13 +16,6 @@ Status WriteExecutor::RunAndWait(std::function<Status(store::WriteTx&, TxContext
   return result.get();
 }
 
-Status WriteExecutor::WaitDurable() {
-  auto done = std::make_shared<std::promise<Status>>();
-  auto result = done->get_future();
-  WhenDurable([done](Status s) { done->set_value(std::move(s)); });
-  return result.get();
-}
-
 std::unique_ptr<WriteExecutor> MakeWriteExecutor(store::Store& store, const Clock& clock,
                                                  Random& random, WriteExecutorOptions options,
                                                  WriteExecutor::EffectsSink recorded,

@@ -98,8 +98,6 @@ class WriteExecutor {
   // unless the store syncs commits apart (StoreTraits::pipelined_sync);
   // then possibly later, on an executor thread.
   virtual void WhenDurable(std::function<void(Status)> fn) { fn(Status::Ok()); }
-  // The same, waiting (duties; never from an I/O or executor thread).
-  Status WaitDurable();
 
  protected:
   std::vector<WriteHook*> hooks_;

@@ -17,30 +17,22 @@ void WalSync::CommitEnded(sqlite3* db) {
 
 Result<uint64_t> WalSync::Sync() {
   std::lock_guard<std::mutex> lock(sync_mu_);
-  if (!failed_.empty()) return Status::Unavailable(failed_);
-  // Once any fsync of the file failed (a COMMIT's own, at a WAL restart, or
-  // a checkpoint's), a later one that "succeeds" proves nothing.
-  if (Status st = health_.CheckWritable(); !st.ok()) {
-    failed_ = st.message();
-    return st;
-  }
+  // Once any fsync of the file failed (this one's before, a COMMIT's own at
+  // a WAL restart, or a checkpoint's), a later one that "succeeds" proves
+  // nothing: the store's health says so for good.
+  REDRIVE_RETURN_IF_ERROR(health_.CheckWritable());
   // Every write of these commits happened before their CommitEnded, hence
   // before the fsync below is called.
   const uint64_t covered = ended_.load(std::memory_order_acquire);
   if (covered <= synced_) return synced_;
+  // Set by the first CommitEnded, which came before `covered` > 0.
   sqlite3_file* wal = wal_.load(std::memory_order_acquire);
-  if (wal == nullptr) {
-    // (wal_path_ is written with wal_: not readable here.)
-    failed_ = "the WAL file of the writer connection is not open";
-    return health_.Record(SQLITE_IOERR_FSYNC, "WAL", failed_);
-  }
-  const int rc = wal->pMethods->xSync(wal, SQLITE_SYNC_NORMAL);
+  const int rc = wal != nullptr ? wal->pMethods->xSync(wal, SQLITE_SYNC_NORMAL) : SQLITE_IOERR;
   if (rc != SQLITE_OK) {
-    // Recorded as the failed fsync it is: the store stops taking writes.
-    Status st = health_.Record(rc, wal_path_,
-                               "fsync of the WAL failed (SQLite error " + std::to_string(rc) + ")");
-    failed_ = st.message();
-    return st;
+    // Recorded as the failed fsync it is, whatever the code: the store
+    // stops taking writes, and every later Sync fails above.
+    return health_.Record(SQLITE_IOERR_FSYNC, wal != nullptr ? wal_path_ : "WAL",
+                          "fsync of the WAL failed (SQLite error " + std::to_string(rc) + ")");
   }
   synced_ = covered;
   return covered;

@@ -65,7 +65,6 @@ class WalSync {
 
   std::mutex sync_mu_;   // one fsync at a time
   uint64_t synced_ = 0;  // guarded by sync_mu_: the latest commit made durable
-  std::string failed_;   // guarded by sync_mu_: why a sync failed, for good
 };
 
 }  // namespace redrive::store::sqlite
