@@ -226,7 +226,9 @@ class ReadTx {
   // History of a job, oldest first (empty if the job has none / is unknown).
   virtual Result<std::vector<HistoryEntry>> GetHistory(const std::string& job_id) = 0;
   // Counts by status of one queue, or of all queues when queue_name is unset.
-  // Cost must not grow with completed jobs beyond an index scan.
+  // Cost: a few rows per queue, whatever the number of jobs (counters the
+  // database keeps in the transaction of every change of a job's status or
+  // queue, insert and delete; a write transaction sees its own changes).
   virtual Result<StatusCounts> CountJobs(const std::optional<std::string>& queue_name) = 0;
   virtual Result<std::optional<Instant>> OldestDeadletterAt(const std::string& queue_name) = 0;
   // The created_at of the queue's oldest job waiting to run (pending or

@@ -145,10 +145,17 @@ inline constexpr char kSelectRetentionExpired[] =
     " AND completed_at IS NOT NULL AND completed_at < $3 ORDER BY completed_at LIMIT $4"
     " FOR UPDATE SKIP LOCKED";
 
-inline constexpr char kCountAll[] = "SELECT status, count(*) FROM redrive.jobs GROUP BY status";
+// Counting reads job_counts (pg_schema.cc, version 24): a few rows per queue
+// and status (one per shard written), whatever the number of jobs.
+inline constexpr char kCountAll[] =
+    "SELECT status, sum(n)::bigint FROM redrive.job_counts GROUP BY status";
 // $1 queue.
 inline constexpr char kCountQueue[] =
-    "SELECT status, count(*) FROM redrive.jobs WHERE queue_name = $1 GROUP BY status";
+    "SELECT status, sum(n)::bigint FROM redrive.job_counts WHERE queue_name = $1 GROUP BY status";
+// $1 queue. A deleted queue's counters that are zero (no row and a zero row
+// mean the same; a shard's row may be non-zero while the queue's sum is).
+inline constexpr char kDeleteEmptyCounts[] =
+    "DELETE FROM redrive.job_counts WHERE queue_name = $1 AND n = 0";
 
 // $1 queue.
 inline constexpr char kOldestDeadletter[] =

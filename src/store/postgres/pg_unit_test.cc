@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <string_view>
+
 #include "store/postgres/pg_connection.h"
 #include "store/postgres/pg_database_for_test.h"
 #include "store/postgres/pg_job_columns.h"
@@ -97,6 +99,43 @@ TEST(PgJobColumnsTest, MatchTheSchema) {
     EXPECT_EQ(r->String(i, 0), kPgJobColumns[i].name);
     EXPECT_EQ(r->String(i, 1), kPgJobColumns[i].type) << kPgJobColumns[i].name;
   }
+}
+
+// A database from before job_counts gets its jobs counted by the migration,
+// and the counts follow every later insert, change and delete.
+TEST(PgSchemaTest, TheJobCountsMigrationCountsTheJobsAlreadyStored) {
+  auto conn = Connect(FreshDatabaseUrl());
+  size_t before = 0;
+  while (std::string_view(PgMigrations()[before].name) != "job counts per queue and status") {
+    ++before;
+  }
+  ASSERT_TRUE(PgMigrate(*conn, PgMigrations().first(before)).ok());
+  auto insert = [&](const std::string& id, const std::string& queue, const std::string& status) {
+    return conn
+        ->Exec(
+            "INSERT INTO redrive.jobs (id, queue_name, status, payload, priority,"
+            " retry_count, max_retries, timeout_seconds, backoff_base_ms, backoff_max_ms,"
+            " backoff_jitter_ms, created_at, updated_at, scheduled_at, completed_at) VALUES ('" +
+            id + "', '" + queue + "', '" + status + "', '{}', 0, 0, 3, 30, 1, 1, 1, 1, 1, 1, " +
+            (status == "completed" ? "2" : "NULL") + ")")
+        .status();
+  };
+  ASSERT_TRUE(insert("a1", "a", "pending").ok());
+  ASSERT_TRUE(insert("a2", "a", "completed").ok());
+  ASSERT_TRUE(insert("a3", "a", "completed").ok());
+  ASSERT_TRUE(insert("b1", "b", "pending").ok());
+  ASSERT_TRUE(PgMigrate(*conn).ok());
+  const std::string kCounts =
+      "SELECT string_agg(queue_name || ':' || status || '=' || n, ',' ORDER BY queue_name, status)"
+      " FROM (SELECT queue_name, status, sum(n) AS n FROM redrive.job_counts"
+      " GROUP BY queue_name, status HAVING sum(n) <> 0) AS c";
+  EXPECT_EQ(Scalar(*conn, kCounts), "a:completed=2,a:pending=1,b:pending=1");
+  ASSERT_TRUE(insert("b2", "b", "pending").ok());
+  ASSERT_TRUE(conn->Exec("UPDATE redrive.jobs SET status = 'cancelled', completed_at = 3"
+                         " WHERE queue_name = 'b'")
+                  .ok());
+  ASSERT_TRUE(conn->Exec("DELETE FROM redrive.jobs WHERE status = 'completed'").ok());
+  EXPECT_EQ(Scalar(*conn, kCounts), "a:pending=1,b:cancelled=2");
 }
 
 }  // namespace

@@ -240,9 +240,11 @@ Status PgWriteTx::DeleteQueue(const std::string& name, bool delete_jobs) {
   p.AddRef(name);
   REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecPrepared(kDeleteQueue, p));
   if (r.affected() == 0) return Status::NotFound("queue " + name + " not found");
-  if (!delete_jobs) return Status::Ok();
-  locked_.clear();
-  return held->ExecPrepared(sql::kDeleteQueueJobs, p).status();
+  if (delete_jobs) {
+    locked_.clear();
+    REDRIVE_RETURN_IF_ERROR(held->ExecPrepared(sql::kDeleteQueueJobs, p).status());
+  }
+  return held->ExecPrepared(sql::kDeleteEmptyCounts, p).status();
 }
 
 Result<std::optional<WorkerInfo>> PgWriteTx::LockWorker(const std::string& id) {

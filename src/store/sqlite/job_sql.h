@@ -100,10 +100,14 @@ inline constexpr char kSelectRetentionExpired[] =
     "SELECT id FROM jobs WHERE queue_name = ?1 AND status = ?2"
     " AND completed_at IS NOT NULL AND completed_at < ?3 ORDER BY completed_at LIMIT ?4";
 
-// Counting walks the listing index (covering), grouped in its own order.
-inline constexpr char kCountAll[] = "SELECT status, count(*) FROM jobs GROUP BY queue_name, status";
-inline constexpr char kCountQueue[] =
-    "SELECT status, count(*) FROM jobs WHERE queue_name = ?1 GROUP BY status";
+// Counting reads job_counts (sqlite_schema.cc, version 23): a few rows per
+// queue, whatever the number of jobs.
+inline constexpr char kCountAll[] = "SELECT status, sum(n) FROM job_counts GROUP BY status";
+inline constexpr char kCountQueue[] = "SELECT status, n FROM job_counts WHERE queue_name = ?1";
+// A deleted queue's counters, once its jobs are gone (a zero row and no row
+// mean the same).
+inline constexpr char kDeleteEmptyCounts[] =
+    "DELETE FROM job_counts WHERE queue_name = ?1 AND n = 0";
 
 inline constexpr char kOldestDeadletter[] =
     "SELECT deadlettered_at FROM jobs WHERE status = 'deadletter' AND queue_name = ?1"

@@ -416,6 +416,39 @@ CREATE INDEX jobs_unfingerprinted ON jobs (id)
     AND status IN ('deadletter','quarantined');
 )sql";
 
+// Version 23: job_counts, how many jobs each queue holds in each status, so
+// CountJobs (queue views, /jobs/stats, /metrics) reads a few rows per queue
+// instead of walking the jobs. The database keeps it: a trigger on every
+// insert, delete and change of status or queue of a job updates it in the
+// same transaction, so no write path can forget it and a crash cannot
+// leave it apart from the jobs. Filled from the jobs once, here.
+constexpr char kSchemaV23[] = R"sql(
+CREATE TABLE job_counts (
+  queue_name TEXT NOT NULL,
+  status     TEXT NOT NULL,
+  n          INTEGER NOT NULL,
+  PRIMARY KEY (queue_name, status)
+) STRICT, WITHOUT ROWID;
+INSERT INTO job_counts (queue_name, status, n)
+  SELECT queue_name, status, count(*) FROM jobs GROUP BY queue_name, status;
+CREATE TRIGGER job_counts_on_insert AFTER INSERT ON jobs
+BEGIN
+  INSERT INTO job_counts (queue_name, status, n) VALUES (new.queue_name, new.status, 1)
+    ON CONFLICT (queue_name, status) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER job_counts_on_update AFTER UPDATE OF queue_name, status ON jobs
+  WHEN new.status IS NOT old.status OR new.queue_name IS NOT old.queue_name
+BEGIN
+  UPDATE job_counts SET n = n - 1 WHERE queue_name = old.queue_name AND status = old.status;
+  INSERT INTO job_counts (queue_name, status, n) VALUES (new.queue_name, new.status, 1)
+    ON CONFLICT (queue_name, status) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER job_counts_on_delete AFTER DELETE ON jobs
+BEGIN
+  UPDATE job_counts SET n = n - 1 WHERE queue_name = old.queue_name AND status = old.status;
+END;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "outgoing webhooks", kSchemaV2},
@@ -439,6 +472,7 @@ constexpr Migration kMigrations[] = {
     {20, "error fingerprints", kSchemaV20},
     {21, "move operations and finished operations' retention", operation_sql::kMoveSchema},
     {22, "auto-redrive policies and revival counts", autoredrive_sql::kSchema},
+    {23, "job counts per queue and status", kSchemaV23},
 };
 
 constexpr char kCreateMigrationsTable[] =

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -233,6 +234,45 @@ TEST_F(SchemaTest, AFileFromBeforeMetDependenciesHasItsCompletedEdgesMet) {
   ASSERT_TRUE(*met->Step());
   EXPECT_EQ(met->String(0), "running");
   EXPECT_EQ(met->Int(1), 0);
+}
+
+// A file from before job_counts gets its jobs counted by the migration, and
+// the counts follow every later insert, change and delete.
+TEST_F(SchemaTest, TheJobCountsMigrationCountsTheJobsAlreadyStored) {
+  size_t before = 0;
+  while (std::string_view(Migrations()[before].name) != "job counts per queue and status") {
+    ++before;
+  }
+  ASSERT_TRUE(Migrate(*conn_, Migrations().first(before)).ok());
+  auto insert = [&](const std::string& id, const std::string& queue, const std::string& status) {
+    return conn_->ExecScript(
+        "INSERT INTO jobs (id, queue_name, status, priority, retry_count, max_retries,"
+        " timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, created_at,"
+        " updated_at, scheduled_at, completed_at) VALUES ('" +
+        id + "', '" + queue + "', '" + status + "', 0, 0, 3, 30, 1, 1, 1, 1, 1, 1, " +
+        (status == "completed" ? "2" : "NULL") + ");");
+  };
+  ASSERT_TRUE(insert("a1", "a", "pending").ok());
+  ASSERT_TRUE(insert("a2", "a", "completed").ok());
+  ASSERT_TRUE(insert("a3", "a", "completed").ok());
+  ASSERT_TRUE(insert("b1", "b", "pending").ok());
+  ASSERT_TRUE(Migrate(*conn_).ok());
+  auto counts = [&] {
+    auto stmt = conn_->Prepare(
+        "SELECT group_concat(queue_name || ':' || status || '=' || n, ',') FROM"
+        " (SELECT * FROM job_counts WHERE n <> 0 ORDER BY queue_name, status)");
+    EXPECT_TRUE(stmt.ok()) << stmt.status().ToString();
+    EXPECT_TRUE(*stmt->Step());
+    return stmt->String(0);
+  };
+  EXPECT_EQ(counts(), "a:completed=2,a:pending=1,b:pending=1");
+  ASSERT_TRUE(insert("b2", "b", "pending").ok());
+  ASSERT_TRUE(
+      conn_->Exec("UPDATE jobs SET status = 'cancelled', completed_at = 3 WHERE queue_name = 'b'")
+          .ok());
+  ASSERT_TRUE(conn_->Exec("UPDATE jobs SET queue_name = 'c' WHERE id = 'a1'").ok());
+  ASSERT_TRUE(conn_->Exec("DELETE FROM jobs WHERE status = 'completed'").ok());
+  EXPECT_EQ(counts(), "b:cancelled=2,c:pending=1");
 }
 
 TEST_F(SchemaTest, MigrationsAreNumberedInOrderWithoutGaps) {

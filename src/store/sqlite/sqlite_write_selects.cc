@@ -175,8 +175,12 @@ Status SqliteWriteTx::DeleteQueue(const std::string& name, bool delete_jobs) {
     REDRIVE_RETURN_IF_ERROR(stmt.Run());
     if (stmt.Changes() == 0) return Status::NotFound("queue " + name + " not found");
   }
-  if (!delete_jobs) return Status::Ok();
-  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(sql::kDeleteQueueJobs));
+  if (delete_jobs) {
+    REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(sql::kDeleteQueueJobs));
+    stmt.Bind(1, name);
+    REDRIVE_RETURN_IF_ERROR(stmt.Run());
+  }
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(sql::kDeleteEmptyCounts));
   stmt.Bind(1, name);
   return stmt.Run();
 }
