@@ -202,6 +202,11 @@ BEGIN
   INSERT INTO redrive.job_history (id, job_id, event_type, worker_id, details, created_at,
                                    node_id)
     VALUES (redrive.uuid_v7(v_us), v_id, 'created', NULL, v_details, v_us, NULL);
+  -- Its counter, in the shard of this backend, as PgWriteTx counts its jobs
+  -- (the constraint by name: queue_name is also a parameter here).
+  INSERT INTO redrive.job_counts AS c (queue_name, status, shard, n)
+    VALUES (enqueue.queue_name, v_status, pg_backend_pid() % 64, 1)
+    ON CONFLICT ON CONSTRAINT job_counts_pkey DO UPDATE SET n = c.n + 1;
 
   -- Delivered when (and only if) the caller's transaction commits.
   PERFORM pg_notify('{{WAKE_CHANNEL}}', 'sql ' || queue_name);

@@ -82,7 +82,19 @@ class PgEnqueueFunctionTest : public ::testing::Test {
     EXPECT_TRUE(q.ok());
     return q.ok() ? *q : std::nullopt;
   }
-  long long CountJobs() { return std::stoll(Scalar(*app_, "SELECT count(*) FROM redrive.jobs")); }
+  // The jobs in the table; the store's counters (CountJobs), which the
+  // function moves too, must say the same.
+  long long CountJobs() {
+    const long long rows = std::stoll(Scalar(*app_, "SELECT count(*) FROM redrive.jobs"));
+    auto tx = store_->BeginRead();
+    EXPECT_TRUE(tx.ok());
+    auto counts = (*tx)->CountJobs(std::nullopt);
+    EXPECT_TRUE(counts.ok()) << counts.status().ToString();
+    if (counts.ok()) {
+      EXPECT_EQ(counts->total(), rows);
+    }
+    return rows;
+  }
 
   // What the server's own enqueue (MakeNewJob + EnsureQueue + InsertJob)
   // writes for `params`.
@@ -163,6 +175,7 @@ TEST_F(PgEnqueueFunctionTest, ACommittedEnqueueWritesWhatTheStoresOwnEnqueueWrit
   EXPECT_EQ(h[0].worker_id, std::nullopt);
   EXPECT_EQ(h[0].node_id, std::nullopt);  // no node wrote it: the application's transaction
   EXPECT_EQ(History(own.id)[0].details_json, "{\"queue_name\":\"ownq\"}");
+  EXPECT_EQ(CountJobs(), 2);
 }
 
 TEST_F(PgEnqueueFunctionTest, AFutureRunAtIsScheduledAndItsHistorySaysWhen) {

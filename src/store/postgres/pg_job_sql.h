@@ -97,14 +97,17 @@ inline constexpr char kGetHistory[] = "SELECT " REDRIVE_PG_HISTORY_COLUMNS
 // $1 ids (text[]); the result is the count of jobs deleted. Their history
 // goes with them (in the same statement: job_history has no foreign key,
 // whose per-row check would cost every history insert a lookup).
+// Returns how many of each (queue, status) went, for job_counts.
 inline constexpr char kDeleteJobs[] =
-    "WITH d AS (DELETE FROM redrive.jobs WHERE id = ANY($1::text[]) RETURNING id),"
+    "WITH d AS (DELETE FROM redrive.jobs WHERE id = ANY($1::text[])"
+    " RETURNING id, queue_name, status),"
     " h AS (DELETE FROM redrive.job_history WHERE job_id IN (SELECT id FROM d))"
-    " SELECT count(*) FROM d";
-// $1 queue. With their history, as kDeleteJobs.
+    " SELECT queue_name, status, count(*) FROM d GROUP BY queue_name, status";
+// $1 queue. With their history, as kDeleteJobs, and the same result.
 inline constexpr char kDeleteQueueJobs[] =
-    "WITH d AS (DELETE FROM redrive.jobs WHERE queue_name = $1 RETURNING id)"
-    " DELETE FROM redrive.job_history WHERE job_id IN (SELECT id FROM d)";
+    "WITH d AS (DELETE FROM redrive.jobs WHERE queue_name = $1 RETURNING id, queue_name, status),"
+    " h AS (DELETE FROM redrive.job_history WHERE job_id IN (SELECT id FROM d))"
+    " SELECT queue_name, status, count(*) FROM d GROUP BY queue_name, status";
 
 // $1 queue, $2 now, $3 limit. Walks jobs_claim in its order (no sort).
 inline constexpr char kSelectClaimable[] =
@@ -152,6 +155,14 @@ inline constexpr char kCountAll[] =
 // $1 queue.
 inline constexpr char kCountQueue[] =
     "SELECT status, sum(n)::bigint FROM redrive.job_counts WHERE queue_name = $1 GROUP BY status";
+// $1 queues, $2 statuses, $3 deltas (text[]; one element per distinct
+// (queue, status)): added to this backend's shard, in key order, so two
+// transactions of one shard never wait for each other in opposite orders.
+inline constexpr char kAddToCounts[] =
+    "INSERT INTO redrive.job_counts AS c (queue_name, status, shard, n)"
+    " SELECT q, s, pg_backend_pid() % 64, d::bigint"
+    " FROM unnest($1::text[], $2::text[], $3::text[]) AS t(q, s, d) ORDER BY q, s"
+    " ON CONFLICT (queue_name, status, shard) DO UPDATE SET n = c.n + excluded.n";
 // $1 queue. A deleted queue's counters that are zero (no row and a zero row
 // mean the same; a shard's row may be non-zero while the queue's sum is).
 inline constexpr char kDeleteEmptyCounts[] =

@@ -427,22 +427,16 @@ CREATE INDEX jobs_unfingerprinted ON redrive.jobs (id)
 )sql";
 
 // Version 24: job_counts, as SQLite's version 23: how many jobs each queue
-// holds in each status, kept by the database in the transaction of every
-// insert, delete and change of status or queue of a job, so CountJobs reads
-// a few rows per queue instead of walking the jobs. Two differences:
-//  - Sharded by the writing backend (pg_backend_pid() % 64): concurrent
-//    transactions would otherwise all update the same (queue, status) row
-//    and wait for each other's commit. A shard's n may go negative (a job
-//    counted in on one connection and out on another); the sum over the
-//    shards is the count.
-//  - Statement triggers over transition tables: a batch claim of 100 jobs
-//    updates two rows once, not two rows 100 times; the rows are written
-//    in (queue, status) order, so two statements of one shard cannot
-//    deadlock on them.
-// The table is locked while the triggers are created and the counts filled
-// in, so no job changes between the two.
+// holds in each status, so CountJobs reads a few rows per queue instead of
+// walking the jobs. PgWriteTx sums its transaction's deltas and writes them
+// with the COMMIT; redrive.enqueue adds its job itself. Sharded by the
+// writing backend (pg_backend_pid() % 64): one row per (queue, status)
+// would make every concurrent transaction of a queue wait for the others'
+// commits. A shard's n may go negative (a job counted in on one connection
+// and out on another); the sum over the shards is the count. The jobs
+// table is locked while the counts are filled in.
 constexpr char kSchemaV24[] = R"sql(
-LOCK TABLE redrive.jobs IN SHARE ROW EXCLUSIVE MODE;
+LOCK TABLE redrive.jobs IN SHARE MODE;
 CREATE TABLE redrive.job_counts (
   queue_name text COLLATE "C" NOT NULL,
   status     text COLLATE "C" NOT NULL,
@@ -452,35 +446,6 @@ CREATE TABLE redrive.job_counts (
 );
 INSERT INTO redrive.job_counts (queue_name, status, shard, n)
   SELECT queue_name, status, 0, count(*) FROM redrive.jobs GROUP BY queue_name, status;
-CREATE FUNCTION redrive.count_jobs() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF TG_OP = 'INSERT' THEN
-    INSERT INTO redrive.job_counts AS c (queue_name, status, shard, n)
-    SELECT queue_name, status, pg_backend_pid() % 64, count(*) FROM new_jobs
-     GROUP BY queue_name, status ORDER BY queue_name, status
-    ON CONFLICT (queue_name, status, shard) DO UPDATE SET n = c.n + excluded.n;
-  ELSIF TG_OP = 'DELETE' THEN
-    INSERT INTO redrive.job_counts AS c (queue_name, status, shard, n)
-    SELECT queue_name, status, pg_backend_pid() % 64, -count(*) FROM old_jobs
-     GROUP BY queue_name, status ORDER BY queue_name, status
-    ON CONFLICT (queue_name, status, shard) DO UPDATE SET n = c.n + excluded.n;
-  ELSE
-    INSERT INTO redrive.job_counts AS c (queue_name, status, shard, n)
-    SELECT queue_name, status, pg_backend_pid() % 64, sum(d) FROM (
-        SELECT queue_name, status, -1 AS d FROM old_jobs
-        UNION ALL SELECT queue_name, status, 1 FROM new_jobs) AS x
-     GROUP BY queue_name, status HAVING sum(d) <> 0 ORDER BY queue_name, status
-    ON CONFLICT (queue_name, status, shard) DO UPDATE SET n = c.n + excluded.n;
-  END IF;
-  RETURN NULL;
-END $$;
-CREATE TRIGGER job_counts_on_insert AFTER INSERT ON redrive.jobs
-  REFERENCING NEW TABLE AS new_jobs FOR EACH STATEMENT EXECUTE FUNCTION redrive.count_jobs();
-CREATE TRIGGER job_counts_on_update AFTER UPDATE ON redrive.jobs
-  REFERENCING OLD TABLE AS old_jobs NEW TABLE AS new_jobs
-  FOR EACH STATEMENT EXECUTE FUNCTION redrive.count_jobs();
-CREATE TRIGGER job_counts_on_delete AFTER DELETE ON redrive.jobs
-  REFERENCING OLD TABLE AS old_jobs FOR EACH STATEMENT EXECUTE FUNCTION redrive.count_jobs();
 )sql";
 
 constexpr PgMigration kMigrations[] = {

@@ -101,8 +101,9 @@ TEST(PgJobColumnsTest, MatchTheSchema) {
   }
 }
 
-// A database from before job_counts gets its jobs counted by the migration,
-// and the counts follow every later insert, change and delete.
+// A database from before job_counts gets the jobs it holds counted by the
+// migration (the store's writes move the counters after it: the conformance
+// suite's CountJobsFollowsEveryWriteOfAJob).
 TEST(PgSchemaTest, TheJobCountsMigrationCountsTheJobsAlreadyStored) {
   auto conn = Connect(FreshDatabaseUrl());
   size_t before = 0;
@@ -130,12 +131,6 @@ TEST(PgSchemaTest, TheJobCountsMigrationCountsTheJobsAlreadyStored) {
       " FROM (SELECT queue_name, status, sum(n) AS n FROM redrive.job_counts"
       " GROUP BY queue_name, status HAVING sum(n) <> 0) AS c";
   EXPECT_EQ(Scalar(*conn, kCounts), "a:completed=2,a:pending=1,b:pending=1");
-  ASSERT_TRUE(insert("b2", "b", "pending").ok());
-  ASSERT_TRUE(conn->Exec("UPDATE redrive.jobs SET status = 'cancelled', completed_at = 3"
-                         " WHERE queue_name = 'b'")
-                  .ok());
-  ASSERT_TRUE(conn->Exec("DELETE FROM redrive.jobs WHERE status = 'completed'").ok());
-  EXPECT_EQ(Scalar(*conn, kCounts), "a:pending=1,b:cancelled=2");
 }
 
 }  // namespace

@@ -172,7 +172,18 @@ Result<long long> PgWriteTx::DeleteJobs(const std::vector<std::string>& ids) {
   PgParams p;
   p.AddTextArray(ids);
   REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecPrepared(sql::kDeleteJobs, p));
-  return static_cast<long long>(r.Int64(0, 0));  // jobs, not their history
+  return CountDeleted(r);  // jobs, not their history
+}
+
+Result<long long> PgWriteTx::CountDeleted(const PgResult& r) {
+  long long deleted = 0;
+  for (int i = 0; i < r.rows(); ++i) {
+    std::optional<JobStatus> status = ParseJobStatus(r.Text(i, 1));
+    if (!status) return Status::Internal("unknown job status in store: " + r.String(i, 1));
+    Count(r.String(i, 0), *status, -r.Int64(i, 2));
+    deleted += r.Int64(i, 2);
+  }
+  return deleted;
 }
 
 Result<std::vector<std::string>> PgWriteTx::SelectRetentionExpired(const std::string& queue_name,
@@ -242,7 +253,8 @@ Status PgWriteTx::DeleteQueue(const std::string& name, bool delete_jobs) {
   if (r.affected() == 0) return Status::NotFound("queue " + name + " not found");
   if (delete_jobs) {
     locked_.clear();
-    REDRIVE_RETURN_IF_ERROR(held->ExecPrepared(sql::kDeleteQueueJobs, p).status());
+    REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecPrepared(sql::kDeleteQueueJobs, p));
+    REDRIVE_RETURN_IF_ERROR(CountDeleted(r).status());
   }
   return held->ExecPrepared(sql::kDeleteEmptyCounts, p).status();
 }

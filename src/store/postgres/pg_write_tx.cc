@@ -72,13 +72,17 @@ Status PgWriteTx::Control(const char* sql) {
   return held->Exec(sql).status();
 }
 
-Status PgWriteTx::Savepoint() { return Control("SAVEPOINT sp"); }
+Status PgWriteTx::Savepoint() {
+  count_deltas_at_savepoint_ = count_deltas_.size();
+  return Control("SAVEPOINT sp");
+}
 
 Status PgWriteTx::ReleaseSavepoint() { return Control("RELEASE SAVEPOINT sp"); }
 
 Status PgWriteTx::RollbackToSavepoint() {
   // The rows written or locked since the savepoint are not any more.
   locked_.clear();
+  count_deltas_.resize(count_deltas_at_savepoint_);
   // ROLLBACK TO keeps the savepoint; RELEASE closes it so they do not pile up.
   return Control("ROLLBACK TO SAVEPOINT sp; RELEASE SAVEPOINT sp");
 }
@@ -93,6 +97,7 @@ Status PgWriteTx::Commit() {
   // COMMIT of a transaction a failed statement aborted succeeds as a
   // ROLLBACK: that must not pass for a commit.
   const bool failed = PQtransactionStatus(held->get()) == PQTRANS_INERROR;
+  DeferCounts();
   const uint64_t token = health_.CommitStarted(std::chrono::steady_clock::now());
   // Prepared, so that the deferred writes ride with it; if one fails the
   // COMMIT does not run and this fails with its error.
@@ -133,8 +138,54 @@ Status BindInsert(const Job& job, const HistoryEntry& created, PgParams& p) {
 }  // namespace
 
 Result<InsertOutcome> PgWriteTx::Inserted(const Job& job, const PgResult& r) {
-  if (r.rows() == 1) return InsertOutcome{job.id, true};
+  if (r.rows() == 1) {
+    Count(job.queue_name, job.status, 1);
+    return InsertOutcome{job.id, true};
+  }
   return TakenKey(job);
+}
+
+void PgWriteTx::Count(const std::string& queue_name, JobStatus status, long long delta) {
+  count_deltas_.push_back(CountDelta{queue_name, status, delta});
+}
+
+void PgWriteTx::CountChange(const Change& change) {
+  const Job& before = change.before;
+  const Job& after = change.after;
+  if (before.status == after.status && before.queue_name == after.queue_name) return;
+  Count(before.queue_name, before.status, -1);
+  Count(after.queue_name, after.status, 1);
+}
+
+std::map<std::pair<std::string_view, JobStatus>, long long> PgWriteTx::CountSums() const {
+  std::map<std::pair<std::string_view, JobStatus>, long long> sums;
+  for (const CountDelta& d : count_deltas_) sums[{d.queue_name, d.status}] += d.delta;
+  return sums;
+}
+
+void PgWriteTx::DeferCounts() {
+  std::vector<std::string> queues, statuses, deltas;
+  for (const auto& [key, delta] : CountSums()) {
+    if (delta == 0) continue;
+    queues.emplace_back(key.first);
+    statuses.emplace_back(JobStatusName(key.second));
+    deltas.push_back(std::to_string(delta));
+  }
+  count_deltas_.clear();
+  if (queues.empty()) return;
+  PgParams p;
+  p.AddTextArray(queues);
+  p.AddTextArray(statuses);
+  p.AddTextArray(deltas);
+  held->Defer(sql::kAddToCounts, p.Owned());
+}
+
+Result<StatusCounts> PgWriteTx::CountJobs(const std::optional<std::string>& queue_name) {
+  REDRIVE_ASSIGN_OR_RETURN(StatusCounts counts, PgReads::CountJobs(queue_name));
+  for (const auto& [key, delta] : CountSums()) {
+    if (!queue_name || key.first == *queue_name) counts.of(key.second) += delta;
+  }
+  return counts;
 }
 
 Result<InsertOutcome> PgWriteTx::TakenKey(const Job& job) {
@@ -202,6 +253,7 @@ Result<std::vector<InsertOutcome>> PgWriteTx::InsertJobs(const std::vector<NewJo
   out.reserve(jobs.size());
   for (const NewJob& j : jobs) {
     if (inserted.contains(j.job.id)) {
+      Count(j.job.queue_name, j.job.status, 1);
       out.push_back(InsertOutcome{j.job.id, true});
       continue;
     }
@@ -275,6 +327,7 @@ Status PgWriteTx::ApplyChange(const Change& change) {
   REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecPrepared(sql, p));
   if (!Written(change, r)) return GuardFailed(change);
   Wrote(change.after);
+  CountChange(change);
   return Status::Ok();
 }
 
@@ -308,7 +361,10 @@ Status PgWriteTx::DeferChanges(const std::vector<Change>& changes) {
     BindColumnsOfRows(g.rows, arrays);  // copies every value
     held->Defer(sql::CheckedUpdateJobsSql(g.changed, g.history), std::move(arrays));
   }
-  for (const Change& c : changes) Wrote(c.after);
+  for (const Change& c : changes) {
+    Wrote(c.after);
+    CountChange(c);  // a failed guard fails the commit, counts and all
+  }
   return Status::Ok();
 }
 
@@ -372,7 +428,9 @@ Result<std::vector<bool>> PgWriteTx::ApplyChanges(const std::vector<Change>& cha
     for (size_t i : g.members) applied[i] = written.contains(changes[i].after.id);
   }
   for (size_t i = 0; i < changes.size(); ++i) {
-    if (applied[i]) Wrote(changes[i].after);
+    if (!applied[i]) continue;
+    Wrote(changes[i].after);
+    CountChange(changes[i]);
   }
   return applied;
 }
@@ -391,7 +449,9 @@ Result<std::vector<bool>> PgWriteTx::ApplyEach(const std::vector<Change>& change
   applied.reserve(changes.size());
   for (size_t i = 0; i < changes.size(); ++i) {
     applied.push_back(Written(changes[i], results[i]));
-    if (applied.back()) Wrote(changes[i].after);
+    if (!applied.back()) continue;
+    Wrote(changes[i].after);
+    CountChange(changes[i]);
   }
   return applied;
 }

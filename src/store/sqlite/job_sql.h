@@ -33,7 +33,8 @@ inline constexpr char kFindIdempotencyKey[] = "SELECT id FROM jobs WHERE idempot
 inline constexpr char kInsertTag[] =
     "INSERT INTO job_tags (job_id, key, value) VALUES (?1, ?2, ?3)";
 // History and tags go with the job (ON DELETE CASCADE).
-inline constexpr char kDeleteJob[] = "DELETE FROM jobs WHERE id = ?1";
+// Returns the deleted job's queue and status (its counter goes down).
+inline constexpr char kDeleteJob[] = "DELETE FROM jobs WHERE id = ?1 RETURNING queue_name, status";
 inline constexpr char kDeleteQueueJobs[] = "DELETE FROM jobs WHERE queue_name = ?1";
 
 inline constexpr char kInsertHistory[] =
@@ -104,8 +105,16 @@ inline constexpr char kSelectRetentionExpired[] =
 // queue, whatever the number of jobs.
 inline constexpr char kCountAll[] = "SELECT status, sum(n) FROM job_counts GROUP BY status";
 inline constexpr char kCountQueue[] = "SELECT status, n FROM job_counts WHERE queue_name = ?1";
-// A deleted queue's counters, once its jobs are gone (a zero row and no row
-// mean the same).
+// ?1 queue, ?2 status, ?3 delta. Two single-row statements, not an upsert
+// or a trigger: a statement that writes one row of one table needs no
+// statement journal (sqlite_write_tx.h, AddToCount).
+inline constexpr char kAddToCount[] =
+    "UPDATE job_counts SET n = n + ?3 WHERE queue_name = ?1 AND status = ?2";
+inline constexpr char kInsertCount[] =
+    "INSERT INTO job_counts (queue_name, status, n) VALUES (?1, ?2, ?3)";
+// ?1 queue. Its counters, once its jobs are all deleted.
+inline constexpr char kDeleteQueueCounts[] = "DELETE FROM job_counts WHERE queue_name = ?1";
+// ?1 queue. Its zero counters (a zero row and no row mean the same).
 inline constexpr char kDeleteEmptyCounts[] =
     "DELETE FROM job_counts WHERE queue_name = ?1 AND n = 0";
 

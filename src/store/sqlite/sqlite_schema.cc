@@ -418,10 +418,8 @@ CREATE INDEX jobs_unfingerprinted ON jobs (id)
 
 // Version 23: job_counts, how many jobs each queue holds in each status, so
 // CountJobs (queue views, /jobs/stats, /metrics) reads a few rows per queue
-// instead of walking the jobs. The database keeps it: a trigger on every
-// insert, delete and change of status or queue of a job updates it in the
-// same transaction, so no write path can forget it and a crash cannot
-// leave it apart from the jobs. Filled from the jobs once, here.
+// instead of walking the jobs. SqliteWriteTx moves it in the statement group
+// of every write of a job (AddToCount); filled from the jobs once, here.
 constexpr char kSchemaV23[] = R"sql(
 CREATE TABLE job_counts (
   queue_name TEXT NOT NULL,
@@ -431,22 +429,6 @@ CREATE TABLE job_counts (
 ) STRICT, WITHOUT ROWID;
 INSERT INTO job_counts (queue_name, status, n)
   SELECT queue_name, status, count(*) FROM jobs GROUP BY queue_name, status;
-CREATE TRIGGER job_counts_on_insert AFTER INSERT ON jobs
-BEGIN
-  INSERT INTO job_counts (queue_name, status, n) VALUES (new.queue_name, new.status, 1)
-    ON CONFLICT (queue_name, status) DO UPDATE SET n = n + 1;
-END;
-CREATE TRIGGER job_counts_on_update AFTER UPDATE OF queue_name, status ON jobs
-  WHEN new.status IS NOT old.status OR new.queue_name IS NOT old.queue_name
-BEGIN
-  UPDATE job_counts SET n = n - 1 WHERE queue_name = old.queue_name AND status = old.status;
-  INSERT INTO job_counts (queue_name, status, n) VALUES (new.queue_name, new.status, 1)
-    ON CONFLICT (queue_name, status) DO UPDATE SET n = n + 1;
-END;
-CREATE TRIGGER job_counts_on_delete AFTER DELETE ON jobs
-BEGIN
-  UPDATE job_counts SET n = n - 1 WHERE queue_name = old.queue_name AND status = old.status;
-END;
 )sql";
 
 constexpr Migration kMigrations[] = {

@@ -236,8 +236,9 @@ TEST_F(SchemaTest, AFileFromBeforeMetDependenciesHasItsCompletedEdgesMet) {
   EXPECT_EQ(met->Int(1), 0);
 }
 
-// A file from before job_counts gets its jobs counted by the migration, and
-// the counts follow every later insert, change and delete.
+// A file from before job_counts gets the jobs it holds counted by the
+// migration (the store's writes move the counters after it: the conformance
+// suite's CountJobsFollowsEveryWriteOfAJob).
 TEST_F(SchemaTest, TheJobCountsMigrationCountsTheJobsAlreadyStored) {
   size_t before = 0;
   while (std::string_view(Migrations()[before].name) != "job counts per queue and status") {
@@ -266,13 +267,6 @@ TEST_F(SchemaTest, TheJobCountsMigrationCountsTheJobsAlreadyStored) {
     return stmt->String(0);
   };
   EXPECT_EQ(counts(), "a:completed=2,a:pending=1,b:pending=1");
-  ASSERT_TRUE(insert("b2", "b", "pending").ok());
-  ASSERT_TRUE(
-      conn_->Exec("UPDATE jobs SET status = 'cancelled', completed_at = 3 WHERE queue_name = 'b'")
-          .ok());
-  ASSERT_TRUE(conn_->Exec("UPDATE jobs SET queue_name = 'c' WHERE id = 'a1'").ok());
-  ASSERT_TRUE(conn_->Exec("DELETE FROM jobs WHERE status = 'completed'").ok());
-  EXPECT_EQ(counts(), "b:cancelled=2,c:pending=1");
 }
 
 TEST_F(SchemaTest, MigrationsAreNumberedInOrderWithoutGaps) {

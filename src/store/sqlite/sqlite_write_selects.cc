@@ -1,5 +1,8 @@
 // The selects of SqliteWriteTx (what the engine is about to change, read
 // under the write lock) and its queue/worker writes.
+#include <map>
+#include <utility>
+
 #include "core/limits.h"
 #include "core/tags_json.h"
 #include "store/sqlite/job_sql.h"
@@ -114,13 +117,18 @@ Result<long long> SqliteWriteTx::SetErrorFingerprints(
 
 Result<long long> SqliteWriteTx::DeleteJobs(const std::vector<std::string>& ids) {
   long long deleted = 0;
+  std::map<std::pair<std::string, std::string>, long long> gone;  // (queue, status) -> jobs
   for (const std::string& id : ids) {
     REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(sql::kDeleteJob));
     stmt.Bind(1, id);
-    REDRIVE_RETURN_IF_ERROR(stmt.Run());
-    // Changes() counts rows of `jobs` only, not the cascaded history/tags.
-    deleted += stmt.Changes();
+    REDRIVE_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) continue;  // no such job
+    ++gone[{stmt.String(0), stmt.String(1)}];
+    REDRIVE_ASSIGN_OR_RETURN(bool more, stmt.Step());
+    if (more) return Status::Internal("DeleteJobs: one id deleted two rows");
+    ++deleted;
   }
+  for (const auto& [key, n] : gone) REDRIVE_RETURN_IF_ERROR(AddToCount(key.first, key.second, -n));
   return deleted;
 }
 
@@ -180,7 +188,10 @@ Status SqliteWriteTx::DeleteQueue(const std::string& name, bool delete_jobs) {
     stmt.Bind(1, name);
     REDRIVE_RETURN_IF_ERROR(stmt.Run());
   }
-  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(sql::kDeleteEmptyCounts));
+  // With its jobs gone every counter of the queue is zero; without, only
+  // the zero ones go.
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(delete_jobs ? sql::kDeleteQueueCounts
+                                                                      : sql::kDeleteEmptyCounts));
   stmt.Bind(1, name);
   return stmt.Run();
 }

@@ -122,6 +122,7 @@ Result<InsertOutcome> SqliteWriteTx::InsertJob(const Job& job, const HistoryEntr
   }
   REDRIVE_RETURN_IF_ERROR(InsertTags(job.id, job.tags));
   REDRIVE_RETURN_IF_ERROR(InsertHistory(created, job.id));
+  REDRIVE_RETURN_IF_ERROR(AddToCount(job.queue_name, JobStatusName(job.status), 1));
   return InsertOutcome{job.id, true};
 }
 
@@ -150,7 +151,29 @@ Status SqliteWriteTx::ApplyChange(const Change& change) {
     REDRIVE_RETURN_IF_ERROR(update.Run());
   }
   if (change.history) REDRIVE_RETURN_IF_ERROR(InsertHistory(*change.history, job.id));
+  // The guard matched before's status; only a move changes the queue.
+  if (before.status != job.status || before.queue_name != job.queue_name) {
+    REDRIVE_RETURN_IF_ERROR(AddToCount(before.queue_name, JobStatusName(before.status), -1));
+    REDRIVE_RETURN_IF_ERROR(AddToCount(job.queue_name, JobStatusName(job.status), 1));
+  }
   return Status::Ok();
+}
+
+Status SqliteWriteTx::AddToCount(const std::string& queue_name, std::string_view status,
+                                 long long delta) {
+  {
+    REDRIVE_ASSIGN_OR_RETURN(Statement add, conn().Prepare(sql::kAddToCount));
+    add.Bind(1, queue_name);
+    add.Bind(2, status);
+    add.Bind(3, static_cast<int64_t>(delta));
+    REDRIVE_RETURN_IF_ERROR(add.Run());
+    if (add.Changes() > 0) return Status::Ok();
+  }
+  REDRIVE_ASSIGN_OR_RETURN(Statement insert, conn().Prepare(sql::kInsertCount));
+  insert.Bind(1, queue_name);
+  insert.Bind(2, status);
+  insert.Bind(3, static_cast<int64_t>(delta));
+  return insert.Run();
 }
 
 Status SqliteWriteTx::InsertHistory(const HistoryEntry& h, const std::string& job_id) {

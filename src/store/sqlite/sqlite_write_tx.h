@@ -16,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "store/sqlite/commit_health.h"
@@ -151,6 +152,15 @@ class SqliteWriteTx final : public SqliteReads<WriteTx> {
   // `h` has no id (ids are core's to assign).
   Status InsertHistory(const HistoryEntry& h, const std::string& job_id);
   Status InsertTags(const std::string& job_id, const Tags& tags);
+  // Adds `delta` to the job_counts row of (queue_name, status), creating it.
+  // Every write of a job's row (InsertJob, ApplyChange, DeleteJobs,
+  // DeleteQueue) moves the counters in the same statement group, so a
+  // rolled-back savepoint or transaction takes them back with the jobs. Not
+  // triggers: a statement that fires one writes two tables, so SQLite gives
+  // it a statement journal, whose truncation at the statement's end walks
+  // the transaction's whole sub-journal — with the group committer's
+  // savepoints that made a batch of 100 claims quadratic (docs/benchmarks.md).
+  Status AddToCount(const std::string& queue_name, std::string_view status, long long delta);
 
   std::unique_lock<std::mutex> lock_;
   CommitHealth& health_;
