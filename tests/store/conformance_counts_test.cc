@@ -159,6 +159,36 @@ TEST_P(StoreConformanceTest, CountJobsFollowsEveryWriteOfAJob) {
   ExpectCountsMatchTheJobs(*BeginRead(), queues, "after re-creating a queue");
 }
 
+// The counters follow a write's savepoints: what a rolled-back savepoint
+// wrote is not counted, what came before it is; and a queue deleted with
+// its jobs in the transaction that enqueued them counts nothing.
+TEST_P(StoreConformanceTest, CountJobsFollowsSavepointsAndADeleteInTheSameWrite) {
+  Write([&](WriteTx& tx) {
+    Job kept = MakeJob("kept", "d");
+    ASSERT_TRUE(tx.InsertJob(kept, CreatedEntry(kept)).ok());
+    ASSERT_TRUE(tx.Savepoint().ok());
+    Job undone = MakeJob("undone", "d");
+    ASSERT_TRUE(tx.InsertJob(undone, CreatedEntry(undone)).ok());
+    EXPECT_EQ(tx.CountJobs(std::string("d"))->pending, 2);
+    ASSERT_TRUE(tx.RollbackToSavepoint().ok());
+    EXPECT_EQ(tx.CountJobs(std::string("d"))->pending, 1);
+    ASSERT_TRUE(tx.Savepoint().ok());
+    Job also = MakeJob("also", "d");
+    ASSERT_TRUE(tx.InsertJob(also, CreatedEntry(also)).ok());
+    ASSERT_TRUE(tx.ReleaseSavepoint().ok());
+
+    ASSERT_TRUE(tx.EnsureQueue("e", T(1), kNoQueueLimit).ok());
+    Job doomed = MakeJob("doomed", "e");
+    ASSERT_TRUE(tx.InsertJob(doomed, CreatedEntry(doomed)).ok());
+    ASSERT_TRUE(tx.DeleteQueue("e", true).ok());
+    EXPECT_EQ(tx.CountJobs(std::string("e"))->total(), 0);
+  });
+  auto tx = BeginRead();
+  ExpectCountsMatchTheJobs(*tx, {"d", "e"}, "after savepoints and a queue's deletion");
+  EXPECT_EQ(tx->CountJobs(std::string("d"))->pending, 2);
+  EXPECT_EQ(tx->CountJobs(std::string("e"))->total(), 0);
+}
+
 // Writers on several connections at once (PostgreSQL: several backends, so
 // several counter shards and contention on the same queue and status) leave
 // exact counts.

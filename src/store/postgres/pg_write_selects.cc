@@ -180,7 +180,7 @@ Result<long long> PgWriteTx::CountDeleted(const PgResult& r) {
   for (int i = 0; i < r.rows(); ++i) {
     std::optional<JobStatus> status = ParseJobStatus(r.Text(i, 1));
     if (!status) return Status::Internal("unknown job status in store: " + r.String(i, 1));
-    Count(r.String(i, 0), *status, -r.Int64(i, 2));
+    count_deltas_.Add(r.String(i, 0), *status, -r.Int64(i, 2));
     deleted += r.Int64(i, 2);
   }
   return deleted;

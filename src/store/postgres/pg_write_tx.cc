@@ -73,7 +73,7 @@ Status PgWriteTx::Control(const char* sql) {
 }
 
 Status PgWriteTx::Savepoint() {
-  count_deltas_at_savepoint_ = count_deltas_.size();
+  count_deltas_.Mark();
   return Control("SAVEPOINT sp");
 }
 
@@ -82,7 +82,7 @@ Status PgWriteTx::ReleaseSavepoint() { return Control("RELEASE SAVEPOINT sp"); }
 Status PgWriteTx::RollbackToSavepoint() {
   // The rows written or locked since the savepoint are not any more.
   locked_.clear();
-  count_deltas_.resize(count_deltas_at_savepoint_);
+  count_deltas_.RollbackToMark();
   // ROLLBACK TO keeps the savepoint; RELEASE closes it so they do not pile up.
   return Control("ROLLBACK TO SAVEPOINT sp; RELEASE SAVEPOINT sp");
 }
@@ -139,39 +139,20 @@ Status BindInsert(const Job& job, const HistoryEntry& created, PgParams& p) {
 
 Result<InsertOutcome> PgWriteTx::Inserted(const Job& job, const PgResult& r) {
   if (r.rows() == 1) {
-    Count(job.queue_name, job.status, 1);
+    count_deltas_.Add(job.queue_name, job.status, 1);
     return InsertOutcome{job.id, true};
   }
   return TakenKey(job);
 }
 
-void PgWriteTx::Count(const std::string& queue_name, JobStatus status, long long delta) {
-  count_deltas_.push_back(CountDelta{queue_name, status, delta});
-}
-
-void PgWriteTx::CountChange(const Change& change) {
-  const Job& before = change.before;
-  const Job& after = change.after;
-  if (before.status == after.status && before.queue_name == after.queue_name) return;
-  Count(before.queue_name, before.status, -1);
-  Count(after.queue_name, after.status, 1);
-}
-
-std::map<std::pair<std::string_view, JobStatus>, long long> PgWriteTx::CountSums() const {
-  std::map<std::pair<std::string_view, JobStatus>, long long> sums;
-  for (const CountDelta& d : count_deltas_) sums[{d.queue_name, d.status}] += d.delta;
-  return sums;
-}
-
 void PgWriteTx::DeferCounts() {
   std::vector<std::string> queues, statuses, deltas;
-  for (const auto& [key, delta] : CountSums()) {
-    if (delta == 0) continue;
-    queues.emplace_back(key.first);
+  for (const auto& [key, delta] : count_deltas_.Sums()) {
+    queues.push_back(key.first);
     statuses.emplace_back(JobStatusName(key.second));
     deltas.push_back(std::to_string(delta));
   }
-  count_deltas_.clear();
+  count_deltas_.Clear();
   if (queues.empty()) return;
   PgParams p;
   p.AddTextArray(queues);
@@ -182,10 +163,7 @@ void PgWriteTx::DeferCounts() {
 
 Result<StatusCounts> PgWriteTx::CountJobs(const std::optional<std::string>& queue_name) {
   REDRIVE_ASSIGN_OR_RETURN(StatusCounts counts, PgReads::CountJobs(queue_name));
-  for (const auto& [key, delta] : CountSums()) {
-    if (!queue_name || key.first == *queue_name) counts.of(key.second) += delta;
-  }
-  return counts;
+  return count_deltas_.AddedTo(counts, queue_name);
 }
 
 Result<InsertOutcome> PgWriteTx::TakenKey(const Job& job) {
@@ -253,7 +231,7 @@ Result<std::vector<InsertOutcome>> PgWriteTx::InsertJobs(const std::vector<NewJo
   out.reserve(jobs.size());
   for (const NewJob& j : jobs) {
     if (inserted.contains(j.job.id)) {
-      Count(j.job.queue_name, j.job.status, 1);
+      count_deltas_.Add(j.job.queue_name, j.job.status, 1);
       out.push_back(InsertOutcome{j.job.id, true});
       continue;
     }
@@ -327,7 +305,7 @@ Status PgWriteTx::ApplyChange(const Change& change) {
   REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecPrepared(sql, p));
   if (!Written(change, r)) return GuardFailed(change);
   Wrote(change.after);
-  CountChange(change);
+  count_deltas_.AddChange(change.before, change.after);
   return Status::Ok();
 }
 
@@ -363,7 +341,7 @@ Status PgWriteTx::DeferChanges(const std::vector<Change>& changes) {
   }
   for (const Change& c : changes) {
     Wrote(c.after);
-    CountChange(c);  // a failed guard fails the commit, counts and all
+    count_deltas_.AddChange(c.before, c.after);  // a failed guard fails the commit, counts and all
   }
   return Status::Ok();
 }
@@ -430,7 +408,7 @@ Result<std::vector<bool>> PgWriteTx::ApplyChanges(const std::vector<Change>& cha
   for (size_t i = 0; i < changes.size(); ++i) {
     if (!applied[i]) continue;
     Wrote(changes[i].after);
-    CountChange(changes[i]);
+    count_deltas_.AddChange(changes[i].before, changes[i].after);
   }
   return applied;
 }
@@ -451,7 +429,7 @@ Result<std::vector<bool>> PgWriteTx::ApplyEach(const std::vector<Change>& change
     applied.push_back(Written(changes[i], results[i]));
     if (!applied.back()) continue;
     Wrote(changes[i].after);
-    CountChange(changes[i]);
+    count_deltas_.AddChange(changes[i].before, changes[i].after);
   }
   return applied;
 }

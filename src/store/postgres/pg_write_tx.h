@@ -22,15 +22,13 @@
 // Thread-safety: none; used by one thread. Must not outlive its store.
 #pragma once
 
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <unordered_map>
-#include <utility>
 #include <vector>
 
+#include "store/job_count_deltas.h"
 #include "store/postgres/pg_pool.h"
 #include "store/postgres/pg_read_tx.h"
 #include "store/postgres/pg_reads.h"
@@ -194,16 +192,8 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
   bool GuardHolds(const Change& change) const;
   // After a write of `job` (the row stays locked until the end).
   void Wrote(const Job& job);
-  // job_counts: every write of a job's row adds its delta here, and Commit
-  // writes their sums in one statement to this backend's shard (pg_schema.cc,
-  // version 24). Not triggers: a statement trigger on redrive.jobs cost a
-  // plpgsql call and an upsert per UPDATE, 25% more database CPU per job in
-  // single-job mode (docs/benchmarks.md).
-  void Count(const std::string& queue_name, JobStatus status, long long delta);
-  void CountChange(const Change& change);  // nothing unless status or queue changed
-  // The deltas summed per (queue, status).
-  std::map<std::pair<std::string_view, JobStatus>, long long> CountSums() const;
-  // Defers the sums' upsert (sql::kAddToCounts) and clears the deltas.
+  // Defers the upsert of count_deltas_' sums to this backend's shard of
+  // job_counts (sql::kAddToCounts; pg_schema.cc, version 24) and clears them.
   void DeferCounts();
   // Counts the rows of a delete's (queue, status, count) result `r` out;
   // returns how many jobs went.
@@ -219,13 +209,8 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
     std::optional<std::string> lease_id;
   };
   std::unordered_map<std::string, LockedRow> locked_;
-  struct CountDelta {
-    std::string queue_name;
-    JobStatus status;
-    long long delta;
-  };
-  std::vector<CountDelta> count_deltas_;
-  size_t count_deltas_at_savepoint_ = 0;  // RollbackToSavepoint drops those after
+  // Every write of a job's row adds its delta; written with the COMMIT.
+  JobCountDeltas count_deltas_;
   bool committed_ = false;
   std::optional<int64_t> webhooks_version_;
   PgWriteHealth& health_;

@@ -107,12 +107,12 @@ inline constexpr char kCountAll[] = "SELECT status, sum(n) FROM job_counts GROUP
 inline constexpr char kCountQueue[] = "SELECT status, n FROM job_counts WHERE queue_name = ?1";
 // ?1 queue, ?2 status, ?3 delta. Two single-row statements, not an upsert
 // or a trigger: a statement that writes one row of one table needs no
-// statement journal (sqlite_write_tx.h, AddToCount).
+// statement journal (sqlite_write_tx.h, WriteCounts).
 inline constexpr char kAddToCount[] =
     "UPDATE job_counts SET n = n + ?3 WHERE queue_name = ?1 AND status = ?2";
 inline constexpr char kInsertCount[] =
     "INSERT INTO job_counts (queue_name, status, n) VALUES (?1, ?2, ?3)";
-// ?1 queue. Its counters, once its jobs are all deleted.
+// ?1 queue. Its counters, once its jobs are all deleted (DeleteQueue).
 inline constexpr char kDeleteQueueCounts[] = "DELETE FROM job_counts WHERE queue_name = ?1";
 // ?1 queue. Its zero counters (a zero row and no row mean the same).
 inline constexpr char kDeleteEmptyCounts[] =

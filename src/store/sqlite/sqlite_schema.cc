@@ -418,8 +418,8 @@ CREATE INDEX jobs_unfingerprinted ON jobs (id)
 
 // Version 23: job_counts, how many jobs each queue holds in each status, so
 // CountJobs (queue views, /jobs/stats, /metrics) reads a few rows per queue
-// instead of walking the jobs. SqliteWriteTx moves it in the statement group
-// of every write of a job (AddToCount); filled from the jobs once, here.
+// instead of walking the jobs. SqliteWriteTx writes each transaction's
+// deltas with its commit (WriteCounts); filled from the jobs once, here.
 constexpr char kSchemaV23[] = R"sql(
 CREATE TABLE job_counts (
   queue_name TEXT NOT NULL,

@@ -117,18 +117,18 @@ Result<long long> SqliteWriteTx::SetErrorFingerprints(
 
 Result<long long> SqliteWriteTx::DeleteJobs(const std::vector<std::string>& ids) {
   long long deleted = 0;
-  std::map<std::pair<std::string, std::string>, long long> gone;  // (queue, status) -> jobs
   for (const std::string& id : ids) {
     REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(sql::kDeleteJob));
     stmt.Bind(1, id);
     REDRIVE_ASSIGN_OR_RETURN(bool row, stmt.Step());
     if (!row) continue;  // no such job
-    ++gone[{stmt.String(0), stmt.String(1)}];
+    std::optional<JobStatus> status = ParseJobStatus(stmt.Text(1));
+    if (!status) return Status::Internal("unknown job status in store: " + stmt.String(1));
+    count_deltas_.Add(stmt.String(0), *status, -1);
     REDRIVE_ASSIGN_OR_RETURN(bool more, stmt.Step());
     if (more) return Status::Internal("DeleteJobs: one id deleted two rows");
     ++deleted;
   }
-  for (const auto& [key, n] : gone) REDRIVE_RETURN_IF_ERROR(AddToCount(key.first, key.second, -n));
   return deleted;
 }
 
@@ -187,9 +187,11 @@ Status SqliteWriteTx::DeleteQueue(const std::string& name, bool delete_jobs) {
     REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(sql::kDeleteQueueJobs));
     stmt.Bind(1, name);
     REDRIVE_RETURN_IF_ERROR(stmt.Run());
+    // Its jobs gone, every counter of the queue is zero: the rows go, and
+    // so do this transaction's deltas not yet written (one writer: nobody
+    // else counts the queue meanwhile).
+    count_deltas_.CancelQueue(name);
   }
-  // With its jobs gone every counter of the queue is zero; without, only
-  // the zero ones go.
   REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(delete_jobs ? sql::kDeleteQueueCounts
                                                                       : sql::kDeleteEmptyCounts));
   stmt.Bind(1, name);

@@ -59,6 +59,7 @@ Status SqliteWriteTx::RecordFailure(const Status& st) {
 
 Status SqliteWriteTx::Savepoint() {
   REDRIVE_RETURN_IF_ERROR(CheckOpen());
+  count_deltas_.Mark();
   return conn().Exec("SAVEPOINT r");
 }
 
@@ -72,6 +73,7 @@ Status SqliteWriteTx::RollbackToSavepoint() {
   // ROLLBACK TO undoes the work but leaves the savepoint open; RELEASE
   // closes it so savepoints do not pile up across a group commit.
   REDRIVE_RETURN_IF_ERROR(conn().Exec("ROLLBACK TO r"));
+  count_deltas_.RollbackToMark();
   return conn().Exec("RELEASE r");
 }
 
@@ -83,6 +85,7 @@ Status SqliteWriteTx::Commit() {
 
 Status SqliteWriteTx::CommitWithoutSync() {
   REDRIVE_RETURN_IF_ERROR(CheckOpen());
+  REDRIVE_RETURN_IF_ERROR(WriteCounts());
   // With journal_mode=WAL and synchronous=FULL, COMMIT returns only after
   // the WAL has been fsync'd: the transaction is durable. With NORMAL (the
   // pipelined store) it returns once the WAL is written, and the commit is
@@ -122,7 +125,7 @@ Result<InsertOutcome> SqliteWriteTx::InsertJob(const Job& job, const HistoryEntr
   }
   REDRIVE_RETURN_IF_ERROR(InsertTags(job.id, job.tags));
   REDRIVE_RETURN_IF_ERROR(InsertHistory(created, job.id));
-  REDRIVE_RETURN_IF_ERROR(AddToCount(job.queue_name, JobStatusName(job.status), 1));
+  count_deltas_.Add(job.queue_name, job.status, 1);
   return InsertOutcome{job.id, true};
 }
 
@@ -151,29 +154,34 @@ Status SqliteWriteTx::ApplyChange(const Change& change) {
     REDRIVE_RETURN_IF_ERROR(update.Run());
   }
   if (change.history) REDRIVE_RETURN_IF_ERROR(InsertHistory(*change.history, job.id));
-  // The guard matched before's status; only a move changes the queue.
-  if (before.status != job.status || before.queue_name != job.queue_name) {
-    REDRIVE_RETURN_IF_ERROR(AddToCount(before.queue_name, JobStatusName(before.status), -1));
-    REDRIVE_RETURN_IF_ERROR(AddToCount(job.queue_name, JobStatusName(job.status), 1));
-  }
+  count_deltas_.AddChange(before, job);
   return Status::Ok();
 }
 
-Status SqliteWriteTx::AddToCount(const std::string& queue_name, std::string_view status,
-                                 long long delta) {
-  {
-    REDRIVE_ASSIGN_OR_RETURN(Statement add, conn().Prepare(sql::kAddToCount));
-    add.Bind(1, queue_name);
-    add.Bind(2, status);
-    add.Bind(3, static_cast<int64_t>(delta));
-    REDRIVE_RETURN_IF_ERROR(add.Run());
-    if (add.Changes() > 0) return Status::Ok();
+Status SqliteWriteTx::WriteCounts() {
+  for (const auto& [key, delta] : count_deltas_.Sums()) {
+    const std::string_view status = JobStatusName(key.second);
+    {
+      REDRIVE_ASSIGN_OR_RETURN(Statement add, conn().Prepare(sql::kAddToCount));
+      add.Bind(1, key.first);
+      add.Bind(2, status);
+      add.Bind(3, static_cast<int64_t>(delta));
+      REDRIVE_RETURN_IF_ERROR(add.Run());
+      if (add.Changes() > 0) continue;
+    }
+    REDRIVE_ASSIGN_OR_RETURN(Statement insert, conn().Prepare(sql::kInsertCount));
+    insert.Bind(1, key.first);
+    insert.Bind(2, status);
+    insert.Bind(3, static_cast<int64_t>(delta));
+    REDRIVE_RETURN_IF_ERROR(insert.Run());
   }
-  REDRIVE_ASSIGN_OR_RETURN(Statement insert, conn().Prepare(sql::kInsertCount));
-  insert.Bind(1, queue_name);
-  insert.Bind(2, status);
-  insert.Bind(3, static_cast<int64_t>(delta));
-  return insert.Run();
+  count_deltas_.Clear();
+  return Status::Ok();
+}
+
+Result<StatusCounts> SqliteWriteTx::CountJobs(const std::optional<std::string>& queue_name) {
+  REDRIVE_ASSIGN_OR_RETURN(StatusCounts counts, SqliteReads::CountJobs(queue_name));
+  return count_deltas_.AddedTo(counts, queue_name);
 }
 
 Status SqliteWriteTx::InsertHistory(const HistoryEntry& h, const std::string& job_id) {

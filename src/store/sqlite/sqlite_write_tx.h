@@ -16,9 +16,9 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <string_view>
 #include <vector>
 
+#include "store/job_count_deltas.h"
 #include "store/sqlite/commit_health.h"
 #include "store/sqlite/connection.h"
 #include "store/sqlite/sqlite_reads.h"
@@ -45,7 +45,10 @@ class SqliteWriteTx final : public SqliteReads<WriteTx> {
   Status ReleaseSavepoint() override;
   Status RollbackToSavepoint() override;
   Status Commit() override;
+  // Writes the transaction's job_counts deltas, then commits.
   Status CommitWithoutSync() override;
+  // SqliteReads' counters plus this transaction's deltas not yet written.
+  Result<StatusCounts> CountJobs(const std::optional<std::string>& queue_name) override;
 
   Result<InsertOutcome> InsertJob(const Job& job, const HistoryEntry& created) override;
   Status ApplyChange(const Change& change) override;
@@ -152,16 +155,18 @@ class SqliteWriteTx final : public SqliteReads<WriteTx> {
   // `h` has no id (ids are core's to assign).
   Status InsertHistory(const HistoryEntry& h, const std::string& job_id);
   Status InsertTags(const std::string& job_id, const Tags& tags);
-  // Adds `delta` to the job_counts row of (queue_name, status), creating it.
-  // Every write of a job's row (InsertJob, ApplyChange, DeleteJobs,
-  // DeleteQueue) moves the counters in the same statement group, so a
-  // rolled-back savepoint or transaction takes them back with the jobs. Not
-  // triggers: a statement that fires one writes two tables, so SQLite gives
-  // it a statement journal, whose truncation at the statement's end walks
-  // the transaction's whole sub-journal — with the group committer's
-  // savepoints that made a batch of 100 claims quadratic (docs/benchmarks.md).
-  Status AddToCount(const std::string& queue_name, std::string_view status, long long delta);
+  // Writes count_deltas_' sums to job_counts (single-row statements: one
+  // that writes a row of one table needs no statement journal) and clears
+  // them; CommitWithoutSync calls it before COMMIT.
+  Status WriteCounts();
 
+  // Every write of a job's row (InsertJob, ApplyChange, DeleteJobs,
+  // DeleteQueue) adds its delta; WriteCounts writes them with the commit.
+  // Not triggers: a statement that fires one writes two tables, so SQLite
+  // gives it a statement journal, whose truncation at the statement's end
+  // walks the transaction's whole sub-journal — with the group committer's
+  // savepoints that made a batch of 100 claims quadratic (docs/benchmarks.md).
+  JobCountDeltas count_deltas_;
   std::unique_lock<std::mutex> lock_;
   CommitHealth& health_;
   WalSync* const wal_sync_;       // null: COMMIT itself syncs (synchronous=FULL)
