@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -118,6 +119,10 @@ Status ChildProcess::Start() {
     exited_ = true;
     exit_code_ = 127;
     err_ = spec_.argv[0] + ": " + strerror(rc);
+  } else {
+#ifdef SYS_pidfd_open
+    pid_fd_ = static_cast<int>(syscall(SYS_pidfd_open, pid_, 0));  // close-on-exec
+#endif
   }
   if (spec_.stdin_data.empty()) CloseFd(in_fd_);
   return Status::Ok();
@@ -129,6 +134,7 @@ ChildProcess::~ChildProcess() {
     Reap(true);
   }
   CloseAll();
+  CloseFd(pid_fd_);
 }
 
 void ChildProcess::CloseAll() {
@@ -175,11 +181,14 @@ void ChildProcess::ReadInto(int& fd, bool is_stdout) {
 }
 
 void ChildProcess::Pump(int timeout_ms) {
-  pollfd fds[3];
+  pollfd fds[4];
   nfds_t count = 0;
   if (in_fd_ >= 0) fds[count++] = {in_fd_, POLLOUT, 0};
   if (out_fd_ >= 0) fds[count++] = {out_fd_, POLLIN, 0};
   if (err_fd_ >= 0) fds[count++] = {err_fd_, POLLIN, 0};
+  // A child's pipes close as it exits, a moment before it can be reaped:
+  // without its pid fd, that moment would cost a nap.
+  if (pid_fd_ >= 0 && !exited_) fds[count++] = {pid_fd_, POLLIN, 0};
   if (count == 0) {
     // Pipes closed but the child lives on: nothing to poll, just nap.
     std::this_thread::sleep_for(std::chrono::milliseconds(timeout_ms));

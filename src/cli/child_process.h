@@ -80,6 +80,9 @@ class ChildProcess {
   ChildSpec spec_;
   pid_t pid_ = -1;
   int in_fd_ = -1, out_fd_ = -1, err_fd_ = -1;
+  // Readable once the child has exited (Linux 5.3+; -1 without): polled with
+  // the pipes, so an exit is seen at once, not at the next ~50 ms poll.
+  int pid_fd_ = -1;
   size_t in_written_ = 0;
   bool exited_ = false;
   int exit_code_ = -1;
