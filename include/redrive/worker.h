@@ -1,6 +1,7 @@
 // redrive::sdk::Worker: the worker runtime. It registers, long-polls for jobs
-// up to its free slots, runs the handler on one thread per slot, heartbeats
-// each running job at a fraction of its lease, and completes or fails it.
+// up to its free slots plus a small prefetch, runs the handler on one thread
+// per slot, heartbeats each job it holds at a fraction of its lease, and
+// completes or fails it.
 //
 //   redrive::Worker worker({.queue = "emails", .concurrency = 4},
 //                          [](const redrive::JobContext& job) {
@@ -9,18 +10,28 @@
 //                          });
 //   return worker.RunUntilSignal().ok() ? 0 : 1;  // SIGTERM/SIGINT: graceful stop
 //
+// Batching (on by default; WorkerOptions::batch_acks, prefetch): a finished
+// job's complete or fail travels as an ack on the next claim, which the server
+// applies before claiming, in the same request; when no claim is about to be
+// sent (one is long-polling already), the outcomes that finished meanwhile go
+// together in one POST /jobs/ack within max_ack_delay. With concurrency > 1
+// the worker also claims a few jobs beyond its free slots and starts them as
+// slots free up, so no slot waits for a claim's round trip. Snoozes and
+// failures with details keep their own calls.
+//
 // Lease loss: when a job's heartbeat answers LEASE_EXPIRED (or CONFLICT: the
 // job was cancelled or finished elsewhere), or its lease passes without a
 // successful heartbeat, the job's token is cancelled and whatever the handler
-// returns afterwards is dropped: the server has already given the job to
-// someone else (or retried it).
+// returns afterwards is dropped (a prefetched job is not started): the
+// server has already given the job to someone else (or retried it).
 //
 // Shutdown: Stop() stops claiming, waits up to grace_period for running
 // handlers to finish and report, then cancels the tokens of the handlers
 // still running (their results are dropped) and deregisters, which puts their
-// jobs back to pending without charging a retry. Stop() returns once every
-// handler thread has returned, so handlers should watch their token — and
-// must not call Stop() themselves (it would wait for its own thread).
+// jobs, and the prefetched jobs never started, back to pending without
+// charging a retry. Stop() returns once every handler thread has returned, so
+// handlers should watch their token — and must not call Stop() themselves (it
+// would wait for its own thread).
 #pragma once
 
 #include <boost/json/object.hpp>
@@ -131,12 +142,27 @@ struct WorkerOptions {
   std::chrono::milliseconds worker_heartbeat_interval{10'000};
   // Pause after a failed claim (transport error, server refusal).
   std::chrono::milliseconds error_backoff{1'000};
+  // Jobs claimed beyond the free slots, held locally and started as slots
+  // free up. Their leases are heartbeated like running jobs' (and their
+  // timeout_seconds runs from the claim); at Stop() they go back to pending
+  // unrun, without a retry charged. -1: concurrency / 4, at least 1, when
+  // concurrency > 1, else 0. 0 turns prefetching off.
+  int prefetch = -1;
+  // Send completes and fails as acks: on the next claim, or together in one
+  // POST /jobs/ack when no claim is about to be sent. false: one complete or
+  // fail request per job.
+  bool batch_acks = true;
+  // The longest a finished job's outcome waits for a claim already under way
+  // to carry it, before it is sent without one.
+  std::chrono::milliseconds max_ack_delay{5};
 };
 
-// Fires (on a handler thread) when a job this worker failed went to the DLQ.
+// Fires when a job this worker failed went to the DLQ: on the handler's thread,
+// or, for a batched ack, on the thread that sent it (the claimer's or the
+// acker's), so keep it short.
 using DeathCallback =
     std::function<void(const ClaimedJob&, const FailResult&, const std::string& error)>;
-// Fires on errors the runtime handles itself (a failed claim, complete, heartbeat), for logging.
+// Fires on errors the runtime handles itself (a failed claim, ack, fail, heartbeat), for logging.
 using ErrorCallback = std::function<void(const Status&)>;
 
 // Counters, for tests and metrics.
@@ -177,7 +203,7 @@ class Worker {
 
   const std::string& worker_id() const;  // valid after Start()
   WorkerStats stats() const;
-  int running_jobs() const;
+  int running_jobs() const;  // started and not yet reported (prefetched ones not included)
 
  private:
   class Impl;

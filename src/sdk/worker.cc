@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 
 #include "sdk/worker_impl.h"
@@ -26,6 +27,11 @@ std::string DefaultWorkerId(const std::string& hostname) {
 
 }  // namespace
 
+int EffectivePrefetch(const WorkerOptions& options) {
+  if (options.prefetch >= 0) return options.prefetch;
+  return options.concurrency > 1 ? std::max(1, options.concurrency / 4) : 0;
+}
+
 Worker::Impl::Impl(std::shared_ptr<Client> client, WorkerOptions options, Handler handler)
     : client_(std::move(client)),
       claim_client_(client_->options()),
@@ -43,6 +49,12 @@ Status Worker::Impl::Start() {
   if (options_.concurrency < 1) {
     return Status::Validation("concurrency", "concurrency must be at least 1");
   }
+  if (options_.prefetch < -1) {
+    return Status::Validation("prefetch", "prefetch must be -1 (the default), 0 or more");
+  }
+  if (options_.max_ack_delay < std::chrono::milliseconds(0)) {
+    return Status::Validation("max_ack_delay", "max_ack_delay must not be negative");
+  }
   RegisterWorkerRequest request;
   request.queue_name = options_.queue;
   request.hostname = options_.hostname.empty() ? Hostname() : options_.hostname;
@@ -57,14 +69,15 @@ Status Worker::Impl::Start() {
 
   std::lock_guard lock(mu_);
   started_ = true;
+  prefetch_ = EffectivePrefetch(options_);
   claimer_ = std::thread([this] { ClaimLoop(); });
+  if (options_.batch_acks) acker_ = std::thread([this] { AckLoop(); });
   heartbeater_ = std::thread([this] { HeartbeatLoop(); });
   for (int i = 0; i < options_.concurrency; ++i) slots_.emplace_back([this] { SlotLoop(); });
   return Status::Ok();
 }
 
 Status Worker::Impl::Stop() {
-  std::vector<std::shared_ptr<HeldJob>> unstarted;
   {
     std::lock_guard lock(mu_);
     if (!started_ || stopping_) {
@@ -72,29 +85,31 @@ Status Worker::Impl::Stop() {
       return stop_status_;
     }
     stopping_ = true;
-    // Jobs claimed but not started are left to deregistration, which puts
-    // them back to pending without charging a retry.
-    for (auto& held : queued_) {
-      held->lost = true;
-      held_.erase(held->job.id);
-    }
-    queued_.clear();
+    // Jobs claimed but not started are never run. They stay held, and
+    // heartbeated, until deregistration puts them back to pending without
+    // charging a retry: a lease running out before that would charge one.
+    buffered_.clear();
   }
   cv_.notify_all();
-
-  // End the claimer's long-poll now rather than after claim_wait. Repeated:
-  // the claimer may be just about to send a request.
-  while (!claimer_done_) {
-    claim_client_.CancelInFlight();
-    std::unique_lock lock(mu_);
-    cv_.wait_for(lock, std::chrono::milliseconds(20));
-  }
+  // Ends the claimer's long poll now rather than after claim_wait. A claim
+  // that carries acks does not wait, and is let finish: its answers count.
+  claim_stop_.request_stop();
   claimer_.join();
 
   {  // Give running handlers the grace period to finish and report.
     std::unique_lock lock(mu_);
-    cv_.wait_for(lock, options_.grace_period, [&] { return held_.empty(); });
-    for (auto& [id, held] : held_) MarkLostLocked(*held, /*lease_lost=*/false);
+    cv_.wait_for(lock, options_.grace_period, [&] { return ActiveJobsLocked() == 0; });
+    for (auto& [id, held] : held_) {
+      if (held->state == HeldState::kRunning) MarkLostLocked(*held, /*lease_lost=*/false);
+    }
+    // Under the same lock as the marking above: no outcome is queued after
+    // this, and the acker sends every one queued before it.
+    acker_exit_ = true;
+  }
+  cv_.notify_all();
+  if (acker_.joinable()) acker_.join();
+  {
+    std::lock_guard lock(mu_);
     heartbeat_exit_ = true;
   }
   cv_.notify_all();
@@ -129,9 +144,9 @@ WorkerStats Worker::Impl::stats() const {
   return stats_;
 }
 
-int Worker::Impl::held_jobs() const {
+int Worker::Impl::started_jobs() const {
   std::lock_guard lock(mu_);
-  return static_cast<int>(held_.size());
+  return ActiveJobsLocked();
 }
 
 Worker::Worker(WorkerOptions options, Handler handler)
@@ -167,6 +182,6 @@ Status Worker::RunUntilSignal() {
 
 const std::string& Worker::worker_id() const { return impl_->worker_id; }
 WorkerStats Worker::stats() const { return impl_->stats(); }
-int Worker::running_jobs() const { return impl_->held_jobs(); }
+int Worker::running_jobs() const { return impl_->started_jobs(); }
 
 }  // namespace redrive::sdk

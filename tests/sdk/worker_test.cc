@@ -1,15 +1,19 @@
 // redrive::Worker against the real server: concurrency, retries to the DLQ,
-// non-retryable failures, lease loss mid-handler, graceful shutdown.
+// non-retryable failures, lease loss mid-handler, graceful shutdown, and
+// batching (acks on claims, prefetch), counted by the server's own metrics.
 #include "redrive/worker.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <map>
 #include <mutex>
 #include <set>
 
 #include "e2e/support/long_polls.h"
+#include "e2e/support/request_counts.h"
 #include "sdk/support/sdk_fixture.h"
 
 namespace redrive::sdk_test {
@@ -34,6 +38,27 @@ class WorkerTest : public SdkTest {
   JobStatus StatusOf(const std::string& id) {
     auto job = client_->GetJob(id);
     return job.ok() ? job->status : JobStatus::kPending;
+  }
+  long long Requests(const std::string& route) {
+    e2e::HttpClient observer = server_->Client();
+    return e2e::RequestsAnswered(observer, route);
+  }
+  std::map<std::string, long long> WorkerRequests() {
+    e2e::HttpClient observer = server_->Client();
+    return e2e::WorkerRequests(observer);
+  }
+  std::vector<std::string> EnqueueMany(const std::string& queue, int n) {
+    std::vector<std::string> ids;
+    for (int start = 0; start < n; start += 1000) {
+      sdk::BulkEnqueueRequest bulk{.queue_name = queue};
+      for (int i = start; i < std::min(n, start + 1000); ++i) bulk.jobs.push_back({.payload = i});
+      auto r = client_->EnqueueBulk(bulk);
+      EXPECT_TRUE(r.ok()) << r.status().ToString();
+      if (r.ok()) {
+        for (const auto& s : r->succeeded) ids.push_back(s.job_id);
+      }
+    }
+    return ids;
   }
   std::vector<std::string> History(const std::string& id) {
     std::vector<std::string> types;
@@ -247,6 +272,277 @@ TEST_F(WorkerTest, StopEndsAnIdleLongPollPromptly) {
   const auto before = std::chrono::steady_clock::now();
   EXPECT_TRUE(worker.Stop().ok());
   EXPECT_LT(std::chrono::steady_clock::now() - before, seconds(2));
+}
+
+// With concurrency 8 the outcomes ride on the claims: the server sees far
+// fewer requests than the two per job of claim + complete, and every job is
+// run and completed exactly once.
+TEST_F(WorkerTest, BatchedAcksCompleteEveryJobOnceInFarFewerRequests) {
+  const auto q = NewQueue();
+  constexpr int kJobs = 400;
+  const auto ids = EnqueueMany(q, kJobs);
+  ASSERT_EQ(ids.size(), size_t{kJobs});
+  std::mutex mu;
+  std::map<std::string, int> runs;
+  auto options = Defaults(q);
+  options.concurrency = 8;
+  Worker worker(Options(), options, [&](const JobContext& job) {
+    std::lock_guard lock(mu);
+    ++runs[job.id()];
+    return HandlerResult::Success();
+  });
+  const auto before = WorkerRequests();
+  ASSERT_TRUE(worker.Start().ok());
+  EXPECT_TRUE(WaitUntil([&] { return client_->Stats(q)->completed == kJobs; }, seconds(30)));
+  EXPECT_TRUE(worker.Stop().ok());
+  auto after = WorkerRequests();
+  const long long requests = e2e::RequestsBetween(before, after);
+  EXPECT_EQ(after["{id}/complete"], before.at("{id}/complete"));  // every one as an ack
+  EXPECT_LT(requests, kJobs / 2) << "claim " << after["claim"] - before.at("claim") << ", ack "
+                                 << after["ack"] - before.at("ack");
+  EXPECT_EQ(worker.stats().completed, kJobs);
+  EXPECT_EQ(worker.stats().claimed, kJobs);
+  EXPECT_EQ(worker.stats().results_dropped, 0);
+  std::lock_guard lock(mu);
+  EXPECT_EQ(runs.size(), size_t{kJobs});
+  for (const auto& [id, n] : runs) EXPECT_EQ(n, 1) << id;
+}
+
+// batch_acks off and no prefetch: one complete per job, as before batching.
+TEST_F(WorkerTest, BatchingTurnedOffCompletesEachJobWithItsOwnCall) {
+  const auto q = NewQueue();
+  constexpr int kJobs = 60;
+  EnqueueMany(q, kJobs);
+  auto options = Defaults(q);
+  options.concurrency = 8;
+  options.prefetch = 0;
+  options.batch_acks = false;
+  Worker worker(Options(), options, [](const JobContext&) { return HandlerResult::Success(); });
+  const auto before = WorkerRequests();
+  ASSERT_TRUE(worker.Start().ok());
+  EXPECT_TRUE(WaitUntil([&] { return client_->Stats(q)->completed == kJobs; }));
+  EXPECT_TRUE(worker.Stop().ok());
+  auto after = WorkerRequests();
+  EXPECT_EQ(after["{id}/complete"] - before.at("{id}/complete"), kJobs);
+  EXPECT_EQ(after["ack"], before.at("ack"));
+  EXPECT_EQ(worker.stats().completed, kJobs);
+}
+
+// Failures travel as acks too, and an ack that dead-letters fires OnDeath
+// with the reason the server recorded; a failure with details keeps its own
+// fail call (acks cannot carry details).
+TEST_F(WorkerTest, FailureAcksThatDeadLetterFireTheDeathCallback) {
+  const auto q = NewQueue();
+  const auto exhausted = Enqueue(q, {.payload = {{"kind", "exhausted"}}, .max_retries = 0});
+  const auto fatal = Enqueue(q, {.payload = {{"kind", "fatal"}}, .max_retries = 5});
+  const auto detailed = Enqueue(q, {.payload = {{"kind", "detailed"}}, .max_retries = 0});
+  const auto retried = Enqueue(q, {.payload = {{"kind", "retried"}}, .max_retries = 1});
+  auto options = Defaults(q);
+  options.concurrency = 4;
+  Worker worker(Options(), options, [&](const JobContext& job) {
+    const auto kind = job.payload().at("kind").as_string();
+    if (kind == "fatal") return HandlerResult::NonRetryableFailure("malformed");
+    if (kind == "detailed") {
+      return HandlerResult::RetryableFailure("exit 3").WithDetails({{"exit_code", 3}});
+    }
+    if (kind == "retried") return HandlerResult::RetryableFailure("later", seconds(60));
+    return HandlerResult::RetryableFailure("upstream 503");
+  });
+  std::mutex mu;
+  std::map<std::string, std::pair<DeadReason, std::string>> deaths;
+  worker.OnDeath([&](const sdk::ClaimedJob& job, const sdk::FailResult& r, const std::string& e) {
+    EXPECT_EQ(r.status, JobStatus::kDeadletter);
+    EXPECT_FALSE(r.will_retry);
+    std::lock_guard lock(mu);
+    deaths[job.id] = {r.dead_reason, e};
+  });
+  const auto before = WorkerRequests();
+  ASSERT_TRUE(worker.Start().ok());
+  EXPECT_TRUE(WaitUntil([&] {
+    std::lock_guard lock(mu);
+    return deaths.size() == 3 && worker.stats().failed == 4;
+  }));
+  EXPECT_TRUE(worker.Stop().ok());
+  auto after = WorkerRequests();
+  EXPECT_EQ(after["{id}/fail"] - before.at("{id}/fail"), 1);  // the one with details
+  std::lock_guard lock(mu);
+  EXPECT_EQ(deaths[exhausted],
+            std::make_pair(DeadReason::kMaxRetriesExceeded, std::string("upstream 503")));
+  EXPECT_EQ(deaths[fatal], std::make_pair(DeadReason::kNonRetryable, std::string("malformed")));
+  EXPECT_EQ(deaths[detailed].first, DeadReason::kMaxRetriesExceeded);
+  EXPECT_EQ(deaths.count(retried), 0u);
+  EXPECT_EQ(worker.stats().dead, 3);
+  auto job = client_->GetJob(retried);
+  EXPECT_EQ(job->status, JobStatus::kScheduled);
+  EXPECT_EQ(job->retry_count, 1);
+  EXPECT_EQ(client_->GetJob(fatal)->dead_reason, DeadReason::kNonRetryable);
+}
+
+// The claimer's long poll is parked (the queue is empty): a finished job's
+// outcome does not wait for it, but goes at once in a POST /jobs/ack.
+TEST_F(WorkerTest, AnOutcomeIsSentPromptlyWhileALongPollWaits) {
+  const auto q = NewQueue();
+  const auto id = Enqueue(q);
+  auto options = Defaults(q);
+  options.concurrency = 2;
+  options.claim_wait = seconds(20);
+  std::atomic<bool> started{false}, finish{false};
+  Worker worker(Options(), options, [&](const JobContext& job) {
+    started = true;
+    while (!finish && !job.token().WaitFor(milliseconds(10))) {
+    }
+    return HandlerResult::Success({{"done", true}});
+  });
+  ASSERT_TRUE(worker.Start().ok());
+  ASSERT_TRUE(WaitUntil([&] { return started.load(); }));
+  e2e::HttpClient observer = server_->Client();
+  ASSERT_TRUE(e2e::WaitForParkedClaim(observer, q));  // for the free capacity
+  const long long claims = Requests("/api/v1/jobs/claim");
+  const long long acks = Requests("/api/v1/jobs/ack");
+  const auto finished_at = std::chrono::steady_clock::now();
+  finish = true;
+  ASSERT_TRUE(WaitUntil([&] { return StatusOf(id) == JobStatus::kCompleted; }, seconds(5)));
+  EXPECT_LT(std::chrono::steady_clock::now() - finished_at, seconds(2));
+  EXPECT_EQ(Requests("/api/v1/jobs/ack"), acks + 1);
+  EXPECT_EQ(Requests("/api/v1/jobs/claim"), claims);  // the long poll is still waiting
+  EXPECT_EQ(worker.stats().completed, 1);
+  EXPECT_TRUE(worker.Stop().ok());
+}
+
+// Prefetched jobs never started go back to pending at Stop(), with no retry
+// charged, and their handler never runs.
+TEST_F(WorkerTest, StopGivesPrefetchedJobsBackUnrunAndUncharged) {
+  const auto q = NewQueue();
+  const auto ids = EnqueueMany(q, 4);
+  auto options = Defaults(q);
+  options.concurrency = 2;
+  options.prefetch = 2;
+  options.grace_period = milliseconds(300);
+  std::mutex mu;
+  std::set<std::string> ran;
+  Worker worker(Options(), options, [&](const JobContext& job) {
+    {
+      std::lock_guard lock(mu);
+      ran.insert(job.id());
+    }
+    job.token().WaitFor(seconds(10));  // until Stop() gives up on it
+    return HandlerResult::Success();
+  });
+  ASSERT_TRUE(worker.Start().ok());
+  ASSERT_TRUE(WaitUntil([&] {
+    std::lock_guard lock(mu);
+    return ran.size() == 2 && worker.stats().claimed == 4;
+  }));
+  EXPECT_EQ(worker.running_jobs(), 2);
+  EXPECT_TRUE(worker.Stop().ok());
+  std::lock_guard lock(mu);
+  EXPECT_EQ(ran.size(), 2u);
+  for (const auto& id : ids) {
+    auto job = client_->GetJob(id);
+    EXPECT_EQ(job->status, JobStatus::kPending) << id;
+    EXPECT_EQ(job->retry_count, 0) << id;
+    EXPECT_EQ(job->attempts, 1) << id;
+    EXPECT_THAT(History(id), Contains("released")) << id;
+  }
+  EXPECT_EQ(worker.stats().results_dropped, 2);  // the two cancelled after the grace period
+}
+
+// A prefetched job waits in the buffer longer than its lease: its lease is
+// heartbeated like a running job's, so it is neither lost nor run twice.
+TEST_F(WorkerTest, PrefetchedJobsAreHeartbeatedWhileTheyWait) {
+  const auto q = NewQueue();
+  const auto ids = EnqueueMany(q, 2);
+  auto options = Defaults(q);
+  options.concurrency = 1;
+  options.prefetch = 1;
+  options.lease = seconds(5);
+  options.heartbeat_fraction = 1.0 / 10;  // every 500 ms
+  std::atomic<int> runs{0};
+  Worker worker(Options(), options, [&](const JobContext& job) {
+    if (++runs == 1) job.token().WaitFor(milliseconds(6500));  // past the other's lease
+    return HandlerResult::Success();
+  });
+  ASSERT_TRUE(worker.Start().ok());
+  EXPECT_TRUE(WaitUntil([&] { return client_->Stats(q)->completed == 2; }, seconds(15)));
+  EXPECT_TRUE(worker.Stop().ok());
+  EXPECT_EQ(runs, 2);
+  EXPECT_EQ(worker.stats().claimed, 2);
+  EXPECT_EQ(worker.stats().leases_lost, 0);
+  for (const auto& id : ids) {
+    auto job = client_->GetJob(id);
+    EXPECT_EQ(job->attempts, 1) << id;
+    EXPECT_EQ(job->lease_expiries, 0) << id;
+  }
+}
+
+// Prefetching pauses while handlers take a second or more: a buffered job
+// would wait that long for a slot, out of its timeout_seconds. The first
+// claim prefetches (nothing is measured yet); once handlers are known to be
+// long, each job is claimed only when a slot is free for it.
+TEST_F(WorkerTest, PrefetchPausesWhileHandlersAreLong) {
+  const auto q = NewQueue();
+  EnqueueMany(q, 6);
+  auto options = Defaults(q);
+  options.concurrency = 2;
+  options.prefetch = 2;
+  std::mutex mu;
+  std::vector<std::pair<Instant, std::string>> starts;
+  Worker worker(Options(), options, [&](const JobContext& job) {
+    {
+      std::lock_guard lock(mu);
+      starts.emplace_back(std::chrono::time_point_cast<Micros>(std::chrono::system_clock::now()),
+                          job.id());
+    }
+    job.token().WaitFor(milliseconds(1100));
+    return HandlerResult::Success();
+  });
+  ASSERT_TRUE(worker.Start().ok());
+  EXPECT_TRUE(WaitUntil([&] { return client_->Stats(q)->completed == 6; }, seconds(15)));
+  EXPECT_TRUE(worker.Stop().ok());
+  std::lock_guard lock(mu);
+  ASSERT_EQ(starts.size(), 6u);
+  std::sort(starts.begin(), starts.end());
+  std::vector<Micros> waited;  // from the claim to the handler's start, by start
+  for (const auto& [started, id] : starts)
+    waited.push_back(started - *client_->GetJob(id)->started_at);
+  EXPECT_GT(waited[2], milliseconds(900));  // prefetched by the first claim
+  EXPECT_GT(waited[3], milliseconds(900));
+  EXPECT_LT(waited[4], milliseconds(500));  // claimed for a free slot
+  EXPECT_LT(waited[5], milliseconds(500));
+}
+
+// A result over the server's payload limit makes it refuse the whole request
+// that carries it. The worker then sends each outcome of that request on its
+// own, so only the oversized one is lost.
+TEST_F(WorkerTest, ARefusedBatchCostsOnlyTheBadAck) {
+  const auto q = NewQueue();
+  const auto ids = EnqueueMany(q, 6);
+  auto options = Defaults(q);
+  options.concurrency = 6;
+  options.error_backoff = milliseconds(100);
+  std::atomic<bool> first{true};
+  std::mutex mu;
+  std::vector<Status> errors;
+  Worker worker(Options(), options, [&](const JobContext&) {
+    if (first.exchange(false)) {
+      return HandlerResult::Success({{"blob", std::string(1100 * 1024, 'x')}});
+    }
+    return HandlerResult::Success();
+  });
+  worker.OnError([&](const Status& s) {
+    std::lock_guard lock(mu);
+    errors.push_back(s);
+  });
+  ASSERT_TRUE(worker.Start().ok());
+  EXPECT_TRUE(WaitUntil([&] {
+    auto s = worker.stats();
+    return s.completed == 5 && s.results_dropped == 1;
+  }));
+  EXPECT_TRUE(worker.Stop().ok());
+  EXPECT_EQ(client_->Stats(q)->completed, 5);
+  std::lock_guard lock(mu);
+  ASSERT_FALSE(errors.empty());
+  EXPECT_EQ(errors.front().code(), ErrorCode::kPayloadTooLarge);
 }
 
 TEST_F(WorkerTest, StartFailsWhenTheServerIsUnreachable) {
