@@ -1,6 +1,6 @@
 // `redrive work QUEUE [-c N] [--lease 30s] [--timeout D] -- COMMAND ARGS…`: a
-// worker for any language, built on the SDK's Worker (claiming, heartbeats,
-// graceful shutdown); job_runner.h runs COMMAND per job.
+// worker for any language, built on the SDK's Worker (claiming with acks and
+// prefetch, heartbeats, graceful shutdown); job_runner.h runs COMMAND per job.
 #include <signal.h>
 #include <unistd.h>
 
@@ -23,6 +23,8 @@ struct WorkFlags {
   std::string queue;
   std::vector<std::string> command;
   int concurrency = 1;
+  int prefetch = -1;  // the SDK's default
+  bool no_batch_acks = false;
   std::string lease = "30s", timeout, grace = "30s";
   std::string worker_id;
   bool quiet = false;
@@ -32,6 +34,8 @@ sdk::WorkerOptions MakeWorkerOptions(const WorkFlags& f) {
   sdk::WorkerOptions options;
   options.queue = f.queue;
   options.concurrency = f.concurrency;
+  options.prefetch = f.prefetch;
+  options.batch_acks = !f.no_batch_acks;
   options.lease = std::chrono::seconds(CeilSeconds(*ParseDuration(f.lease)));
   options.grace_period = *ParseDuration(f.grace);
   options.worker_type = "redrive-work";
@@ -63,6 +67,7 @@ class Refusal {
 int RunWork(CliContext& ctx, const WorkFlags& f) {
   if (f.command.empty()) return UsageError("work: give the command to run after --");
   if (f.concurrency < 1) return UsageError("work: -c must be at least 1");
+  if (f.prefetch < -1) return UsageError("work: --prefetch must be 0 or more");
   // Before claiming anything: a typo must not fail every job with exit 127.
   auto program = FindExecutable(f.command[0]);
   if (!program.ok()) {
@@ -108,6 +113,11 @@ void AddWorkCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("COMMAND", f->command, "Command and its arguments (after --); no shell")
       ->required();
   cmd->add_option("-c,--concurrency", f->concurrency, "Jobs run at once")->capture_default_str();
+  cmd->add_option("--prefetch", f->prefetch,
+                  "Jobs claimed beyond the free slots, started as slots free up "
+                  "(default: -c/4, at least 1, when -c > 1; 0: off)");
+  cmd->add_flag("--no-batch-acks", f->no_batch_acks,
+                "One complete request per job, instead of acks carried by the next claim");
   cmd->add_option("--lease", f->lease, "Lease per claim, renewed by heartbeats (5s..1h)")
       ->check(CheckDuration)
       ->capture_default_str();

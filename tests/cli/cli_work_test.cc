@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "cli/support/cli_fixture.h"
+#include "e2e/support/request_counts.h"
 
 namespace redrive::e2e {
 namespace {
@@ -22,6 +23,18 @@ class CliWorkTest : public CliTest {
             {{"max_retries", 1}, {"backoff", {{"base_ms", 0}, {"max_ms", 0}, {"jitter_ms", 0}}}});
     EXPECT_EQ(r.status, 200) << r.raw.body;
     return queue;
+  }
+
+  // `n` jobs in `queue` ({"i": 0}, {"i": 1}, …).
+  void EnqueueMany(const std::string& queue, int n) {
+    json::array jobs;
+    for (int i = 0; i < n; ++i) jobs.push_back(json::object{{"payload", {{"i", i}}}});
+    auto r = Post("/jobs/bulk", {{"queue_name", queue}, {"jobs", jobs}});
+    ASSERT_EQ(r.status, 200) << r.raw.body;
+  }
+  long long Completed(const std::string& queue) {
+    auto r = Get("/jobs/stats?queue_name=" + queue);
+    return r.status == 200 ? r.body.at("completed").to_number<long long>() : -1;
   }
 
   // SIGTERM, then the exit code (graceful stop must be quick).
@@ -230,8 +243,45 @@ TEST_F(CliWorkTest, ExitCode127ReleasesTheJobAndStopsTheWorker) {
   EXPECT_EQ(job.at("attempts"), 1);
 }
 
+// With -c 8 the completions ride on the claims as acks (no complete request
+// at all), and a few jobs are prefetched: fewer requests than jobs, where one
+// complete per job plus the claims (NoBatchAcks… below) is more than one per
+// job. (The batches are small here: a claim carries what finished during the
+// previous one, and starting a command takes longer than a claim.)
+TEST_F(CliWorkTest, ConcurrentWorkBatchesCompletionsOnClaims) {
+  std::string queue = NewQueue("work");
+  constexpr int kJobs = 200;
+  EnqueueMany(queue, kJobs);
+  auto before = WorkerRequests(*client_);
+  auto work = StartWork({queue, "-c", "8", "--quiet", "--", "true"});
+  ASSERT_TRUE(WaitUntil([&] { return Completed(queue) == kJobs; }, seconds(60)))
+      << work->err_tail();
+  EXPECT_EQ(StopWork(*work), 0);
+  auto after = WorkerRequests(*client_);
+  EXPECT_EQ(after["{id}/complete"], before["{id}/complete"]);
+  EXPECT_LT(RequestsBetween(before, after), kJobs);
+}
+
+// --no-batch-acks --prefetch 0: one complete request per job, as before.
+TEST_F(CliWorkTest, NoBatchAcksCompletesEachJobWithItsOwnRequest) {
+  std::string queue = NewQueue("work");
+  constexpr int kJobs = 40;
+  EnqueueMany(queue, kJobs);
+  auto before = WorkerRequests(*client_);
+  auto work =
+      StartWork({queue, "-c", "8", "--prefetch", "0", "--no-batch-acks", "--quiet", "--", "true"});
+  ASSERT_TRUE(WaitUntil([&] { return Completed(queue) == kJobs; }, seconds(60)))
+      << work->err_tail();
+  EXPECT_EQ(StopWork(*work), 0);
+  auto after = WorkerRequests(*client_);
+  EXPECT_EQ(after["{id}/complete"] - before["{id}/complete"], kJobs);
+  EXPECT_EQ(after["ack"], before["ack"]);
+  EXPECT_GT(RequestsBetween(before, after), kJobs);
+}
+
 TEST_F(CliWorkTest, UsageAndUnreachableServer) {
   EXPECT_EQ(Cli({"work", "q"}).exit_code, 2);  // no command
+  EXPECT_EQ(Cli({"work", "q", "--prefetch", "-2", "--", "true"}).exit_code, 2);
   auto down = RunRedrive({"--server", "http://127.0.0.1:1", "work", "q", "--", "true"});
   EXPECT_EQ(down.exit_code, 1);
   EXPECT_THAT(down.err, HasSubstr("redrive: "));
