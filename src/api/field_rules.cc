@@ -180,6 +180,18 @@ Result<std::optional<std::chrono::milliseconds>> RetryAfter(const wire::FieldRea
   return std::optional<std::chrono::milliseconds>(*ms);
 }
 
+Result<std::optional<std::string>> FailDetails(const wire::FieldReader& r) {
+  REDRIVE_ASSIGN_OR_RETURN(const boost::json::object* object, r.Object("details"));
+  if (object == nullptr) return std::optional<std::string>();
+  std::string text = wire::SerializeJson(boost::json::value(*object));
+  if (text.size() > kMaxFailDetailsBytes) {
+    return Status::Validation(
+        r.Path("details"),
+        "details exceeds " + std::to_string(kMaxFailDetailsBytes) + " bytes serialized");
+  }
+  return std::optional<std::string>(std::move(text));
+}
+
 Result<std::optional<std::string>> ObjectText(const wire::FieldReader& r, std::string_view key,
                                               size_t max_bytes) {
   REDRIVE_ASSIGN_OR_RETURN(const boost::json::object* object, r.Object(key));

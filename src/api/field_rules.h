@@ -67,6 +67,11 @@ Result<std::string> ErrorMessage(const wire::FieldReader& r);
 // retry_after_ms, 0..86,400,000.
 Result<std::optional<std::chrono::milliseconds>> RetryAfter(const wire::FieldReader& r);
 
+// A failure's `details` [ext] (POST /jobs/{id}/fail and a failure ack): an
+// object of at most kMaxFailDetailsBytes serialized, kept in the failure's
+// history entry; anything else is a 400 naming the field.
+Result<std::optional<std::string>> FailDetails(const wire::FieldReader& r);
+
 // VALIDATION_ERROR naming `key` when the body gives it (null counts as not
 // given): a field Spooled defines that Redrive does not implement, refused
 // rather than accepted and then ignored. The message is "<key> is not

@@ -27,6 +27,10 @@ Result<engine::Ack> DecodeAck(const boost::json::value& item, const std::string&
   REDRIVE_ASSIGN_OR_RETURN(ack.job_id, r.RequiredString("id", 1, 255));
   REDRIVE_ASSIGN_OR_RETURN(ack.lease_id, r.RequiredString("lease_id", 1, 255));
   if (r.Find("error") == nullptr) {
+    if (r.Find("details") != nullptr) {
+      return Status::Validation(r.Path("details"),
+                                "details describe a failure: an ack with details needs error");
+    }
     REDRIVE_ASSIGN_OR_RETURN(ack.result_json, OptionalResult(r, limits.max_payload_bytes));
     return ack;
   }
@@ -37,6 +41,7 @@ Result<engine::Ack> DecodeAck(const boost::json::value& item, const std::string&
   REDRIVE_ASSIGN_OR_RETURN(std::optional<bool> no_retry, r.Bool("no_retry"));
   ack.no_retry = no_retry.value_or(false);
   REDRIVE_ASSIGN_OR_RETURN(ack.retry_after, RetryAfter(r));
+  REDRIVE_ASSIGN_OR_RETURN(ack.details_json, FailDetails(r));
   return ack;
 }
 

@@ -35,9 +35,10 @@ Result<engine::EnqueueParams> DecodeEnqueue(const boost::json::object& body,
                                             const WebhookUrlRules& urls);
 
 // The "acks" array (at most kMaxAcks): each {id*, lease_id*, result?} (a
-// completion) or {id*, lease_id*, error*, no_retry?, retry_after_ms?} (a
-// failure). A malformed item fails the whole request: it is a client bug,
-// unlike a stale lease, which is reported per item. Absent → empty.
+// completion) or {id*, lease_id*, error*, no_retry?, retry_after_ms?,
+// details?} (a failure, its fields checked as POST /jobs/{id}/fail's). A malformed item fails the
+// whole request: it is a client bug, unlike a stale lease, which is reported per item. Absent →
+// empty.
 Result<std::vector<engine::Ack>> DecodeAcks(const wire::FieldReader& r, const ServerLimits& limits);
 
 }  // namespace redrive::api

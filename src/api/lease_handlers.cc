@@ -7,7 +7,6 @@
 #include "api/job_decoding.h"
 #include "api/responses.h"
 #include "wire/job_json.h"
-#include "wire/json_text.h"
 #include "wire/time_json.h"
 
 namespace redrive::api {
@@ -58,20 +57,6 @@ Result<engine::CompleteParams> DecodeComplete(const boost::json::object& body,
   return p;
 }
 
-// A fail's `details` [ext]: an object of at most kMaxFailDetailsBytes
-// serialized, kept in the failure's history entry; anything else is a 400.
-Result<std::optional<std::string>> FailDetails(const wire::FieldReader& r) {
-  REDRIVE_ASSIGN_OR_RETURN(const boost::json::object* object, r.Object("details"));
-  if (object == nullptr) return std::optional<std::string>();
-  std::string text = wire::SerializeJson(boost::json::value(*object));
-  if (text.size() > kMaxFailDetailsBytes) {
-    return Status::Validation(
-        r.Path("details"),
-        "details exceeds " + std::to_string(kMaxFailDetailsBytes) + " bytes serialized");
-  }
-  return std::optional<std::string>(std::move(text));
-}
-
 Result<engine::FailParams> DecodeFail(const boost::json::object& body) {
   wire::FieldReader r(body);
   engine::FailParams p;
@@ -84,13 +69,26 @@ Result<engine::FailParams> DecodeFail(const boost::json::object& body) {
   return p;
 }
 
-// {"id", "success", "status"?, "will_retry"?, "code"?, "message"?}.
+// The fields of a failure's answer, POST /jobs/{id}/fail's and a failure
+// ack's alike: will_retry, status, retry_count, then scheduled_at (a retry)
+// or dead_reason (dead-lettered).
+void PutFailOutcome(const engine::FailOutcome& f, boost::json::object& out) {
+  out["will_retry"] = f.will_retry;
+  out["status"] = JobStatusName(f.status);
+  out["retry_count"] = f.retry_count;
+  if (f.scheduled_at) out["scheduled_at"] = wire::TimeToJson(*f.scheduled_at);
+  if (f.dead_reason != DeadReason::kNone)
+    out["dead_reason"] = wire::DeadReasonToJson(f.dead_reason);
+}
+
+// {"id", "success", "status"?, "code"?, "message"?}, and a failure's fields
+// (PutFailOutcome) when it was recorded.
 boost::json::array AckResultsToJson(const std::vector<engine::AckItemResult>& results) {
   boost::json::array out;
   for (const engine::AckItemResult& r : results) {
     boost::json::object item{{"id", r.job_id}, {"success", r.status.ok()}};
     if (r.new_status) item["status"] = JobStatusName(*r.new_status);
-    if (r.will_retry) item["will_retry"] = *r.will_retry;
+    if (r.failure) PutFailOutcome(*r.failure, item);
     if (!r.status.ok()) {
       item["code"] = ErrorCodeName(r.status.code());
       item["message"] = r.status.message();
@@ -101,14 +99,8 @@ boost::json::array AckResultsToJson(const std::vector<engine::AckItemResult>& re
 }
 
 Response EncodeFail(const engine::FailResult& r) {
-  boost::json::object out{{"success", true},
-                          {"will_retry", r.will_retry},
-                          {"status", JobStatusName(r.job.status)},
-                          {"retry_count", r.job.retry_count}};
-  if (r.will_retry) out["scheduled_at"] = wire::TimeToJson(r.job.scheduled_at);
-  if (r.job.dead_reason != DeadReason::kNone) {
-    out["dead_reason"] = wire::DeadReasonToJson(r.job.dead_reason);
-  }
+  boost::json::object out{{"success", true}};
+  PutFailOutcome(r.outcome, out);
   return JsonResponse(200, out);
 }
 

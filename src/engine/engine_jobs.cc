@@ -144,7 +144,7 @@ void Engine::Fail(FailParams p, Callback<FailResult> done) {
                                                   p.retry_after, p.details_json},
                                       p.scope));
         FailResult r;
-        r.will_retry = c.after.status != JobStatus::kDeadletter;
+        r.outcome = ops::FailOutcomeOf(c.after);
         r.job = std::move(c.after);
         return r;
       },

@@ -64,7 +64,7 @@ TEST_P(EngineByExecutorTest, FailuresBackOffExponentiallyThenDeadLetter) {
     ASSERT_EQ(jobs.size(), 1u) << "attempt " << attempt;
     auto r = Call<FailResult>(&Engine::Fail, FailParams{id, "w1", *jobs[0].lease_id, "boom"});
     ASSERT_TRUE(r.ok()) << r.status().ToString();
-    EXPECT_TRUE(r->will_retry);
+    EXPECT_TRUE(r->outcome.will_retry);
     EXPECT_EQ(r->job.status, JobStatus::kScheduled);
     const auto delay = milliseconds(1000 << (attempt - 1));
     EXPECT_EQ(r->job.scheduled_at, clock_.Now() + delay);
@@ -76,7 +76,7 @@ TEST_P(EngineByExecutorTest, FailuresBackOffExponentiallyThenDeadLetter) {
   ASSERT_EQ(jobs.size(), 1u);
   auto r = Call<FailResult>(&Engine::Fail, FailParams{id, "w1", *jobs[0].lease_id, "boom"});
   ASSERT_TRUE(r.ok());
-  EXPECT_FALSE(r->will_retry);
+  EXPECT_FALSE(r->outcome.will_retry);
   EXPECT_EQ(r->job.status, JobStatus::kDeadletter);
   EXPECT_EQ(r->job.dead_reason, DeadReason::kMaxRetriesExceeded);
   EXPECT_EQ(r->job.deadlettered_at, t0 + seconds(3));
@@ -623,10 +623,12 @@ TEST_P(EngineByExecutorTest, ABatchOfAcksGivesEachItemItsOwnResult) {
   EXPECT_EQ(r->ack_results[1].status.code(), ErrorCode::kNotFound);
   EXPECT_EQ(r->ack_results[1].job_id, "no-such-job");
   EXPECT_EQ(r->ack_results[2].new_status, JobStatus::kScheduled);
-  EXPECT_EQ(r->ack_results[2].will_retry, true);
+  ASSERT_TRUE(r->ack_results[2].failure);
+  EXPECT_TRUE(r->ack_results[2].failure->will_retry);
   EXPECT_EQ(r->ack_results[3].status.code(), ErrorCode::kLeaseExpired);
   EXPECT_EQ(r->ack_results[4].new_status, JobStatus::kDeadletter);
-  EXPECT_EQ(r->ack_results[4].will_retry, false);
+  ASSERT_TRUE(r->ack_results[4].failure);
+  EXPECT_FALSE(r->ack_results[4].failure->will_retry);
   // What the store holds agrees, history included.
   EXPECT_EQ(Call<Job>(&Engine::GetJob, std::string(jobs[0].id))->result, "{\"ok\":1}");
   EXPECT_EQ(Call<Job>(&Engine::GetJob, std::string(jobs[2].id))->status, JobStatus::kProcessing);

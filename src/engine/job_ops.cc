@@ -209,7 +209,8 @@ namespace {
 
 Event AckEvent(const std::string& worker_id, const Ack& ack) {
   if (ack.error) {
-    return event::Fail{worker_id, ack.lease_id, *ack.error, ack.no_retry, ack.retry_after};
+    return event::Fail{worker_id,    ack.lease_id,    *ack.error,
+                       ack.no_retry, ack.retry_after, ack.details_json};
   }
   return event::Complete{worker_id, ack.lease_id, ack.result_json};
 }
@@ -221,6 +222,16 @@ bool IsAckRefusal(ErrorCode code) {
 }
 
 }  // namespace
+
+FailOutcome FailOutcomeOf(const Job& after) {
+  FailOutcome o;
+  o.status = after.status;
+  o.will_retry = after.status != JobStatus::kDeadletter;
+  o.retry_count = after.retry_count;
+  if (o.will_retry) o.scheduled_at = after.scheduled_at;
+  o.dead_reason = after.dead_reason;
+  return o;
+}
 
 Result<std::vector<AckItemResult>> ApplyAcks(store::WriteTx& tx, TxContext& ctx,
                                              const std::string& worker_id,
@@ -286,7 +297,7 @@ Result<std::vector<AckItemResult>> ApplyAcks(store::WriteTx& tx, TxContext& ctx,
     REDRIVE_RETURN_IF_ERROR(
         ctx.Wrote(tx, JobWrite{changes[c].outcome, after, &events[c], changes[c].before.status}));
     out[i].new_status = after.status;
-    if (acks[i].error) out[i].will_retry = after.status != JobStatus::kDeadletter;
+    if (acks[i].error) out[i].failure = FailOutcomeOf(after);
   }
   return out;
 }
@@ -295,15 +306,7 @@ Result<AckItemResult> ApplyAck(store::WriteTx& tx, TxContext& ctx, const std::st
                                const Ack& ack, const QueueScope& scope) {
   AckItemResult r;
   r.job_id = ack.job_id;
-  Result<Change> change = Status::Internal("unreachable");
-  if (ack.error) {
-    change = ApplyToJob(
-        tx, ctx, ack.job_id,
-        event::Fail{worker_id, ack.lease_id, *ack.error, ack.no_retry, ack.retry_after}, scope);
-  } else {
-    change = ApplyToJob(tx, ctx, ack.job_id,
-                        event::Complete{worker_id, ack.lease_id, ack.result_json}, scope);
-  }
+  Result<Change> change = ApplyToJob(tx, ctx, ack.job_id, AckEvent(worker_id, ack), scope);
   if (!change.ok()) {
     const ErrorCode code = change.status().code();
     if (!IsAckRefusal(code)) return change.status();
@@ -311,7 +314,7 @@ Result<AckItemResult> ApplyAck(store::WriteTx& tx, TxContext& ctx, const std::st
     return r;
   }
   r.new_status = change->after.status;
-  if (ack.error) r.will_retry = change->after.status != JobStatus::kDeadletter;
+  if (ack.error) r.failure = FailOutcomeOf(change->after);
   return r;
 }
 

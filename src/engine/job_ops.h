@@ -59,6 +59,10 @@ Result<std::vector<Job>> Claim(store::WriteTx& tx, TxContext& ctx, const std::st
                                const std::string& worker_id, int limit,
                                std::chrono::seconds lease_duration);
 
+// The answer to a failure, from its job after it: POST /jobs/{id}/fail's and
+// a failure ack's are both made here, so they cannot drift apart.
+FailOutcome FailOutcomeOf(const Job& after);
+
 // ApplyAck of each ack, in order, with one batched read (GetJobs) and one
 // batched write (ApplyChanges) — a few round trips on PostgreSQL instead of
 // two per ack. The same results as ApplyAck one by one.

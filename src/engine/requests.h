@@ -49,12 +49,24 @@ struct Ack {
   std::optional<std::string> error;
   bool no_retry = false;
   std::optional<std::chrono::milliseconds> retry_after;
+  std::optional<std::string> details_json;  // a failure's: as FailParams::details_json
 };
+
+// What a failure did to its job: the answer of POST /jobs/{id}/fail and of a
+// failure ack alike, both made by ops::FailOutcomeOf from the job after it.
+struct FailOutcome {
+  JobStatus status = JobStatus::kScheduled;    // the job's new status
+  bool will_retry = false;                     // status is not deadletter
+  int retry_count = 0;                         // after the failure
+  std::optional<Instant> scheduled_at;         // when will_retry: when the retry is due
+  DeadReason dead_reason = DeadReason::kNone;  // when dead-lettered: why
+};
+
 struct AckItemResult {
   std::string job_id;
   Status status;                        // OK, LEASE_EXPIRED, CONFLICT, NOT_FOUND
   std::optional<JobStatus> new_status;  // when OK
-  std::optional<bool> will_retry;       // when OK and it was a failure
+  std::optional<FailOutcome> failure;   // when OK and it was a failure
 };
 
 struct ClaimParams {
@@ -101,8 +113,8 @@ struct FailParams {
   QueueScope scope;                         // as HeartbeatParams
 };
 struct FailResult {
-  bool will_retry = false;
-  Job job;  // after the failure: status, retry_count, scheduled_at, dead_reason
+  FailOutcome outcome;  // what the answer says
+  Job job;              // after the failure
 };
 
 struct RetryParams {
