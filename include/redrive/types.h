@@ -414,18 +414,28 @@ struct Ack {
   std::optional<std::string> error;          // failures
   bool no_retry = false;
   std::optional<std::chrono::milliseconds> retry_after;
+  // Failures: about the attempt, as FailOptions::details (≤ 1 KiB serialized).
+  std::optional<boost::json::object> details;
 
   static Ack Complete(std::string id, std::string lease_id, boost::json::value result = nullptr);
   static Ack Fail(std::string id, std::string lease_id, std::string error, bool no_retry = false,
-                  std::optional<std::chrono::milliseconds> retry_after = std::nullopt);
+                  std::optional<std::chrono::milliseconds> retry_after = std::nullopt,
+                  std::optional<boost::json::object> details = std::nullopt);
 };
 
+// One ack's answer. A recorded failure (success, will_retry set) also says
+// what POST /jobs/{id}/fail would have answered: retry_count, and
+// scheduled_at (a retry) or dead_reason (dead-lettered), with the same
+// meanings as FailResult's.
 struct AckResult {
   std::string id;
   bool success = false;
   std::optional<JobStatus> status;
-  std::optional<bool> will_retry;
-  Status error;  // !success: LEASE_EXPIRED, CONFLICT or NOT_FOUND
+  std::optional<bool> will_retry;              // failures
+  std::optional<int> retry_count;              // failures: after this one
+  std::optional<Instant> scheduled_at;         // failures that will retry: when
+  DeadReason dead_reason = DeadReason::kNone;  // failures that dead-lettered: why
+  Status error;  // !success: LEASE_EXPIRED, CONFLICT, NOT_FOUND or ACCESS_DENIED
 };
 
 struct ClaimRequest {

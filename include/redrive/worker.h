@@ -16,8 +16,9 @@
 // sent (one is long-polling already), the outcomes that finished meanwhile go
 // together in one POST /jobs/ack within max_ack_delay. With concurrency > 1
 // the worker also claims a few jobs beyond its free slots and starts them as
-// slots free up, so no slot waits for a claim's round trip. Snoozes and
-// failures with details keep their own calls.
+// slots free up, so no slot waits for a claim's round trip. A failure's ack
+// carries its details, and its answer is the fail call's (OnDeath gets the
+// server's dead_reason). Snoozes keep their own calls.
 //
 // Lease loss: when a job's heartbeat answers LEASE_EXPIRED (or CONFLICT: the
 // job was cancelled or finished elsewhere), or its lease passes without a
@@ -101,7 +102,8 @@ class HandlerResult {
   // server refuses, and the worker fails the attempt instead (a retryable
   // failure whose error says so).
   static HandlerResult Snooze(std::chrono::milliseconds delay);
-  // Sent with a failure as FailOptions::details (the attempt's exit code, ...).
+  // Sent with a failure as FailOptions::details, or in its ack (the attempt's
+  // exit code, ...).
   HandlerResult& WithDetails(boost::json::object details) {
     details_ = std::move(details);
     return *this;

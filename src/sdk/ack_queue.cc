@@ -10,10 +10,9 @@ std::optional<Ack> AckOf(const ClaimedJob& job, const HandlerResult& result) {
       return Ack::Complete(job.id, job.lease_id, result.result());
     case HandlerResult::Kind::kRetryableFailure:
     case HandlerResult::Kind::kNonRetryableFailure:
-      if (result.details()) return std::nullopt;  // acks have no `details`
       return Ack::Fail(job.id, job.lease_id, result.error(),
                        result.kind() == HandlerResult::Kind::kNonRetryableFailure,
-                       result.retry_after());
+                       result.retry_after(), result.details());
     case HandlerResult::Kind::kSnooze:
       return std::nullopt;
   }
@@ -22,14 +21,18 @@ std::optional<Ack> AckOf(const ClaimedJob& job, const HandlerResult& result) {
 
 HandlerResult ResultOfAck(const Ack& ack) {
   if (!ack.error) return HandlerResult::Success(ack.result.value_or(nullptr));
-  if (ack.no_retry) return HandlerResult::NonRetryableFailure(*ack.error);
-  return HandlerResult::RetryableFailure(*ack.error, ack.retry_after);
+  HandlerResult failure = ack.no_retry
+                              ? HandlerResult::NonRetryableFailure(*ack.error)
+                              : HandlerResult::RetryableFailure(*ack.error, ack.retry_after);
+  if (ack.details) failure.WithDetails(*ack.details);
+  return failure;
 }
 
 size_t AckBytes(const Ack& ack) {
   // The field names, quotes and an integer or two; the id and lease are UUIDs.
   size_t bytes = 96 + ack.id.size() + ack.lease_id.size();
   if (ack.error) bytes += ack.error->size();
+  if (ack.details) bytes += boost::json::serialize(*ack.details).size();
   if (ack.result && !ack.result->is_null()) bytes += boost::json::serialize(*ack.result).size();
   return bytes;
 }
@@ -58,19 +61,6 @@ AckQueue::Batch AckQueue::Take(size_t max_acks, size_t max_bytes) {
   return batch;
 }
 
-namespace {
-
-// Why a failed job went to the DLQ, as core's DecideFailure decides it for a
-// fail call: this worker held the job since the claim, so its retry_count
-// and max_retries are the claim's.
-DeadReason DeadReasonOf(const ClaimedJob& job, const Ack& ack) {
-  if (ack.no_retry) return DeadReason::kNonRetryable;
-  if (job.retry_count >= job.max_retries) return DeadReason::kMaxRetriesExceeded;
-  return DeadReason::kExpired;  // a retry would have come after expires_at
-}
-
-}  // namespace
-
 AckEffect EffectOf(const PendingAck& sent, const AckResult& answer) {
   AckEffect effect;
   if (!answer.success) {
@@ -81,13 +71,14 @@ AckEffect EffectOf(const PendingAck& sent, const AckResult& answer) {
     effect.kind = AckEffect::Kind::kCompleted;
     return effect;
   }
-  const ClaimedJob& job = sent.held->job;
+  // The server's answer, as its fail route gives it; nothing is derived here.
   FailResult failure;
   failure.will_retry = answer.will_retry.value_or(false);
   failure.status =
       answer.status.value_or(failure.will_retry ? JobStatus::kScheduled : JobStatus::kDeadletter);
-  failure.retry_count = job.retry_count + (failure.will_retry ? 1 : 0);
-  if (failure.status == JobStatus::kDeadletter) failure.dead_reason = DeadReasonOf(job, sent.ack);
+  failure.retry_count = answer.retry_count.value_or(0);
+  failure.scheduled_at = answer.scheduled_at;
+  failure.dead_reason = answer.dead_reason;
   effect.kind = AckEffect::Kind::kFailed;
   effect.failure = failure;
   return effect;

@@ -27,8 +27,8 @@ inline constexpr size_t kMaxAcksPerRequest = kMaxAcks;
 // of large results is not refused whole.
 inline constexpr size_t kMaxAckBytesPerRequest = 4 << 20;
 
-// The ack that reports `result` for `job`, or nullopt when an ack cannot
-// carry it: a snooze, or a failure with details (both keep their own call).
+// The ack that reports `result` for `job` (a failure's details included), or
+// nullopt when an ack cannot carry it: a snooze, which keeps its own call.
 std::optional<Ack> AckOf(const ClaimedJob& job, const HandlerResult& result);
 // The handler outcome `ack` reports (to send it with its own call after all).
 HandlerResult ResultOfAck(const Ack& ack);
@@ -71,10 +71,9 @@ class AckQueue {
 struct AckEffect {
   enum class Kind { kCompleted, kFailed, kDropped };
   Kind kind = Kind::kDropped;
-  // kFailed: the answer POST /jobs/{id}/fail would have given. An ack's answer
-  // says only the new status and will_retry; retry_count and dead_reason
-  // follow from the job as claimed (core's DecideFailure), scheduled_at is
-  // not known.
+  // kFailed: the answer POST /jobs/{id}/fail would have given, which the
+  // server puts in a failure ack's answer (status, will_retry, retry_count,
+  // scheduled_at, dead_reason).
   std::optional<FailResult> failure;
   // A refused failure's reason, reported like a refused fail call's (OnError);
   // OK otherwise (a refused completion is only counted, as today).

@@ -24,8 +24,20 @@ PendingAck Pending(std::shared_ptr<HeldJob> held, Ack ack) {
   return {std::move(held), std::move(ack), bytes};
 }
 
-AckResult Answer(const std::string& id, JobStatus status, std::optional<bool> will_retry = {}) {
-  return {.id = id, .success = true, .status = status, .will_retry = will_retry};
+AckResult Answer(const std::string& id, JobStatus status) {
+  return {.id = id, .success = true, .status = status};
+}
+
+// A failure ack's answer: what the server's fail route would answer.
+AckResult FailureAnswer(const std::string& id, JobStatus status, int retry_count,
+                        std::optional<Instant> scheduled_at, DeadReason dead_reason) {
+  return {.id = id,
+          .success = true,
+          .status = status,
+          .will_retry = status != JobStatus::kDeadletter,
+          .retry_count = retry_count,
+          .scheduled_at = scheduled_at,
+          .dead_reason = dead_reason};
 }
 
 TEST(AckOfTest, CompletionsAndFailuresTravelAsAcks) {
@@ -48,23 +60,34 @@ TEST(AckOfTest, CompletionsAndFailuresTravelAsAcks) {
   EXPECT_TRUE(fatal->no_retry);
 }
 
-TEST(AckOfTest, SnoozesAndFailureDetailsKeepTheirOwnCall) {
+TEST(AckOfTest, SnoozesKeepTheirOwnCall) {
   auto held = Held("j1");
   EXPECT_FALSE(AckOf(held->job, HandlerResult::Snooze(milliseconds(100))));
-  EXPECT_FALSE(
-      AckOf(held->job, HandlerResult::RetryableFailure("exit 1").WithDetails({{"exit_code", 1}})));
+}
+
+TEST(AckOfTest, AFailuresDetailsTravelInItsAck) {
+  auto held = Held("j1");
+  auto ack =
+      AckOf(held->job, HandlerResult::RetryableFailure("exit 1").WithDetails({{"exit_code", 1}}));
+  ASSERT_TRUE(ack);
+  EXPECT_EQ(ack->error, "exit 1");
+  EXPECT_EQ(ack->details, (boost::json::object{{"exit_code", 1}}));
+  // Their bytes count toward the request's budget.
+  EXPECT_GT(AckBytes(*ack), AckBytes(Ack::Fail("j1", "lease-j1", "exit 1")));
 }
 
 TEST(AckOfTest, ResultOfAckGivesBackTheOutcome) {
   auto held = Held("j1");
   for (const HandlerResult& result :
        {HandlerResult::Success({{"n", 2}}), HandlerResult::RetryableFailure("x", milliseconds(7)),
-        HandlerResult::NonRetryableFailure("y")}) {
+        HandlerResult::NonRetryableFailure("y"),
+        HandlerResult::NonRetryableFailure("z").WithDetails({{"exit_code", 9}})}) {
     HandlerResult back = ResultOfAck(*AckOf(held->job, result));
     EXPECT_EQ(back.kind(), result.kind());
     EXPECT_EQ(back.result(), result.result());
     EXPECT_EQ(back.error(), result.error());
     EXPECT_EQ(back.retry_after(), result.retry_after());
+    EXPECT_EQ(back.details(), result.details());
   }
 }
 
@@ -143,30 +166,34 @@ TEST(EffectOfTest, ARefusedFailureIsDroppedAndReported) {
 }
 
 TEST(EffectOfTest, AFailureThatWillRetry) {
+  const Instant due = InstantFromMicros(1'800'000'002'000'000);
   PendingAck failed = Pending(Held("j", 1, 3), Ack::Fail("j", "l", "boom"));
-  AckEffect effect = EffectOf(failed, Answer("j", JobStatus::kScheduled, true));
+  AckEffect effect =
+      EffectOf(failed, FailureAnswer("j", JobStatus::kScheduled, 2, due, DeadReason::kNone));
   ASSERT_EQ(effect.kind, AckEffect::Kind::kFailed);
   EXPECT_TRUE(effect.failure->will_retry);
   EXPECT_EQ(effect.failure->status, JobStatus::kScheduled);
   EXPECT_EQ(effect.failure->retry_count, 2);
+  EXPECT_EQ(effect.failure->scheduled_at, due);
   EXPECT_EQ(effect.failure->dead_reason, DeadReason::kNone);
 }
 
-// The dead reason is the one the server recorded (core's DecideFailure).
-TEST(EffectOfTest, AFailureThatDeadLettersSaysWhy) {
-  auto dead = [](int retry_count, int max_retries, bool no_retry) {
-    PendingAck failed =
-        Pending(Held("j", retry_count, max_retries), Ack::Fail("j", "l", "boom", no_retry));
-    AckEffect effect = EffectOf(failed, Answer("j", JobStatus::kDeadletter, false));
-    EXPECT_EQ(effect.kind, AckEffect::Kind::kFailed);
+// The failure is the server's answer, not the worker's guess from the job as
+// claimed: here the claim said 0 of 3 retries used, and the server (whose
+// job changed meanwhile, or whose rule is another) says otherwise.
+TEST(EffectOfTest, AFailureThatDeadLettersSaysWhyAsTheServerAnswered) {
+  for (DeadReason reason :
+       {DeadReason::kNonRetryable, DeadReason::kMaxRetriesExceeded, DeadReason::kExpired}) {
+    PendingAck failed = Pending(Held("j", 0, 3), Ack::Fail("j", "l", "boom"));
+    AckEffect effect =
+        EffectOf(failed, FailureAnswer("j", JobStatus::kDeadletter, 3, std::nullopt, reason));
+    ASSERT_EQ(effect.kind, AckEffect::Kind::kFailed);
     EXPECT_FALSE(effect.failure->will_retry);
     EXPECT_EQ(effect.failure->status, JobStatus::kDeadletter);
-    EXPECT_EQ(effect.failure->retry_count, retry_count);
-    return effect.failure->dead_reason;
-  };
-  EXPECT_EQ(dead(0, 5, true), DeadReason::kNonRetryable);
-  EXPECT_EQ(dead(3, 3, false), DeadReason::kMaxRetriesExceeded);
-  EXPECT_EQ(dead(1, 3, false), DeadReason::kExpired);  // the retry would come too late
+    EXPECT_EQ(effect.failure->retry_count, 3);
+    EXPECT_FALSE(effect.failure->scheduled_at);
+    EXPECT_EQ(effect.failure->dead_reason, reason);
+  }
 }
 
 }  // namespace

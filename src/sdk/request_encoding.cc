@@ -91,6 +91,7 @@ boost::json::object AckToJson(const Ack& ack) {
     o["error"] = *ack.error;
     if (ack.no_retry) o["no_retry"] = true;
     if (ack.retry_after) o["retry_after_ms"] = ack.retry_after->count();
+    if (ack.details) o["details"] = *ack.details;
   } else if (ack.result) {
     o["result"] = *ack.result;
   }

@@ -25,6 +25,12 @@ int Int(const boost::json::object& o, std::string_view key, int fallback = 0) {
   return static_cast<int>(ReadIntOr(o, key, fallback));
 }
 
+// The dead_reason of a failure's answer (fail's and a failure ack's).
+DeadReason ReadDeadReason(const boost::json::object& o) {
+  if (auto d = ReadString(o, "dead_reason")) return ParseDeadReason(*d).value_or(DeadReason::kNone);
+  return DeadReason::kNone;
+}
+
 std::vector<std::string> Strings(const boost::json::object& o, std::string_view key) {
   std::vector<std::string> out;
   if (const auto* v = o.if_contains(key); v && v->is_array()) {
@@ -124,6 +130,9 @@ Result<AckResult> AckResultFromJson(const boost::json::value& v) {
   r.success = ReadBoolOr(*o, "success", false);
   if (auto s = ReadString(*o, "status")) r.status = ParseJobStatus(*s);
   if (const auto* w = o->if_contains("will_retry"); w && w->is_bool()) r.will_retry = w->get_bool();
+  if (o->contains("retry_count")) r.retry_count = Int(*o, "retry_count");
+  r.scheduled_at = ReadTime(*o, "scheduled_at");
+  r.dead_reason = ReadDeadReason(*o);
   if (!r.success) r.error = wire::ErrorFromJson(v, 409);
   return r;
 }
@@ -147,9 +156,7 @@ Result<FailResult> FailResultFromJson(const boost::json::value& v) {
   r.status = ParseJobStatus(ReadStringOr(*o, "status")).value_or(JobStatus::kScheduled);
   r.retry_count = Int(*o, "retry_count");
   r.scheduled_at = ReadTime(*o, "scheduled_at");
-  if (auto d = ReadString(*o, "dead_reason")) {
-    r.dead_reason = ParseDeadReason(*d).value_or(DeadReason::kNone);
-  }
+  r.dead_reason = ReadDeadReason(*o);
   return r;
 }
 

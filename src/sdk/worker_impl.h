@@ -5,8 +5,7 @@
 //               (slots + prefetch) and buffers what it gets; each claim
 //               carries the outcomes queued since the last one as `acks`;
 //   slots (×N)  run the handler on a buffered job, then queue its outcome
-//               (or report it with its own call: snooze, failure details,
-//               batch_acks off);
+//               (or report it with its own call: snooze, batch_acks off);
 //   acker       sends queued outcomes in POST /jobs/ack when no claim is
 //               about to carry them (worker_acks.cc);
 //   heartbeater extends each held job's lease every lease × fraction,

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <boost/json/parse.hpp>
 #include <future>
 #include <stop_token>
 
@@ -295,11 +296,22 @@ TEST_F(ClientTest, ClaimWithAcksAndBatchAck) {
       {.queue_name = q,
        .worker_id = "w1",
        .wait = std::chrono::milliseconds(100),
-       .acks = std::vector<sdk::Ack>{sdk::Ack::Fail(b.id, b.lease_id, "nope", true)}});
+       .acks = std::vector<sdk::Ack>{sdk::Ack::Fail(b.id, b.lease_id, "nope", true, std::nullopt,
+                                                    boost::json::object{{"exit_code", 4}})}});
   ASSERT_TRUE(next.ok()) << next.status().ToString();
   EXPECT_TRUE(next->jobs.empty());
   ASSERT_EQ(next->results.size(), 1u);
-  EXPECT_EQ(next->results[0].status, JobStatus::kDeadletter);
+  const sdk::AckResult& dead = next->results[0];
+  EXPECT_EQ(dead.status, JobStatus::kDeadletter);
+  EXPECT_EQ(dead.will_retry, false);
+  EXPECT_EQ(dead.retry_count, 0);
+  EXPECT_EQ(dead.dead_reason, DeadReason::kNonRetryable);
+  EXPECT_FALSE(dead.scheduled_at);
+  auto history = client_->History(b.id);
+  ASSERT_TRUE(history.ok());
+  EXPECT_EQ(boost::json::parse(history->back().details_json).at("attempt"),
+            (boost::json::value{{"exit_code", 4}}))
+      << history->back().details_json;
 }
 
 TEST_F(ClientTest, QueuesConfigurePauseResumeDelete) {

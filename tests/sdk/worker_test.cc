@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <boost/json/parse.hpp>
 #include <map>
 #include <mutex>
 #include <set>
@@ -328,9 +329,9 @@ TEST_F(WorkerTest, BatchingTurnedOffCompletesEachJobWithItsOwnCall) {
   EXPECT_EQ(worker.stats().completed, kJobs);
 }
 
-// Failures travel as acks too, and an ack that dead-letters fires OnDeath
-// with the reason the server recorded; a failure with details keeps its own
-// fail call (acks cannot carry details).
+// Failures travel as acks too, those with details included, and an ack that
+// dead-letters fires OnDeath with the server's answer (the dead_reason it
+// recorded, the job's retry_count).
 TEST_F(WorkerTest, FailureAcksThatDeadLetterFireTheDeathCallback) {
   const auto q = NewQueue();
   const auto exhausted = Enqueue(q, {.payload = {{"kind", "exhausted"}}, .max_retries = 0});
@@ -350,11 +351,14 @@ TEST_F(WorkerTest, FailureAcksThatDeadLetterFireTheDeathCallback) {
   });
   std::mutex mu;
   std::map<std::string, std::pair<DeadReason, std::string>> deaths;
+  std::map<std::string, int> retry_counts;
   worker.OnDeath([&](const sdk::ClaimedJob& job, const sdk::FailResult& r, const std::string& e) {
     EXPECT_EQ(r.status, JobStatus::kDeadletter);
     EXPECT_FALSE(r.will_retry);
+    EXPECT_FALSE(r.scheduled_at);
     std::lock_guard lock(mu);
     deaths[job.id] = {r.dead_reason, e};
+    retry_counts[job.id] = r.retry_count;
   });
   const auto before = WorkerRequests();
   ASSERT_TRUE(worker.Start().ok());
@@ -364,13 +368,21 @@ TEST_F(WorkerTest, FailureAcksThatDeadLetterFireTheDeathCallback) {
   }));
   EXPECT_TRUE(worker.Stop().ok());
   auto after = WorkerRequests();
-  EXPECT_EQ(after["{id}/fail"] - before.at("{id}/fail"), 1);  // the one with details
+  EXPECT_EQ(after["{id}/fail"], before.at("{id}/fail"));  // details included, all as acks
   std::lock_guard lock(mu);
   EXPECT_EQ(deaths[exhausted],
             std::make_pair(DeadReason::kMaxRetriesExceeded, std::string("upstream 503")));
   EXPECT_EQ(deaths[fatal], std::make_pair(DeadReason::kNonRetryable, std::string("malformed")));
   EXPECT_EQ(deaths[detailed].first, DeadReason::kMaxRetriesExceeded);
   EXPECT_EQ(deaths.count(retried), 0u);
+  for (const auto& [id, retry_count] : retry_counts) {
+    EXPECT_EQ(retry_count, client_->GetJob(id)->retry_count) << id;
+  }
+  // The details went in the ack and were stored as the fail route stores them.
+  auto history = client_->History(detailed);
+  ASSERT_TRUE(history.ok()) << history.status().ToString();
+  const auto details = json::parse(history->back().details_json);
+  EXPECT_EQ(details.at("attempt").at("exit_code"), 3);
   EXPECT_EQ(worker.stats().dead, 3);
   auto job = client_->GetJob(retried);
   EXPECT_EQ(job->status, JobStatus::kScheduled);
