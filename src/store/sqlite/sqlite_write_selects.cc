@@ -1,6 +1,6 @@
 // The selects of SqliteWriteTx (what the engine is about to change, read
 // under the write lock) and its queue/worker writes.
-#include <map>
+#include <optional>
 #include <utility>
 
 #include "core/limits.h"
