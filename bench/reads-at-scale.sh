@@ -20,6 +20,8 @@
 #   REDRIVE_BIN        [<repo>/build/redrive]
 #   REDRIVE_BENCH_BIN  [<repo>/build/bench/redrive-bench]
 #   REDRIVE_SERVE_ARGS extra `redrive serve` flags (word-split)
+#   REDRIVE_BENCH_ARGS extra redrive-bench flags (word-split), e.g.
+#                      "--run-id s" for short queue names, "--payload-bytes 1000"
 #   FINISHED_LEVELS    ["0 1000000 3000000 10000000"]
 #   CHUNK              [1000000] jobs per redrive-bench run
 #   SAMPLES            [30]
@@ -82,8 +84,9 @@ done=0
 for level in $levels; do
   while ((done < level)); do
     n=$((level - done < chunk ? level - done : chunk))
+    # shellcheck disable=SC2086  # REDRIVE_BENCH_ARGS is deliberately word-split
     "$bench_bin" --server "$base" --mode batch --jobs "$n" --latency-seconds 0 --dlq 0 \
-      --w1-timeout 3600 >"$tmp/bench.log" 2>&1 ||
+      --w1-timeout 3600 ${REDRIVE_BENCH_ARGS:-} >"$tmp/bench.log" 2>&1 ||
       { tail -n 20 "$tmp/bench.log" >&2; exit 1; }
     done=$((done + n))
   done

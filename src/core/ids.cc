@@ -1,27 +1,61 @@
 #include "core/ids.h"
 
-#include <array>
-
 namespace redrive {
 
 std::string NewUuidV7(Instant now, Random& random) {
   const uint64_t ms = static_cast<uint64_t>(ToMicros(now) / 1000) & 0xFFFFFFFFFFFFULL;
   const uint64_t r1 = random.Next();
   const uint64_t r2 = random.Next();
-  std::array<uint8_t, 16> b{};
+  UuidBytes b{};
   for (int i = 0; i < 6; ++i) b[i] = static_cast<uint8_t>(ms >> (40 - 8 * i));
   b[6] = static_cast<uint8_t>(0x70 | ((r1 >> 8) & 0x0F));  // version 7
   b[7] = static_cast<uint8_t>(r1);
   b[8] = static_cast<uint8_t>(0x80 | ((r1 >> 16) & 0x3F));  // variant 10
   b[9] = static_cast<uint8_t>(r1 >> 24);
   for (int i = 0; i < 6; ++i) b[10 + i] = static_cast<uint8_t>(r2 >> (8 * i));
-  static constexpr char kHex[] = "0123456789abcdef";
+  return FormatUuid(b);
+}
+
+namespace {
+
+constexpr char kHex[] = "0123456789abcdef";
+
+bool IsHyphenAt(size_t pos) { return pos == 8 || pos == 13 || pos == 18 || pos == 23; }
+
+int LowerHexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+
+}  // namespace
+
+std::optional<UuidBytes> ParseUuid(std::string_view text) {
+  if (text.size() != 36) return std::nullopt;
+  UuidBytes out{};
+  size_t byte = 0;
+  for (size_t pos = 0; pos < text.size();) {
+    if (IsHyphenAt(pos)) {
+      if (text[pos] != '-') return std::nullopt;
+      ++pos;
+      continue;
+    }
+    const int hi = LowerHexValue(text[pos]);
+    const int lo = LowerHexValue(text[pos + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out[byte++] = static_cast<uint8_t>(hi << 4 | lo);
+    pos += 2;
+  }
+  return out;
+}
+
+std::string FormatUuid(const UuidBytes& bytes) {
   std::string out;
   out.reserve(36);
-  for (int i = 0; i < 16; ++i) {
+  for (size_t i = 0; i < bytes.size(); ++i) {
     if (i == 4 || i == 6 || i == 8 || i == 10) out.push_back('-');
-    out.push_back(kHex[b[i] >> 4]);
-    out.push_back(kHex[b[i] & 0x0F]);
+    out.push_back(kHex[bytes[i] >> 4]);
+    out.push_back(kHex[bytes[i] & 0x0F]);
   }
   return out;
 }

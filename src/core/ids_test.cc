@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -95,6 +96,30 @@ TEST(IsUuidTest, RejectsAnythingElse) {
   EXPECT_FALSE(IsUuid("01935f1c_8a00_7abc_8def_0123456789ab"));
   EXPECT_FALSE(IsUuid(" 1935f1c-8a00-7abc-8def-0123456789ab"));
   EXPECT_FALSE(IsUuid("01935f1c-8a00-7abc-8def-0123456789a-"));
+}
+
+TEST(UuidBytesTest, CanonicalTextRoundTripsThroughItsBytes) {
+  SystemRandom random(11);
+  for (int i = 0; i < 100; ++i) {
+    const std::string id = NewUuidV7(kT, random);
+    const std::optional<UuidBytes> bytes = ParseUuid(id);
+    ASSERT_TRUE(bytes.has_value()) << id;
+    EXPECT_EQ(FormatUuid(*bytes), id);
+  }
+  const std::optional<UuidBytes> known = ParseUuid("00112233-4455-6677-8899-aabbccddeeff");
+  ASSERT_TRUE(known.has_value());
+  EXPECT_EQ(*known, (UuidBytes{0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa,
+                               0xbb, 0xcc, 0xdd, 0xee, 0xff}));
+}
+
+// Any other text is not a UUID here: it would not read back as written.
+TEST(UuidBytesTest, RefusesTextThatIsNotCanonical) {
+  for (const char* text :
+       {"", "h1", "00112233-4455-6677-8899-AABBCCDDEEFF", "0011223344556677-8899-aabbccddeeff-",
+        "00112233-4455-6677-8899-aabbccddeef", "00112233-4455-6677-8899-aabbccddeefg",
+        "00112233_4455-6677-8899-aabbccddeeff", "00112233-4455-6677-8899-aabbccddeeff0"}) {
+    EXPECT_FALSE(ParseUuid(text).has_value()) << text;
+  }
 }
 
 }  // namespace

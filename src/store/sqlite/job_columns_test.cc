@@ -141,7 +141,8 @@ class JobColumnsTest : public ::testing::Test {
   std::map<std::string, std::optional<std::string>> RawRow(const std::string& id) {
     std::map<std::string, std::optional<std::string>> row;
     for (const char* query : {"SELECT * FROM jobs WHERE id = ?1",
-                              "SELECT payload, result FROM job_payloads WHERE job_id = ?1"}) {
+                              "SELECT payload, result FROM job_payloads"
+                              " WHERE job_seq = (SELECT seq FROM jobs WHERE id = ?1)"}) {
       auto stmt = conn_->Prepare(query);
       EXPECT_TRUE(stmt.ok()) << stmt.status().ToString();
       if (!stmt.ok()) return row;
@@ -160,11 +161,16 @@ class JobColumnsTest : public ::testing::Test {
   CommitHealth health_;
 };
 
+// The key columns come first: jobs.seq (the rowid) and job_payloads.job_seq.
 TEST_F(JobColumnsTest, NameEveryColumnOfTheSchemaInOrder) {
-  EXPECT_THAT(NamesOf(kJobsTableColumns), ElementsAreArray(SchemaColumns("jobs")));
+  std::vector<std::string> jobs = SchemaColumns("jobs");
+  ASSERT_FALSE(jobs.empty());
+  EXPECT_EQ(jobs.front(), "seq");
+  jobs.erase(jobs.begin());
+  EXPECT_THAT(NamesOf(kJobsTableColumns), ElementsAreArray(jobs));
   std::vector<std::string> payloads = SchemaColumns("job_payloads");
   ASSERT_FALSE(payloads.empty());
-  EXPECT_EQ(payloads.front(), "job_id");
+  EXPECT_EQ(payloads.front(), "job_seq");
   payloads.erase(payloads.begin());
   EXPECT_THAT(NamesOf(kPayloadsColumns), ElementsAreArray(payloads));
 }
@@ -214,6 +220,41 @@ TEST_F(JobColumnsTest, EachColumnIsDiffedWrittenAndReadOnItsOwn) {
     }
     ASSERT_TRUE((*tx)->Commit().ok());
   }
+}
+
+// History rows are keyed by the job's seq and keep a UUID id as its 16
+// bytes (sqlite_schema.cc, version 24); an id that is not a canonical UUID
+// stays text. Both read back exactly as written, in the order written.
+TEST_F(JobColumnsTest, HistoryIdsAreStoredCompactlyAndReadBackAsWritten) {
+  auto tx = SqliteWriteTx::Begin(*conn_, std::unique_lock(writer_), health_);
+  ASSERT_TRUE(tx.ok()) << tx.status().ToString();
+  const Job job = FullJob("job-history");
+  const std::string uuid = "01a243de-882f-7596-bc9e-152d007ef52f";
+  HistoryEntry created{uuid, job.id, "created", std::nullopt, "{}", job.created_at};
+  ASSERT_TRUE((*tx)->InsertJob(job, created).ok());
+  Change change;
+  change.before = job;
+  change.after = job;
+  change.after.attempts += 1;
+  change.history =
+      HistoryEntry{"not-a-uuid", job.id, "heartbeat", "w1", R"({"n":1})", job.created_at};
+  ASSERT_TRUE((*tx)->ApplyChange(change).ok());
+
+  auto stored = conn_->Prepare(
+      "SELECT group_concat(typeof(id) || ':' || length(CAST(id AS BLOB)), ',') FROM"
+      " (SELECT h.id FROM job_history h JOIN jobs j ON j.seq = h.job_seq WHERE j.id = ?1"
+      "  ORDER BY h.rowid)");
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  stored->Bind(1, job.id);
+  ASSERT_TRUE(*stored->Step());
+  EXPECT_EQ(stored->String(0), "blob:16,text:10");
+
+  auto history = (*tx)->GetHistory(job.id);
+  ASSERT_TRUE(history.ok()) << history.status().ToString();
+  ASSERT_EQ(history->size(), 2u);
+  EXPECT_EQ((*history)[0], created);
+  EXPECT_EQ((*history)[1], *change.history);
+  ASSERT_TRUE((*tx)->Commit().ok());
 }
 
 }  // namespace

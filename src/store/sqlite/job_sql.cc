@@ -121,7 +121,7 @@ std::string_view InsertJobSql() {
 
 std::string_view InsertPayloadsSql() {
   static const std::string* const text =
-      new std::string(BuildInsert("job_payloads", kPayloadsColumns, "job_id"));
+      new std::string(BuildInsert("job_payloads", kPayloadsColumns, "job_seq"));
   return *text;
 }
 
@@ -137,7 +137,8 @@ std::string_view UpdateJobSql(JobColumnSet changed) {
 std::string_view UpdatePayloadsSql(JobColumnSet changed) {
   return CachedText(changed & kPayloadsColumns, [](JobColumnSet assigned) {
     return BuildUpdate("job_payloads", assigned, kPayloadsColumns,
-                       " WHERE job_id = ?" + std::to_string(kPayloadsJobIdParam));
+                       " WHERE job_seq = (SELECT seq FROM jobs WHERE id = ?" +
+                           std::to_string(kPayloadsJobIdParam) + ")");
   });
 }
 

@@ -23,11 +23,14 @@ inline constexpr char kGetJob[] = "SELECT " REDRIVE_JOB_COLUMNS " FROM jobs WHER
 inline constexpr char kGetJobs[] =
     "SELECT " REDRIVE_JOB_COLUMNS " FROM jobs WHERE id IN (SELECT value FROM json_each(?1))";
 // Inserts a job's row: ?1..?n the columns of jobs (kJobsTableColumns), as
-// bound by BindColumns. Built from kJobColumns once.
+// bound by BindColumns. Its seq (the rowid: sqlite3_last_insert_rowid) keys
+// its payload. Built from kJobColumns once.
 std::string_view InsertJobSql();
-// Inserts its job_payloads row: ?1..?n the kPayloadsColumns, then the job id.
+// Inserts its job_payloads row: ?1..?n the kPayloadsColumns, then the job's seq.
 std::string_view InsertPayloadsSql();
-inline constexpr int kPayloadsJobIdParam = std::popcount(kPayloadsColumns) + 1;
+inline constexpr int kPayloadsJobSeqParam = std::popcount(kPayloadsColumns) + 1;
+// UpdatePayloadsSql's parameter after the kPayloadsColumns: the job id.
+inline constexpr int kPayloadsJobIdParam = kPayloadsJobSeqParam;
 
 inline constexpr char kFindIdempotencyKey[] = "SELECT id FROM jobs WHERE idempotency_key = ?1";
 inline constexpr char kInsertTag[] =
@@ -37,12 +40,17 @@ inline constexpr char kInsertTag[] =
 inline constexpr char kDeleteJob[] = "DELETE FROM jobs WHERE id = ?1 RETURNING queue_name, status";
 inline constexpr char kDeleteQueueJobs[] = "DELETE FROM jobs WHERE queue_name = ?1";
 
+// ?1 the job id (its seq is looked up: one probe of a page the change
+// just wrote), ?2.. the entry (id as BindCompactId binds it).
 inline constexpr char kInsertHistory[] =
-    "INSERT INTO job_history (" REDRIVE_HISTORY_COLUMNS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
-// rowid breaks ties in insertion order (ids are time-ordered only to the ms).
-inline constexpr char kGetHistory[] = "SELECT " REDRIVE_HISTORY_COLUMNS
-                                      " FROM job_history WHERE job_id = ?1"
-                                      " ORDER BY created_at, rowid";
+    "INSERT INTO job_history (job_seq, id, event_type, worker_id, details, created_at, node_id)"
+    " VALUES ((SELECT seq FROM jobs WHERE id = ?1), ?2, ?3, ?4, ?5, ?6, ?7)";
+// ?1 the job id. rowid breaks ties in insertion order (ids are time-ordered
+// only to the ms).
+inline constexpr char kGetHistory[] =
+    "SELECT " REDRIVE_HISTORY_COLUMNS
+    " FROM jobs JOIN job_history ON job_history.job_seq = jobs.seq WHERE jobs.id = ?1"
+    " ORDER BY job_history.created_at, job_history.rowid";
 
 // The guarded write of a Change. Parameters: ?1..?n the updated columns
 // (kUpdatedColumns, as bound by BindColumns), then the guard: the job id
@@ -61,7 +69,7 @@ inline constexpr int kGuardLeaseIdParam = kGuardIdParam + 2;
 
 // Writes the payload columns in `changed` (at least one) to job_payloads, so
 // a transition never rewrites a large payload it did not change. Parameters
-// as for InsertPayloadsSql: ?1..?n the kPayloadsColumns, then the job id.
+// ?1..?n the kPayloadsColumns, then the job id (its seq is looked up).
 std::string_view UpdatePayloadsSql(JobColumnSet changed);
 
 // ?1 queue, ?2 now, ?3 limit.

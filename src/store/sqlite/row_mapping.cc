@@ -1,9 +1,13 @@
 #include "store/sqlite/row_mapping.h"
 
+#include <algorithm>
 #include <chrono>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
+#include "core/ids.h"
 #include "store/sqlite/job_columns.h"
 
 namespace redrive::store::sqlite {
@@ -30,7 +34,7 @@ consteval bool SelectItemMatches(std::string_view item, const JobColumn& column,
   if (column.kind != JobColumnKind::kPayloads) return item == name;
   if (summary) return item == "''" || item == "NULL";
   constexpr std::string_view kPrefix = "(SELECT ";
-  constexpr std::string_view kSuffix = " FROM job_payloads WHERE job_id = jobs.id)";
+  constexpr std::string_view kSuffix = " FROM job_payloads WHERE job_seq = jobs.seq)";
   return item.size() == kPrefix.size() + name.size() + kSuffix.size() &&
          item.starts_with(kPrefix) && item.ends_with(kSuffix) &&
          item.substr(kPrefix.size(), name.size()) == name;
@@ -80,9 +84,29 @@ Result<Job> ReadJob(const Statement& stmt, int first) {
   return job;
 }
 
+void BindCompactId(Statement& stmt, int index, const std::string& id) {
+  if (const std::optional<UuidBytes> bytes = ParseUuid(id)) {
+    stmt.BindBlobCopy(index, *bytes);
+  } else {
+    stmt.Bind(index, id);
+  }
+}
+
+std::string ReadCompactId(const Statement& stmt, int col) {
+  if (stmt.IsBlob(col)) {
+    const std::span<const uint8_t> blob = stmt.Blob(col);
+    UuidBytes bytes{};
+    if (blob.size() == bytes.size()) {
+      std::copy(blob.begin(), blob.end(), bytes.begin());
+      return FormatUuid(bytes);
+    }
+  }
+  return stmt.String(col);
+}
+
 HistoryEntry ReadHistory(const Statement& stmt) {
   HistoryEntry h;
-  h.id = stmt.String(0);
+  h.id = ReadCompactId(stmt, 0);
   h.job_id = stmt.String(1);
   h.event_type = stmt.String(2);
   h.worker_id = stmt.OptString(3);

@@ -19,8 +19,8 @@ namespace redrive::store::sqlite {
 // result live in job_payloads (see sqlite_schema.cc), read by key lookups.
 #define REDRIVE_JOB_COLUMNS                                                                \
   "id, queue_name, status, "                                                               \
-  "(SELECT payload FROM job_payloads WHERE job_id = jobs.id), "                            \
-  "(SELECT result FROM job_payloads WHERE job_id = jobs.id), "                             \
+  "(SELECT payload FROM job_payloads WHERE job_seq = jobs.seq), "                          \
+  "(SELECT result FROM job_payloads WHERE job_seq = jobs.seq), "                           \
   "priority, retry_count, max_retries, "                                                   \
   "timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, last_error, "      \
   "dead_reason, tags, idempotency_key, created_at, updated_at, scheduled_at, started_at, " \
@@ -41,8 +41,16 @@ namespace redrive::store::sqlite {
 // REDRIVE_JOB_COLUMNS order. INTERNAL if a stored value cannot be decoded.
 Result<Job> ReadJob(const Statement& stmt, int first = 0);
 
-#define REDRIVE_HISTORY_COLUMNS "id, job_id, event_type, worker_id, details, created_at, node_id"
+// A history entry's row is keyed by its job's seq (sqlite_schema.cc,
+// version 24); the select list reads the job's id from jobs beside it.
+#define REDRIVE_HISTORY_COLUMNS \
+  "job_history.id, jobs.id, event_type, worker_id, details, job_history.created_at, node_id"
 HistoryEntry ReadHistory(const Statement& stmt);
+
+// An id column kept compact: a UUID in canonical text (core/ids.h) is stored
+// as its 16 bytes, any other text as itself, and reads back as written.
+void BindCompactId(Statement& stmt, int index, const std::string& id);
+std::string ReadCompactId(const Statement& stmt, int col);
 
 #define REDRIVE_QUEUE_COLUMNS                                                              \
   "queue_name, max_retries, default_timeout, enabled, paused, paused_reason, "             \

@@ -431,6 +431,136 @@ INSERT INTO job_counts (queue_name, status, n)
   SELECT queue_name, status, count(*) FROM jobs GROUP BY queue_name, status;
 )sql";
 
+// Version 24: compact job storage. A finished job's history and payload
+// used to repeat its 36-character id in every row and in an index of their
+// own (about 1,600 bytes a job with a 100-byte payload, half of it
+// history). jobs gains `seq`, an INTEGER PRIMARY KEY (its rowid, so a
+// lookup by seq is the table's own B-tree), and the two tables that grow
+// with every job are keyed by it:
+// - job_payloads.job_seq is the payload row's rowid: no second index, and
+//   reading a job's payload is one rowid probe;
+// - job_history holds job_seq (a few bytes) instead of the job id, its own
+//   id as the UUID's 16 bytes (SqliteWriteTx::InsertHistory; entries stored
+//   before this version keep their text id, which reads back the same), and
+//   its index is (job_seq, created_at); rowid still orders entries written
+//   in the same microsecond.
+// jobs is rebuilt to get the new key (SQLite cannot add a primary key), so
+// this migration rewrites every job once; Migrate runs it with foreign keys
+// off, as SQLite documents for a table rebuild
+// (https://sqlite.org/lang_altertable.html, section 7), and checks them all
+// before it commits. The other tables that reference jobs (tags,
+// dependencies, workflow membership, revivals) keep referencing jobs.id,
+// still unique.
+constexpr char kSchemaV24[] = R"sql(
+CREATE TABLE jobs_v24 (
+  seq                INTEGER PRIMARY KEY,
+  id                 TEXT NOT NULL UNIQUE,
+  queue_name         TEXT NOT NULL,
+  status             TEXT NOT NULL CHECK (status IN ('pending','scheduled','processing',
+                       'completed','deadletter','cancelled','quarantined','blocked')),
+  priority           INTEGER NOT NULL CHECK (priority BETWEEN -100 AND 100),
+  retry_count        INTEGER NOT NULL CHECK (retry_count >= 0),
+  max_retries        INTEGER NOT NULL CHECK (max_retries >= 0),
+  timeout_seconds    INTEGER NOT NULL CHECK (timeout_seconds > 0),
+  backoff_base_ms    INTEGER NOT NULL CHECK (backoff_base_ms >= 0),
+  backoff_max_ms     INTEGER NOT NULL CHECK (backoff_max_ms >= 0),
+  backoff_jitter_ms  INTEGER NOT NULL CHECK (backoff_jitter_ms >= 0),
+  last_error         TEXT,
+  dead_reason        TEXT CHECK (dead_reason IN
+                       ('max_retries_exceeded','lease_expired','non_retryable','expired')),
+  tags               TEXT NOT NULL DEFAULT '{}',  -- JSON object; job_tags indexes it
+  idempotency_key    TEXT,
+  created_at         INTEGER NOT NULL,
+  updated_at         INTEGER NOT NULL,
+  scheduled_at       INTEGER NOT NULL,
+  started_at         INTEGER,
+  completed_at       INTEGER,
+  expires_at         INTEGER,
+  deadlettered_at    INTEGER,
+  assigned_worker_id TEXT,
+  lease_id           TEXT,
+  lease_expires_at   INTEGER,
+  attempts           INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+  lease_expiries     INTEGER NOT NULL DEFAULT 0 CHECK (lease_expiries >= 0),
+  crash_count        INTEGER NOT NULL DEFAULT 0 CHECK (crash_count >= 0),
+  crash_limit        INTEGER NOT NULL DEFAULT 3 CHECK (crash_limit >= 0),
+  snooze_count       INTEGER NOT NULL DEFAULT 0 CHECK (snooze_count >= 0),
+  max_snoozes        INTEGER NOT NULL DEFAULT 25 CHECK (max_snoozes >= 0),
+  completion_webhook TEXT,
+  error_fingerprint  TEXT CHECK (error_fingerprint IS NULL OR length(error_fingerprint) = 16),
+  -- A lease exists exactly while the job is processing: each of its three
+  -- fields is set in processing and in no other status.
+  CHECK ((status = 'processing') = (lease_id IS NOT NULL)),
+  CHECK ((status = 'processing') = (lease_expires_at IS NOT NULL)),
+  CHECK ((status = 'processing') = (assigned_worker_id IS NOT NULL)),
+  CHECK (status <> 'deadletter' OR (deadlettered_at IS NOT NULL AND dead_reason IS NOT NULL))
+) STRICT;
+INSERT INTO jobs_v24 (id, queue_name, status, priority, retry_count, max_retries,
+    timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, last_error,
+    dead_reason, tags, idempotency_key, created_at, updated_at, scheduled_at, started_at,
+    completed_at, expires_at, deadlettered_at, assigned_worker_id, lease_id, lease_expires_at,
+    attempts, lease_expiries, crash_count, crash_limit, snooze_count, max_snoozes,
+    completion_webhook, error_fingerprint)
+  SELECT id, queue_name, status, priority, retry_count, max_retries,
+    timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, last_error,
+    dead_reason, tags, idempotency_key, created_at, updated_at, scheduled_at, started_at,
+    completed_at, expires_at, deadlettered_at, assigned_worker_id, lease_id, lease_expires_at,
+    attempts, lease_expiries, crash_count, crash_limit, snooze_count, max_snoozes,
+    completion_webhook, error_fingerprint
+  FROM jobs ORDER BY rowid;
+
+CREATE TABLE job_payloads_v24 (
+  job_seq INTEGER PRIMARY KEY REFERENCES jobs_v24 (seq) ON DELETE CASCADE,
+  payload TEXT NOT NULL,
+  result  TEXT
+) STRICT;
+INSERT INTO job_payloads_v24 (job_seq, payload, result)
+  SELECT j.seq, p.payload, p.result FROM job_payloads p JOIN jobs_v24 j ON j.id = p.job_id
+  ORDER BY j.seq;
+
+CREATE TABLE job_history_v24 (
+  job_seq    INTEGER NOT NULL REFERENCES jobs_v24 (seq) ON DELETE CASCADE,
+  id         ANY NOT NULL,  -- the UUID's 16 bytes (text in entries from before version 24)
+  event_type TEXT NOT NULL,
+  worker_id  TEXT,
+  details    TEXT NOT NULL DEFAULT '{}',
+  created_at INTEGER NOT NULL,
+  node_id    TEXT
+) STRICT;
+INSERT INTO job_history_v24 (job_seq, id, event_type, worker_id, details, created_at, node_id)
+  SELECT j.seq, h.id, h.event_type, h.worker_id, h.details, h.created_at, h.node_id
+  FROM job_history h JOIN jobs_v24 j ON j.id = h.job_id ORDER BY h.rowid;
+
+DROP TABLE job_history;
+DROP TABLE job_payloads;
+DROP TABLE jobs;
+ALTER TABLE jobs_v24 RENAME TO jobs;
+ALTER TABLE job_payloads_v24 RENAME TO job_payloads;
+ALTER TABLE job_history_v24 RENAME TO job_history;
+
+CREATE INDEX job_history_job ON job_history (job_seq, created_at);
+CREATE UNIQUE INDEX jobs_idempotency ON jobs (idempotency_key)
+  WHERE idempotency_key IS NOT NULL;
+CREATE INDEX jobs_claim ON jobs (queue_name, priority DESC, created_at)
+  WHERE status = 'pending';
+CREATE INDEX jobs_scheduled ON jobs (scheduled_at) WHERE status = 'scheduled';
+CREATE INDEX jobs_lease ON jobs (lease_expires_at) WHERE status = 'processing';
+CREATE INDEX jobs_deadline ON jobs (expires_at)
+  WHERE status IN ('pending','scheduled') AND expires_at IS NOT NULL;
+CREATE INDEX jobs_dlq_queue ON jobs (queue_name, deadlettered_at) WHERE status = 'deadletter';
+CREATE INDEX jobs_dlq ON jobs (deadlettered_at) WHERE status = 'deadletter';
+CREATE INDEX jobs_listing ON jobs (queue_name, status, created_at, id);
+CREATE INDEX jobs_queue_created ON jobs (queue_name, created_at, id);
+CREATE INDEX jobs_created ON jobs (created_at, id);
+CREATE INDEX jobs_retention ON jobs (queue_name, status, completed_at)
+  WHERE completed_at IS NOT NULL;
+CREATE INDEX jobs_dlq_fingerprint ON jobs (queue_name, error_fingerprint, deadlettered_at)
+  WHERE status = 'deadletter';
+CREATE INDEX jobs_unfingerprinted ON jobs (id)
+  WHERE error_fingerprint IS NULL AND last_error IS NOT NULL
+    AND status IN ('deadletter','quarantined');
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "outgoing webhooks", kSchemaV2},
@@ -455,6 +585,7 @@ constexpr Migration kMigrations[] = {
     {21, "move operations and finished operations' retention", operation_sql::kMoveSchema},
     {22, "auto-redrive policies and revival counts", autoredrive_sql::kSchema},
     {23, "job counts per queue and status", kSchemaV23},
+    {24, "compact job storage: jobs.seq keys payloads and history", kSchemaV24},
 };
 
 constexpr char kCreateMigrationsTable[] =
@@ -468,19 +599,19 @@ Status Rollback(Connection& conn, Status why) {
   return why;
 }
 
-}  // namespace
-
-std::span<const Migration> Migrations() { return kMigrations; }
-
-Result<int> SchemaVersion(Connection& conn) {
-  REDRIVE_RETURN_IF_ERROR(conn.Exec(kCreateMigrationsTable));
-  REDRIVE_ASSIGN_OR_RETURN(Statement stmt,
-                           conn.Prepare("SELECT coalesce(max(version), 0) FROM schema_migrations"));
-  REDRIVE_ASSIGN_OR_RETURN(bool row, stmt.Step());
-  return row ? stmt.Int(0) : 0;
+// Every reference to a missing row, as an error naming the first one
+// (PRAGMA foreign_key_check: table, rowid, parent, fkid).
+Status CheckForeignKeys(Connection& conn) {
+  REDRIVE_ASSIGN_OR_RETURN(Statement check, conn.Prepare("PRAGMA foreign_key_check"));
+  REDRIVE_ASSIGN_OR_RETURN(bool dangling, check.Step());
+  if (!dangling) return Status::Ok();
+  return Status::Internal("the migrations left a row of " + check.String(0) +
+                          " referencing a missing row of " + check.String(2));
 }
 
-Status Migrate(Connection& conn, std::span<const Migration> migrations) {
+// Migrate's body, with foreign keys off: applies the missing migrations and
+// commits only if no row then references one that does not exist.
+Status MigrateInOneTransaction(Connection& conn, std::span<const Migration> migrations) {
   // IMMEDIATE: another process migrating the same file waits for us (busy
   // timeout) and then sees the upgraded version instead of racing.
   REDRIVE_RETURN_IF_ERROR(conn.Exec("BEGIN IMMEDIATE"));
@@ -496,8 +627,10 @@ Status Migrate(Connection& conn, std::span<const Migration> migrations) {
   // applied_at is audit metadata for operators, not job time, so reading
   // the system clock here does not break the "time is passed in" rule.
   int64_t applied_at = ToMicros(SystemClock().Now());
+  bool applied_any = false;
   for (const Migration& m : migrations) {
     if (m.version <= *current) continue;
+    applied_any = true;
     Status st = conn.ExecScript(m.sql);
     if (!st.ok()) {
       return Rollback(conn, Status(st.code(), "migration " + std::to_string(m.version) + " (" +
@@ -511,9 +644,44 @@ Status Migrate(Connection& conn, std::span<const Migration> migrations) {
     st = record->Run();
     if (!st.ok()) return Rollback(conn, st);
   }
+  if (applied_any) {
+    Status refs = CheckForeignKeys(conn);
+    if (!refs.ok()) return Rollback(conn, refs);
+  }
   Status st = conn.Exec("COMMIT");
   if (!st.ok()) return Rollback(conn, st);
   return Status::Ok();
+}
+
+}  // namespace
+
+std::span<const Migration> Migrations() { return kMigrations; }
+
+Result<int> SchemaVersion(Connection& conn) {
+  REDRIVE_RETURN_IF_ERROR(conn.Exec(kCreateMigrationsTable));
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt,
+                           conn.Prepare("SELECT coalesce(max(version), 0) FROM schema_migrations"));
+  REDRIVE_ASSIGN_OR_RETURN(bool row, stmt.Step());
+  return row ? stmt.Int(0) : 0;
+}
+
+Status Migrate(Connection& conn, std::span<const Migration> migrations) {
+  // A migration may rebuild a table others reference (version 24 rebuilds
+  // jobs). With foreign keys on, dropping the old table would first delete
+  // its rows and cascade to every row that references them, so, as SQLite
+  // documents for a rebuild, they are off while the migrations run (the
+  // pragma is a no-op inside a transaction, hence here) and every
+  // reference is checked before COMMIT (MigrateInOneTransaction).
+  REDRIVE_ASSIGN_OR_RETURN(Statement fk, conn.Prepare("PRAGMA foreign_keys"));
+  REDRIVE_ASSIGN_OR_RETURN(bool fk_row, fk.Step());
+  const bool fk_on = fk_row && fk.Int(0) != 0;
+  if (fk_on) REDRIVE_RETURN_IF_ERROR(conn.Exec("PRAGMA foreign_keys = OFF"));
+  Status st = MigrateInOneTransaction(conn, migrations);
+  if (fk_on) {
+    Status on = conn.Exec("PRAGMA foreign_keys = ON");
+    if (st.ok()) st = on;
+  }
+  return st;
 }
 
 }  // namespace redrive::store::sqlite

@@ -269,6 +269,105 @@ TEST_F(SchemaTest, TheJobCountsMigrationCountsTheJobsAlreadyStored) {
   EXPECT_EQ(counts(), "a:completed=2,a:pending=1,b:pending=1");
 }
 
+// The compact-storage migration rebuilds jobs (a seq key) and re-keys
+// payloads and history by it. A file from before keeps every job, payload,
+// result and history entry (text ids read back as stored, in order), and
+// every row that references a job by id (tags, dependencies, workflow
+// membership, revivals); deleting a job afterwards still takes all of them.
+TEST_F(SchemaTest, TheCompactStorageMigrationKeepsEveryJobAndWhatHangsOffIt) {
+  size_t before = 0;
+  while (std::string_view(Migrations()[before].name) !=
+         "compact job storage: jobs.seq keys payloads and history") {
+    ++before;
+  }
+  ASSERT_TRUE(Migrate(*conn_, Migrations().first(before)).ok());
+  auto insert = [&](const std::string& id, const std::string& status) {
+    return conn_->ExecScript(
+        "INSERT INTO jobs (id, queue_name, status, priority, retry_count, max_retries,"
+        " timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, created_at,"
+        " updated_at, scheduled_at, completed_at) VALUES ('" +
+        id + "', 'q', '" + status + "', 0, 0, 3, 30, 1, 1, 1, 1, 1, 1, " +
+        (status == "completed" ? "2" : "NULL") + ");");
+  };
+  ASSERT_TRUE(insert("j-b", "completed").ok());  // inserted first: seq 1
+  ASSERT_TRUE(insert("j-a", "blocked").ok());
+  ASSERT_TRUE(
+      conn_
+          ->ExecScript(
+              "INSERT INTO job_payloads VALUES ('j-b', '{\"x\":1}', '\"done\"');"
+              "INSERT INTO job_payloads VALUES ('j-a', '{\"y\":2}', NULL);"
+              "INSERT INTO job_history (id, job_id, event_type, worker_id, details,"
+              " created_at, node_id) VALUES"
+              " ('h3', 'j-b', 'completed', NULL, '{}', 5, 'n1'),"
+              " ('h1', 'j-b', 'created', NULL, '{\"queue_name\":\"q\"}', 1, NULL),"
+              " ('h2', 'j-b', 'processing', 'w', '{}', 5, 'n1'),"
+              " ('h4', 'j-a', 'created', NULL, '{}', 1, NULL);"
+              "INSERT INTO job_tags VALUES ('j-b', 'k', 'v');"
+              "INSERT INTO workflows (id, name, metadata, created_at) VALUES ('wf', 'w', '{}', 1);"
+              "INSERT INTO workflow_jobs VALUES ('j-a', 'wf', 'a', 0);"
+              "INSERT INTO job_dependencies (job_id, depends_on_job_id, mode)"
+              " VALUES ('j-a', 'j-b', 'all');"
+              "INSERT INTO job_auto_revivals VALUES ('j-b', 1);")
+          .ok());
+  ASSERT_TRUE(Migrate(*conn_).ok());
+  EXPECT_EQ(*SchemaVersion(*conn_), Migrations().back().version);
+  auto one = [&](const std::string& query) {
+    auto stmt = conn_->Prepare(query);
+    EXPECT_TRUE(stmt.ok()) << query << ": " << stmt.status().ToString();
+    if (!stmt.ok()) return std::string("<error>");
+    EXPECT_TRUE(*stmt->Step()) << query;
+    return stmt->String(0);
+  };
+  EXPECT_EQ(one("SELECT group_concat(seq || '=' || id || ':' || status, ',')"
+                " FROM (SELECT * FROM jobs ORDER BY seq)"),
+            "1=j-b:completed,2=j-a:blocked");
+  EXPECT_EQ(one("SELECT group_concat(j.id || ':' || p.payload || ':' || ifnull(p.result, '-'), ',')"
+                " FROM (SELECT * FROM job_payloads ORDER BY job_seq) p"
+                " JOIN jobs j ON j.seq = p.job_seq"),
+            "j-b:{\"x\":1}:\"done\",j-a:{\"y\":2}:-");
+  // Ties in created_at keep their insertion order (h3 before h2).
+  EXPECT_EQ(one("SELECT group_concat(h.id || ':' || h.event_type, ',') FROM (SELECT job_history.*"
+                " FROM job_history JOIN jobs ON jobs.seq = job_history.job_seq"
+                " WHERE jobs.id = 'j-b' ORDER BY job_history.created_at, job_history.rowid) h"),
+            "h1:created,h3:completed,h2:processing");
+  EXPECT_EQ(one("SELECT count(*) FROM job_tags WHERE job_id = 'j-b'"), "1");
+  EXPECT_EQ(one("SELECT count(*) FROM job_dependencies"), "1");
+  EXPECT_EQ(one("SELECT count(*) FROM workflow_jobs"), "1");
+  EXPECT_EQ(one("SELECT count(*) FROM job_auto_revivals"), "1");
+  EXPECT_EQ(one("PRAGMA foreign_keys"), "1");
+  EXPECT_EQ(one("PRAGMA integrity_check"), "ok");
+
+  // The references hold after the rebuild: a job that does not exist has
+  // no payload, and deleting one takes its rows in every table.
+  EXPECT_FALSE(conn_->ExecScript("INSERT INTO job_payloads VALUES (99, '{}', NULL);").ok());
+  ASSERT_TRUE(conn_->ExecScript("DELETE FROM jobs WHERE id = 'j-b';").ok());
+  EXPECT_EQ(one("SELECT (SELECT count(*) FROM job_payloads) || ',' ||"
+                " (SELECT count(*) FROM job_history) || ',' || (SELECT count(*) FROM job_tags)"
+                " || ',' || (SELECT count(*) FROM job_dependencies) || ',' ||"
+                " (SELECT count(*) FROM job_auto_revivals)"),
+            "1,1,0,0,0");
+}
+
+// Migrations run with foreign keys off (a table rebuild needs it), so
+// Migrate checks every reference before it commits: a migration that leaves
+// a row pointing nowhere is rolled back whole, and foreign keys are on again
+// whether it failed or not.
+TEST_F(SchemaTest, AMigrationThatLeavesADanglingReferenceIsRolledBack) {
+  std::vector<Migration> dangling = {
+      {1, "parent", "CREATE TABLE p (id INTEGER PRIMARY KEY);"},
+      {2, "child", "CREATE TABLE c (pid INTEGER REFERENCES p (id)); INSERT INTO c VALUES (7);"}};
+  Status st = Migrate(*conn_, dangling);
+  EXPECT_EQ(st.code(), ErrorCode::kInternal) << st.ToString();
+  EXPECT_NE(st.message().find("row of c referencing a missing row of p"), std::string::npos)
+      << st.ToString();
+  EXPECT_FALSE(conn_->InTransaction());
+  EXPECT_EQ(*SchemaVersion(*conn_), 0);
+  EXPECT_FALSE(TableExists("c"));
+  auto fk = conn_->Prepare("PRAGMA foreign_keys");
+  ASSERT_TRUE(*fk->Step());
+  EXPECT_EQ(fk->Int(0), 1);
+}
+
 TEST_F(SchemaTest, MigrationsAreNumberedInOrderWithoutGaps) {
   int expected = 1;
   for (const Migration& m : Migrations()) EXPECT_EQ(m.version, expected++) << m.name;

@@ -2,10 +2,12 @@
 // the queue/worker writes are in sqlite_write_selects.cc.
 #include "store/sqlite/sqlite_write_tx.h"
 
+#include <cstdint>
 #include <string>
 
 #include "store/sqlite/job_columns.h"
 #include "store/sqlite/job_sql.h"
+#include "store/sqlite/row_mapping.h"
 
 namespace redrive::store::sqlite {
 namespace {
@@ -117,10 +119,12 @@ Result<InsertOutcome> SqliteWriteTx::InsertJob(const Job& job, const HistoryEntr
     BindColumns(insert, job, kJobsTableColumns);
     REDRIVE_RETURN_IF_ERROR(insert.Run());
   }
+  // seq is the row's rowid, and jobs has no trigger that could insert after it.
+  const int64_t seq = sqlite3_last_insert_rowid(conn().db());
   {
     REDRIVE_ASSIGN_OR_RETURN(Statement insert, conn().Prepare(sql::InsertPayloadsSql()));
     BindColumns(insert, job, kPayloadsColumns);
-    insert.Bind(sql::kPayloadsJobIdParam, job.id);
+    insert.Bind(sql::kPayloadsJobSeqParam, seq);
     REDRIVE_RETURN_IF_ERROR(insert.Run());
   }
   REDRIVE_RETURN_IF_ERROR(InsertTags(job.id, job.tags));
@@ -190,8 +194,8 @@ Status SqliteWriteTx::InsertHistory(const HistoryEntry& h, const std::string& jo
                             " has no id (core's NewHistoryEntry assigns it)");
   }
   REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(sql::kInsertHistory));
-  stmt.Bind(1, h.id);
-  stmt.Bind(2, job_id);
+  stmt.Bind(1, job_id);
+  BindCompactId(stmt, 2, h.id);
   stmt.Bind(3, h.event_type);
   stmt.Bind(4, h.worker_id);
   stmt.Bind(5, h.details_json);

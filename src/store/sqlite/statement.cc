@@ -75,6 +75,18 @@ Status Statement::Run() {
 
 long long Statement::Changes() const { return sqlite3_changes64(sqlite3_db_handle(stmt_)); }
 
+void Statement::BindBlobCopy(int index, std::span<const uint8_t> bytes) {
+  NoteBindError(sqlite3_bind_blob64(stmt_, index, bytes.data(), bytes.size(), SQLITE_TRANSIENT),
+                index);
+}
+
+std::span<const uint8_t> Statement::Blob(int col) const {
+  // The pointer before the length, as for Text.
+  const void* p = sqlite3_column_blob(stmt_, col);
+  if (p == nullptr) return {};
+  return {static_cast<const uint8_t*>(p), static_cast<size_t>(sqlite3_column_bytes(stmt_, col))};
+}
+
 std::string_view Statement::Text(int col) const {
   // Ask for the text before its length: sqlite3_column_bytes after
   // sqlite3_column_text measures the converted UTF-8 value.

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -44,6 +45,8 @@ class Statement {
   // Text SQLite copies: for values computed just to be bound (e.g. encoded).
   void BindCopy(int index, std::string_view text);
   void BindNull(int index);
+  // Bytes SQLite copies, stored as a BLOB.
+  void BindBlobCopy(int index, std::span<const uint8_t> bytes);
   template <typename T>
   void Bind(int index, const std::optional<T>& value) {
     if (value) {
@@ -62,12 +65,15 @@ class Statement {
   long long Changes() const;
 
   bool IsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+  bool IsBlob(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_BLOB; }
   int64_t Int64(int col) const { return sqlite3_column_int64(stmt_, col); }
   int Int(int col) const { return sqlite3_column_int(stmt_, col); }
   // Valid until the next Step or destruction.
   std::string_view Text(int col) const;
   std::string String(int col) const { return std::string(Text(col)); }
   std::optional<std::string> OptString(int col) const;
+  // A BLOB's bytes; valid until the next Step or destruction.
+  std::span<const uint8_t> Blob(int col) const;
   Instant Time(int col) const { return InstantFromMicros(Int64(col)); }
   std::optional<Instant> OptTime(int col) const;
 
