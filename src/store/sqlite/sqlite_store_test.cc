@@ -9,6 +9,8 @@
 #include <fstream>
 #include <thread>
 
+#include "store/sqlite/connection.h"
+#include "store/sqlite/sqlite_schema.h"
 #include "store/sqlite/temp_dir_for_test.h"
 
 namespace redrive::store {
@@ -147,6 +149,108 @@ TEST_F(SqliteStoreTest, CommittedDataSurvivesReopen) {
   EXPECT_EQ(*kept, PendingJob("kept"));
   EXPECT_EQ((*tx)->GetHistory("kept")->size(), 1u);
   EXPECT_EQ((*tx)->GetJob("lost").status().code(), ErrorCode::kNotFound);
+}
+
+// A store written before the compact layout (schema version 24: payloads
+// and history keyed by jobs.seq) is upgraded at open and then serves what it
+// held through the store's own reads and writes: the job with its payload
+// and result, its history in order (text ids as stored, new entries after
+// them), and a delete that takes all of it.
+TEST_F(SqliteStoreTest, AStoreFromBeforeTheCompactLayoutServesItsJobsAfterTheUpgrade) {
+  const std::string path = dir_.File("v23.db");
+  const std::string id = "01a243de-882f-708e-a89a-e436b9173288";
+  {
+    sqlite::ConnectionOptions options;
+    options.writer = true;
+    auto conn = sqlite::Connection::Open(path, options);
+    ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+    size_t before = 0;
+    while (std::string(sqlite::Migrations()[before].name).find("compact job storage") != 0) {
+      ++before;
+    }
+    ASSERT_TRUE(sqlite::Migrate(**conn, sqlite::Migrations().first(before)).ok());
+    ASSERT_TRUE(
+        (*conn)
+            ->ExecScript(
+                "INSERT INTO jobs (id, queue_name, status, priority, retry_count, max_retries,"
+                " timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, tags,"
+                " created_at, updated_at, scheduled_at, started_at, completed_at, attempts)"
+                " VALUES ('" +
+                id +
+                "', 'q', 'completed', 0, 0, 3, 30, 1, 1, 1, '{\"k\":\"v\"}',"
+                " 1800000000000000, 1800000000000000, 1800000000000000, 1800000000000000,"
+                " 1800000000000000, 1);"
+                "INSERT INTO job_payloads VALUES ('" +
+                id +
+                "', '{\"x\":1}', '\"ok\"');"
+                "INSERT INTO job_tags VALUES ('" +
+                id +
+                "', 'k', 'v');"
+                "INSERT INTO job_history (id, job_id, event_type, worker_id, details, created_at,"
+                " node_id) VALUES"
+                " ('01a243de-882f-7596-bc9e-152d007ef52f', '" +
+                id +
+                "', 'created', NULL, '{\"queue_name\":\"q\"}', 1800000000000000, 'n1'),"
+                " ('legacy-entry', '" +
+                id + "', 'completed', 'w1', '{}', 1800000000000000, NULL);")
+            .ok());
+  }
+  auto store = OpenMigrated(path);
+  ASSERT_NE(store, nullptr);
+  {
+    auto tx = store->BeginRead();
+    ASSERT_TRUE(tx.ok());
+    auto job = (*tx)->GetJob(id);
+    ASSERT_TRUE(job.ok()) << job.status().ToString();
+    EXPECT_EQ(job->status, JobStatus::kCompleted);
+    EXPECT_EQ(job->payload, "{\"x\":1}");
+    EXPECT_EQ(job->result, "\"ok\"");
+    EXPECT_EQ(job->tags, (Tags{{"k", "v"}}));
+    auto history = (*tx)->GetHistory(id);
+    ASSERT_TRUE(history.ok()) << history.status().ToString();
+    ASSERT_EQ(history->size(), 2u);
+    EXPECT_EQ((*history)[0].id, "01a243de-882f-7596-bc9e-152d007ef52f");
+    EXPECT_EQ((*history)[0].details_json, "{\"queue_name\":\"q\"}");
+    EXPECT_EQ((*history)[0].node_id, "n1");
+    EXPECT_EQ((*history)[1].id, "legacy-entry");
+    EXPECT_EQ((*history)[1].worker_id, "w1");
+  }
+  {
+    auto tx = store->BeginWrite();
+    ASSERT_TRUE(tx.ok());
+    auto job = (*tx)->GetJob(id);
+    ASSERT_TRUE(job.ok());
+    Change change;
+    change.before = *job;
+    change.after = *job;
+    change.after.result = "\"again\"";
+    change.history = HistoryEntry{
+        "01a243de-9000-7000-8000-000000000001",  id, "result_updated", std::nullopt, "{}",
+        InstantFromMicros(1'800'000'000'000'000)};
+    ASSERT_TRUE((*tx)->ApplyChange(change).ok());
+    ASSERT_TRUE((*tx)->Commit().ok());
+  }
+  {
+    auto tx = store->BeginRead();
+    ASSERT_TRUE(tx.ok());
+    EXPECT_EQ((*tx)->GetJob(id)->result, "\"again\"");
+    auto history = (*tx)->GetHistory(id);
+    ASSERT_TRUE(history.ok());
+    ASSERT_EQ(history->size(), 3u);
+    EXPECT_EQ((*history)[2].id, "01a243de-9000-7000-8000-000000000001");
+  }
+  {
+    auto tx = store->BeginWrite();
+    ASSERT_TRUE(tx.ok());
+    auto deleted = (*tx)->DeleteJobs({id});
+    ASSERT_TRUE(deleted.ok()) << deleted.status().ToString();
+    EXPECT_EQ(*deleted, 1);
+    ASSERT_TRUE((*tx)->Commit().ok());
+  }
+  auto tx = store->BeginRead();
+  ASSERT_TRUE(tx.ok());
+  EXPECT_EQ((*tx)->GetJob(id).status().code(), ErrorCode::kNotFound);
+  EXPECT_TRUE((*tx)->GetHistory(id)->empty());
 }
 
 TEST_F(SqliteStoreTest, ReadTxIsASnapshot) {
