@@ -87,8 +87,50 @@ Result<IntegrityReport> SqliteStore::CheckIntegrity(const Clock& clock,
   return sqlite::QuickCheck(*conn, clock, budget);
 }
 
+namespace {
+
+// The writer's journal mode after asking for `mode` (SQLite answers with the
+// mode it is in, which is the old one when the change was refused).
+Result<std::string> SetJournalMode(Connection& writer, const char* mode) {
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt,
+                           writer.Prepare(std::string("PRAGMA journal_mode=") + mode));
+  REDRIVE_ASSIGN_OR_RETURN(bool row, stmt.Step());
+  if (!row) return Status::Internal("PRAGMA journal_mode returned no row");
+  return stmt.String(0);
+}
+
+}  // namespace
+
 Status SqliteStore::Migrate() {
   std::lock_guard<std::mutex> lock(writer_mu_);
+  REDRIVE_ASSIGN_OR_RETURN(const int version, sqlite::SchemaVersion(*writer_));
+  if (version >= sqlite::Migrations().back().version) return MigrateLocked();
+  // A migration may rewrite whole tables (version 24 rebuilds jobs). In WAL
+  // mode every page of the migrations' one transaction waits in the WAL
+  // until it commits, so rebuilding a large store would need free disk
+  // twice its size, and each page would be written twice (WAL, then the
+  // checkpoint). A rollback journal keeps only the old content of the pages
+  // that existed and change, so the migrations run in one: the writer must
+  // then be the file's only connection, so the checkpointer's closes
+  // meanwhile (after a last checkpoint). If another process has the file
+  // open the switch is refused and they run in WAL, as before.
+  checkpointer_.reset();
+  REDRIVE_ASSIGN_OR_RETURN(const std::string mode, SetJournalMode(*writer_, "DELETE"));
+  Status st = MigrateLocked();
+  if (mode != "wal") {
+    Result<std::string> back = SetJournalMode(*writer_, "WAL");
+    if (st.ok() && !back.ok()) st = back.status();
+    if (st.ok() && *back != "wal")
+      st = Status::Unavailable("cannot switch the database back to WAL mode");
+  }
+  Result<std::unique_ptr<sqlite::Checkpointer>> checkpointer =
+      sqlite::Checkpointer::Start(path_, ConnectionOptionsFor(options_, true), *writer_, health_);
+  if (!checkpointer.ok()) return st.ok() ? checkpointer.status() : st;
+  checkpointer_ = std::move(*checkpointer);
+  return st;
+}
+
+Status SqliteStore::MigrateLocked() {
   // Migrations commit on the writer outside any WriteTx: with the pipelined
   // writer, let each COMMIT sync by itself.
   if (!wal_sync_) return sqlite::Migrate(*writer_);

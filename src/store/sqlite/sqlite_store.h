@@ -92,6 +92,8 @@ class SqliteStore final : public Store {
   const std::string& path() const { return path_; }
 
  private:
+  // Migrate's migrations, on the writer. REQUIRES: writer_mu_ held.
+  Status MigrateLocked();
   SqliteStore(std::string path, SqliteOptions options, std::unique_ptr<sqlite::ServerLock> lock,
               std::unique_ptr<sqlite::Connection> writer);
 

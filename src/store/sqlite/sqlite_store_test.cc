@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -197,6 +198,17 @@ TEST_F(SqliteStoreTest, AStoreFromBeforeTheCompactLayoutServesItsJobsAfterTheUpg
   }
   auto store = OpenMigrated(path);
   ASSERT_NE(store, nullptr);
+  // The migrations ran under a rollback journal (SqliteStore::Migrate); the
+  // file is back in WAL mode and no journal is left behind.
+  {
+    sqlite::ConnectionOptions options;
+    auto reader = sqlite::Connection::Open(path, options);
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    auto mode = (*reader)->Prepare("PRAGMA journal_mode");
+    ASSERT_TRUE(mode.ok() && *mode->Step());
+    EXPECT_EQ(mode->String(0), "wal");
+    EXPECT_FALSE(std::filesystem::exists(path + "-journal"));
+  }
   {
     auto tx = store->BeginRead();
     ASSERT_TRUE(tx.ok());
