@@ -113,11 +113,12 @@ Status SqliteStore::Migrate() {
   // that existed and change, so the migrations run in one: the writer must
   // then be the file's only connection, so the checkpointer's closes
   // meanwhile (after a last checkpoint). If another process has the file
-  // open the switch is refused and they run in WAL, as before.
+  // open (a `redrive backup`) the switch is refused, or fails busy, and they
+  // run in WAL, as before.
   checkpointer_.reset();
-  REDRIVE_ASSIGN_OR_RETURN(const std::string mode, SetJournalMode(*writer_, "DELETE"));
+  const Result<std::string> mode = SetJournalMode(*writer_, "DELETE");
   Status st = MigrateLocked();
-  if (mode != "wal") {
+  if (mode.ok() && *mode != "wal") {
     Result<std::string> back = SetJournalMode(*writer_, "WAL");
     if (st.ok() && !back.ok()) st = back.status();
     if (st.ok() && *back != "wal")

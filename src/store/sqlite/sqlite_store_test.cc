@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -263,6 +264,42 @@ TEST_F(SqliteStoreTest, AStoreFromBeforeTheCompactLayoutServesItsJobsAfterTheUpg
   ASSERT_TRUE(tx.ok());
   EXPECT_EQ((*tx)->GetJob(id).status().code(), ErrorCode::kNotFound);
   EXPECT_TRUE((*tx)->GetHistory(id)->empty());
+}
+
+// The migrations want the file to themselves for their rollback journal; a
+// reader of another process in the middle of a read (a backup) makes the
+// switch fail busy, and they run in WAL instead: the upgrade still happens.
+TEST_F(SqliteStoreTest, MigrationsRunInWalWhenAnotherConnectionReads) {
+  const std::string path = dir_.File("shared.db");
+  sqlite::ConnectionOptions writer_options;
+  writer_options.writer = true;
+  {
+    auto conn = sqlite::Connection::Open(path, writer_options);
+    ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+    ASSERT_TRUE(sqlite::Migrate(**conn, sqlite::Migrations().first(1)).ok());
+  }
+  sqlite::ConnectionOptions reader_options;
+  auto reader = sqlite::Connection::Open(path, reader_options);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  ASSERT_TRUE((*reader)->Exec("BEGIN").ok());
+  {
+    auto count = (*reader)->Prepare("SELECT count(*) FROM jobs");
+    ASSERT_TRUE(count.ok() && *count->Step());  // the read transaction holds its snapshot
+  }
+  SqliteOptions options;
+  options.busy_timeout = std::chrono::milliseconds(50);
+  auto store = SqliteStore::Open(path, options);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  Status st = (*store)->Migrate();
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_TRUE((*reader)->Exec("COMMIT").ok());
+  ASSERT_TRUE(InsertAndCommit(**store, PendingJob("after")).ok());
+  auto tx = (*store)->BeginRead();
+  ASSERT_TRUE(tx.ok());
+  EXPECT_TRUE((*tx)->GetJob("after").ok());
+  auto mode = (*reader)->Prepare("PRAGMA journal_mode");
+  ASSERT_TRUE(mode.ok() && *mode->Step());
+  EXPECT_EQ(mode->String(0), "wal");
 }
 
 TEST_F(SqliteStoreTest, ReadTxIsASnapshot) {
