@@ -11,8 +11,10 @@
 #      claimed and completed: real rows, each with its history;
 #   3. times SAMPLES requests of each read with curl, one after the other;
 #   4. prints one line per level: p50 / p90 / max milliseconds of each read
-#      and the store's size on disk; stops the server by PID and removes the
-#      temp dir.
+#      and the store's size on disk; at the end, when the sqlite3 shell is
+#      installed (it is not a dependency), the bytes per finished job of each
+#      table and index (SQLite's dbstat); stops the server by PID and removes
+#      the temp dir.
 # Not part of `make test`: ten million jobs take about ten minutes to write
 # and about 15 GB of disk.
 #
@@ -96,3 +98,13 @@ for level in $levels; do
   mb="$(du -sm "$tmp" | cut -f1)"
   printf '%-12s | %-24s | %-24s | %-24s | %s\n' "$level" "$stats" "$queues" "$metrics" "$mb"
 done
+
+# What each table and index takes per finished job, at the last level.
+if command -v sqlite3 >/dev/null && ((done > 0)); then
+  echo
+  echo "bytes per finished job, by table and index (dbstat):"
+  sqlite3 -readonly "$tmp/redrive.db" \
+    "SELECT printf('%-28s %8.1f', name, sum(pgsize) * 1.0 / $done) FROM dbstat
+     GROUP BY name HAVING sum(pgsize) * 1.0 / $done >= 1 ORDER BY sum(pgsize) DESC;
+     SELECT printf('%-28s %8.1f', 'total', sum(pgsize) * 1.0 / $done) FROM dbstat;"
+fi
