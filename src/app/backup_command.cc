@@ -17,6 +17,9 @@ CLI::App* AddBackupCommand(CLI::App& app, BackupFlags& flags) {
       ->envname("REDRIVE_STORE")
       ->capture_default_str();
   backup->add_option("DEST", flags.dest, "The new file (never overwritten)")->required();
+  backup->add_flag("--compact", flags.compact,
+                   "Rewrite the rows into a file without the free pages that deleted jobs left "
+                   "(VACUUM INTO): smaller, slower to take");
   backup->footer(
       "The copy is one commit's state of the store, checked (PRAGMA quick_check) and fsync'd "
       "before it appears at DEST.\nRestore: stop the server, replace the store's file with "
@@ -36,7 +39,9 @@ int RunBackup(const BackupFlags& flags) {
                  "(or your provider's snapshots)\n";
     return 2;
   }
-  Status st = store::sqlite::BackupDatabase(store->location, flags.dest);
+  Status st = store::sqlite::BackupDatabase(
+      store->location, flags.dest,
+      flags.compact ? store::sqlite::BackupKind::kCompact : store::sqlite::BackupKind::kPages);
   if (!st.ok()) {
     std::cerr << "redrive: backup of " << store->location << " failed: " << st.message() << "\n";
     return st.code() == ErrorCode::kConflict ? 2 : 1;

@@ -14,6 +14,7 @@ namespace redrive::app {
 struct BackupFlags {
   std::string store = "sqlite:./redrive-data/redrive.db";  // as serve's --store
   std::string dest;
+  bool compact = false;  // VACUUM INTO instead of a page copy
 };
 
 // Registers the subcommand on `app`; `flags` must outlive parsing.

@@ -248,6 +248,54 @@ TEST(BackupTest, CopiesTheStoreUnderALiveServerAndAServerOnTheCopySeesTheJobs) {
   EXPECT_EQ(server.Stop(), 0) << server.Stderr();
 }
 
+// --compact writes the rows without the pages deleted jobs freed (a store's
+// file never shrinks by itself): much smaller than a page copy of the same
+// store, and a server on it sees every job that was left.
+TEST(BackupTest, ACompactCopyLeavesOutThePagesDeletedJobsFreed) {
+  ServerProcess server;
+  server.options().store = "sqlite:" + server.db_path().string();
+  ASSERT_TRUE(server.Start());
+  HttpClient c = server.Client();
+  const std::vector<std::string> kept = EnqueueSome(c, 5);
+  const std::string big(4000, 'x');
+  for (int i = 0; i < 300; ++i) {
+    auto r = c.JsonRequest("POST", "/api/v1/jobs",
+                           json::object{{"queue_name", "big"}, {"payload", big}});
+    ASSERT_EQ(r.status, 201) << r.raw.body;
+  }
+  auto deleted = c.JsonRequest("DELETE", "/api/v1/queues/big?delete_jobs=true");
+  ASSERT_EQ(deleted.status, 204) << deleted.raw.body;
+
+  TempDir backups;
+  const auto pages = backups.path() / "pages.db";
+  const auto compact = backups.path() / "compact.db";
+  ExitResult p = RunRedrive({"backup", "--store", server.store_url(), pages.string()});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  ExitResult r =
+      RunRedrive({"backup", "--compact", "--store", server.store_url(), compact.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "backed up")) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(compact.string() + ".partial"));
+  EXPECT_FALSE(std::filesystem::exists(compact.string() + "-wal"));
+  const auto pages_size = std::filesystem::file_size(pages);
+  const auto compact_size = std::filesystem::file_size(compact);
+  EXPECT_GT(pages_size, 300u * 4000u) << "the deleted payloads' pages are in a page copy";
+  EXPECT_LT(compact_size * 3, pages_size) << compact_size << " of " << pages_size;
+  EXPECT_EQ(server.Stop(), 0) << server.Stderr();
+
+  ServerProcess restored;
+  restored.options().store = "sqlite:" + compact.string();
+  ASSERT_TRUE(restored.Start());
+  HttpClient rc = restored.Client();
+  auto stats = rc.JsonRequest("GET", "/api/v1/jobs/stats?queue_name=q");
+  ASSERT_EQ(stats.status, 200) << stats.raw.body;
+  EXPECT_EQ(stats.body.at("total").as_int64(), 5) << stats.raw.body;
+  auto job = rc.JsonRequest("GET", "/api/v1/jobs/" + kept.back());
+  ASSERT_EQ(job.status, 200) << job.raw.body;
+  EXPECT_EQ(job.body.at("payload").at("n").as_int64(), 4);
+  EXPECT_EQ(restored.Stop(), 0) << restored.Stderr();
+}
+
 TEST(BackupTest, RefusesPostgresAndMissingFiles) {
   TempDir dir;
   ExitResult pg = RunRedrive(

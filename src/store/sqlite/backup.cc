@@ -31,9 +31,8 @@ Status Fsync(const std::string& path, int flags) {
   return Status::Ok();
 }
 
-// Copies `source` into the new file `partial`, leaves it a rollback-journal
-// database and checks it.
-Status CopyInto(Connection& source, const std::string& partial) {
+// Copies every page of `source` into the new file `partial`.
+Status CopyPages(Connection& source, const std::string& partial) {
   sqlite3* raw = nullptr;
   int rc =
       sqlite3_open_v2(partial.c_str(), &raw,
@@ -49,6 +48,29 @@ Status CopyInto(Connection& source, const std::string& partial) {
   const int finish = sqlite3_backup_finish(backup);
   if (rc != SQLITE_DONE) return SqliteError(dest.get(), rc, "backup");
   if (finish != SQLITE_OK) return SqliteError(dest.get(), finish, "backup");
+  return Status::Ok();
+}
+
+// Writes the rows of `source` into the new file `partial` (VACUUM INTO, one
+// read transaction of the source: one snapshot, like CopyPages).
+Status CopyCompact(Connection& source, const std::string& partial) {
+  // VACUUM INTO writes only the new file, but SQLite refuses it on a
+  // query_only connection.
+  REDRIVE_RETURN_IF_ERROR(source.Exec("PRAGMA query_only=OFF"));
+  REDRIVE_ASSIGN_OR_RETURN(Statement vacuum, source.Prepare("VACUUM INTO ?1"));
+  vacuum.Bind(1, partial);
+  Status st = vacuum.Run();
+  if (!st.ok()) return Status::Unavailable("VACUUM INTO " + partial + ": " + st.message());
+  return Status::Ok();
+}
+
+// Leaves the copy at `partial` a rollback-journal database and checks it.
+Status FinishCopy(const std::string& partial) {
+  sqlite3* raw = nullptr;
+  int rc = sqlite3_open_v2(partial.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_EXRESCODE,
+                           nullptr);
+  DbHandle dest(raw);
+  if (rc != SQLITE_OK) return SqliteError(dest.get(), rc, "cannot open " + partial);
   char* error = nullptr;
   rc = sqlite3_exec(dest.get(), "PRAGMA journal_mode=DELETE", nullptr, nullptr, &error);
   if (rc != SQLITE_OK) {
@@ -73,7 +95,7 @@ Status CopyInto(Connection& source, const std::string& partial) {
 
 }  // namespace
 
-Status BackupDatabase(const std::string& db_path, const std::string& dest_path) {
+Status BackupDatabase(const std::string& db_path, const std::string& dest_path, BackupKind kind) {
   std::error_code ec;
   if (std::filesystem::exists(dest_path, ec)) {
     return Status::Conflict(dest_path + " already exists; a backup never overwrites a file");
@@ -89,7 +111,10 @@ Status BackupDatabase(const std::string& db_path, const std::string& dest_path) 
 
   const std::string partial = dest_path + ".partial";
   std::filesystem::remove(partial, ec);  // left by a backup that died; ours to replace
-  Status st = CopyInto(*source, partial);
+  Status st =
+      kind == BackupKind::kCompact ? CopyCompact(*source, partial) : CopyPages(*source, partial);
+  source.reset();  // the copy's snapshot ends here
+  if (st.ok()) st = FinishCopy(partial);
   if (st.ok()) st = Fsync(partial, O_RDONLY);
   if (!st.ok()) {
     std::filesystem::remove(partial, ec);

@@ -19,9 +19,19 @@
 
 namespace redrive::store::sqlite {
 
+enum class BackupKind {
+  // SQLite's online backup API: every page as it is, free pages included.
+  kPages,
+  // VACUUM INTO: the rows rewritten into pages without free space (a store
+  // keeps the pages its deleted jobs freed), slower and the same snapshot
+  // guarantee; `redrive backup --compact`.
+  kCompact,
+};
+
 // Copies the database at `db_path` (which must exist) to the new file
 // `dest_path`. CONFLICT if `dest_path` exists (a backup never overwrites);
 // SERVICE_UNAVAILABLE naming the file for everything else.
-Status BackupDatabase(const std::string& db_path, const std::string& dest_path);
+Status BackupDatabase(const std::string& db_path, const std::string& dest_path,
+                      BackupKind kind = BackupKind::kPages);
 
 }  // namespace redrive::store::sqlite
