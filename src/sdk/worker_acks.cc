@@ -83,14 +83,7 @@ void Worker::Impl::ResolveAcks(const std::vector<PendingAck>& sent,
     }
     // As for a complete or fail call that got no answer: the outcome may or
     // may not be recorded; if not, the lease runs out and the job is retried.
-    {
-      std::lock_guard lock(mu_);
-      for (const PendingAck& pending : sent) {
-        ++stats_.results_dropped;
-        ForgetLocked(pending.held);
-      }
-    }
-    cv_.notify_all();
+    for (const PendingAck& pending : sent) Settle(pending.held, AckEffect{}, "");
     return;
   }
   if (answers->size() != sent.size()) {
@@ -105,29 +98,7 @@ void Worker::Impl::ResolveAcks(const std::vector<PendingAck>& sent,
     } else {
       answer.error = Status::Internal("no answer for the ack of job " + pending.ack.id);
     }
-    const AckEffect effect = EffectOf(pending, answer);
-    {
-      std::lock_guard lock(mu_);
-      switch (effect.kind) {
-        case AckEffect::Kind::kCompleted:
-          ++stats_.completed;
-          break;
-        case AckEffect::Kind::kFailed:
-          ++stats_.failed;
-          if (effect.failure->status == JobStatus::kDeadletter) ++stats_.dead;
-          break;
-        case AckEffect::Kind::kDropped:
-          ++stats_.results_dropped;
-          break;
-      }
-      ForgetLocked(pending.held);
-    }
-    cv_.notify_all();
-    if (effect.kind == AckEffect::Kind::kFailed &&
-        effect.failure->status == JobStatus::kDeadletter && on_death) {
-      on_death(pending.held->job, *effect.failure, *pending.ack.error);
-    }
-    if (!effect.error.ok()) Error(effect.error);
+    Settle(pending.held, EffectOf(pending, answer), pending.ack.error.value_or(""));
   }
 }
 

@@ -102,6 +102,12 @@ class Worker::Impl {
   // The caller reports the request's own error.
   void ResolveAcks(const std::vector<PendingAck>& sent,
                    const Result<std::vector<AckResult>>& answers);
+  // The one place an answer to a finished job's outcome is accounted, sent
+  // alone (SendOutcome) or as an ack (ResolveAcks): counts it as `effect`
+  // says, fires OnDeath (with the failure's `error`) and OnError, then
+  // forgets the job (so Stop() waits for the callbacks).
+  void Settle(const std::shared_ptr<HeldJob>& held, const AckEffect& effect,
+              const std::string& error);
   // REQUIRES: mu_ held. Counts and forgets jobs whose outcome was not sent.
   void DropLocked(const std::vector<std::shared_ptr<HeldJob>>& jobs);
   void HeartbeatDueJobs();

@@ -227,33 +227,47 @@ void Worker::Impl::SendOutcome(const std::shared_ptr<HeldJob>& held, const Handl
     Forget(held);
     return;
   }
+  AckEffect effect;  // kDropped, and a refused completion is only counted
   if (result.kind() == HandlerResult::Kind::kSuccess) {
-    Status s = client_->Complete(job.id, worker_id, job.lease_id, result.result());
-    std::lock_guard lock(mu_);
-    if (s.ok())
-      ++stats_.completed;
-    else
-      ++stats_.results_dropped;
+    if (client_->Complete(job.id, worker_id, job.lease_id, result.result()).ok()) {
+      effect.kind = AckEffect::Kind::kCompleted;
+    }
   } else {
     FailOptions options{.no_retry = result.kind() == HandlerResult::Kind::kNonRetryableFailure,
                         .retry_after = result.retry_after(),
                         .details = result.details()};
     auto failed = client_->Fail(job.id, worker_id, job.lease_id, result.error(), options);
     if (failed.ok()) {
-      {
-        std::lock_guard lock(mu_);
-        ++stats_.failed;
-        if (failed->status == JobStatus::kDeadletter) ++stats_.dead;
-      }
-      if (failed->status == JobStatus::kDeadletter && on_death) {
-        on_death(job, *failed, result.error());
-      }
+      effect.kind = AckEffect::Kind::kFailed;
+      effect.failure = *failed;
     } else {
-      std::lock_guard lock(mu_);
-      ++stats_.results_dropped;
+      effect.error = failed.status();
     }
-    if (!failed.ok()) Error(failed.status());
   }
+  Settle(held, effect, result.error());
+}
+
+void Worker::Impl::Settle(const std::shared_ptr<HeldJob>& held, const AckEffect& effect,
+                          const std::string& error) {
+  const bool dead =
+      effect.kind == AckEffect::Kind::kFailed && effect.failure->status == JobStatus::kDeadletter;
+  {
+    std::lock_guard lock(mu_);
+    switch (effect.kind) {
+      case AckEffect::Kind::kCompleted:
+        ++stats_.completed;
+        break;
+      case AckEffect::Kind::kFailed:
+        ++stats_.failed;
+        if (dead) ++stats_.dead;
+        break;
+      case AckEffect::Kind::kDropped:
+        ++stats_.results_dropped;
+        break;
+    }
+  }
+  if (dead && on_death) on_death(held->job, *effect.failure, error);
+  if (!effect.error.ok()) Error(effect.error);
   Forget(held);
 }
 

@@ -1,7 +1,8 @@
 // The SQLite schema, as an ordered list of migrations, and the function that
 // brings a database up to date. Each migration is applied once, recorded in
 // schema_migrations(version, applied_at), never edited after release: a
-// schema change is a new migration appended to the list.
+// schema change is a new migration appended to the list. The migrations'
+// SQL is in sqlite_schema.cc, Migrate and SchemaVersion in migrate.cc.
 #pragma once
 
 #include <span>
