@@ -9,6 +9,7 @@
 #include "store/postgres/pg_throughput_sql.h"
 #include "store/postgres/pg_token_sql.h"
 #include "store/postgres/pg_workflow_sql.h"
+#include "store/schema_version.h"
 
 namespace redrive::store::postgres {
 namespace {
@@ -518,10 +519,7 @@ Status PgMigrate(PgConnection& conn, std::span<const PgMigration> migrations) {
   if (!current.ok()) return Rollback(conn, current.status());
   int latest = migrations.empty() ? 0 : migrations.back().version;
   if (*current > latest) {
-    return Rollback(
-        conn, Status::Unavailable("database schema version " + std::to_string(*current) +
-                                  " is newer than this binary supports (" + std::to_string(latest) +
-                                  "); upgrade Redrive"));
+    return Rollback(conn, NewerSchemaThanBinary(*current, latest));
   }
   // applied_at is audit metadata for operators, not job time.
   const int64_t applied_at = ToMicros(SystemClock().Now());

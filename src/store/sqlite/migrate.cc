@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/clock.h"
+#include "store/schema_version.h"
 #include "store/sqlite/sqlite_schema.h"
 
 namespace redrive::store::sqlite {
@@ -41,10 +42,7 @@ Status MigrateInOneTransaction(Connection& conn, std::span<const Migration> migr
   if (!current.ok()) return Rollback(conn, current.status());
   int latest = migrations.empty() ? 0 : migrations.back().version;
   if (*current > latest) {
-    return Rollback(
-        conn, Status::Unavailable("database schema version " + std::to_string(*current) +
-                                  " is newer than this binary supports (" + std::to_string(latest) +
-                                  "); upgrade Redrive"));
+    return Rollback(conn, NewerSchemaThanBinary(*current, latest));
   }
   // applied_at is audit metadata for operators, not job time, so reading
   // the system clock here does not break the "time is passed in" rule.
