@@ -26,6 +26,7 @@
 #   REDRIVE_BENCH_BIN  [<repo>/build/bench/redrive-bench]
 #   PG_BIN             [/usr/lib/postgresql/15/bin]
 #   REDRIVE_SERVE_ARGS extra `redrive serve` flags (word-split)
+#   PG_SETTINGS        extra server settings, e.g. "-c plan_cache_mode=force_generic_plan"
 #   TOP                [25] statements listed
 #   KEEP_TMP=1         keep the temp dir (cluster, logs)
 set -euo pipefail
@@ -58,7 +59,7 @@ done
 
 # shellcheck source=bench/pg-cluster.sh
 source "$here/pg-cluster.sh"
-pg_cluster_start pg-cost "-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all"
+pg_cluster_start pg-cost "-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all ${PG_SETTINGS:-}"
 pg_pid="$(head -1 "$tmp/data/postmaster.pid")"
 psql -d postgres -c "CREATE DATABASE redrive"
 psql -d redrive -c "CREATE EXTENSION pg_stat_statements"

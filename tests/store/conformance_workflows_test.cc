@@ -169,6 +169,38 @@ TEST_P(StoreConformanceTest, DependentsOfACompletedJobAreReadAndUnblockedInItsTr
   Write([&](WriteTx& tx) { EXPECT_THAT(*tx.SelectBlockedDependents(g.a.id), IsEmpty()); });
 }
 
+// A job read (and locked) before its completion is marked: what waits for it
+// is counted whether the edge was there when it was read or was added in the
+// same transaction after (PostgreSQL reads which jobs are waited for with the
+// locking read, and must not trust that once an edge is added).
+TEST_P(StoreConformanceTest, MarkingAJobReadInItsTransactionCountsWhatWaitsForIt) {
+  Job a = AsProcessing(MakeJob("read-a"), "w1", "lease-a", T(100));
+  Job b = AsProcessing(MakeJob("read-b"), "w1", "lease-b", T(100));
+  Job lone = AsProcessing(MakeJob("read-lone"), "w1", "lease-l", T(100));
+  Job on_a = Blocked(MakeJob("waits-a"));
+  Job on_b = Blocked(MakeJob("waits-b"));
+  Insert({a, b, lone, on_a, on_b});
+  Write([&](WriteTx& tx) {
+    ASSERT_EQ(*tx.InsertDependencies({{on_a.id, a.id, DependencyMode::kAll}}), 1);
+  });
+  Write([&](WriteTx& tx) {
+    ASSERT_EQ(tx.GetJobs({a.id, b.id}).value().size(), 2u);
+    ASSERT_TRUE(tx.GetJob(lone.id).ok());
+    // b had nothing waiting for it when read; now it has.
+    ASSERT_EQ(*tx.InsertDependencies({{on_b.id, b.id, DependencyMode::kAll}}), 1);
+    for (const Job& j : {a, b, lone}) {
+      ASSERT_TRUE(
+          tx.ApplyChange(ApplyEvent(j, event::Complete{"w1", *j.lease_id, "{}"}, T(5))).ok());
+    }
+    EXPECT_EQ(*tx.MarkDependencyMet(a.id), 1);
+    EXPECT_EQ(*tx.MarkDependencyMet(b.id), 1);
+    EXPECT_EQ(*tx.MarkDependencyMet(lone.id), 0);
+    EXPECT_EQ(*tx.MarkDependencyMet(a.id), 0);  // met stays met
+    EXPECT_TRUE(tx.SelectBlockedDependents(a.id).value().front().all_met);
+    EXPECT_TRUE(tx.SelectBlockedDependents(b.id).value().front().all_met);
+  });
+}
+
 // An edge added on a job that has completed already is met from the start;
 // one on a job still running is not.
 TEST_P(StoreConformanceTest, AnEdgeOnACompletedJobIsMetAtInsert) {

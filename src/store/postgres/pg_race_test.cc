@@ -348,6 +348,43 @@ TEST_F(PgRaceTest, TheSecondCompletionOfTwoDependenciesSeesTheFirst) {
   EXPECT_TRUE((*of_c)[0].all_met);  // the first's mark, committed while it waited
 }
 
+// A completion that read its job (finding nothing waiting for it) marks no
+// edge without asking again. An edge another transaction adds meanwhile must
+// lock the job first: it waits for the completion's commit and then reads the
+// job completed, so the edge is met at insert and its dependent is never left
+// waiting for a job that will not complete again.
+TEST_F(PgRaceTest, AnEdgeAddedWhileACompletionHoldsItsJobIsMetAtInsert) {
+  Job x = Processing(NewJob("dep-x"), At(100));
+  Job y = NewJob("dependent-y");
+  y.status = JobStatus::kBlocked;
+  Insert({x, y});
+  auto completion = Begin();
+  ASSERT_TRUE(completion->GetJob(x.id).ok());
+  FixedRandom random(3);
+  ASSERT_TRUE(
+      completion
+          ->ApplyChange(Apply(x, event::Complete{"w", x.lease_id, "{}"}, At(5), random).value())
+          .ok());
+  auto edge = std::async(std::launch::async, [&]() -> Status {
+    auto tx = Begin();
+    REDRIVE_RETURN_IF_ERROR(tx->GetJob(x.id).status());  // the caller locks what it depends on
+    REDRIVE_RETURN_IF_ERROR(tx->InsertDependencies({{y.id, x.id, DependencyMode::kAll}}).status());
+    return tx->Commit();
+  });
+  ASSERT_TRUE(WaitForLockWaiters(*watcher_));
+  EXPECT_EQ(*completion->MarkDependencyMet(x.id), 0);
+  ASSERT_TRUE(completion->Commit().ok());
+  ASSERT_TRUE(edge.get().ok());
+  auto state = (*store_->BeginRead())->GetDependencyState(y.id);
+  ASSERT_TRUE(state.ok() && state->has_value()) << state.status().ToString();
+  EXPECT_THAT((*state)->statuses, ::testing::ElementsAre(JobStatus::kCompleted));
+  auto tx = Begin();
+  auto awaiting = tx->SelectBlockedDependents(x.id);
+  ASSERT_TRUE(awaiting.ok());
+  ASSERT_EQ(awaiting->size(), 1u);
+  EXPECT_TRUE((*awaiting)[0].all_met);
+}
+
 TEST(PgMigrateTest, ThreeStoresMigratingAtOnceApplyEachMigrationOnce) {
   const std::string url = FreshDatabaseUrl();
   std::vector<std::unique_ptr<PgStore>> stores;

@@ -151,6 +151,14 @@ constexpr char kInsertEdges[] =
     " SELECT e.job_id, e.dep, e.mode, coalesce(j.status = 'completed', false)"
     " FROM unnest($1::text[], $2::text[], $3::text[]) AS e(job_id, dep, mode)"
     " LEFT JOIN redrive.jobs AS j ON j.id = e.dep ON CONFLICT DO NOTHING";
+}  // namespace
+
+const char kAwaitedJobs[] =
+    "SELECT DISTINCT depends_on_job_id FROM redrive.job_dependencies"
+    " WHERE depends_on_job_id = ANY($1::text[]) AND NOT met";
+
+namespace {
+
 constexpr char kMarkMet[] =
     "UPDATE redrive.job_dependencies SET met = true WHERE depends_on_job_id = $1 AND NOT met";
 // $1 job ids, $2 modes.

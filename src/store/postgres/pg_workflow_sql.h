@@ -36,6 +36,10 @@ Result<std::optional<DependencyState>> GetDependencyState(PgConnection& conn,
 Result<bool> DependsOnTransitively(PgConnection& conn, const std::string& job_id,
                                    const std::string& on_job_id, size_t max_jobs);
 
+// $1 a text[] of job ids: those of them that a dependency not yet met waits
+// for (PgWriteTx asks it right after locking the jobs: see MarkDependencyMet).
+extern const char kAwaitedJobs[];
+
 // Writes (inside a write transaction). The selects lock FOR UPDATE.
 Status InsertWorkflow(PgConnection& conn, const Workflow& workflow,
                       const std::vector<WorkflowMember>& members);

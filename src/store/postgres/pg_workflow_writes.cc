@@ -12,11 +12,20 @@ Status PgWriteTx::InsertWorkflow(const Workflow& workflow,
 }
 
 Result<long long> PgWriteTx::InsertDependencies(const std::vector<JobDependency>& edges) {
+  // An edge not met may wait for a job read as awaited by none.
+  for (const JobDependency& e : edges) {
+    auto it = locked_.find(e.depends_on_job_id);
+    if (it != locked_.end()) it->second.awaited.reset();
+  }
   return workflow_sql::InsertDependencies(*held, edges);
 }
 
 Result<long long> PgWriteTx::MarkDependencyMet(const std::string& job_id) {
-  return workflow_sql::MarkDependencyMet(*held, job_id);
+  auto it = locked_.find(job_id);
+  if (it != locked_.end() && it->second.awaited == false) return 0;
+  REDRIVE_ASSIGN_OR_RETURN(long long marked, workflow_sql::MarkDependencyMet(*held, job_id));
+  if (it != locked_.end()) it->second.awaited = false;
+  return marked;
 }
 
 Result<std::vector<BlockedDependent>> PgWriteTx::SelectBlockedDependents(

@@ -13,6 +13,7 @@
 #include "store/postgres/pg_job_columns.h"
 #include "store/postgres/pg_job_sql.h"
 #include "store/postgres/pg_row_mapping.h"
+#include "store/postgres/pg_workflow_sql.h"
 
 namespace redrive::store::postgres {
 namespace {
@@ -181,19 +182,41 @@ Result<InsertOutcome> PgWriteTx::TakenKey(const Job& job) {
 
 Result<std::vector<Job>> PgWriteTx::Locked(Result<std::vector<Job>> jobs) {
   if (jobs.ok()) {
-    for (const Job& j : *jobs) locked_[j.id] = LockedRow{j.status, j.lease_id};
+    for (const Job& j : *jobs) Wrote(j);
   }
   return jobs;
 }
 
+Result<std::vector<Job>> PgWriteTx::LockWithAwaited(const char* locking_read,
+                                                    const PgParams& params,
+                                                    const std::vector<std::string>& ids) {
+  PgParams id_array;
+  id_array.AddTextArray(ids);
+  // The second statement takes its snapshot after the first has locked
+  // the rows (READ COMMITTED): it sees every dependency committed on them.
+  REDRIVE_ASSIGN_OR_RETURN(
+      std::vector<PgResult> r,
+      held->ExecPreparedBatch({{locking_read, &params}, {workflow_sql::kAwaitedJobs, &id_array}}));
+  REDRIVE_ASSIGN_OR_RETURN(std::vector<Job> jobs, Locked(PgJobs(r[0])));
+  std::unordered_set<std::string_view> awaited;
+  for (int i = 0; i < r[1].rows(); ++i) awaited.insert(r[1].Text(i, 0));
+  for (const Job& j : jobs) locked_[j.id].awaited = awaited.contains(j.id);
+  return jobs;
+}
+
 Result<Job> PgWriteTx::GetJob(const std::string& id) {
-  REDRIVE_ASSIGN_OR_RETURN(Job job, PgReads::GetJob(id));
-  locked_[job.id] = LockedRow{job.status, job.lease_id};
-  return job;
+  PgParams p;
+  p.AddRef(id);
+  REDRIVE_ASSIGN_OR_RETURN(std::vector<Job> jobs, LockWithAwaited(sql::kGetJobForUpdate, p, {id}));
+  if (jobs.empty()) return Status::NotFound("job " + id + " not found");
+  return std::move(jobs.front());
 }
 
 Result<std::vector<Job>> PgWriteTx::GetJobs(const std::vector<std::string>& ids) {
-  return Locked(PgReads::GetJobs(ids));
+  if (ids.empty()) return std::vector<Job>();
+  PgParams p;
+  p.AddTextArray(ids);
+  return LockWithAwaited(sql::kGetJobsForUpdate, p, ids);
 }
 
 bool PgWriteTx::GuardHolds(const Change& change) const {
@@ -202,7 +225,11 @@ bool PgWriteTx::GuardHolds(const Change& change) const {
          it->second.status == change.before.status && it->second.lease_id == change.before.lease_id;
 }
 
-void PgWriteTx::Wrote(const Job& job) { locked_[job.id] = LockedRow{job.status, job.lease_id}; }
+void PgWriteTx::Wrote(const Job& job) {
+  LockedRow& row = locked_[job.id];  // keeps what is known of its dependents
+  row.status = job.status;
+  row.lease_id = job.lease_id;
+}
 
 Result<InsertOutcome> PgWriteTx::InsertJob(const Job& job, const HistoryEntry& created) {
   PgParams p;

@@ -74,7 +74,9 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
   // write refuses: PgStore::Ping's probe.
   Status WriteProbe();
 
-  // As PgReads', and remembered as locked by this transaction.
+  // As PgReads', and remembered as locked by this transaction; the same
+  // round trip asks which of them a dependency not yet met waits for
+  // (MarkDependencyMet).
   Result<Job> GetJob(const std::string& id) override;
   Result<std::vector<Job>> GetJobs(const std::vector<std::string>& ids) override;
 
@@ -169,6 +171,9 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
   Status InsertWorkflow(const Workflow& workflow,
                         const std::vector<WorkflowMember>& members) override;
   Result<long long> InsertDependencies(const std::vector<JobDependency>& edges) override;
+  // No statement when the job's locking read found no dependency that is
+  // not yet met waiting for it (GetJob, GetJobs): the common case, which
+  // would otherwise cost a round trip per completed job.
   Result<long long> MarkDependencyMet(const std::string& job_id) override;
   Result<std::vector<BlockedDependent>> SelectBlockedDependents(const std::string& job_id) override;
   Result<std::vector<Job>> SelectWorkflowJobs(const std::string& workflow_id,
@@ -187,6 +192,11 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
   // `jobs`, which a locking read of this transaction returned, remembered
   // as locked as they are.
   Result<std::vector<Job>> Locked(Result<std::vector<Job>> jobs);
+  // Runs `locking_read` (`params`), which locks the jobs of `ids`, and
+  // workflow_sql::kAwaitedJobs on `ids` in one pipeline; the jobs,
+  // remembered as locked, each with whether a dependency waits for it.
+  Result<std::vector<Job>> LockWithAwaited(const char* locking_read, const PgParams& params,
+                                           const std::vector<std::string>& ids);
   // True when change's job is locked by this transaction and still as
   // change.before says (its status and lease): the guard holds.
   bool GuardHolds(const Change& change) const;
@@ -207,6 +217,13 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
   struct LockedRow {
     JobStatus status;
     std::optional<std::string> lease_id;
+    // Whether a dependency not yet met waits for the job, as read after
+    // the row was locked; unknown (nullopt) when not read since, or when
+    // this transaction added dependencies on it. While the row is locked
+    // no other transaction can add one that is not met: InsertDependencies'
+    // caller locks the jobs depended on, and an edge inserted after this
+    // transaction commits sees the job completed and is met at insert.
+    std::optional<bool> awaited;
   };
   std::unordered_map<std::string, LockedRow> locked_;
   // Every write of a job's row adds its delta; written with the COMMIT.
