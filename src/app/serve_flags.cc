@@ -185,9 +185,9 @@ void AddServeFlags(CLI::App& serve, server::ServeFlags& flags) {
   serve
       .add_option("--db-pool-size", flags.db_pool_size,
                   "PostgreSQL: write transactions at once, one connection each (the node also "
-                  "keeps 4 for reads and 1 for wake-ups); ignored on SQLite")
-      ->envname("REDRIVE_DB_POOL_SIZE")
-      ->capture_default_str();
+                  "keeps 4 for reads and 1 for wake-ups); default twice this machine's cores, "
+                  "4 to 32; ignored on SQLite")
+      ->envname("REDRIVE_DB_POOL_SIZE");
   serve
       .add_option("--node-id", flags.node_id,
                   "This node's name among the nodes sharing the store (logs, duty leadership); "

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <thread>
 
 #include "api/auth.h"
 #include "core/duration.h"
@@ -376,6 +377,10 @@ Result<std::chrono::seconds> DurationOrNever(const std::string& text, const char
 
 }  // namespace
 
+int DefaultDbPoolSize(unsigned cores) {
+  return static_cast<int>(std::clamp(2 * std::max(cores, 1u), 4u, 32u));
+}
+
 Result<ServeConfig> MakeServeConfig(const ServeFlags& flags) {
   ServeConfig config;
   REDRIVE_ASSIGN_OR_RETURN(config.listen, ParseListen(flags.listen));
@@ -479,10 +484,13 @@ Result<ServeConfig> MakeServeConfig(const ServeFlags& flags) {
                               "--webhook-concurrency must be between 1 and 64");
   }
   config.webhook_concurrency = flags.webhook_concurrency;
-  if (flags.db_pool_size < 1 || flags.db_pool_size > 256) {
-    return Status::Validation("db_pool_size", "--db-pool-size must be between 1 and 256");
+  if (flags.db_pool_size < 0 || flags.db_pool_size > 256) {
+    return Status::Validation("db_pool_size",
+                              "--db-pool-size must be between 1 and 256 (0: the default)");
   }
-  config.db_pool_size = flags.db_pool_size;
+  config.db_pool_size = flags.db_pool_size != 0
+                            ? flags.db_pool_size
+                            : DefaultDbPoolSize(std::thread::hardware_concurrency());
   if (!flags.node_id.empty() && !IsValidQueueName(flags.node_id)) {
     return Status::Validation("node_id",
                               "--node-id: 1-100 characters of A-Z a-z 0-9 . _ -, not starting "

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
 namespace redrive::server {
 namespace {
 
@@ -333,7 +335,7 @@ TEST(MakeServeConfigTest, RejectsBadTunables) {
   EXPECT_TRUE(fails([](ServeFlags& f) { f.log_format = "logfmt"; }));
   EXPECT_FALSE(fails([](ServeFlags& f) { f.log_format = "json"; }));
   EXPECT_FALSE(fails([](ServeFlags& f) { f.webhook_retry_base_ms = 20; }));
-  EXPECT_TRUE(fails([](ServeFlags& f) { f.db_pool_size = 0; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.db_pool_size = -1; }));
   EXPECT_TRUE(fails([](ServeFlags& f) { f.db_pool_size = 257; }));
   EXPECT_TRUE(fails([](ServeFlags& f) { f.node_id = "has space"; }));
   EXPECT_TRUE(fails([](ServeFlags& f) { f.node_id = "-dash-first"; }));
@@ -353,13 +355,24 @@ TEST(MakeServeConfigTest, RejectsBadTunables) {
 TEST(MakeServeConfigTest, NodeIdAndPoolSizePassThrough) {
   ServeFlags f;
   EXPECT_EQ(MakeServeConfig(f)->node_id, "");  // the engine's default
-  EXPECT_EQ(MakeServeConfig(f)->db_pool_size, 16);
+  EXPECT_EQ(MakeServeConfig(f)->db_pool_size,
+            DefaultDbPoolSize(std::thread::hardware_concurrency()));
   f.node_id = "web-1";
   f.db_pool_size = 4;
   auto c = MakeServeConfig(f);
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->node_id, "web-1");
   EXPECT_EQ(c->db_pool_size, 4);
+}
+
+TEST(MakeServeConfigTest, TheDefaultPoolIsTwiceTheCoresWithinBounds) {
+  EXPECT_EQ(DefaultDbPoolSize(0), 4);  // unknown
+  EXPECT_EQ(DefaultDbPoolSize(1), 4);
+  EXPECT_EQ(DefaultDbPoolSize(2), 4);
+  EXPECT_EQ(DefaultDbPoolSize(3), 6);
+  EXPECT_EQ(DefaultDbPoolSize(8), 16);
+  EXPECT_EQ(DefaultDbPoolSize(16), 32);
+  EXPECT_EQ(DefaultDbPoolSize(64), 32);
 }
 
 TEST(MakeServeConfigTest, FrontDoorFlags) {
