@@ -88,9 +88,10 @@ TEST_F(PgDeferredWriteTest, TheWriteOfALockedJobRidesWithTheCommit) {
   auto job = (*tx)->GetJob("a");  // locks it
   ASSERT_TRUE(job.ok()) << job.status().ToString();
   ASSERT_TRUE((*tx)->ApplyChange(ClaimOf(*job, "lease-1")).ok());
-  // Not sent yet: the session's last statement is still the locking read.
+  // Not sent yet: the session's last statement is still the locking read's
+  // pipeline (its second statement reads what waits for the job).
   EXPECT_THAT(LastStatementOfOpenTransaction(), StartsWith("SELECT"));
-  EXPECT_THAT(LastStatementOfOpenTransaction(), HasSubstr("FOR UPDATE"));
+  EXPECT_THAT(LastStatementOfOpenTransaction(), HasSubstr("redrive.job_dependencies"));
   ASSERT_TRUE((*tx)->Commit().ok());
   auto read = store_->BeginRead();
   ASSERT_TRUE(read.ok());
