@@ -251,6 +251,8 @@ TEST(PgStoreTest, SurvivesAServerCrashAndRestart) {
   EXPECT_TRUE((*read)->GetQueue("durable")->has_value());
 }
 
+// A failed statement, sent at once or with the COMMIT, leaves nothing and
+// the connection usable.
 TEST(PgStoreTest, ARollbackAfterAFailedStatementKeepsTheConnection) {
   auto store = OpenStore(FreshDatabaseUrl());
   ASSERT_NE(store, nullptr);
@@ -260,7 +262,8 @@ TEST(PgStoreTest, ARollbackAfterAFailedStatementKeepsTheConnection) {
     Job job;
     job.id = "j";
     job.queue_name = "q";
-    job.priority = 1000;  // refused by a CHECK constraint
+    job.priority = 1000;        // refused by a CHECK constraint
+    job.idempotency_key = "k";  // so that the insert runs at once (not deferred)
     HistoryEntry h;
     h.id = "h";
     auto out = (*tx)->InsertJob(job, h);
@@ -268,6 +271,24 @@ TEST(PgStoreTest, ARollbackAfterAFailedStatementKeepsTheConnection) {
     EXPECT_EQ(out.status().code(), ErrorCode::kInternal) << out.status().ToString();
     EXPECT_THAT(out.status().message(), HasSubstr("23514"));
     EXPECT_FALSE((*tx)->Commit().ok());  // a rolled-back transaction never passes for committed
+  }
+  {
+    // Without a key the insert rides with the COMMIT, which it fails.
+    auto tx = store->BeginWrite();
+    ASSERT_TRUE(tx.ok());
+    Job job;
+    job.id = "j";
+    job.queue_name = "q";
+    job.priority = 1000;
+    HistoryEntry h;
+    h.id = "h";
+    ASSERT_TRUE((*tx)->InsertJob(job, h).ok());
+    Status committed = (*tx)->Commit();
+    ASSERT_FALSE(committed.ok());
+    EXPECT_THAT(committed.message(), HasSubstr("23514"));
+    auto read = store->BeginRead();
+    ASSERT_TRUE(read.ok());
+    EXPECT_EQ((*read)->GetJob("j").status().code(), ErrorCode::kNotFound);
   }
   auto tx = store->BeginWrite();
   ASSERT_TRUE(tx.ok()) << tx.status().ToString();

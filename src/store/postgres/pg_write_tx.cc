@@ -232,8 +232,17 @@ void PgWriteTx::Wrote(const Job& job) {
 }
 
 Result<InsertOutcome> PgWriteTx::InsertJob(const Job& job, const HistoryEntry& created) {
+  REDRIVE_RETURN_IF_ERROR(CheckOpen());
   PgParams p;
   REDRIVE_RETURN_IF_ERROR(BindInsert(job, created, p));
+  if (!job.idempotency_key) {
+    // Without a key there is nothing to conflict with: the row is inserted
+    // or the statement fails, and then so does the one it rides with (the
+    // COMMIT at the latest). No round trip of its own.
+    held->Defer(sql::InsertJobSql(), p.Owned());
+    count_deltas_.Add(job.queue_name, job.status, 1);
+    return InsertOutcome{job.id, true};
+  }
   REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecPrepared(sql::InsertJobSql(), p));
   return Inserted(job, r);
 }

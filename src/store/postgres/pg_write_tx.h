@@ -80,6 +80,8 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
   Result<Job> GetJob(const std::string& id) override;
   Result<std::vector<Job>> GetJobs(const std::vector<std::string>& ids) override;
 
+  // Deferred (it rides with the next statement) when the job has no
+  // idempotency key: then nothing can conflict with it.
   Result<InsertOutcome> InsertJob(const Job& job, const HistoryEntry& created) override;
   // One statement for the batch; a taken key is then looked up on its own.
   Result<std::vector<InsertOutcome>> InsertJobs(const std::vector<NewJob>& jobs) override;
