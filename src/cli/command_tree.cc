@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 
+#include "cli/output.h"
 #include "core/edit_distance.h"
 
 namespace redrive::cli {
@@ -71,13 +72,6 @@ std::map<std::string, std::vector<std::string>> CompletionTable(const CLI::App& 
   };
   walk(root, root.get_name());
   return table;
-}
-
-// CLI11 names are plain words; quote anyway so the script stays valid.
-std::string ShellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
 }
 
 std::string FunctionName(const CLI::App& root) { return "_" + root.get_name(); }
@@ -153,11 +147,11 @@ std::string BashCompletion(const CLI::App& root) {
                     root.get_name() + " completion bash)\n";
   out += "declare -gA " + fn + "_words=(\n";
   for (const auto& [path, words] : CompletionTable(root)) {
-    out += "  [" + ShellQuote(path) + "]=" + ShellQuote(Join(words, " ")) + "\n";
+    out += "  [" + ShellQuoted(path) + "]=" + ShellQuoted(Join(words, " ")) + "\n";
   }
   out += ")\n";
   out += fn + "() {\n";
-  out += "  local cur=\"${COMP_WORDS[COMP_CWORD]}\" cmd=" + ShellQuote(root.get_name()) + " i w\n";
+  out += "  local cur=\"${COMP_WORDS[COMP_CWORD]}\" cmd=" + ShellQuoted(root.get_name()) + " i w\n";
   out += "  for ((i = 1; i < COMP_CWORD; i++)); do\n";
   out += "    w=\"${COMP_WORDS[i]}\"\n";
   out += "    [[ \"$w\" == -- ]] && return 0  # the command `work` runs, and its arguments\n";
@@ -178,12 +172,12 @@ std::string ZshCompletion(const CLI::App& root) {
                     " in your $fpath.\n";
   out += "typeset -gA " + fn + "_words\n" + fn + "_words=(\n";
   for (const auto& [path, words] : CompletionTable(root)) {
-    out += "  " + ShellQuote(path) + " " + ShellQuote(Join(words, " ")) + "\n";
+    out += "  " + ShellQuoted(path) + " " + ShellQuoted(Join(words, " ")) + "\n";
   }
   out += ")\n";
   // `path` is zsh's $PATH array: the walk's variable is `cmd`.
   out += fn + "() {\n";
-  out += "  local cmd=" + ShellQuote(root.get_name()) + " w i\n";
+  out += "  local cmd=" + ShellQuoted(root.get_name()) + " w i\n";
   out += "  for ((i = 2; i < CURRENT; i++)); do\n";
   out += "    w=${words[i]}\n";
   out += "    [[ $w == -- ]] && { _files; return; }\n";

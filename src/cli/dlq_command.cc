@@ -19,7 +19,6 @@
 #include "cli/operation_progress.h"
 #include "cli/output.h"
 #include "cli/progress_bar.h"
-#include "cli/table.h"
 #include "core/closest_classes.h"
 #include "core/error_fingerprint.h"
 #include "core/retry_budget.h"
@@ -85,78 +84,7 @@ boost::json::object SelectorOf(const DeadJobFilterFlags& f) {
   return sel;
 }
 
-// ---- Error classes: the summary table, and the closest classes of a miss ----
-
-// Code points of UTF-8 text.
-size_t Points(std::string_view text) {
-  return std::count_if(text.begin(), text.end(), [](char c) { return (c & 0xC0) != 0x80; });
-}
-
-// The bytes of the first `n` code points of `text`.
-size_t BytesOfPoints(std::string_view text, size_t n) {
-  size_t points = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if ((text[i] & 0xC0) != 0x80 && points++ == n) return i;
-  }
-  return text.size();
-}
-
-// `text` in lines of at most `width` code points, broken at a space where
-// there is one (the space is dropped) and at the text's own line breaks.
-// Nothing else is left out, so every class is shown whole: what the table
-// shows is what --error-prefix takes.
-std::vector<std::string> Wrap(std::string_view text, size_t width) {
-  std::vector<std::string> lines;
-  while (true) {
-    size_t newline = text.find('\n');
-    std::string_view rest = text.substr(0, newline);
-    while (Points(rest) > width) {
-      size_t cut = BytesOfPoints(rest, width);
-      size_t space = rest.rfind(' ', cut);
-      if (space == std::string_view::npos || space == 0) {
-        lines.emplace_back(rest.substr(0, cut));
-        rest.remove_prefix(cut);
-      } else {
-        lines.emplace_back(rest.substr(0, space));
-        rest.remove_prefix(space + 1);
-      }
-    }
-    lines.emplace_back(rest);
-    if (newline == std::string_view::npos) return lines;
-    text.remove_prefix(newline + 1);
-  }
-}
-
-constexpr size_t kErrorColumnWidth = 60;
-
-// COUNT, QUEUE, REASON, FINGERPRINT, OLDEST, NEWEST, ERROR: the class's
-// normalized message, then "e.g." one of its errors, last and wrapped, never
-// cut.
-void PrintGroupTable(std::ostream& out, const std::vector<DeadLetterGroup>& groups, Instant now) {
-  Table table({"COUNT", "QUEUE", "REASON", "FINGERPRINT", "OLDEST", "NEWEST", "ERROR"});
-  for (const DeadLetterGroup& g : groups) {
-    std::vector<std::string> lines;
-    if (!g.error) lines.push_back("(no error)");
-    if (g.normalized_error) lines = Wrap(*g.normalized_error, kErrorColumnWidth);
-    if (g.error && g.error != g.normalized_error) {
-      for (std::string& line : Wrap("e.g. " + *g.error, kErrorColumnWidth)) {
-        lines.push_back(std::move(line));
-      }
-    }
-    table.AddRow({std::to_string(g.count), g.queue_name, OrDash(DeadReasonName(g.dead_reason)),
-                  g.fingerprint.value_or("-"), TimeCell(g.oldest_deadlettered_at, now),
-                  TimeCell(g.newest_deadlettered_at, now), lines[0]});
-    for (size_t i = 1; i < lines.size(); ++i) table.AddRow({"", "", "", "", "", "", lines[i]});
-  }
-  table.Print(out);
-}
-
-// 'text' for a POSIX shell.
-std::string ShellQuoted(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+// ---- Error classes: the closest ones to a miss, and the command for one ----
 
 // The command that redrives exactly one class.
 std::string RetryCommandFor(const DeadLetterGroup& g) {
@@ -228,7 +156,7 @@ void PrintNoMatch(CliContext& ctx, const DeadJobFilterFlags& f, const std::strin
     return;
   }
   std::cout << "\nThe closest error classes in the DLQ:\n";
-  PrintGroupTable(std::cout, *closest, Now());
+  PrintDeadLetterGroupTable(std::cout, *closest, Now());
   std::cout << "\nTo act on one, pass its fingerprint, e.g.\n  " << RetryCommandFor((*closest)[0])
             << "\n";
 }
@@ -261,7 +189,7 @@ int RunSummary(CliContext& ctx, const SummaryFlags& f) {
   } else if (groups->empty()) {
     std::cout << "the DLQ is empty\n";
   } else {
-    PrintGroupTable(std::cout, *groups, Now());
+    PrintDeadLetterGroupTable(std::cout, *groups, Now());
   }
   return kExitOk;
 }

@@ -38,10 +38,21 @@ void PrintDeadJobTable(std::ostream& out, const std::vector<Job>& jobs, Instant 
 
 void PrintDeadLetterGroupTable(std::ostream& out, const std::vector<DeadLetterGroup>& groups,
                                Instant now) {
-  Table table({"COUNT", "QUEUE", "REASON", "ERROR", "OLDEST"});
+  constexpr size_t kErrorColumnWidth = 60;
+  Table table({"COUNT", "QUEUE", "REASON", "FINGERPRINT", "OLDEST", "NEWEST", "ERROR"});
   for (const DeadLetterGroup& g : groups) {
+    std::vector<std::string> lines;
+    if (!g.error) lines.push_back("(no error)");
+    if (g.normalized_error) lines = Wrap(*g.normalized_error, kErrorColumnWidth);
+    if (g.error && g.error != g.normalized_error) {
+      for (std::string& line : Wrap("e.g. " + *g.error, kErrorColumnWidth)) {
+        lines.push_back(std::move(line));
+      }
+    }
     table.AddRow({std::to_string(g.count), g.queue_name, DeadReasonText(g.dead_reason),
-                  Ellipsize(g.error.value_or("-"), 60), TimeCell(g.oldest_deadlettered_at, now)});
+                  g.fingerprint.value_or("-"), TimeCell(g.oldest_deadlettered_at, now),
+                  TimeCell(g.newest_deadlettered_at, now), lines[0]});
+    for (size_t i = 1; i < lines.size(); ++i) table.AddRow({"", "", "", "", "", "", lines[i]});
   }
   table.Print(out);
 }

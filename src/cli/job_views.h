@@ -17,7 +17,10 @@ void PrintJobTable(std::ostream& out, const std::vector<Job>& jobs, Instant now)
 // ID, QUEUE, REASON, TRIES, DIED, ERROR: the DLQ's view.
 void PrintDeadJobTable(std::ostream& out, const std::vector<Job>& jobs, Instant now);
 // Every field of one job, times both absolute and relative.
-// `dlq summary`: COUNT, QUEUE, REASON, ERROR (ellipsized), OLDEST.
+// `dlq summary`'s error classes: COUNT, QUEUE, REASON, FINGERPRINT, OLDEST,
+// NEWEST, ERROR: the class's normalized message, then "e.g." one of its
+// errors, last and wrapped, never cut (what it shows is what --error-prefix
+// takes).
 void PrintDeadLetterGroupTable(std::ostream& out, const std::vector<DeadLetterGroup>& groups,
                                Instant now);
 void PrintJobDetail(std::ostream& out, const Job& job, Instant now);

@@ -43,6 +43,12 @@ std::string BackoffText(const BackoffPolicy& b) {
   return text;
 }
 
+std::string ShellQuoted(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 std::string GroupedCount(long long n) {
   std::string digits = std::to_string(n < 0 ? -(n + 1) + 1ULL : static_cast<unsigned long long>(n));
   std::string out;

@@ -24,6 +24,9 @@ std::string TimeDetail(const std::optional<Instant>& when, Instant now);
 std::string TagsCell(const Tags& tags);
 // "-" for empty strings, so table columns never look missing.
 std::string OrDash(std::string_view text);
+// 'text' for a POSIX shell: a command line printed for the user to paste,
+// or a generated completion script.
+std::string ShellQuoted(std::string_view text);
 
 // "1s doubling to 1m, plus up to 500ms jitter"; "none (retried at once)"
 // when the base is 0.

@@ -6,14 +6,21 @@
 namespace redrive::cli {
 namespace {
 
-// Terminal width is roughly one column per code point for the text we print
-// (ids, names, errors); counting bytes would misalign "…".
-size_t DisplayWidth(const std::string& s) {
-  return static_cast<size_t>(
-      std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+// The bytes of the first `n` code points of `text`.
+size_t BytesOfPoints(std::string_view text, size_t n) {
+  size_t points = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((text[i] & 0xC0) != 0x80 && points++ == n) return i;
+  }
+  return text.size();
 }
 
 }  // namespace
+
+size_t DisplayWidth(std::string_view text) {
+  return static_cast<size_t>(
+      std::count_if(text.begin(), text.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+}
 
 Table::Table(std::vector<std::string> headers) : headers_(std::move(headers)) {}
 
@@ -68,6 +75,28 @@ std::string Ellipsize(const std::string& text, size_t max) {
     out += c;
   }
   return out + "…";
+}
+
+std::vector<std::string> Wrap(std::string_view text, size_t width) {
+  std::vector<std::string> lines;
+  while (true) {
+    size_t newline = text.find('\n');
+    std::string_view rest = text.substr(0, newline);
+    while (DisplayWidth(rest) > width) {
+      size_t cut = BytesOfPoints(rest, width);
+      size_t space = rest.rfind(' ', cut);
+      if (space == std::string_view::npos || space == 0) {
+        lines.emplace_back(rest.substr(0, cut));
+        rest.remove_prefix(cut);
+      } else {
+        lines.emplace_back(rest.substr(0, space));
+        rest.remove_prefix(space + 1);
+      }
+    }
+    lines.emplace_back(rest);
+    if (newline == std::string_view::npos) return lines;
+    text.remove_prefix(newline + 1);
+  }
 }
 
 }  // namespace redrive::cli

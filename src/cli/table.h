@@ -10,6 +10,7 @@
 
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace redrive::cli {
@@ -41,8 +42,19 @@ class Details {
   std::vector<std::pair<std::string, std::string>> lines_;
 };
 
+// Columns `text` takes on a terminal: its UTF-8 code points (about one
+// column each for the text we print: ids, names, errors; counting bytes
+// would misalign "…").
+size_t DisplayWidth(std::string_view text);
+
 // Shortens `text` to at most `max` code points, ending in "…" if cut, and
 // flattens newlines so one cell stays on one line.
 std::string Ellipsize(const std::string& text, size_t max);
+
+// `text` in lines of at most `width` code points, broken at a space where
+// there is one (the space is dropped) and at the text's own line breaks.
+// Nothing else is left out: for a cell shown whole over several rows.
+// REQUIRES: width > 0.
+std::vector<std::string> Wrap(std::string_view text, size_t width);
 
 }  // namespace redrive::cli

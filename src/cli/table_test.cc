@@ -42,5 +42,22 @@ TEST(EllipsizeTest, CutsAndFlattens) {
   EXPECT_EQ(Ellipsize("abcdefghij", 5), "abcd…");
 }
 
+TEST(WrapTest, BreaksAtSpacesAndLineBreaksAndKeepsEveryCharacter) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(Wrap("short", 10), V{"short"});
+  EXPECT_EQ(Wrap("upstream 504 after 20s", 12), (V{"upstream 504", "after 20s"}));
+  EXPECT_EQ(Wrap("one\ntwo", 10), (V{"one", "two"}));
+  // No space to break at: cut at the width, nothing dropped.
+  EXPECT_EQ(Wrap("abcdefghij", 4), (V{"abcd", "efgh", "ij"}));
+  // Widths count code points: "é" is two bytes, one column.
+  EXPECT_EQ(Wrap("ééé ééé", 3), (V{"ééé", "ééé"}));
+  EXPECT_EQ(Wrap("", 5), V{""});
+}
+
+TEST(DisplayWidthTest, CountsCodePoints) {
+  EXPECT_EQ(DisplayWidth("abc"), 3u);
+  EXPECT_EQ(DisplayWidth("é…"), 2u);
+}
+
 }  // namespace
 }  // namespace redrive::cli
