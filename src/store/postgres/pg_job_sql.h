@@ -37,8 +37,6 @@ namespace redrive::store::postgres::sql {
 // $1 id.
 inline constexpr char kGetJob[] =
     "SELECT " REDRIVE_PG_JOB_COLUMNS " FROM redrive.jobs WHERE id = $1";
-inline constexpr char kGetJobForUpdate[] =
-    "SELECT " REDRIVE_PG_JOB_COLUMNS " FROM redrive.jobs WHERE id = $1 FOR UPDATE";
 // $1 a text[] of ids. Locked in id order: two callers never deadlock.
 inline constexpr char kGetJobs[] =
     "SELECT " REDRIVE_PG_JOB_COLUMNS " FROM redrive.jobs WHERE id = ANY($1::text[])";

@@ -52,8 +52,7 @@ std::optional<Instant> PgOptTime(const PgResult& r) {
 
 template <typename Base>
 Result<Job> PgReads<Base>::GetJob(const std::string& id) {
-  REDRIVE_ASSIGN_OR_RETURN(PgResult r,
-                           Run(conn_, locking_ ? sql::kGetJobForUpdate : sql::kGetJob, &id));
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, Run(conn_, sql::kGetJob, &id));
   if (r.rows() == 0) return Status::NotFound("job " + id + " not found");
   return ReadPgJob(r, 0);
 }
@@ -118,8 +117,7 @@ Result<std::vector<Job>> PgReads<Base>::GetJobs(const std::vector<std::string>& 
   // One statement for any number of ids: the list travels as one array.
   PgParams p;
   p.AddTextArray(ids);
-  REDRIVE_ASSIGN_OR_RETURN(
-      PgResult r, conn_.ExecPrepared(locking_ ? sql::kGetJobsForUpdate : sql::kGetJobs, p));
+  REDRIVE_ASSIGN_OR_RETURN(PgResult r, conn_.ExecPrepared(sql::kGetJobs, p));
   return PgJobs(r);
 }
 

@@ -1,9 +1,10 @@
 // PgReads: every ReadTx operation, implemented once over a PgConnection and
 // shared by the read transaction (Base = ReadTx) and the write transaction
 // (Base = WriteTx, which sees its own writes). In a write transaction
-// (`locking`), GetJob, GetJobs, GetWebhook and GetDelivery lock the rows
-// they return FOR UPDATE (store.h, the locking contract); GetQueue and
-// GetWorker never lock.
+// (`locking`), GetWebhook, GetDelivery and the other Get* of one record
+// lock the rows they return FOR UPDATE (store.h, the locking contract);
+// PgWriteTx locks its jobs itself (GetJob, GetJobs); GetQueue and GetWorker
+// never lock.
 //
 // Thread-safety: none; used by the one thread that owns the transaction.
 #pragma once

@@ -187,16 +187,15 @@ Result<std::vector<Job>> PgWriteTx::Locked(Result<std::vector<Job>> jobs) {
   return jobs;
 }
 
-Result<std::vector<Job>> PgWriteTx::LockWithAwaited(const char* locking_read,
-                                                    const PgParams& params,
-                                                    const std::vector<std::string>& ids) {
+Result<std::vector<Job>> PgWriteTx::GetJobs(const std::vector<std::string>& ids) {
+  if (ids.empty()) return std::vector<Job>();
   PgParams id_array;
   id_array.AddTextArray(ids);
   // The second statement takes its snapshot after the first has locked
   // the rows (READ COMMITTED): it sees every dependency committed on them.
-  REDRIVE_ASSIGN_OR_RETURN(
-      std::vector<PgResult> r,
-      held->ExecPreparedBatch({{locking_read, &params}, {workflow_sql::kAwaitedJobs, &id_array}}));
+  REDRIVE_ASSIGN_OR_RETURN(std::vector<PgResult> r,
+                           held->ExecPreparedBatch({{sql::kGetJobsForUpdate, &id_array},
+                                                    {workflow_sql::kAwaitedJobs, &id_array}}));
   REDRIVE_ASSIGN_OR_RETURN(std::vector<Job> jobs, Locked(PgJobs(r[0])));
   std::unordered_set<std::string_view> awaited;
   for (int i = 0; i < r[1].rows(); ++i) awaited.insert(r[1].Text(i, 0));
@@ -205,18 +204,9 @@ Result<std::vector<Job>> PgWriteTx::LockWithAwaited(const char* locking_read,
 }
 
 Result<Job> PgWriteTx::GetJob(const std::string& id) {
-  PgParams p;
-  p.AddRef(id);
-  REDRIVE_ASSIGN_OR_RETURN(std::vector<Job> jobs, LockWithAwaited(sql::kGetJobForUpdate, p, {id}));
+  REDRIVE_ASSIGN_OR_RETURN(std::vector<Job> jobs, GetJobs({id}));
   if (jobs.empty()) return Status::NotFound("job " + id + " not found");
   return std::move(jobs.front());
-}
-
-Result<std::vector<Job>> PgWriteTx::GetJobs(const std::vector<std::string>& ids) {
-  if (ids.empty()) return std::vector<Job>();
-  PgParams p;
-  p.AddTextArray(ids);
-  return LockWithAwaited(sql::kGetJobsForUpdate, p, ids);
 }
 
 bool PgWriteTx::GuardHolds(const Change& change) const {

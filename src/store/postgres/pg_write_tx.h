@@ -74,9 +74,10 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
   // write refuses: PgStore::Ping's probe.
   Status WriteProbe();
 
-  // As PgReads', and remembered as locked by this transaction; the same
-  // round trip asks which of them a dependency not yet met waits for
-  // (MarkDependencyMet).
+  // Locked FOR UPDATE (in id order) and remembered as locked by this
+  // transaction; the same round trip asks which of them a dependency not
+  // yet met waits for (workflow_sql::kAwaitedJobs, for MarkDependencyMet).
+  // GetJob is GetJobs of one id.
   Result<Job> GetJob(const std::string& id) override;
   Result<std::vector<Job>> GetJobs(const std::vector<std::string>& ids) override;
 
@@ -194,11 +195,6 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
   // `jobs`, which a locking read of this transaction returned, remembered
   // as locked as they are.
   Result<std::vector<Job>> Locked(Result<std::vector<Job>> jobs);
-  // Runs `locking_read` (`params`), which locks the jobs of `ids`, and
-  // workflow_sql::kAwaitedJobs on `ids` in one pipeline; the jobs,
-  // remembered as locked, each with whether a dependency waits for it.
-  Result<std::vector<Job>> LockWithAwaited(const char* locking_read, const PgParams& params,
-                                           const std::vector<std::string>& ids);
   // True when change's job is locked by this transaction and still as
   // change.before says (its status and lease): the guard holds.
   bool GuardHolds(const Change& change) const;
