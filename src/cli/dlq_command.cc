@@ -14,13 +14,12 @@
 
 #include "cli/commands.h"
 #include "cli/confirm.h"
+#include "cli/dead_job_filter.h"
 #include "cli/durations.h"
 #include "cli/job_views.h"
 #include "cli/operation_progress.h"
 #include "cli/output.h"
 #include "cli/progress_bar.h"
-#include "core/closest_classes.h"
-#include "core/error_fingerprint.h"
 #include "core/retry_budget.h"
 #include "core/time_format.h"
 #include "wire/job_json.h"
@@ -29,147 +28,6 @@ namespace redrive::cli {
 namespace {
 
 Instant Now() { return SystemClock().Now(); }
-
-std::string CheckReason(const std::string& text) {
-  return ParseDeadReason(text) ? ""
-                               : "'" + text + "' is not a dead reason (" + DeadReasonNames() + ")";
-}
-
-std::optional<std::string> NonEmpty(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  return text;
-}
-
-// The filters every DLQ command shares: which dead jobs it is about.
-struct DeadJobFilterFlags {
-  std::string queue, reason, tag, error_prefix, fingerprint;
-};
-
-std::string CheckFingerprint(const std::string& text) {
-  return IsErrorFingerprint(text) ? ""
-                                  : "'" + text +
-                                        "' is not an error fingerprint (16 characters 0-9 a-f, "
-                                        "as `dlq summary` shows them)";
-}
-
-void AddFilterOptions(CLI::App* cmd, DeadJobFilterFlags& f, const std::string& queue_help) {
-  cmd->add_option("--queue,-q", f.queue, queue_help);
-  cmd->add_option("--reason", f.reason, "Only this dead reason")->check(CheckReason);
-  cmd->add_option("--tag", f.tag, "Only jobs with this tag: key=value, or key");
-  cmd->add_option("--error-prefix", f.error_prefix,
-                  "Only jobs whose last error starts with this (exact; `dlq summary` "
-                  "lists the errors)");
-  cmd->add_option("--fingerprint", f.fingerprint,
-                  "Only this error class (its FINGERPRINT in `dlq summary`)")
-      ->check(CheckFingerprint);
-}
-
-// Copies the filters into any SDK filter or request that has the four fields.
-template <typename Request>
-void ApplyFilter(const DeadJobFilterFlags& f, Request& out) {
-  out.queue_name = NonEmpty(f.queue);
-  if (!f.reason.empty()) out.dead_reason = ParseDeadReason(f.reason);
-  out.tag = NonEmpty(f.tag);
-  out.error_prefix = NonEmpty(f.error_prefix);
-  out.fingerprint = NonEmpty(f.fingerprint);
-}
-
-// The selector of a bulk operation (POST /operations) for these filters.
-boost::json::object SelectorOf(const DeadJobFilterFlags& f) {
-  boost::json::object sel;
-  if (!f.queue.empty()) sel["queue_name"] = f.queue;
-  if (!f.reason.empty()) sel["dead_reason"] = f.reason;
-  if (!f.tag.empty()) sel["tag"] = f.tag;
-  if (!f.error_prefix.empty()) sel["error_prefix"] = f.error_prefix;
-  return sel;
-}
-
-// ---- Error classes: the closest ones to a miss, and the command for one ----
-
-// The command that redrives exactly one class.
-std::string RetryCommandFor(const DeadLetterGroup& g) {
-  std::string command = "redrive dlq retry --queue " + g.queue_name;
-  if (g.dead_reason != DeadReason::kNone) {
-    command += " --reason " + std::string(DeadReasonName(g.dead_reason));
-  }
-  if (g.fingerprint) {
-    command += " --fingerprint " + *g.fingerprint;
-  } else if (g.error) {
-    command += " --error-prefix " + ShellQuoted(*g.error);
-  }
-  return command + " --dry-run";
-}
-
-bool HasFilter(const DeadJobFilterFlags& f) {
-  return !f.queue.empty() || !f.reason.empty() || !f.tag.empty() || !f.error_prefix.empty() ||
-         !f.fingerprint.empty();
-}
-
-// Every filter in words: "dead jobs of queue payments whose reason is
-// non_retryable, tagged env=prod". `no_queue`: how to say "any queue".
-std::string Describe(const DeadJobFilterFlags& f, const std::string& older_than,
-                     const std::string& no_queue) {
-  std::vector<std::string> clauses;
-  if (!f.reason.empty()) clauses.push_back("whose reason is " + f.reason);
-  if (!f.tag.empty()) clauses.push_back("tagged " + f.tag);
-  if (!f.error_prefix.empty()) {
-    clauses.push_back("whose error starts with \"" + f.error_prefix + "\"");
-  }
-  if (!f.fingerprint.empty()) clauses.push_back("of error class " + f.fingerprint);
-  if (!older_than.empty()) clauses.push_back("that died more than " + older_than + " ago");
-  std::string what = f.queue.empty() ? "dead jobs of " + no_queue : "dead jobs of queue " + f.queue;
-  for (size_t i = 0; i < clauses.size(); ++i) what += (i == 0 ? " " : ", ") + clauses[i];
-  return what;
-}
-
-constexpr size_t kClosestShown = 5;
-constexpr int kClassesCompared = 100;
-
-// The classes of the queue asked (of every queue when that queue has no dead
-// job: its name may be mistyped), most like what was asked first — as the
-// server ranks them for the API's closest_classes.
-Result<std::vector<DeadLetterGroup>> ClosestClassesTo(CliContext& ctx,
-                                                      const DeadJobFilterFlags& f) {
-  sdk::DlqSummaryFilter scope;
-  scope.queue_name = NonEmpty(f.queue);
-  scope.limit = kClassesCompared;
-  auto groups = ctx.client().DlqSummary(scope);
-  if (!groups.ok()) return groups.status();
-  if (groups->empty() && scope.queue_name) {
-    scope.queue_name.reset();
-    groups = ctx.client().DlqSummary(scope);
-    if (!groups.ok()) return groups.status();
-  }
-  ClassQuery asked;
-  asked.queue_name = NonEmpty(f.queue);
-  if (!f.reason.empty()) asked.dead_reason = ParseDeadReason(f.reason);
-  asked.error_prefix = NonEmpty(f.error_prefix);
-  return ClosestClasses(std::move(*groups), asked, kClosestShown);
-}
-
-// After a selection matched nothing: says so, with the closest classes.
-void PrintNoMatch(CliContext& ctx, const DeadJobFilterFlags& f, const std::string& what) {
-  std::cout << "no " << what << "\n";
-  auto closest = ClosestClassesTo(ctx, f);
-  if (!closest.ok() || closest->empty()) {
-    if (closest.ok()) std::cout << "the DLQ is empty\n";
-    return;
-  }
-  std::cout << "\nThe closest error classes in the DLQ:\n";
-  PrintDeadLetterGroupTable(std::cout, *closest, Now());
-  std::cout << "\nTo act on one, pass its fingerprint, e.g.\n  " << RetryCommandFor((*closest)[0])
-            << "\n";
-}
-
-// --json: the closest classes of a miss, as the API's closest_classes.
-void AddClosestJson(CliContext& ctx, const DeadJobFilterFlags& f, boost::json::object& out) {
-  if (!HasFilter(f)) return;
-  auto closest = ClosestClassesTo(ctx, f);
-  if (!closest.ok() || closest->empty()) return;
-  boost::json::array classes;
-  for (const DeadLetterGroup& g : *closest) classes.push_back(wire::DeadLetterGroupToJson(g));
-  out["closest_classes"] = std::move(classes);
-}
 
 struct SummaryFlags {
   DeadJobFilterFlags filter;
@@ -499,16 +357,6 @@ struct PurgeFlags {
   bool yes = false, dry_run = false, all = false;
 };
 
-// 3988 -> "3,988".
-std::string Grouped(long long n) {
-  std::string digits = std::to_string(n < 0 ? -n : n), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return n < 0 ? "-" + out : out;
-}
-
 // Every filter of the purge, in words: "dead jobs of queue payments whose
 // reason is non_retryable, tagged env=prod".
 std::string PurgeDescription(const PurgeFlags& p) {
@@ -586,7 +434,7 @@ int RunPurge(CliContext& ctx, const PurgeFlags& f) {
       return PrintPurged(ctx, 0);
     }
     std::string expected = f.filter.queue.empty() ? "yes" : f.filter.queue;
-    if (!Confirm("Delete " + Grouped(*matched) + " " + PurgeDescription(f) + "?", expected)) {
+    if (!Confirm("Delete " + GroupedCount(*matched) + " " + PurgeDescription(f) + "?", expected)) {
       std::cerr << "redrive: not confirmed; nothing purged\n";
       return kExitUsage;
     }
