@@ -106,6 +106,7 @@ void Engine::Impl::ClaimAttempt(std::shared_ptr<ClaimState> state) {
           case Waiters::Parked::kWokenMeanwhile:
             return ClaimAttempt(state);
           case Waiters::Parked::kClosed:
+          case Waiters::Parked::kAbandoned:
             return state->Finish({});
         }
       });

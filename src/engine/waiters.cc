@@ -13,15 +13,48 @@ uint64_t Waiters::Sequence(const std::string& queue) const {
 }
 
 Waiters::Parked Waiters::Add(const std::string& queue, const Park& park, Resume resume) {
+  // The callback is registered before the lock is taken: a caller that has
+  // already left runs it here and now, and it finds nothing to abandon.
+  std::unique_ptr<OnAbandon> on_abandon;
+  const uint64_t id = next_id_.fetch_add(1) + 1;
+  if (park.abandoned.stop_possible()) {
+    on_abandon = std::make_unique<OnAbandon>(
+        park.abandoned, std::function<void()>([this, queue, id] { Abandon(queue, id); }));
+  }
   std::lock_guard<std::mutex> lock(mu_);
   if (closed_) return Parked::kClosed;
   if (SequenceLocked(queue) != park.seen) return Parked::kWokenMeanwhile;
-  by_queue_[queue].push_back({park.deadline, park.repoll_at, std::move(resume), park.abandoned});
+  // Left before the callback could find this waiter (the stop is requested
+  // before any callback runs, so one that ran is seen here).
+  if (park.abandoned.stop_requested()) return Parked::kAbandoned;
+  by_queue_[queue].push_back({id, park.deadline, park.repoll_at, std::move(resume), park.abandoned,
+                              std::move(on_abandon)});
   return Parked::kYes;
+}
+
+void Waiters::Abandon(std::string queue, uint64_t id) {
+  Resume resume;
+  std::unique_ptr<OnAbandon> self;  // this callback's own: destroying it here does not wait
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = by_queue_.find(queue);
+    if (it == by_queue_.end()) return;
+    auto& list = it->second;
+    for (auto w = list.begin(); w != list.end(); ++w) {
+      if (w->id != id) continue;
+      resume = std::move(w->resume);
+      self = std::move(w->on_abandon);
+      list.erase(w);
+      if (list.empty()) by_queue_.erase(it);
+      break;
+    }
+  }
+  if (resume) resume(true);
 }
 
 void Waiters::Wake(const std::string& queue, long long n) {
   std::vector<Resume> woken, abandoned;
+  std::list<Waiter> gone;  // their callbacks go outside the lock
   {
     std::lock_guard<std::mutex> lock(mu_);
     ++woken_[queue];
@@ -36,10 +69,11 @@ void Waiters::Wake(const std::string& queue, long long n) {
         woken.push_back(std::move(w.resume));
         --n;
       }
-      list.pop_front();
+      gone.splice(gone.end(), list, list.begin());
     }
     if (list.empty()) by_queue_.erase(it);
   }
+  gone.clear();
   // Resume outside the lock: a resumed claim may park again.
   for (auto& r : abandoned) r(true);
   for (auto& r : woken) r(false);
@@ -61,6 +95,7 @@ void Waiters::WakeEveryone() {
 
 std::optional<Instant> Waiters::ExpireDue(Instant now) {
   std::vector<std::pair<Resume, bool>> due;  // (resume, timed_out)
+  std::list<Waiter> gone;                    // their callbacks go outside the lock
   std::optional<Instant> earliest;
   auto note = [&](Instant t) {
     if (!earliest || t < *earliest) earliest = t;
@@ -70,12 +105,9 @@ std::optional<Instant> Waiters::ExpireDue(Instant now) {
     for (auto it = by_queue_.begin(); it != by_queue_.end();) {
       auto& list = it->second;
       for (auto w = list.begin(); w != list.end();) {
-        if (w->deadline <= now) {
-          due.emplace_back(std::move(w->resume), true);
-          w = list.erase(w);
-        } else if (w->repoll_at && *w->repoll_at <= now) {
-          due.emplace_back(std::move(w->resume), false);
-          w = list.erase(w);
+        if (w->deadline <= now || (w->repoll_at && *w->repoll_at <= now)) {
+          due.emplace_back(std::move(w->resume), w->deadline <= now);
+          gone.splice(gone.end(), list, w++);
         } else {
           note(w->deadline);
           if (w->repoll_at) note(*w->repoll_at);
@@ -85,6 +117,7 @@ std::optional<Instant> Waiters::ExpireDue(Instant now) {
       it = list.empty() ? by_queue_.erase(it) : std::next(it);
     }
   }
+  gone.clear();
   for (auto& [resume, timed_out] : due) resume(timed_out);
   return earliest;
 }

@@ -11,6 +11,10 @@
 // (kWokenMeanwhile) when the sequence has moved since, and the claim runs
 // again at once instead.
 //
+// A claim whose caller left (Park::abandoned requested: its connection
+// closed) is answered as timed out at once, wherever it is parked: it holds
+// no slot, counts in no gauge and takes no wake-up until its deadline.
+//
 // Deadlines are engine-clock instants, like every other time the engine
 // keeps: the background loop expires them at clock.Now(), so a manual clock
 // drives long-polls in tests exactly as it drives leases.
@@ -19,11 +23,13 @@
 // thread that woke or expired them, never under the lock.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <list>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <stop_token>
@@ -45,21 +51,23 @@ class Waiters {
     Instant deadline;
     // When to retry even without a wake-up (before the deadline), if ever.
     std::optional<Instant> repoll_at;
-    // Requested when the claim's caller left: Wake() then skips it (answering
-    // it as timed out) instead of spending a wake-up on it.
+    // Requested when the claim's caller left: the waiter is then resumed as
+    // timed out at once (on the requesting thread), and a Wake() meeting it
+    // meanwhile skips it instead of spending a wake-up on it.
     std::stop_token abandoned;
   };
   enum class Parked {
     kYes,
     kWokenMeanwhile,  // the queue was woken since `seen`: retry now
     kClosed,          // after Close()
+    kAbandoned,       // the caller has left: answer it now, with nothing
   };
 
   // The queue's wake sequence: it moves with every wake-up of the queue.
   uint64_t Sequence(const std::string& queue) const;
 
-  // Parks a waiter, unless the queue was woken since park.seen or Close()
-  // was called; then it keeps nothing and says why.
+  // Parks a waiter, unless the queue was woken since park.seen, Close() was
+  // called or its caller has left; then it keeps nothing and says why.
   Parked Add(const std::string& queue, const Park& park, Resume resume);
 
   // Takes up to `n` waiters of `queue` (oldest first) and resumes them to
@@ -84,11 +92,20 @@ class Waiters {
   std::map<std::string, size_t> CountByQueue() const;
 
  private:
+  // Resumes the waiter `id` of `queue` as timed out, if still parked.
+  // (The queue by value: the callback that calls this may be destroyed in it.)
+  void Abandon(std::string queue, uint64_t id);
+  using OnAbandon = std::stop_callback<std::function<void()>>;
   struct Waiter {
+    uint64_t id;
     Instant deadline;
     std::optional<Instant> repoll_at;
     Resume resume;
     std::stop_token abandoned;
+    // Calls Abandon() when the caller leaves. Never destroyed under mu_:
+    // its destructor waits for a callback running on another thread, which
+    // may be waiting for mu_. (Null when the caller cannot leave.)
+    std::unique_ptr<OnAbandon> on_abandon;
   };
   uint64_t SequenceLocked(const std::string& queue) const;
 
@@ -98,6 +115,7 @@ class Waiters {
   // sum moves whenever either does.
   std::map<std::string, uint64_t> woken_;
   uint64_t everyone_ = 0;
+  std::atomic<uint64_t> next_id_{0};
   bool closed_ = false;
 };
 

@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <stop_token>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace redrive::engine {
@@ -79,18 +81,61 @@ TEST_F(WaitersTest, TheDeadlineEndsTheWaitAndCloseRefusesNewWaiters) {
 }
 
 // A claim whose caller left (its connection closed) must not take the
-// wake-up meant for a live one: the job would be leased to nobody.
-TEST_F(WaitersTest, AnAbandonedWaiterIsSkippedByWakeAndAnsweredAsTimedOut) {
+// wake-up meant for a live one (the job would be leased to nobody), nor wait
+// out its deadline parked: it is answered as timed out when the caller
+// leaves, with no wake-up or expiry needed.
+TEST_F(WaitersTest, AWaiterWhoseCallerLeavesIsAnsweredAtOnceAndTakesNoWakeUp) {
   std::stop_source gone;
   Waiters::Park abandoned = ParkFor(waiters.Sequence("q"));
   abandoned.abandoned = gone.get_token();
   ASSERT_EQ(waiters.Add("q", abandoned, Record("gone")), Waiters::Parked::kYes);
   ASSERT_EQ(waiters.Add("q", ParkFor(waiters.Sequence("q")), Record("live")),
             Waiters::Parked::kYes);
+  EXPECT_EQ(waiters.CountByQueue().at("q"), 2u);
   gone.request_stop();
-  waiters.Wake("q", 1);  // one job committed: one wake-up
+  EXPECT_EQ(log, std::vector<std::string>{"gone:timeout"});
+  EXPECT_EQ(waiters.CountByQueue().at("q"), 1u);
+  waiters.Wake("q", 1);  // one job committed: one wake-up, for the live one
   EXPECT_EQ(log, (std::vector<std::string>{"gone:timeout", "live:retry"}));
   EXPECT_EQ(waiters.size(), 0u);
+}
+
+TEST_F(WaitersTest, ACallerThatLeftBeforeParkingIsNotParked) {
+  std::stop_source gone;
+  gone.request_stop();
+  Waiters::Park park = ParkFor(waiters.Sequence("q"));
+  park.abandoned = gone.get_token();
+  EXPECT_EQ(waiters.Add("q", park, Record("gone")), Waiters::Parked::kAbandoned);
+  EXPECT_EQ(waiters.size(), 0u);
+  EXPECT_TRUE(log.empty());  // the caller answers it itself
+}
+
+// Callers leaving on one thread while another wakes and expires waiters:
+// each waiter is resumed exactly once, and no thread waits for the other
+// forever (a leave's callback takes the lock that a waker holds while it
+// drops waiters).
+TEST_F(WaitersTest, LeavingWhileOthersWakeAndExpireResumesEachWaiterOnce) {
+  constexpr int kWaiters = 2000;
+  std::vector<std::atomic<int>> resumed(kWaiters);
+  std::vector<std::stop_source> callers(kWaiters);
+  std::atomic<bool> parked_all{false};
+  std::thread waker([&] {
+    while (!parked_all.load() || waiters.size() > 0) {
+      waiters.Wake("q", 3);
+      waiters.ExpireDue(t0 + seconds(31));  // past every deadline
+    }
+  });
+  for (int i = 0; i < kWaiters; ++i) {
+    Waiters::Park park = ParkFor(waiters.Sequence("q"));
+    park.abandoned = callers[i].get_token();
+    auto resume = [&resumed, i](bool) { ++resumed[i]; };
+    const Waiters::Parked parked = waiters.Add("q", park, resume);
+    if (parked != Waiters::Parked::kYes) ++resumed[i];  // answered by its caller
+    callers[i].request_stop();
+  }
+  parked_all = true;
+  waker.join();
+  for (int i = 0; i < kWaiters; ++i) EXPECT_EQ(resumed[i].load(), 1) << i;
 }
 
 }  // namespace
