@@ -45,6 +45,7 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
   engine_options.audit_retention = config.audit_retention;
   engine_options.operation_retention = config.operation_retention;
   engine_options.operation_batch = config.operation_batch;
+  engine_options.operation_yield_share = config.operation_yield_share;
   engine_options.max_event_streams = config.max_event_streams;
   engine_options.event_buffer = config.event_buffer;
   engine_options.prune_workers_after = config.prune_workers_after;

@@ -227,6 +227,13 @@ void AddServeFlags(CLI::App& serve, server::ServeFlags& flags) {
       ->envname("REDRIVE_OPERATION_BATCH")
       ->capture_default_str();
   serve
+      .add_option("--operation-yield-share", flags.operation_yield_share,
+                  "Percent (1-100) of the writer's time a bulk operation without a rate may take "
+                  "while this node serves requests, in batches of at most 16 jobs; it runs at "
+                  "full speed when there are none. 100: it never yields")
+      ->envname("REDRIVE_OPERATION_YIELD_SHARE")
+      ->capture_default_str();
+  serve
       .add_flag("--webhook-allow-private-targets", flags.webhook_allow_private_targets,
                 "Let webhooks target loopback, private (RFC 1918, CGNAT, ULA), link-local and "
                 "other non-global addresses; by default only global addresses are")

@@ -55,7 +55,8 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
   loop.Add(MakeLeaseReaper(committer, store, options.sweep_batch));
   loop.Add(MakeDeadlineSweep(committer, store, options.sweep_batch));
   loop.Add(std::make_unique<ScheduleFiring>(committer, store, options.sweep_batch));
-  loop.Add(std::make_unique<OperationRunner>(committer, store, options.operation_batch));
+  loop.Add(std::make_unique<OperationRunner>(committer, store, clock, options.operation_batch,
+                                             options.operation_yield_share));
   loop.Add(std::make_unique<AutoredriveRunner>(committer, store));
   loop.Add(std::make_unique<Retention>(committer, store, options.sweep_batch,
                                        options.retention_interval));

@@ -101,6 +101,10 @@ struct EngineOptions {
   // latency down, larger ones finish an operation sooner (docs/benchmarks.md,
   // W5).
   int operation_batch = 100;
+  // While this node serves requests, a bulk operation without a rate runs
+  // batches of at most 16 jobs and holds the writer at most this percent of
+  // the time (services/operation_runner.h); 100: it never yields.
+  int operation_yield_share = 25;
   // The throughput history (console chart): each node records one sample
   // per interval in the store; the last `throughput_window` of them are
   // kept and shown.

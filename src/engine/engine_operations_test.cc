@@ -5,6 +5,7 @@
 #include <set>
 
 #include "engine/engine_test_util.h"
+#include "engine/services/operation_runner.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace redrive::engine::testing {
@@ -106,6 +107,7 @@ TEST_F(EngineOperationsTest, ADryRunCountsAndSamplesAndCreatesNothing) {
 TEST_F(EngineOperationsTest, RunsOverManyJobsInBatchesAtItsRateAcrossARestart) {
   EngineOptions options;
   options.operation_batch = kMaxOperationBatch;
+  options.operation_yield_share = 100;  // batches of the rate's size, whatever the requests
   StartEngine(options);
   std::vector<std::string> ids = EnqueueDeadMany("payments", 1200);
   CreateOperationParams p = RetryQueue("payments");
@@ -156,6 +158,45 @@ TEST_F(EngineOperationsTest, RunsOverManyJobsInBatchesAtItsRateAcrossARestart) {
   for (const auto& [id, n] : redrives) EXPECT_EQ(n, 1) << id;
   EXPECT_EQ(CountStatus("payments", JobStatus::kDeadletter), 10);  // died again, left alone
   EXPECT_EQ(Get(ids[600]).max_retries, 2);                         // budget extend:2
+}
+
+// While this node serves requests an operation runs small batches (a request
+// that arrives while one runs waits less); a pass that met none runs a full
+// one. (A rate keeps the background loop from running more batches between
+// the test's passes.)
+TEST_F(EngineOperationsTest, AnOperationYieldsToRequestsWithSmallerBatches) {
+  EngineOptions options;
+  options.operation_batch = 100;
+  StartEngine(options);
+  EnqueueDeadMany("payments", 300);
+  CreateOperationParams p = RetryQueue("payments");
+  p.rate_per_second = 10'000;
+  const Operation created = Create(p);
+
+  Pass();  // requests came since the runner last looked: a yielding batch
+  EXPECT_EQ(GetOp(created.id).done, operation_ops::kYieldBatch);
+  clock_.Advance(milliseconds(10));
+  Pass();  // none since that pass began: a full batch
+  EXPECT_EQ(GetOp(created.id).done, operation_ops::kYieldBatch + 100);
+  Enqueue("other");  // a request on another queue
+  clock_.Advance(milliseconds(10));
+  Pass();
+  EXPECT_EQ(GetOp(created.id).done, 2 * operation_ops::kYieldBatch + 100);
+}
+
+TEST(OperationYieldTest, SmallBatchesAndAPauseForTheShareOnlyWhenBusy) {
+  using operation_ops::YieldingBatch;
+  using operation_ops::YieldPause;
+  EXPECT_EQ(YieldingBatch(100, true, 25), operation_ops::kYieldBatch);
+  EXPECT_EQ(YieldingBatch(100, false, 25), 100);
+  EXPECT_EQ(YieldingBatch(8, true, 25), 8);       // never more than the configured batch
+  EXPECT_EQ(YieldingBatch(100, true, 100), 100);  // 100 %: never yields
+  // Batches that ran 2 ms at a 25 % share: 6 ms of pause, 2 of every 8 ms.
+  EXPECT_EQ(YieldPause(milliseconds(2), 25), milliseconds(6));
+  EXPECT_EQ(YieldPause(milliseconds(3), 50), milliseconds(3));
+  EXPECT_EQ(YieldPause(milliseconds(1), 1), milliseconds(99));
+  EXPECT_EQ(YieldPause(milliseconds(2), 100), std::nullopt);
+  EXPECT_EQ(YieldPause(Micros(0), 25), std::nullopt);  // nothing ran: no pause
 }
 
 TEST_F(EngineOperationsTest, WithoutARateBatchesRunBackToBack) {

@@ -86,6 +86,7 @@ void GroupCommitter::Stop() {
 }
 
 void GroupCommitter::Submit(WriteOp op) {
+  CountSubmitted(op);
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (accepting_) {

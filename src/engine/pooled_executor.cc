@@ -58,6 +58,7 @@ void PooledExecutor::Stop() {
 }
 
 void PooledExecutor::Submit(WriteOp op) {
+  CountSubmitted(op);
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (accepting_) {

@@ -30,7 +30,9 @@
 // thread-safe.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -99,10 +101,23 @@ class WriteExecutor {
   // then possibly later, on an executor thread.
   virtual void WhenDurable(std::function<void(Status)> fn) { fn(Status::Ok()); }
 
+  // How many requests' ops (not background ones) were submitted so far: a
+  // duty compares two readings to learn whether requests came in between (a
+  // bulk operation then yields to them: services/operation_runner.h).
+  uint64_t requests_submitted() const {
+    return requests_submitted_.load(std::memory_order_relaxed);
+  }
+
  protected:
+  // Every Submit() calls it first.
+  void CountSubmitted(const WriteOp& op) {
+    if (!op.background) requests_submitted_.fetch_add(1, std::memory_order_relaxed);
+  }
+
   std::vector<WriteHook*> hooks_;
   std::optional<std::string> node_id_;
   size_t max_queues_ = ServerLimits{}.max_queues;
+  std::atomic<uint64_t> requests_submitted_{0};
 };
 
 struct WriteExecutorOptions {

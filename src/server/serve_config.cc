@@ -528,6 +528,11 @@ Result<ServeConfig> MakeServeConfig(const ServeFlags& flags) {
     return Status::Validation("operation_batch", "--operation-batch must be between 1 and 500");
   }
   config.operation_batch = flags.operation_batch;
+  if (flags.operation_yield_share < 1 || flags.operation_yield_share > 100) {
+    return Status::Validation("operation_yield_share",
+                              "--operation-yield-share must be between 1 and 100");
+  }
+  config.operation_yield_share = flags.operation_yield_share;
   config.webhook_allow_private_targets = flags.webhook_allow_private_targets;
   config.single_use_refresh_tokens = flags.single_use_refresh_tokens;
   return config;

@@ -108,6 +108,7 @@ struct ServeFlags {
   std::string integrity_check_budget = "30s";
   std::string sqlite_sync = "pipelined";
   int operation_batch = 100;
+  int operation_yield_share = 25;
   bool webhook_allow_private_targets = false;
   uint64_t max_event_streams = 256;
   uint64_t event_buffer = 1024;
@@ -176,6 +177,8 @@ struct ServeConfig {
   bool sqlite_pipelined_sync = true;
   // Jobs per transaction of a bulk operation (EngineOptions::operation_batch).
   int operation_batch = 100;
+  // EngineOptions::operation_yield_share.
+  int operation_yield_share = 25;
   // Also deliver to (and accept) loopback, private, link-local, ... webhook
   // targets; off, only global addresses are (engine/webhooks/target_address.h).
   bool webhook_allow_private_targets = false;

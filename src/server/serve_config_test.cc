@@ -175,6 +175,7 @@ TEST(MakeServeConfigTest, DefaultsAreValid) {
   EXPECT_EQ(c->integrity_check_budget, std::chrono::seconds(30));
   EXPECT_TRUE(c->sqlite_pipelined_sync);
   EXPECT_EQ(c->operation_batch, 100);
+  EXPECT_EQ(c->operation_yield_share, 25);
   EXPECT_FALSE(c->webhook_allow_private_targets);
 }
 
@@ -350,6 +351,9 @@ TEST(MakeServeConfigTest, RejectsBadTunables) {
   EXPECT_TRUE(fails([](ServeFlags& f) { f.operation_batch = 0; }));
   EXPECT_TRUE(fails([](ServeFlags& f) { f.operation_batch = 501; }));
   EXPECT_FALSE(fails([](ServeFlags& f) { f.operation_batch = 25; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.operation_yield_share = 0; }));
+  EXPECT_TRUE(fails([](ServeFlags& f) { f.operation_yield_share = 101; }));
+  EXPECT_FALSE(fails([](ServeFlags& f) { f.operation_yield_share = 100; }));
 }
 
 TEST(MakeServeConfigTest, NodeIdAndPoolSizePassThrough) {

@@ -130,39 +130,80 @@ Result<BatchOutcome> RunBatch(store::WriteTx& tx, TxContext& ctx, const std::str
   return out;
 }
 
+int YieldingBatch(int batch, bool busy, int yield_share) {
+  return busy && yield_share < 100 ? std::min(batch, kYieldBatch) : batch;
+}
+
+std::optional<Micros> YieldPause(Micros worked, int yield_share) {
+  if (yield_share >= 100 || worked <= Micros(0)) return std::nullopt;
+  return worked * (100 - yield_share) / std::max(yield_share, 1);
+}
+
 }  // namespace operation_ops
 
-OperationRunner::OperationRunner(Committer& committer, store::Store& store, int batch)
-    : committer_(committer), store_(store), batch_(std::clamp(batch, 1, kMaxOperationBatch)) {}
+OperationRunner::OperationRunner(Committer& committer, store::Store& store, const Clock& clock,
+                                 int batch, int yield_share)
+    : committer_(committer),
+      store_(store),
+      clock_(clock),
+      batch_(std::clamp(batch, 1, kMaxOperationBatch)),
+      yield_share_(std::clamp(yield_share, 1, 100)) {}
 
 ServiceRun OperationRunner::RunOnce(Instant now) {
-  ServiceRun run;
-  std::vector<std::string> due;
-  Status listed = committer_.RunAndWait([&](store::WriteTx& tx, TxContext&) -> Status {
-    due.clear();
-    REDRIVE_ASSIGN_OR_RETURN(
-        auto ops, tx.SelectDueOperations(now, static_cast<int>(kMaxUnfinishedOperations)));
-    for (const store::OperationRecord& rec : ops) due.push_back(rec.operation.id);
-    return Status::Ok();
-  });
-  if (!listed.ok()) {
-    spdlog::warn("operations: {}", listed.ToString());
-    return run;
+  // Requests since the last pass began (during it, or since it ended).
+  const uint64_t requests_before = committer_.requests_submitted();
+  const bool busy = requests_before != requests_seen_;
+  requests_seen_ = requests_before;
+  Micros worked{0};
+  ServiceRun run = RunPass(now, operation_ops::YieldingBatch(batch_, busy, yield_share_), worked);
+  const bool busy_now = busy || committer_.requests_submitted() != requests_before;
+  if (run.more && busy_now) {
+    if (auto pause = operation_ops::YieldPause(worked, yield_share_)) {
+      run.more = false;
+      run.next_run = now + *pause;
+    }
   }
-  for (const std::string& id : due) {
+  return run;
+}
+
+ServiceRun OperationRunner::RunPass(Instant now, int batch, Micros& worked) {
+  ServiceRun run;
+  // The due operations are listed again unless the last pass ran each of
+  // them and left them due at once, less than a listing interval ago.
+  if (!due_now_ || now >= listed_at_ + kRelistEvery || now < listed_at_) {
+    Status listed = committer_.RunAndWait([&](store::WriteTx& tx, TxContext&) -> Status {
+      due_.clear();
+      REDRIVE_ASSIGN_OR_RETURN(
+          auto ops, tx.SelectDueOperations(now, static_cast<int>(kMaxUnfinishedOperations)));
+      for (const store::OperationRecord& rec : ops) due_.push_back(rec.operation.id);
+      return Status::Ok();
+    });
+    if (!listed.ok()) {
+      spdlog::warn("operations: {}", listed.ToString());
+      return run;
+    }
+    listed_at_ = now;
+  }
+  due_now_ = !due_.empty();
+  for (const std::string& id : due_) {
     operation_ops::BatchOutcome outcome;
     Status st = committer_.RunAndWait([&](store::WriteTx& tx, TxContext& ctx) -> Status {
+      const Instant started = clock_.Now();
       ctx.now = now;
-      REDRIVE_ASSIGN_OR_RETURN(outcome, operation_ops::RunBatch(tx, ctx, id, now, batch_));
+      REDRIVE_ASSIGN_OR_RETURN(outcome, operation_ops::RunBatch(tx, ctx, id, now, batch));
+      worked += std::max(Micros(0), clock_.Now() - started);
       return Status::Ok();
     });
     if (!st.ok()) {
       spdlog::warn("operation {}: batch failed (retried on the next pass): {}", id, st.ToString());
+      due_now_ = false;
       continue;
     }
     run.changed += outcome.handled;
     run.more = run.more || outcome.more_now;
+    due_now_ = due_now_ && outcome.more_now;
   }
+  if (run.more) return run;  // the loop runs it again at once: no need to know when
   if (auto tx = store_.BeginRead(); tx.ok()) {
     if (auto next = (*tx)->NextOperationDue(); next.ok()) run.next_run = *next;
   }
