@@ -70,6 +70,9 @@ class EngineMoveTest : public EngineTest {
 };
 
 TEST_F(EngineMoveTest, MovesManyJobsInBatchesAndAWorkerOfTheTargetClaimsThem) {
+  EngineOptions options;
+  options.operation_yield_share = 100;  // whole batches of 100, whatever the requests
+  StartEngine(options);
   std::vector<std::string> ids = EnqueueMany("payments", 1200);
   ASSERT_EQ(ids.size(), 1200u);
   // One is being worked on: its holder would complete it in the wrong queue.
