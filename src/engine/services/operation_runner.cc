@@ -187,11 +187,12 @@ ServiceRun OperationRunner::RunPass(Instant now, int batch, Micros& worked) {
   due_now_ = !due_.empty();
   for (const std::string& id : due_) {
     operation_ops::BatchOutcome outcome;
+    Micros ran{0};  // like `outcome`, rewritten whole by each run (a re-run op)
     Status st = committer_.RunAndWait([&](store::WriteTx& tx, TxContext& ctx) -> Status {
       const Instant started = clock_.Now();
       ctx.now = now;
       REDRIVE_ASSIGN_OR_RETURN(outcome, operation_ops::RunBatch(tx, ctx, id, now, batch));
-      worked += std::max(Micros(0), clock_.Now() - started);
+      ran = std::max(Micros(0), clock_.Now() - started);
       return Status::Ok();
     });
     if (!st.ok()) {
@@ -199,6 +200,7 @@ ServiceRun OperationRunner::RunPass(Instant now, int batch, Micros& worked) {
       due_now_ = false;
       continue;
     }
+    worked += ran;
     run.changed += outcome.handled;
     run.more = run.more || outcome.more_now;
     due_now_ = due_now_ && outcome.more_now;
