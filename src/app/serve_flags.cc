@@ -234,6 +234,11 @@ void AddServeFlags(CLI::App& serve, server::ServeFlags& flags) {
       ->envname("REDRIVE_OPERATION_YIELD_SHARE")
       ->capture_default_str();
   serve
+      .add_flag("--no-coalesce-writes", flags.no_coalesce_writes,
+                "Run every claim, complete, fail and heartbeat as an op of its own, instead of "
+                "running those that wait for the writer together as one (for comparison)")
+      ->envname("REDRIVE_NO_COALESCE_WRITES");
+  serve
       .add_flag("--webhook-allow-private-targets", flags.webhook_allow_private_targets,
                 "Let webhooks target loopback, private (RFC 1918, CGNAT, ULA), link-local and "
                 "other non-global addresses; by default only global addresses are")

@@ -61,6 +61,11 @@ struct EngineOptions {
   int reader_threads = 2;
   // The most requests one group commit takes; more wait for the next one.
   size_t max_batch = 2048;
+  // Concurrent claims of one queue, and concurrent completes, fails and
+  // heartbeats, that wait for the writer together run as one op with
+  // set-based reads and writes (engine_jobs.cc). Off: one op each (tests
+  // that count ops).
+  bool coalesce_writes = true;
   // One-transaction-per-request stores: tries in all of a write the store
   // keeps aborting (lost serialization or deadlock races) before it fails
   // with SERVICE_UNAVAILABLE.

@@ -1,8 +1,11 @@
 // Engine internals shared by engine*.cc. Not part of the engine's interface.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <string>
 #include <thread>
 
 #include "engine/background_loop.h"
@@ -88,6 +91,15 @@ class Engine::Impl {
 
   struct ClaimState;
   void ClaimAttempt(std::shared_ptr<ClaimState> state);
+  // Requests that run as one op (EngineOptions::coalesce_writes): a request
+  // joins the open group of its kind while that group's op waits for the
+  // writer; the op's first run closes it, and later runs (a PostgreSQL
+  // retry) run the same members.
+  struct ClaimGroup;     // claims of one queue: ops::ClaimFor
+  struct JobEventGroup;  // completes, fails and heartbeats: ops::ApplyToJobs
+  void RunClaimGroup(std::shared_ptr<ClaimGroup> group);
+  void AfterClaim(const std::shared_ptr<ClaimState>& state, uint64_t seen, Result<ClaimResult> r);
+  void ApplyJobEvent(std::string job_id, Event event, QueueScope scope, Callback<Job> done);
 
   store::Store& store;
   const Clock& clock;
@@ -120,6 +132,10 @@ class Engine::Impl {
   BackgroundLoop loop;
   // Delivers what the outbox wrote (null without a webhook sender).
   std::unique_ptr<WebhookDispatcher> dispatcher;
+  std::mutex coalesce_mu;
+  std::map<std::string, std::shared_ptr<ClaimGroup>, std::less<>> open_claims;  // by queue
+  std::shared_ptr<JobEventGroup> open_job_events;
+
   bool started = false;
   Instant started_at{};  // when Start() succeeded (GET /dashboard's uptime)
 };

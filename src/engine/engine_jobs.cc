@@ -1,5 +1,7 @@
 // Producer and worker operations.
 #include <atomic>
+#include <deque>
+#include <mutex>
 
 #include "engine/engine.h"
 #include "engine/engine_impl.h"
@@ -46,6 +48,31 @@ struct Engine::Impl::ClaimState {
   void Finish(std::vector<Job> jobs) { done(ClaimResult{std::move(jobs), std::move(ack_results)}); }
 };
 
+namespace {
+
+// How many requests one coalesced op takes at most, and how many jobs one
+// claim group asks for in all; more open a new group.
+constexpr size_t kMaxGroupMembers = 64;
+constexpr int kMaxGroupClaimLimit = 1000;
+
+}  // namespace
+
+struct Engine::Impl::ClaimGroup {
+  std::string queue;
+  std::vector<std::shared_ptr<ClaimState>> members;
+  int limit = 0;  // the members' limits, summed
+
+  bool Fits(int more) const {
+    return members.size() < kMaxGroupMembers && limit + more <= kMaxGroupClaimLimit;
+  }
+};
+
+struct Engine::Impl::JobEventGroup {
+  std::vector<ops::JobEvent> items;
+  std::deque<QueueScope> scopes;  // items[i].scope points here: a deque never moves them
+  std::vector<Callback<Job>> done;
+};
+
 void Engine::Claim(ClaimParams p, Callback<ClaimResult> done) {
   auto state = std::make_shared<Impl::ClaimState>();
   state->deadline = impl_->clock.Now() + p.wait;
@@ -57,6 +84,28 @@ void Engine::Claim(ClaimParams p, Callback<ClaimResult> done) {
 void Engine::Impl::ClaimAttempt(std::shared_ptr<ClaimState> state) {
   // A caller that left gets nothing more (its acks, if any, were applied).
   if (!state->first && state->params.abandoned.stop_requested()) return state->Finish({});
+  const std::string& queue = state->params.queue_name;
+  const int limit = state->params.limit;
+  auto group = std::make_shared<ClaimGroup>();
+  {
+    std::lock_guard lock(coalesce_mu);
+    if (options.coalesce_writes) {
+      auto open = open_claims.find(queue);
+      if (open != open_claims.end() && open->second->Fits(limit)) {
+        open->second->members.push_back(std::move(state));
+        open->second->limit += limit;
+        return;  // its op is waiting for the writer
+      }
+      open_claims[queue] = group;  // a full group stays as it is
+    }
+    group->queue = queue;
+    group->members.push_back(std::move(state));
+    group->limit = limit;
+  }
+  RunClaimGroup(std::move(group));
+}
+
+void Engine::Impl::RunClaimGroup(std::shared_ptr<ClaimGroup> group) {
   // The queue's wake sequence, read by the run that commits before it reads
   // anything: a wake-up after it means a commit this attempt may not have
   // seen (waiters.h). Read in the run, not at submission: with group commit
@@ -64,92 +113,154 @@ void Engine::Impl::ClaimAttempt(std::shared_ptr<ClaimState> state) {
   // runs before the batch's wake-ups), so a claim is never re-run for
   // commits it did see. Like the result, each run rewrites it whole.
   auto seen = std::make_shared<std::atomic<uint64_t>>(0);
-  Write<ClaimResult>(
-      [this, state, seen](WriteTx& tx, TxContext& ctx) -> Result<ClaimResult> {
-        const ClaimParams& p = state->params;
-        seen->store(waiters.Sequence(p.queue_name));
-        ClaimResult r;
-        if (state->first) {
-          REDRIVE_ASSIGN_OR_RETURN(r.ack_results,
-                                   ops::ApplyAcks(tx, ctx, p.worker_id, p.acks, p.scope));
+  Write<std::vector<ClaimResult>>(
+      [this, group, seen](WriteTx& tx, TxContext& ctx) -> Result<std::vector<ClaimResult>> {
+        {
+          std::lock_guard lock(coalesce_mu);  // closed: no one joins any more
+          auto open = open_claims.find(group->queue);
+          if (open != open_claims.end() && open->second == group) open_claims.erase(open);
         }
-        if (p.abandoned.stop_requested()) return r;  // no job for a caller that left
-        REDRIVE_ASSIGN_OR_RETURN(
-            r.jobs, ops::Claim(tx, ctx, p.queue_name, p.worker_id, p.limit, p.lease_duration));
-        return r;
+        seen->store(waiters.Sequence(group->queue));
+        const auto& members = group->members;
+        std::vector<ClaimResult> results(members.size());
+        // The first attempts' acks, all in one batch: an ack is refused
+        // per item, and only a store error fails them.
+        std::vector<ops::JobEvent> acks;
+        for (const auto& m : members) {
+          if (!m->first) continue;
+          for (const Ack& ack : m->params.acks) {
+            acks.push_back({ack.job_id, ops::AckEvent(m->params.worker_id, ack), &m->params.scope});
+          }
+        }
+        if (!acks.empty()) {
+          REDRIVE_ASSIGN_OR_RETURN(std::vector<Result<Job>> applied,
+                                   ops::ApplyToJobs(tx, ctx, acks));
+          size_t next = 0;
+          for (size_t i = 0; i < members.size(); ++i) {
+            if (!members[i]->first) continue;
+            const std::vector<Ack>& sent = members[i]->params.acks;
+            REDRIVE_ASSIGN_OR_RETURN(
+                results[i].ack_results,
+                ops::AckResults(sent, std::span(applied).subspan(next, sent.size())));
+            next += sent.size();
+          }
+        }
+        // No job for a caller that left.
+        std::vector<ops::Claimer> claimers;
+        std::vector<size_t> claimer_of;
+        for (size_t i = 0; i < members.size(); ++i) {
+          const ClaimParams& p = members[i]->params;
+          if (p.abandoned.stop_requested()) continue;
+          claimers.push_back({p.worker_id, p.limit, p.lease_duration});
+          claimer_of.push_back(i);
+        }
+        if (claimers.empty()) return results;
+        REDRIVE_ASSIGN_OR_RETURN(auto claimed, ops::ClaimFor(tx, ctx, group->queue, claimers));
+        for (size_t k = 0; k < claimed.size(); ++k) {
+          results[claimer_of[k]].jobs = std::move(claimed[k]);
+        }
+        return results;
       },
-      [this, state, seen](Result<ClaimResult> r) {
-        const bool first = state->first;
-        state->first = false;
-        if (!r.ok()) {
-          // After the first attempt the acks are committed: report them.
-          if (first) return state->done(r.status());
-          return state->Finish({});
+      [this, group, seen](Result<std::vector<ClaimResult>> r) {
+        for (size_t i = 0; i < group->members.size(); ++i) {
+          AfterClaim(group->members[i], seen->load(),
+                     r.ok() ? Result<ClaimResult>(std::move((*r)[i])) : r.status());
         }
-        if (first) state->ack_results = std::move(r->ack_results);
-        const Instant now = clock.Now();
-        if (!r->jobs.empty() || now >= state->deadline ||
-            state->params.abandoned.stop_requested()) {
-          return state->Finish(std::move(r->jobs));
+      });
+}
+
+void Engine::Impl::AfterClaim(const std::shared_ptr<ClaimState>& state, uint64_t seen,
+                              Result<ClaimResult> r) {
+  const bool first = state->first;
+  state->first = false;
+  if (!r.ok()) {
+    // After the first attempt the acks are committed: report them.
+    if (first) return state->done(r.status());
+    return state->Finish({});
+  }
+  if (first) state->ack_results = std::move(r->ack_results);
+  const Instant now = clock.Now();
+  if (!r->jobs.empty() || now >= state->deadline || state->params.abandoned.stop_requested()) {
+    return state->Finish(std::move(r->jobs));
+  }
+  Waiters::Park park{seen, state->deadline, std::nullopt, state->params.abandoned};
+  if (options.claim_repoll > std::chrono::milliseconds::zero() &&
+      now + options.claim_repoll < state->deadline) {
+    park.repoll_at = now + options.claim_repoll;
+  }
+  switch (waiters.Add(state->params.queue_name, park, [this, state](bool timed_out) {
+    if (timed_out) return state->Finish({});
+    ClaimAttempt(state);
+  })) {
+    case Waiters::Parked::kYes:
+      return loop.NudgeWaiters(park.repoll_at.value_or(state->deadline));
+    case Waiters::Parked::kWokenMeanwhile:
+      return ClaimAttempt(state);
+    case Waiters::Parked::kClosed:
+    case Waiters::Parked::kAbandoned:
+      return state->Finish({});
+  }
+}
+
+void Engine::Impl::ApplyJobEvent(std::string job_id, Event event, QueueScope scope,
+                                 Callback<Job> done) {
+  auto group = std::make_shared<JobEventGroup>();
+  {
+    std::lock_guard lock(coalesce_mu);
+    if (options.coalesce_writes && open_job_events &&
+        open_job_events->items.size() < kMaxGroupMembers) {
+      JobEventGroup& open = *open_job_events;
+      open.scopes.push_back(std::move(scope));
+      open.items.push_back({std::move(job_id), std::move(event), &open.scopes.back()});
+      open.done.push_back(std::move(done));
+      return;  // its op is waiting for the writer
+    }
+    group->scopes.push_back(std::move(scope));
+    group->items.push_back({std::move(job_id), std::move(event), &group->scopes.back()});
+    group->done.push_back(std::move(done));
+    if (options.coalesce_writes) open_job_events = group;
+  }
+  Write<std::vector<Result<Job>>>(
+      [this, group](WriteTx& tx, TxContext& ctx) -> Result<std::vector<Result<Job>>> {
+        {
+          std::lock_guard lock(coalesce_mu);  // closed: no one joins any more
+          if (open_job_events == group) open_job_events.reset();
         }
-        Waiters::Park park{seen->load(), state->deadline, std::nullopt, state->params.abandoned};
-        if (options.claim_repoll > std::chrono::milliseconds::zero() &&
-            now + options.claim_repoll < state->deadline) {
-          park.repoll_at = now + options.claim_repoll;
-        }
-        switch (waiters.Add(state->params.queue_name, park, [this, state](bool timed_out) {
-          if (timed_out) return state->Finish({});
-          ClaimAttempt(state);
-        })) {
-          case Waiters::Parked::kYes:
-            return loop.NudgeWaiters(park.repoll_at.value_or(state->deadline));
-          case Waiters::Parked::kWokenMeanwhile:
-            return ClaimAttempt(state);
-          case Waiters::Parked::kClosed:
-          case Waiters::Parked::kAbandoned:
-            return state->Finish({});
+        return ops::ApplyToJobs(tx, ctx, group->items);
+      },
+      [group](Result<std::vector<Result<Job>>> r) {
+        for (size_t i = 0; i < group->done.size(); ++i) {
+          group->done[i](r.ok() ? std::move((*r)[i]) : Result<Job>(r.status()));
         }
       });
 }
 
 void Engine::Heartbeat(HeartbeatParams p, Callback<Job> done) {
-  impl_->Write<Job>(
-      [p = std::move(p)](WriteTx& tx, TxContext& ctx) -> Result<Job> {
-        REDRIVE_ASSIGN_OR_RETURN(
-            Change c,
-            ops::ApplyToJob(tx, ctx, p.job_id,
-                            event::Heartbeat{p.worker_id, p.lease_id, p.lease_duration}, p.scope));
-        return std::move(c.after);
-      },
-      std::move(done));
+  impl_->ApplyJobEvent(
+      std::move(p.job_id),
+      event::Heartbeat{std::move(p.worker_id), std::move(p.lease_id), p.lease_duration},
+      std::move(p.scope), std::move(done));
 }
 
 void Engine::Complete(CompleteParams p, StatusCallback done) {
-  impl_->Write<bool>(
-      [p = std::move(p)](WriteTx& tx, TxContext& ctx) -> Result<bool> {
-        REDRIVE_RETURN_IF_ERROR(
-            ops::ApplyToJob(tx, ctx, p.job_id,
-                            event::Complete{p.worker_id, p.lease_id, p.result_json}, p.scope)
-                .status());
-        return true;
-      },
-      [done = std::move(done)](Result<bool> r) { done(r.status()); });
+  impl_->ApplyJobEvent(
+      std::move(p.job_id),
+      event::Complete{std::move(p.worker_id), std::move(p.lease_id), std::move(p.result_json)},
+      std::move(p.scope), [done = std::move(done)](Result<Job> r) { done(r.status()); });
 }
 
 void Engine::Fail(FailParams p, Callback<FailResult> done) {
-  impl_->Write<FailResult>(
-      [p = std::move(p)](WriteTx& tx, TxContext& ctx) -> Result<FailResult> {
-        REDRIVE_ASSIGN_OR_RETURN(
-            Change c, ops::ApplyToJob(tx, ctx, p.job_id,
-                                      event::Fail{p.worker_id, p.lease_id, p.error, p.no_retry,
-                                                  p.retry_after, p.details_json},
-                                      p.scope));
-        FailResult r;
-        r.outcome = ops::FailOutcomeOf(c.after);
-        r.job = std::move(c.after);
-        return r;
-      },
-      std::move(done));
+  impl_->ApplyJobEvent(
+      std::move(p.job_id),
+      event::Fail{std::move(p.worker_id), std::move(p.lease_id), std::move(p.error), p.no_retry,
+                  p.retry_after, std::move(p.details_json)},
+      std::move(p.scope), [done = std::move(done)](Result<Job> r) {
+        if (!r.ok()) return done(r.status());
+        FailResult f;
+        f.outcome = ops::FailOutcomeOf(*r);
+        f.job = std::move(*r);
+        done(std::move(f));
+      });
 }
 
 void Engine::AckBatch(std::string worker_id, std::vector<Ack> acks, QueueScope scope,

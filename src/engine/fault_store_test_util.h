@@ -44,6 +44,10 @@ class FaultStore final : public store::Store {
   int begins() const { return begins_; }
   int commit_calls() const { return commit_calls_; }
   int commits() const { return commits_; }
+  // Calls of ReadForClaim and of GetJobs (a coalesced claim reads once for
+  // all its claimers; coalesced completes read their jobs in one GetJobs).
+  int claim_reads() const { return claim_reads_; }
+  int job_batch_reads() const { return job_batch_reads_; }
 
   store::StoreTraits traits() const override {
     return {store::WriteModel::kTransactionPerRequest, writers_};
@@ -102,7 +106,14 @@ class FaultStore final : public store::Store {
       return inner_->FindIdempotencyKey(key);
     }
     Result<std::vector<Job>> GetJobs(const std::vector<std::string>& ids) override {
+      ++owner_.job_batch_reads_;
       return inner_->GetJobs(ids);
+    }
+    Result<store::ClaimReads> ReadForClaim(const std::string& queue_name,
+                                           std::span<const std::string> worker_ids, Instant now,
+                                           int limit) override {
+      ++owner_.claim_reads_;
+      return inner_->ReadForClaim(queue_name, worker_ids, now, limit);
     }
     Result<std::vector<HistoryEntry>> GetHistory(const std::string& job_id) override {
       return inner_->GetHistory(job_id);
@@ -431,6 +442,8 @@ class FaultStore final : public store::Store {
   std::atomic<int> begins_{0};
   std::atomic<int> commit_calls_{0};
   std::atomic<int> commits_{0};
+  std::atomic<int> claim_reads_{0};
+  std::atomic<int> job_batch_reads_{0};
 };
 
 // A plan that fails the first `n` calls of `point` (of transactions that

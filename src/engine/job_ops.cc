@@ -152,16 +152,42 @@ Result<EnqueueResult> Enqueue(store::WriteTx& tx, TxContext& ctx, const EnqueueP
 Result<std::vector<Job>> Claim(store::WriteTx& tx, TxContext& ctx, const std::string& queue,
                                const std::string& worker_id, int limit,
                                std::chrono::seconds lease_duration) {
-  std::vector<Job> claimed;
+  const Claimer claimer{worker_id, limit, lease_duration};
+  REDRIVE_ASSIGN_OR_RETURN(auto claimed, ClaimFor(tx, ctx, queue, std::span(&claimer, 1)));
+  return std::move(claimed[0]);
+}
+
+Result<std::vector<std::vector<Job>>> ClaimFor(store::WriteTx& tx, TxContext& ctx,
+                                               const std::string& queue,
+                                               std::span<const Claimer> claimers) {
+  std::vector<std::vector<Job>> claimed(claimers.size());
+  std::vector<std::string> worker_ids;
+  int total = 0;
+  for (const Claimer& c : claimers) {
+    if (std::find(worker_ids.begin(), worker_ids.end(), c.worker_id) == worker_ids.end()) {
+      worker_ids.push_back(c.worker_id);
+    }
+    total += c.limit;
+  }
   // One batch of reads (one round trip on PostgreSQL): the queue, the
-  // worker, the due scheduled jobs and the claimable ones.
+  // workers, the due scheduled jobs and the claimable ones.
   REDRIVE_ASSIGN_OR_RETURN(store::ClaimReads reads,
-                           tx.ReadForClaim(queue, worker_id, ctx.now, limit));
+                           tx.ReadForClaim(queue, worker_ids, ctx.now, total));
   if (!reads.queue || reads.queue->paused || !reads.queue->enabled) return claimed;
   // A worker that deregistered gets nothing, not even from a long-poll it
   // left parked while shutting down: the job would sit leased to a process
   // that is gone until the lease ran out, and that would cost it a retry.
-  if (reads.worker && reads.worker->deregistered_at) return claimed;
+  auto gone = [&](const std::string& worker_id) {
+    return std::any_of(reads.workers.begin(), reads.workers.end(),
+                       [&](const WorkerInfo& w) { return w.id == worker_id && w.deregistered_at; });
+  };
+  std::vector<int> wants(claimers.size(), 0);
+  int wanted = 0;
+  for (size_t i = 0; i < claimers.size(); ++i) {
+    if (!gone(claimers[i].worker_id)) wants[i] = claimers[i].limit;
+    wanted += wants[i];
+  }
+  if (wanted == 0) return claimed;
 
   // Promote what became due since the scheduler last ran, so a claim never
   // waits for the sweep to see a due retry.
@@ -173,7 +199,7 @@ Result<std::vector<Job>> Claim(store::WriteTx& tx, TxContext& ctx, const std::st
   // The candidates: the claimable jobs read with the promotions' results
   // (pending now, and locked by this transaction), in the claim order
   // (SelectClaimable's: highest priority, then oldest, then id), the first
-  // `limit` of them. Skipped in the batch: a job another node took first
+  // `wanted` of them. Skipped in the batch: a job another node took first
   // (PostgreSQL) or that just expired.
   std::vector<Job> candidates = std::move(reads.claimable);
   for (Change& c : promotions) {
@@ -188,15 +214,26 @@ Result<std::vector<Job>> Claim(store::WriteTx& tx, TxContext& ctx, const std::st
       return a.id < b.id;
     });
   }
-  if (candidates.size() > static_cast<size_t>(limit)) candidates.resize(limit);
+  if (candidates.size() > static_cast<size_t>(wanted)) candidates.resize(wanted);
+  // Dealt in the claimers' order: the first takes the first jobs.
+  std::map<std::string, size_t, std::less<>> owner;
+  for (size_t i = 0, next = 0; i < claimers.size(); ++i) {
+    for (int k = 0; k < wants[i] && next < candidates.size(); ++k) {
+      owner.emplace(candidates[next++].id, i);
+    }
+  }
   REDRIVE_ASSIGN_OR_RETURN(
-      auto claims, ApplyToLoadedBatch(tx, ctx, candidates, [&](const Job&) -> Event {
-        return event::Claim{worker_id, NewUuidV7(ctx.now, ctx.random), lease_duration};
+      auto claims, ApplyToLoadedBatch(tx, ctx, candidates, [&](const Job& job) -> Event {
+        const Claimer& c = claimers[owner.at(job.id)];
+        return event::Claim{c.worker_id, NewUuidV7(ctx.now, ctx.random), c.lease_duration};
       }));
-  claimed.reserve(claims.size());
-  for (Change& c : claims) claimed.push_back(std::move(c.after));
+  long long taken = 0;
+  for (Change& c : claims) {
+    claimed[owner.at(c.after.id)].push_back(std::move(c.after));
+    ++taken;
+  }
   // Promoted jobs this claim did not take may wake other waiters.
-  const long long left = promoted - static_cast<long long>(claimed.size());
+  const long long left = promoted - taken;
   if (left > 0) {
     ctx.effects.became_claimable[queue] = left;
   } else {
@@ -204,8 +241,6 @@ Result<std::vector<Job>> Claim(store::WriteTx& tx, TxContext& ctx, const std::st
   }
   return claimed;
 }
-
-namespace {
 
 Event AckEvent(const std::string& worker_id, const Ack& ack) {
   if (ack.error) {
@@ -215,11 +250,17 @@ Event AckEvent(const std::string& worker_id, const Ack& ack) {
   return event::Complete{worker_id, ack.lease_id, ack.result_json};
 }
 
-// A refusal that is a per-item result, not a failure of the call.
+namespace {
+
+// A refusal that is a per-item result of an ack, not a failure of the call.
 bool IsAckRefusal(ErrorCode code) {
   return code == ErrorCode::kLeaseExpired || code == ErrorCode::kConflict ||
          code == ErrorCode::kNotFound || code == ErrorCode::kAccessDenied;
 }
+
+// What ApplyToJob refuses for one job without a store error: the job is
+// missing or outside the caller's queues, or the transition is refused.
+bool IsRefusal(ErrorCode code) { return IsAckRefusal(code) || code == ErrorCode::kValidation; }
 
 }  // namespace
 
@@ -233,89 +274,102 @@ FailOutcome FailOutcomeOf(const Job& after) {
   return o;
 }
 
-Result<std::vector<AckItemResult>> ApplyAcks(store::WriteTx& tx, TxContext& ctx,
-                                             const std::string& worker_id,
-                                             const std::vector<Ack>& acks,
-                                             const QueueScope& scope) {
-  std::vector<AckItemResult> out;
-  out.reserve(acks.size());
+Result<std::vector<Result<Job>>> ApplyToJobs(store::WriteTx& tx, TxContext& ctx,
+                                             std::span<const JobEvent> items) {
+  std::vector<Result<Job>> out;
+  out.reserve(items.size());
   std::vector<std::string> ids;
-  ids.reserve(acks.size());
-  for (const Ack& ack : acks) ids.push_back(ack.job_id);
+  ids.reserve(items.size());
+  for (const JobEvent& item : items) ids.push_back(item.job_id);
   std::vector<std::string> sorted = ids;
   std::sort(sorted.begin(), sorted.end());
-  if (acks.size() <= 1 || std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
-    // One ack, or one job acked twice (the second must see the first's
-    // write): one by one.
-    for (const Ack& ack : acks) {
-      REDRIVE_ASSIGN_OR_RETURN(auto item, ApplyAck(tx, ctx, worker_id, ack, scope));
-      out.push_back(std::move(item));
+  if (items.size() <= 1 || std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+    // One item, or one job twice (the second must see the first's write):
+    // one by one.
+    static const QueueScope kEveryQueue;
+    for (const JobEvent& item : items) {
+      Result<Change> change = ApplyToJob(tx, ctx, item.job_id, item.event,
+                                         item.scope != nullptr ? *item.scope : kEveryQueue);
+      if (change.ok()) {
+        out.emplace_back(std::move(change->after));
+        continue;
+      }
+      if (!IsRefusal(change.status().code())) return change.status();
+      out.emplace_back(change.status());
     }
     return out;
   }
   REDRIVE_ASSIGN_OR_RETURN(std::vector<Job> loaded, tx.GetJobs(ids));
-  std::map<std::string, const Job*> by_id;
+  std::map<std::string, const Job*, std::less<>> by_id;
   for (const Job& job : loaded) by_id.emplace(job.id, &job);
 
-  std::vector<Event> events;
   std::vector<Change> changes;
-  std::vector<size_t> change_of(acks.size(), SIZE_MAX);
-  events.reserve(acks.size());  // JobWrite points at them: no reallocation
-  changes.reserve(acks.size());
-  for (size_t i = 0; i < acks.size(); ++i) {
-    AckItemResult r;
-    r.job_id = acks[i].job_id;
-    auto job = by_id.find(acks[i].job_id);
+  std::vector<size_t> change_of(items.size(), SIZE_MAX);
+  changes.reserve(items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    const JobEvent& item = items[i];
+    auto job = by_id.find(item.job_id);
     if (job == by_id.end()) {
-      r.status = Status::NotFound("job " + acks[i].job_id + " not found");
-    } else if (Status allowed = scope.Check(job->second->queue_name); !allowed.ok()) {
-      r.status = std::move(allowed);
-    } else {
-      Event event = AckEvent(worker_id, acks[i]);
-      auto change = ctx.Apply(*job->second, event);
-      if (!change.ok()) {
-        if (!IsAckRefusal(change.status().code())) return change.status();
-        r.status = change.status();
-      } else {
-        change_of[i] = changes.size();
-        events.push_back(std::move(event));
-        changes.push_back(std::move(*change));
-      }
-    }
-    out.push_back(std::move(r));
-  }
-  REDRIVE_ASSIGN_OR_RETURN(std::vector<bool> applied, tx.ApplyChanges(changes));
-  for (size_t i = 0; i < acks.size(); ++i) {
-    if (change_of[i] == SIZE_MAX) continue;
-    const size_t c = change_of[i];
-    if (!applied[c]) {
-      out[i].status = GuardFailed(changes[c]);
+      out.emplace_back(Status::NotFound("job " + item.job_id + " not found"));
       continue;
     }
-    const Job& after = changes[c].after;
-    ctx.Track(after);
-    REDRIVE_RETURN_IF_ERROR(
-        ctx.Wrote(tx, JobWrite{changes[c].outcome, after, &events[c], changes[c].before.status}));
-    out[i].new_status = after.status;
-    if (acks[i].error) out[i].failure = FailOutcomeOf(after);
+    if (item.scope != nullptr) {
+      if (Status allowed = item.scope->Check(job->second->queue_name); !allowed.ok()) {
+        out.emplace_back(std::move(allowed));
+        continue;
+      }
+    }
+    auto change = ctx.Apply(*job->second, item.event);
+    if (!change.ok()) {
+      out.emplace_back(change.status());  // decided, nothing written
+      continue;
+    }
+    change_of[i] = changes.size();
+    changes.push_back(std::move(*change));
+    out.emplace_back(Status::Internal("not applied"));  // replaced below
+  }
+  REDRIVE_ASSIGN_OR_RETURN(std::vector<bool> applied, tx.ApplyChanges(changes));
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (change_of[i] == SIZE_MAX) continue;
+    const Change& change = changes[change_of[i]];
+    if (!applied[change_of[i]]) {
+      out[i] = GuardFailed(change);
+      continue;
+    }
+    ctx.Track(change.after);
+    REDRIVE_RETURN_IF_ERROR(ctx.Wrote(
+        tx, JobWrite{change.outcome, change.after, &items[i].event, change.before.status}));
+    out[i] = change.after;
   }
   return out;
 }
 
-Result<AckItemResult> ApplyAck(store::WriteTx& tx, TxContext& ctx, const std::string& worker_id,
-                               const Ack& ack, const QueueScope& scope) {
-  AckItemResult r;
-  r.job_id = ack.job_id;
-  Result<Change> change = ApplyToJob(tx, ctx, ack.job_id, AckEvent(worker_id, ack), scope);
-  if (!change.ok()) {
-    const ErrorCode code = change.status().code();
-    if (!IsAckRefusal(code)) return change.status();
-    r.status = change.status();
-    return r;
+Result<std::vector<AckItemResult>> AckResults(const std::vector<Ack>& acks,
+                                              std::span<Result<Job>> applied) {
+  std::vector<AckItemResult> out(acks.size());
+  for (size_t i = 0; i < acks.size(); ++i) {
+    out[i].job_id = acks[i].job_id;
+    if (!applied[i].ok()) {
+      // A refusal an ack cannot answer per item fails the call.
+      if (!IsAckRefusal(applied[i].status().code())) return applied[i].status();
+      out[i].status = applied[i].status();
+      continue;
+    }
+    out[i].new_status = applied[i]->status;
+    if (acks[i].error) out[i].failure = FailOutcomeOf(*applied[i]);
   }
-  r.new_status = change->after.status;
-  if (ack.error) r.failure = FailOutcomeOf(change->after);
-  return r;
+  return out;
+}
+
+Result<std::vector<AckItemResult>> ApplyAcks(store::WriteTx& tx, TxContext& ctx,
+                                             const std::string& worker_id,
+                                             const std::vector<Ack>& acks,
+                                             const QueueScope& scope) {
+  std::vector<JobEvent> items;
+  items.reserve(acks.size());
+  for (const Ack& ack : acks) items.push_back({ack.job_id, AckEvent(worker_id, ack), &scope});
+  REDRIVE_ASSIGN_OR_RETURN(std::vector<Result<Job>> applied, ApplyToJobs(tx, ctx, items));
+  return AckResults(acks, applied);
 }
 
 }  // namespace redrive::engine::ops

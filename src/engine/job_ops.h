@@ -59,23 +59,54 @@ Result<std::vector<Job>> Claim(store::WriteTx& tx, TxContext& ctx, const std::st
                                const std::string& worker_id, int limit,
                                std::chrono::seconds lease_duration);
 
+// One claimer of a claim several requests make together (ClaimFor).
+struct Claimer {
+  std::string worker_id;
+  int limit = 1;
+  std::chrono::seconds lease_duration{30};
+};
+// Claim for several claimers of one queue at once: the reads once for all
+// (the sum of the limits), the jobs in claim order dealt to the claimers in
+// their order, each up to its limit, the claims written as one batch.
+// result[i] is claimers[i]'s; a deregistered worker gets nothing.
+Result<std::vector<std::vector<Job>>> ClaimFor(store::WriteTx& tx, TxContext& ctx,
+                                               const std::string& queue,
+                                               std::span<const Claimer> claimers);
+
+// One event for the stored job `job_id`, refused (ACCESS_DENIED) when the
+// job's queue is outside `*scope` (ApplyToJobs).
+struct JobEvent {
+  std::string job_id;
+  Event event;
+  const QueueScope* scope = nullptr;  // null: every queue
+};
+// ApplyToJob of each item, with one batched read (GetJobs) and one batched
+// write (ApplyChanges) — a few round trips on PostgreSQL instead of two per
+// item — unless a job appears twice (then one by one: the second must see the
+// first's write). result[i] is item i's: the job after, or why it was
+// refused (NOT_FOUND, ACCESS_DENIED, the transition's refusal, or CONFLICT
+// when its guard no longer held); only a store error fails the call.
+Result<std::vector<Result<Job>>> ApplyToJobs(store::WriteTx& tx, TxContext& ctx,
+                                             std::span<const JobEvent> items);
+
 // The answer to a failure, from its job after it: POST /jobs/{id}/fail's and
 // a failure ack's are both made here, so they cannot drift apart.
 FailOutcome FailOutcomeOf(const Job& after);
 
-// ApplyAck of each ack, in order, with one batched read (GetJobs) and one
-// batched write (ApplyChanges) — a few round trips on PostgreSQL instead of
-// two per ack. The same results as ApplyAck one by one.
-// An ack of a job outside `scope` is refused in its result (ACCESS_DENIED).
+// The event an ack of `worker_id` applies: a complete, or a fail when it
+// carries an error.
+Event AckEvent(const std::string& worker_id, const Ack& ack);
+// The acks' results from ApplyToJobs's (applied[i] is acks[i]'s): a refusal
+// an ack cannot answer per item (VALIDATION) fails the call.
+Result<std::vector<AckItemResult>> AckResults(const std::vector<Ack>& acks,
+                                              std::span<Result<Job>> applied);
+// Completes (no error) or fails each acked job of `worker_id`, in order
+// (ApplyToJobs). A refusal (stale lease, wrong state, unknown job, a queue
+// outside `scope`: ACCESS_DENIED) is that ack's result; a store error, or a
+// refusal of another kind (VALIDATION), fails the call.
 Result<std::vector<AckItemResult>> ApplyAcks(store::WriteTx& tx, TxContext& ctx,
                                              const std::string& worker_id,
                                              const std::vector<Ack>& acks,
                                              const QueueScope& scope = {});
-
-// Completes (no error) or fails one job. A refusal (stale lease, wrong state,
-// unknown job, a queue outside `scope`) is a per-item result; only a store
-// error fails the call.
-Result<AckItemResult> ApplyAck(store::WriteTx& tx, TxContext& ctx, const std::string& worker_id,
-                               const Ack& ack, const QueueScope& scope = {});
 
 }  // namespace redrive::engine::ops

@@ -533,6 +533,7 @@ Result<ServeConfig> MakeServeConfig(const ServeFlags& flags) {
                               "--operation-yield-share must be between 1 and 100");
   }
   config.operation_yield_share = flags.operation_yield_share;
+  config.coalesce_writes = !flags.no_coalesce_writes;
   config.webhook_allow_private_targets = flags.webhook_allow_private_targets;
   config.single_use_refresh_tokens = flags.single_use_refresh_tokens;
   return config;

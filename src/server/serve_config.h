@@ -109,6 +109,7 @@ struct ServeFlags {
   std::string sqlite_sync = "pipelined";
   int operation_batch = 100;
   int operation_yield_share = 25;
+  bool no_coalesce_writes = false;
   bool webhook_allow_private_targets = false;
   uint64_t max_event_streams = 256;
   uint64_t event_buffer = 1024;
@@ -179,6 +180,8 @@ struct ServeConfig {
   int operation_batch = 100;
   // EngineOptions::operation_yield_share.
   int operation_yield_share = 25;
+  // EngineOptions::coalesce_writes (--no-coalesce-writes turns it off).
+  bool coalesce_writes = true;
   // Also deliver to (and accept) loopback, private, link-local, ... webhook
   // targets; off, only global addresses are (engine/webhooks/target_address.h).
   bool webhook_allow_private_targets = false;

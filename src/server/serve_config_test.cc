@@ -176,7 +176,14 @@ TEST(MakeServeConfigTest, DefaultsAreValid) {
   EXPECT_TRUE(c->sqlite_pipelined_sync);
   EXPECT_EQ(c->operation_batch, 100);
   EXPECT_EQ(c->operation_yield_share, 25);
+  EXPECT_TRUE(c->coalesce_writes);
   EXPECT_FALSE(c->webhook_allow_private_targets);
+}
+
+TEST(MakeServeConfigTest, NoCoalesceWritesTurnsCoalescingOff) {
+  ServeFlags f;
+  f.no_coalesce_writes = true;
+  EXPECT_FALSE(MakeServeConfig(f)->coalesce_writes);
 }
 
 TEST(MakeServeConfigTest, WebhookAllowPrivateTargetsIsPassedOn) {

@@ -42,6 +42,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -181,7 +182,7 @@ struct InsertOutcome {
 // What a claim reads before it decides (WriteTx::ReadForClaim).
 struct ClaimReads {
   std::optional<QueueConfig> queue;  // GetQueue
-  std::optional<WorkerInfo> worker;  // GetWorker
+  std::vector<WorkerInfo> workers;   // GetWorker of each worker id, those found
   std::vector<Job> due;              // SelectDueScheduled(queue, now, limit)
   std::vector<Job> claimable;        // SelectClaimable(queue, now, limit)
 };
@@ -444,17 +445,25 @@ class WriteTx : public ReadTx {
   }
 
   // A claim's reads, each as its own call reads it (the selects lock as
-  // they do), as one batch (PostgreSQL: one round trip). Where the queue is
-  // missing, paused or disabled, or the worker deregistered, the lists may
-  // be empty (the claim takes nothing; rows it locked are released at the
+  // they do), as one batch (PostgreSQL: one round trip): the queue, the
+  // claiming workers (one claim, or several a node took together), the due
+  // scheduled jobs and the claimable ones. Where the queue is missing,
+  // paused or disabled, or every worker deregistered, the lists may be empty
+  // (the claim takes nothing; rows it locked are released at the
   // transaction's end).
   virtual Result<ClaimReads> ReadForClaim(const std::string& queue_name,
-                                          const std::string& worker_id, Instant now, int limit) {
+                                          std::span<const std::string> worker_ids, Instant now,
+                                          int limit) {
     ClaimReads r;
     REDRIVE_ASSIGN_OR_RETURN(r.queue, GetQueue(queue_name));
     if (!r.queue || r.queue->paused || !r.queue->enabled) return r;
-    REDRIVE_ASSIGN_OR_RETURN(r.worker, GetWorker(worker_id));
-    if (r.worker && r.worker->deregistered_at) return r;
+    bool anyone = false;
+    for (const std::string& id : worker_ids) {
+      REDRIVE_ASSIGN_OR_RETURN(std::optional<WorkerInfo> w, GetWorker(id));
+      anyone = anyone || !w || !w->deregistered_at;
+      if (w) r.workers.push_back(std::move(*w));
+    }
+    if (!anyone) return r;
     REDRIVE_ASSIGN_OR_RETURN(r.due, SelectDueScheduled(queue_name, now, limit));
     REDRIVE_ASSIGN_OR_RETURN(r.claimable, SelectClaimable(queue_name, now, limit));
     return r;

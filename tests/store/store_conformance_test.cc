@@ -102,6 +102,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
+using ::testing::UnorderedElementsAre;
 
 // A job with every optional field set, in a status where they may be set.
 Job FullDeadJob() {
@@ -252,9 +253,10 @@ TEST_P(StoreConformanceTest, FindIdempotencyKeysNamesTheHoldersOfThoseTaken) {
   EXPECT_TRUE(tx->FindIdempotencyKeys({})->empty());
 }
 
-// A claim's reads are what the four calls read: the queue, the worker, the
-// due scheduled jobs of the queue and its claimable ones (locked as the
-// selects lock them). A missing queue reads nothing else.
+// A claim's reads are what the four calls read: the queue, the workers (one
+// claim's, or several taken together; those that exist), the due scheduled
+// jobs of the queue and its claimable ones (locked as the selects lock
+// them). A missing queue reads nothing else.
 TEST_P(StoreConformanceTest, ReadForClaimReadsWhatTheFourCallsRead) {
   Job first = MakeJob("p1", "emails", T(1));
   Job urgent = MakeJob("p2", "emails", T(2));
@@ -267,27 +269,43 @@ TEST_P(StoreConformanceTest, ReadForClaimReadsWhatTheFourCallsRead) {
   w.id = "w1";
   w.queue_name = "emails";
   w.hostname = "h";
+  WorkerInfo gone = w;
+  gone.id = "w2";
+  gone.deregistered_at = T(3);
   Write([&](WriteTx& tx) {
     ASSERT_TRUE(tx.EnsureQueue("emails", T(0), kNoQueueLimit).ok());
     ASSERT_TRUE(tx.PutWorker(w).ok());
+    ASSERT_TRUE(tx.PutWorker(gone).ok());
   });
+  const std::vector<std::string> w1{"w1"}, nobody{"nobody"}, several{"w2", "nobody", "w1"};
   Write([&](WriteTx& tx) {
-    auto r = tx.ReadForClaim("emails", "w1", T(10), 10);
+    auto r = tx.ReadForClaim("emails", w1, T(10), 10);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     ASSERT_TRUE(r->queue.has_value());
     EXPECT_EQ(r->queue->queue_name, "emails");
-    ASSERT_TRUE(r->worker.has_value());
-    EXPECT_EQ(r->worker->id, "w1");
+    ASSERT_EQ(r->workers.size(), 1u);
+    EXPECT_EQ(r->workers[0].id, "w1");
     EXPECT_THAT(Ids(r->due), ElementsAre("s1"));
     EXPECT_THAT(Ids(r->claimable), ElementsAre("p2", "p1"));
-    auto limited = tx.ReadForClaim("emails", "nobody", T(10), 1);
+    auto limited = tx.ReadForClaim("emails", nobody, T(10), 1);
     ASSERT_TRUE(limited.ok());
-    EXPECT_FALSE(limited->worker.has_value());
+    EXPECT_THAT(limited->workers, IsEmpty());
     EXPECT_EQ(limited->claimable.size(), 1u);
-    auto missing = tx.ReadForClaim("no-such-queue", "w1", T(10), 10);
+    auto missing = tx.ReadForClaim("no-such-queue", w1, T(10), 10);
     ASSERT_TRUE(missing.ok());
     EXPECT_FALSE(missing->queue.has_value());
     EXPECT_THAT(Ids(missing->claimable), IsEmpty());
+  });
+  Write([&](WriteTx& tx) {
+    auto r = tx.ReadForClaim("emails", several, T(10), 10);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    std::vector<std::string> found;
+    for (const WorkerInfo& info : r->workers) found.push_back(info.id);
+    EXPECT_THAT(found, UnorderedElementsAre("w1", "w2"));
+    for (const WorkerInfo& info : r->workers) {
+      EXPECT_EQ(info.deregistered_at.has_value(), info.id == "w2");
+    }
+    EXPECT_THAT(Ids(r->claimable), ElementsAre("p2", "p1"));
   });
 }
 
@@ -378,6 +396,62 @@ TEST_P(StoreConformanceTest, ApplyChangesWritesABatchChangeByChange) {
     ASSERT_TRUE(none.ok());
     EXPECT_TRUE(none->empty());
   });
+}
+
+// A few rows and many (PostgreSQL reads and writes fewer than eight a
+// statement each, more as one statement over arrays): a locking read of the
+// jobs, a duplicate and a missing id among them, then their completions
+// judged against what was read, and the claims of others whose guards it did
+// not read. The same results either way.
+TEST_P(StoreConformanceTest, ReadsAndWritesOfAFewRowsAndOfManyAgree) {
+  for (int n : {3, 12}) {
+    SCOPED_TRACE(n);
+    const std::string prefix = "rows-" + std::to_string(n) + "-";
+    std::vector<Job> jobs;
+    for (int i = 0; i < 2 * n; ++i) jobs.push_back(MakeJob(prefix + std::to_string(i)));
+    Insert(jobs);
+    std::vector<Change> claims;
+    for (int i = 0; i < n; ++i) {
+      claims.push_back(ClaimChange(jobs[i], "w1", "lease-" + std::to_string(i), T(1)));
+    }
+    Write([&](WriteTx& tx) { ASSERT_TRUE(tx.ApplyChanges(claims).ok()); });
+    Write([&](WriteTx& tx) {
+      std::vector<std::string> ids;
+      for (int i = n - 1; i >= 0; --i) ids.push_back(jobs[i].id);
+      ids.push_back(prefix + "missing");
+      ids.push_back(jobs[0].id);  // twice
+      auto read = tx.GetJobs(ids);
+      ASSERT_TRUE(read.ok()) << read.status().ToString();
+      ASSERT_EQ(read->size(), static_cast<size_t>(n));
+      std::vector<Change> done;
+      for (const Job& held : *read) done.push_back(CompleteChange(held, T(2)));
+      auto applied = tx.ApplyChanges(done);
+      ASSERT_TRUE(applied.ok()) << applied.status().ToString();
+      EXPECT_EQ(*applied, std::vector<bool>(n, true));
+      // Claims of the other jobs, unread; one from a stale read of a job
+      // this transaction just completed.
+      std::vector<Change> more;
+      for (int i = n; i < 2 * n; ++i) {
+        more.push_back(ClaimChange(jobs[i], "w2", "lease-b" + std::to_string(i), T(2)));
+      }
+      more.push_back(ClaimChange(jobs[0], "w2", "lease-stale", T(2)));
+      auto claimed = tx.ApplyChanges(more);
+      ASSERT_TRUE(claimed.ok()) << claimed.status().ToString();
+      std::vector<bool> want(n, true);
+      want.push_back(false);
+      EXPECT_EQ(*claimed, want);
+    });
+    for (int i = 0; i < n; ++i) {
+      EXPECT_EQ(Get(jobs[i].id).status, JobStatus::kCompleted);
+      auto history = BeginRead()->GetHistory(jobs[i].id);
+      ASSERT_TRUE(history.ok());
+      EXPECT_EQ(history->size(), 3u);  // created, processing, completed
+    }
+    for (int i = n; i < 2 * n; ++i) {
+      EXPECT_EQ(Get(jobs[i].id).assigned_worker_id, "w2");
+      EXPECT_EQ(BeginRead()->GetHistory(jobs[i].id)->size(), 2u);
+    }
+  }
 }
 
 // Changes of several kinds in one batch, each job once (a claim batch with

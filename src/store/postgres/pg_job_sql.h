@@ -43,6 +43,9 @@ inline constexpr char kGetJobs[] =
 inline constexpr char kGetJobsForUpdate[] = "SELECT " REDRIVE_PG_JOB_COLUMNS
                                             " FROM redrive.jobs WHERE id = ANY($1::text[])"
                                             " ORDER BY id FOR UPDATE";
+// $1 id: one row of a few kGetJobsForUpdate sends one by one.
+inline constexpr char kGetJobForUpdate[] =
+    "SELECT " REDRIVE_PG_JOB_COLUMNS " FROM redrive.jobs WHERE id = $1 FOR UPDATE";
 // $1 key.
 inline constexpr char kFindIdempotencyKey[] =
     "SELECT id FROM redrive.jobs WHERE idempotency_key = $1";

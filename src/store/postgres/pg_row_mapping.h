@@ -31,5 +31,7 @@ void BindPgWorker(PgParams& p, const WorkerInfo& w);  // $1..$12
 // $1 id; never locks (GetWorker).
 inline constexpr char kGetPgWorker[] =
     "SELECT " REDRIVE_PG_WORKER_COLUMNS " FROM redrive.workers WHERE id = $1";
+inline constexpr char kGetPgWorkers[] =
+    "SELECT " REDRIVE_PG_WORKER_COLUMNS " FROM redrive.workers WHERE id = ANY($1::text[])";
 
 }  // namespace redrive::store::postgres

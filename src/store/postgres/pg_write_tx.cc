@@ -18,6 +18,16 @@
 namespace redrive::store::postgres {
 namespace {
 
+// Rows fewer than this are read or written one statement each (in one
+// pipeline), not as one statement over an array (GetJobs, ApplyChanges): a
+// statement per row goes by the primary key whatever the planner believes of
+// the table, and costs less than the set form's fixed part for a few rows.
+// The array form's cached generic plan is made with the statistics of its
+// time: on a table that was small then (a new database) it scans every job,
+// a few milliseconds however few rows it touches, until the table is
+// analyzed again.
+constexpr size_t kMinRowsForArrayForm = 8;
+
 // The first fixed column in `changed`: a change to it is a caller bug (no
 // transition changes them).
 const char* FirstFixedColumn(PgColumnSet changed) {
@@ -191,14 +201,35 @@ Result<std::vector<Job>> PgWriteTx::GetJobs(const std::vector<std::string>& ids)
   if (ids.empty()) return std::vector<Job>();
   PgParams id_array;
   id_array.AddTextArray(ids);
-  // The second statement takes its snapshot after the first has locked
+  // A few ids are read one statement each (in one pipeline, in id order as
+  // kGetJobsForUpdate locks them): by the primary key whatever the cached
+  // plan of the array form believes of the table's size (see
+  // kMinRowsForArrayForm).
+  std::vector<std::string> sorted;
+  std::deque<PgParams> one_id;
+  std::vector<std::pair<std::string_view, const PgParams*>> commands;
+  if (ids.size() < kMinRowsForArrayForm) {
+    sorted = ids;
+    std::sort(sorted.begin(), sorted.end());
+    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+    for (const std::string& id : sorted) {
+      one_id.emplace_back().AddRef(id);
+      commands.emplace_back(sql::kGetJobForUpdate, &one_id.back());
+    }
+  } else {
+    commands.emplace_back(sql::kGetJobsForUpdate, &id_array);
+  }
+  // The last statement takes its snapshot after the first ones have locked
   // the rows (READ COMMITTED): it sees every dependency committed on them.
-  REDRIVE_ASSIGN_OR_RETURN(std::vector<PgResult> r,
-                           held->ExecPreparedBatch({{sql::kGetJobsForUpdate, &id_array},
-                                                    {workflow_sql::kAwaitedJobs, &id_array}}));
-  REDRIVE_ASSIGN_OR_RETURN(std::vector<Job> jobs, Locked(PgJobs(r[0])));
+  commands.emplace_back(workflow_sql::kAwaitedJobs, &id_array);
+  REDRIVE_ASSIGN_OR_RETURN(std::vector<PgResult> r, held->ExecPreparedBatch(commands));
+  std::vector<Job> jobs;
+  for (size_t i = 0; i + 1 < r.size(); ++i) {
+    REDRIVE_ASSIGN_OR_RETURN(std::vector<Job> some, Locked(PgJobs(r[i])));
+    for (Job& j : some) jobs.push_back(std::move(j));
+  }
   std::unordered_set<std::string_view> awaited;
-  for (int i = 0; i < r[1].rows(); ++i) awaited.insert(r[1].Text(i, 0));
+  for (int i = 0; i < r.back().rows(); ++i) awaited.insert(r.back().Text(i, 0));
   for (const Job& j : jobs) locked_[j.id].awaited = awaited.contains(j.id);
   return jobs;
 }
@@ -268,10 +299,11 @@ Result<std::vector<InsertOutcome>> PgWriteTx::InsertJobs(const std::vector<NewJo
 }
 
 Result<ClaimReads> PgWriteTx::ReadForClaim(const std::string& queue_name,
-                                           const std::string& worker_id, Instant now, int limit) {
+                                           std::span<const std::string> worker_ids, Instant now,
+                                           int limit) {
   PgParams queue, worker, due, claimable;
   queue.AddRef(queue_name);
-  worker.AddRef(worker_id);
+  worker.AddTextArray({worker_ids.begin(), worker_ids.end()});
   due.Add(now);
   due.Add(limit);
   due.AddRef(queue_name);
@@ -280,12 +312,12 @@ Result<ClaimReads> PgWriteTx::ReadForClaim(const std::string& queue_name,
   claimable.Add(limit);
   REDRIVE_ASSIGN_OR_RETURN(std::vector<PgResult> r,
                            held->ExecPreparedBatch({{kGetPgQueue, &queue},
-                                                    {kGetPgWorker, &worker},
+                                                    {kGetPgWorkers, &worker},
                                                     {sql::kSelectDueScheduledInQueue, &due},
                                                     {sql::kSelectClaimable, &claimable}}));
   ClaimReads out;
   if (r[0].rows() == 1) out.queue = ReadPgQueue(r[0], 0);
-  if (r[1].rows() == 1) out.worker = ReadPgWorker(r[1], 0);
+  for (int i = 0; i < r[1].rows(); ++i) out.workers.push_back(ReadPgWorker(r[1], i));
   REDRIVE_ASSIGN_OR_RETURN(out.due, Locked(PgJobs(r[2])));
   REDRIVE_ASSIGN_OR_RETURN(out.claimable, Locked(PgJobs(r[3])));
   return out;
@@ -357,8 +389,10 @@ Status PgWriteTx::DeferChanges(const std::vector<Change>& changes) {
     g.changed = assigned;
   }
   for (auto& [key, g] : groups) {
-    if (g.members.size() == 1) {
-      held->Defer(sql::CheckedUpdateJobSql(g.changed, g.history), g.rows.front().Owned());
+    if (g.members.size() < kMinRowsForArrayForm) {
+      for (const PgParams& row : g.rows) {
+        held->Defer(sql::CheckedUpdateJobSql(g.changed, g.history), row.Owned());
+      }
       continue;
     }
     PgParams arrays;
@@ -410,9 +444,9 @@ Result<std::vector<bool>> PgWriteTx::ApplyChanges(const std::vector<Change>& cha
   }
   std::vector<std::pair<std::string_view, const PgParams*>> commands;
   for (auto& [key, g] : groups) {
-    // One row: the plain statement plans and runs faster than the unnest.
-    if (g.members.size() == 1) {
-      commands.emplace_back(g.single_sql, &g.rows.front());
+    // A few rows: the plain statement of each (see kMinRowsForArrayForm).
+    if (g.members.size() < kMinRowsForArrayForm) {
+      for (const PgParams& row : g.rows) commands.emplace_back(g.single_sql, &row);
       continue;
     }
     BindColumnsOfRows(g.rows, g.arrays);
@@ -422,11 +456,11 @@ Result<std::vector<bool>> PgWriteTx::ApplyChanges(const std::vector<Change>& cha
   std::vector<bool> applied(changes.size(), false);
   size_t k = 0;
   for (auto& [key, g] : groups) {
-    const PgResult& r = results[k++];
-    if (g.members.size() == 1) {
-      applied[g.members[0]] = Written(changes[g.members[0]], r);
+    if (g.members.size() < kMinRowsForArrayForm) {
+      for (size_t i : g.members) applied[i] = Written(changes[i], results[k++]);
       continue;
     }
+    const PgResult& r = results[k++];
     std::unordered_set<std::string_view> written;
     for (int i = 0; i < r.rows(); ++i) written.insert(r.Text(i, 0));
     for (size_t i : g.members) applied[i] = written.contains(changes[i].after.id);

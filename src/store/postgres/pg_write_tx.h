@@ -87,8 +87,9 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
   // One statement for the batch; a taken key is then looked up on its own.
   Result<std::vector<InsertOutcome>> InsertJobs(const std::vector<NewJob>& jobs) override;
   // The four reads as one pipeline.
-  Result<ClaimReads> ReadForClaim(const std::string& queue_name, const std::string& worker_id,
-                                  Instant now, int limit) override;
+  Result<ClaimReads> ReadForClaim(const std::string& queue_name,
+                                  std::span<const std::string> worker_ids, Instant now,
+                                  int limit) override;
   Status ApplyChange(const Change& change) override;
   // One set-based guarded update per kind of change, pipelined (one round
   // trip for the batch).
