@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <condition_variable>
 #include <future>
 #include <mutex>
@@ -66,6 +67,15 @@ class CoalesceTest : public testing::EngineTest {
     p.limit = limit;
     return StartClaim(std::move(p));
   }
+  // Claims of wa (one job), wb (two) and wc (one) of "q", made while the
+  // writer is held, in that order.
+  std::array<std::future<Result<ClaimResult>>, 3> ThreeClaimsThatWaitTogether() {
+    Hold();
+    std::array<std::future<Result<ClaimResult>>, 3> claims{
+        StartClaimBy("wa", 1), StartClaimBy("wb", 2), StartClaimBy("wc", 1)};
+    Release();
+    return claims;
+  }
   std::string EnqueueWithPriority(int priority) {
     EnqueueParams e;
     e.priority = priority;
@@ -102,12 +112,8 @@ TEST_F(CoalesceTest, ClaimsOfOneQueueThatWaitTogetherReadOnceAndAreDealtInOrder)
   std::vector<std::string> ids;
   for (int prio = 6; prio >= 1; --prio) ids.push_back(EnqueueWithPriority(prio));
   const int reads_before = fault_store_->claim_reads();
-  Hold();
-  auto a = StartClaimBy("wa", 1);
-  auto b = StartClaimBy("wb", 2);
-  auto c = StartClaimBy("wc", 1);
-  Release();
-  auto ra = a.get(), rb = b.get(), rc = c.get();
+  auto claims = ThreeClaimsThatWaitTogether();
+  auto ra = claims[0].get(), rb = claims[1].get(), rc = claims[2].get();
   ASSERT_TRUE(ra.ok() && rb.ok() && rc.ok());
   EXPECT_THAT(IdsOf(ra), ::testing::ElementsAre(ids[0]));
   EXPECT_THAT(IdsOf(rb), ::testing::ElementsAre(ids[1], ids[2]));
@@ -133,14 +139,9 @@ TEST_F(CoalesceTest, WithCoalescingOffEveryClaimReadsForItself) {
   StartEngine(options);
   for (int i = 0; i < 4; ++i) Enqueue("q");
   const int reads_before = fault_store_->claim_reads();
-  Hold();
-  auto a = StartClaimBy("wa", 1);
-  auto b = StartClaimBy("wb", 2);
-  auto c = StartClaimBy("wc", 1);
-  Release();
   std::set<std::string> all;
-  for (auto* f : {&a, &b, &c}) {
-    for (const std::string& id : IdsOf(f->get())) all.insert(id);
+  for (auto& claim : ThreeClaimsThatWaitTogether()) {
+    for (const std::string& id : IdsOf(claim.get())) all.insert(id);
   }
   EXPECT_EQ(all.size(), 4u);
   EXPECT_EQ(fault_store_->claim_reads() - reads_before, 3);
