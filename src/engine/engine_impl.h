@@ -98,6 +98,8 @@ class Engine::Impl {
   struct ClaimGroup;     // claims of one queue: ops::ClaimFor
   struct JobEventGroup;  // completes, fails and heartbeats: ops::ApplyToJobs
   void RunClaimGroup(std::shared_ptr<ClaimGroup> group);
+  void CloseClaimGroup(const ClaimGroup& group);
+  void CloseJobEventGroup(const std::shared_ptr<JobEventGroup>& group);
   void AfterClaim(const std::shared_ptr<ClaimState>& state, uint64_t seen, Result<ClaimResult> r);
   void ApplyJobEvent(std::string job_id, Event event, QueueScope scope, Callback<Job> done);
 

@@ -73,6 +73,20 @@ struct Engine::Impl::JobEventGroup {
   std::vector<Callback<Job>> done;
 };
 
+// A group is open while it is the one its requests join; its op closes it
+// as it starts, or as it is answered without having run (a stopped writer).
+// Members are added under coalesce_mu while open, and read only once closed.
+void Engine::Impl::CloseClaimGroup(const ClaimGroup& group) {
+  std::lock_guard lock(coalesce_mu);
+  auto open = open_claims.find(group.queue);
+  if (open != open_claims.end() && open->second.get() == &group) open_claims.erase(open);
+}
+
+void Engine::Impl::CloseJobEventGroup(const std::shared_ptr<JobEventGroup>& group) {
+  std::lock_guard lock(coalesce_mu);
+  if (open_job_events == group) open_job_events.reset();
+}
+
 void Engine::Claim(ClaimParams p, Callback<ClaimResult> done) {
   auto state = std::make_shared<Impl::ClaimState>();
   state->deadline = impl_->clock.Now() + p.wait;
@@ -115,11 +129,7 @@ void Engine::Impl::RunClaimGroup(std::shared_ptr<ClaimGroup> group) {
   auto seen = std::make_shared<std::atomic<uint64_t>>(0);
   Write<std::vector<ClaimResult>>(
       [this, group, seen](WriteTx& tx, TxContext& ctx) -> Result<std::vector<ClaimResult>> {
-        {
-          std::lock_guard lock(coalesce_mu);  // closed: no one joins any more
-          auto open = open_claims.find(group->queue);
-          if (open != open_claims.end() && open->second == group) open_claims.erase(open);
-        }
+        CloseClaimGroup(*group);
         seen->store(waiters.Sequence(group->queue));
         const auto& members = group->members;
         std::vector<ClaimResult> results(members.size());
@@ -162,6 +172,7 @@ void Engine::Impl::RunClaimGroup(std::shared_ptr<ClaimGroup> group) {
         return results;
       },
       [this, group, seen](Result<std::vector<ClaimResult>> r) {
+        CloseClaimGroup(*group);  // a stopped writer answers without running it
         for (size_t i = 0; i < group->members.size(); ++i) {
           AfterClaim(group->members[i], seen->load(),
                      r.ok() ? Result<ClaimResult>(std::move((*r)[i])) : r.status());
@@ -222,13 +233,11 @@ void Engine::Impl::ApplyJobEvent(std::string job_id, Event event, QueueScope sco
   }
   Write<std::vector<Result<Job>>>(
       [this, group](WriteTx& tx, TxContext& ctx) -> Result<std::vector<Result<Job>>> {
-        {
-          std::lock_guard lock(coalesce_mu);  // closed: no one joins any more
-          if (open_job_events == group) open_job_events.reset();
-        }
+        CloseJobEventGroup(group);
         return ops::ApplyToJobs(tx, ctx, group->items);
       },
-      [group](Result<std::vector<Result<Job>>> r) {
+      [this, group](Result<std::vector<Result<Job>>> r) {
+        CloseJobEventGroup(group);  // a stopped writer answers without running it
         for (size_t i = 0; i < group->done.size(); ++i) {
           group->done[i](r.ok() ? std::move((*r)[i]) : Result<Job>(r.status()));
         }
