@@ -299,7 +299,9 @@ TEST_F(ApiScheduleLimitTest, RetentionKeepsTheNewestRunsOfEachSchedule) {
     clock_.Advance(std::chrono::seconds(1));
     ASSERT_EQ(Post("/api/v1/schedules/" + id + "/trigger", "").status, 200);
   }
-  ASSERT_EQ(Get("/api/v1/schedules/" + id + "/history").json.as_array().size(), 3u);
+  // The engine's own background loop runs retention too, and may have run it
+  // since the triggers (a slow machine): 3 runs, or already 2.
+  ASSERT_GE(Get("/api/v1/schedules/" + id + "/history").json.as_array().size(), 2u);
   engine_->RunServicesOnce();
   Reply h = Get("/api/v1/schedules/" + id + "/history");
   ASSERT_EQ(h.json.as_array().size(), 2u);
