@@ -276,5 +276,35 @@ TEST_F(CoalesceTest, AGroupWhoseCommitAbortsRunsAgainAndAnswersEveryMemberOnce) 
   EXPECT_EQ(stats->pending, 0);
 }
 
+// On both executors.
+class CoalesceByExecutorTest : public testing::EngineByExecutorTest {};
+
+// After Stop every claim and every complete is answered, one after another
+// on the same queue too: an op the stopped writer refuses without running
+// closes its group, so no later request joins a group nobody will run.
+TEST_P(CoalesceByExecutorTest, AfterStopEveryClaimAndCompleteIsAnsweredUnavailable) {
+  engine_->Stop();
+  for (int i = 0; i < 3; ++i) {
+    ClaimParams p;
+    p.queue_name = "q";
+    p.worker_id = "w";
+    auto f = StartClaim(p);
+    ASSERT_EQ(f.wait_for(std::chrono::seconds(2)), std::future_status::ready) << "claim " << i;
+    EXPECT_EQ(f.get().status().code(), ErrorCode::kUnavailable);
+    CompleteParams c;
+    c.job_id = "some-job";
+    c.worker_id = "w";
+    auto done = std::make_shared<std::promise<Status>>();
+    auto answered = done->get_future();
+    engine_->Complete(c, [done](Status st) { done->set_value(std::move(st)); });
+    ASSERT_EQ(answered.wait_for(std::chrono::seconds(2)), std::future_status::ready)
+        << "complete " << i;
+    EXPECT_EQ(answered.get().code(), ErrorCode::kUnavailable);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Executors, CoalesceByExecutorTest, testing::kBothExecutors,
+                         testing::ExecutorTestName);
+
 }  // namespace
 }  // namespace redrive::engine

@@ -60,17 +60,29 @@ constexpr int kMaxGroupClaimLimit = 1000;
 struct Engine::Impl::ClaimGroup {
   std::string queue;
   std::vector<std::shared_ptr<ClaimState>> members;
-  int limit = 0;  // the members' limits, summed
 
   bool Fits(int more) const {
-    return members.size() < kMaxGroupMembers && limit + more <= kMaxGroupClaimLimit;
+    if (members.size() >= kMaxGroupMembers) return false;
+    int limit = more;
+    for (const auto& m : members) limit += m->params.limit;
+    return limit <= kMaxGroupClaimLimit;
   }
 };
 
 struct Engine::Impl::JobEventGroup {
-  std::vector<ops::JobEvent> items;
-  std::deque<QueueScope> scopes;  // items[i].scope points here: a deque never moves them
-  std::vector<Callback<Job>> done;
+  // Who asked: the caller's queues and its answer. A deque, so that
+  // items[i].scope, which points at callers[i].scope, never moves.
+  struct Caller {
+    QueueScope scope;
+    Callback<Job> done;
+  };
+  std::vector<ops::JobEvent> items;  // ops::ApplyToJobs takes them as a span
+  std::deque<Caller> callers;
+
+  void Add(std::string job_id, Event event, QueueScope scope, Callback<Job> done) {
+    callers.push_back({std::move(scope), std::move(done)});
+    items.push_back({std::move(job_id), std::move(event), &callers.back().scope});
+  }
 };
 
 // A group is open while it is the one its requests join; its op closes it
@@ -99,22 +111,19 @@ void Engine::Impl::ClaimAttempt(std::shared_ptr<ClaimState> state) {
   // A caller that left gets nothing more (its acks, if any, were applied).
   if (!state->first && state->params.abandoned.stop_requested()) return state->Finish({});
   const std::string& queue = state->params.queue_name;
-  const int limit = state->params.limit;
   auto group = std::make_shared<ClaimGroup>();
   {
     std::lock_guard lock(coalesce_mu);
     if (options.coalesce_writes) {
       auto open = open_claims.find(queue);
-      if (open != open_claims.end() && open->second->Fits(limit)) {
+      if (open != open_claims.end() && open->second->Fits(state->params.limit)) {
         open->second->members.push_back(std::move(state));
-        open->second->limit += limit;
         return;  // its op is waiting for the writer
       }
       open_claims[queue] = group;  // a full group stays as it is
     }
     group->queue = queue;
     group->members.push_back(std::move(state));
-    group->limit = limit;
   }
   RunClaimGroup(std::move(group));
 }
@@ -218,17 +227,11 @@ void Engine::Impl::ApplyJobEvent(std::string job_id, Event event, QueueScope sco
   auto group = std::make_shared<JobEventGroup>();
   {
     std::lock_guard lock(coalesce_mu);
-    if (options.coalesce_writes && open_job_events &&
-        open_job_events->items.size() < kMaxGroupMembers) {
-      JobEventGroup& open = *open_job_events;
-      open.scopes.push_back(std::move(scope));
-      open.items.push_back({std::move(job_id), std::move(event), &open.scopes.back()});
-      open.done.push_back(std::move(done));
-      return;  // its op is waiting for the writer
-    }
-    group->scopes.push_back(std::move(scope));
-    group->items.push_back({std::move(job_id), std::move(event), &group->scopes.back()});
-    group->done.push_back(std::move(done));
+    const bool join = options.coalesce_writes && open_job_events &&
+                      open_job_events->items.size() < kMaxGroupMembers;
+    JobEventGroup& to = join ? *open_job_events : *group;
+    to.Add(std::move(job_id), std::move(event), std::move(scope), std::move(done));
+    if (join) return;  // its op is waiting for the writer
     if (options.coalesce_writes) open_job_events = group;
   }
   Write<std::vector<Result<Job>>>(
@@ -238,8 +241,8 @@ void Engine::Impl::ApplyJobEvent(std::string job_id, Event event, QueueScope sco
       },
       [this, group](Result<std::vector<Result<Job>>> r) {
         CloseJobEventGroup(group);  // a stopped writer answers without running it
-        for (size_t i = 0; i < group->done.size(); ++i) {
-          group->done[i](r.ok() ? std::move((*r)[i]) : Result<Job>(r.status()));
+        for (size_t i = 0; i < group->callers.size(); ++i) {
+          group->callers[i].done(r.ok() ? std::move((*r)[i]) : Result<Job>(r.status()));
         }
       });
 }

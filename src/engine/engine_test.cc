@@ -672,29 +672,6 @@ TEST_P(EngineByExecutorTest, StopAnswersParkedClaimsAndRefusesNewWork) {
   EXPECT_EQ(Call<EnqueueResult>(&Engine::Enqueue, e).status().code(), ErrorCode::kUnavailable);
 }
 
-// After Stop every claim and every complete is answered, one after another
-// on the same queue too: an op the stopped writer refuses without running
-// closes its group, so no later request joins a group nobody will run.
-TEST_P(EngineByExecutorTest, AfterStopEveryClaimAndCompleteIsAnsweredUnavailable) {
-  engine_->Stop();
-  for (int i = 0; i < 3; ++i) {
-    ClaimParams p;
-    p.queue_name = "q";
-    p.worker_id = "w";
-    auto f = StartClaim(p);
-    ASSERT_EQ(f.wait_for(seconds(2)), std::future_status::ready) << "claim " << i;
-    EXPECT_EQ(f.get().status().code(), ErrorCode::kUnavailable);
-    CompleteParams c;
-    c.job_id = "some-job";
-    c.worker_id = "w";
-    auto done = std::make_shared<std::promise<Status>>();
-    auto answered = done->get_future();
-    engine_->Complete(c, [done](Status st) { done->set_value(std::move(st)); });
-    ASSERT_EQ(answered.wait_for(seconds(2)), std::future_status::ready) << "complete " << i;
-    EXPECT_EQ(answered.get().code(), ErrorCode::kUnavailable);
-  }
-}
-
 INSTANTIATE_TEST_SUITE_P(Executors, EngineByExecutorTest, testing::kBothExecutors,
                          testing::ExecutorTestName);
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <string_view>
+#include <unordered_map>
 
 #include "core/ids.h"
 #include "core/new_job.h"
@@ -149,14 +151,6 @@ Result<EnqueueResult> Enqueue(store::WriteTx& tx, TxContext& ctx, const EnqueueP
   return std::move(results[0]);
 }
 
-Result<std::vector<Job>> Claim(store::WriteTx& tx, TxContext& ctx, const std::string& queue,
-                               const std::string& worker_id, int limit,
-                               std::chrono::seconds lease_duration) {
-  const Claimer claimer{worker_id, limit, lease_duration};
-  REDRIVE_ASSIGN_OR_RETURN(auto claimed, ClaimFor(tx, ctx, queue, std::span(&claimer, 1)));
-  return std::move(claimed[0]);
-}
-
 Result<std::vector<std::vector<Job>>> ClaimFor(store::WriteTx& tx, TxContext& ctx,
                                                const std::string& queue,
                                                std::span<const Claimer> claimers) {
@@ -215,8 +209,9 @@ Result<std::vector<std::vector<Job>>> ClaimFor(store::WriteTx& tx, TxContext& ct
     });
   }
   if (candidates.size() > static_cast<size_t>(wanted)) candidates.resize(wanted);
-  // Dealt in the claimers' order: the first takes the first jobs.
-  std::map<std::string, size_t, std::less<>> owner;
+  // Dealt in the claimers' order: the first takes the first jobs. (Keys
+  // view the candidates' ids, which stay put from here on.)
+  std::unordered_map<std::string_view, size_t> owner;
   for (size_t i = 0, next = 0; i < claimers.size(); ++i) {
     for (int k = 0; k < wants[i] && next < candidates.size(); ++k) {
       owner.emplace(candidates[next++].id, i);
@@ -227,13 +222,9 @@ Result<std::vector<std::vector<Job>>> ClaimFor(store::WriteTx& tx, TxContext& ct
         const Claimer& c = claimers[owner.at(job.id)];
         return event::Claim{c.worker_id, NewUuidV7(ctx.now, ctx.random), c.lease_duration};
       }));
-  long long taken = 0;
-  for (Change& c : claims) {
-    claimed[owner.at(c.after.id)].push_back(std::move(c.after));
-    ++taken;
-  }
   // Promoted jobs this claim did not take may wake other waiters.
-  const long long left = promoted - taken;
+  const long long left = promoted - static_cast<long long>(claims.size());
+  for (Change& c : claims) claimed[owner.at(c.after.id)].push_back(std::move(c.after));
   if (left > 0) {
     ctx.effects.became_claimable[queue] = left;
   } else {

@@ -53,22 +53,18 @@ Result<std::vector<Result<EnqueueResult>>> EnqueueBatch(store::WriteTx& tx, TxCo
                                                         std::span<const EnqueueParams> items,
                                                         const std::vector<bool>& blocked = {});
 
-// Claims up to `limit` jobs of the queue for `worker_id` (none if the queue is
-// paused or disabled). Due scheduled jobs of the queue are promoted first.
-Result<std::vector<Job>> Claim(store::WriteTx& tx, TxContext& ctx, const std::string& queue,
-                               const std::string& worker_id, int limit,
-                               std::chrono::seconds lease_duration);
-
 // One claimer of a claim several requests make together (ClaimFor).
 struct Claimer {
   std::string worker_id;
   int limit = 1;
   std::chrono::seconds lease_duration{30};
 };
-// Claim for several claimers of one queue at once: the reads once for all
-// (the sum of the limits), the jobs in claim order dealt to the claimers in
-// their order, each up to its limit, the claims written as one batch.
-// result[i] is claimers[i]'s; a deregistered worker gets nothing.
+// Claims jobs of one queue for one claimer or several at once: none if the
+// queue is paused or disabled, and due scheduled jobs of the queue promoted
+// first. The reads once for all (the sum of the limits), the jobs in claim
+// order dealt to the claimers in their order, each up to its limit, the
+// claims written as one batch. result[i] is claimers[i]'s; a deregistered
+// worker gets nothing.
 Result<std::vector<std::vector<Job>>> ClaimFor(store::WriteTx& tx, TxContext& ctx,
                                                const std::string& queue,
                                                std::span<const Claimer> claimers);
