@@ -85,6 +85,22 @@ pg_ticks() {
   for pid in $pg_pid $(pgrep -P "$pg_pid"); do sum=$((sum + $(ticks "$pid"))); done
   echo "$sum"
 }
+# Ticks of each PostgreSQL process with its kind (the process title without
+# the client's address and state), and the postmaster's reaped children
+# (autovacuum workers come and go) under "exited children".
+pg_ticks_by_kind() {
+  local pid
+  awk '{print "exited children", $16 + $17}' "/proc/$pg_pid/stat"
+  for pid in $(pgrep -P "$pg_pid"); do
+    local title kind
+    title="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" || continue
+    case "$title" in
+      *postgres\ redrive\ *) kind="backend (redrive)" ;;
+      *) kind="$(sed -E 's/^postgres: //; s/ +$//' <<<"$title")" ;;
+    esac
+    echo "$kind $(ticks "$pid")"
+  done
+}
 commits() {
   psql -d redrive -c "SELECT xact_commit FROM pg_stat_database WHERE datname = 'redrive'"
 }
@@ -96,8 +112,10 @@ psql -d redrive -c "SELECT pg_stat_statements_reset()" >/dev/null
 psql -d redrive -c "SELECT pg_stat_reset()" >/dev/null
 sleep 1  # the statistics collector applies the reset
 c0="$(commits)" p0="$(pg_ticks)" s0="$(ticks "$server_pid")"
+pg_ticks_by_kind >"$tmp/kinds0"
 "$bench_bin" --server "$url" "${args[@]}" || echo "pg-cost: redrive-bench exited $?" >&2
 p1="$(pg_ticks)" s1="$(ticks "$server_pid")"
+pg_ticks_by_kind >"$tmp/kinds1"
 sleep 1
 c1="$(commits)"
 hz="$(getconf CLK_TCK)"
@@ -105,6 +123,13 @@ echo "== pg-cost: per job over $jobs jobs =="
 awk -v n="$jobs" -v hz="$hz" -v p="$((p1 - p0))" -v s="$((s1 - s0))" -v c="$((c1 - c0))" \
   'BEGIN { printf "postgresql cpu %.3f ms/job, server cpu %.3f ms/job, commits %.2f/job\n",
            p * 1000 / hz / n, s * 1000 / hz / n, c / n }'
+echo "-- postgresql cpu by process kind, ms/job"
+awk -v n="$jobs" -v hz="$hz" '
+  { kind = $0; sub(/ [0-9]+$/, "", kind); t = $NF }
+  FNR == NR { before[kind] += t; next }
+  { after[kind] += t }
+  END { for (k in after) { d = after[k] - before[k]; if (d > 0) printf "%.3f\t%s\n", d * 1000 / hz / n, k } }
+' "$tmp/kinds0" "$tmp/kinds1" | sort -rn
 psql -d redrive -F $'\t' -c "
   SELECT round(sum(calls)::numeric / $jobs, 2) AS statements_per_job,
          round(sum(total_exec_time + total_plan_time)::numeric / $jobs, 3) AS ms_per_job

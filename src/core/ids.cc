@@ -2,18 +2,44 @@
 
 namespace redrive {
 
-std::string NewUuidV7(Instant now, Random& random) {
-  const uint64_t ms = static_cast<uint64_t>(ToMicros(now) / 1000) & 0xFFFFFFFFFFFFULL;
-  const uint64_t r1 = random.Next();
-  const uint64_t r2 = random.Next();
+namespace {
+
+// A UUIDv7 of `ms` (48 bits), `rand_a` (12 bits) and 62 bits of `r1` and `r2`.
+std::string BuildUuidV7(uint64_t ms, uint32_t rand_a, uint64_t r1, uint64_t r2) {
+  ms &= 0xFFFFFFFFFFFFULL;
   UuidBytes b{};
   for (int i = 0; i < 6; ++i) b[i] = static_cast<uint8_t>(ms >> (40 - 8 * i));
-  b[6] = static_cast<uint8_t>(0x70 | ((r1 >> 8) & 0x0F));  // version 7
-  b[7] = static_cast<uint8_t>(r1);
+  b[6] = static_cast<uint8_t>(0x70 | ((rand_a >> 8) & 0x0F));  // version 7
+  b[7] = static_cast<uint8_t>(rand_a);
   b[8] = static_cast<uint8_t>(0x80 | ((r1 >> 16) & 0x3F));  // variant 10
   b[9] = static_cast<uint8_t>(r1 >> 24);
   for (int i = 0; i < 6; ++i) b[10 + i] = static_cast<uint8_t>(r2 >> (8 * i));
   return FormatUuid(b);
+}
+
+uint64_t Millis(Instant now) { return static_cast<uint64_t>(ToMicros(now) / 1000); }
+
+}  // namespace
+
+std::string NewUuidV7(Instant now, Random& random) {
+  const uint64_t r1 = random.Next();
+  const uint64_t r2 = random.Next();
+  return BuildUuidV7(Millis(now), static_cast<uint32_t>(r1 & 0xFFF), r1, r2);
+}
+
+std::string UuidV7Sequence::Next(Instant now, Random& random) {
+  const uint64_t ms = Millis(now);
+  const uint64_t r1 = random.Next();
+  const uint64_t r2 = random.Next();
+  if (!started_ || ms > ms_) {
+    started_ = true;
+    ms_ = ms;
+    counter_ = static_cast<uint32_t>(r1 & 0x7FF);
+  } else if (++counter_ > 0xFFF) {
+    ++ms_;
+    counter_ = 0;
+  }
+  return BuildUuidV7(ms_, counter_, r1, r2);
 }
 
 namespace {

@@ -3,10 +3,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "core/ids_test_util.h"
 
@@ -77,6 +79,46 @@ TEST(NewUuidV7Test, RandomBitsMakeIdsUnique) {
   std::set<std::string> seen;
   for (int i = 0; i < 10000; ++i) seen.insert(NewUuidV7(kT, random));  // same millisecond
   EXPECT_EQ(seen.size(), 10000u);
+}
+
+TEST(UuidV7SequenceTest, IdsOfOneMillisecondAscendInTheOrderTheyAreMade) {
+  // NewUuidV7's random bits order ids of one millisecond at random; the
+  // sequence's never, whatever the random bits (all ones here).
+  SystemRandom system(5);
+  std::vector<std::string> random_order;
+  for (int i = 0; i < 100; ++i) random_order.push_back(NewUuidV7(kT, system));
+  EXPECT_FALSE(std::is_sorted(random_order.begin(), random_order.end()));
+
+  FixedRandom ones(UINT64_MAX);
+  UuidV7Sequence seq;
+  std::string prev = seq.Next(kT, ones);
+  EXPECT_EQ(prev.substr(0, 8) + prev.substr(9, 4), Hex48(1'795'953'600'123));
+  for (int i = 0; i < 10000; ++i) {  // past the 12-bit counter, several times
+    const std::string next = seq.Next(kT, ones);
+    ASSERT_LT(prev, next) << i;
+    ASSERT_THAT(
+        next, MatchesRegex("[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"));
+    prev = next;
+  }
+  // 10,001 ids from a counter starting at 2047 fill the rest of the first
+  // millisecond (2,049 ids) and the next (4,096), and go on in a third.
+  EXPECT_EQ(prev.substr(0, 8) + prev.substr(9, 4), Hex48(1'795'953'600'125));
+}
+
+TEST(UuidV7SequenceTest, ANewMillisecondRestartsTheCounterAndAnOldOneDoesNotGoBack) {
+  FixedRandom zeros(0);
+  UuidV7Sequence seq;
+  const std::string a = seq.Next(kT, zeros);
+  const std::string b = seq.Next(kT, zeros);
+  EXPECT_EQ(a.substr(14, 4), "7000");  // the counter starts at the random bits' low 11
+  EXPECT_EQ(b.substr(14, 4), "7001");
+  const std::string c = seq.Next(kT + std::chrono::milliseconds(5), zeros);
+  EXPECT_EQ(c.substr(0, 8) + c.substr(9, 4), Hex48(1'795'953'600'128));
+  EXPECT_EQ(c.substr(14, 4), "7000");
+  // The clock went back: the ids still ascend, in the later millisecond.
+  const std::string d = seq.Next(kT, zeros);
+  EXPECT_LT(c, d);
+  EXPECT_EQ(d.substr(0, 8) + d.substr(9, 4), Hex48(1'795'953'600'128));
 }
 
 TEST(IsUuidTest, AcceptsCanonicalForms) {

@@ -5,10 +5,11 @@
 
 namespace redrive {
 
-NewJob MakeNewJob(const NewJobParams& p, const QueueConfig& queue, Instant now, Random& random) {
+NewJob MakeNewJob(const NewJobParams& p, const QueueConfig& queue, Instant now, Random& random,
+                  UuidV7Sequence& job_ids) {
   NewJob out;
   Job& job = out.job;
-  job.id = NewUuidV7(now, random);
+  job.id = job_ids.Next(now, random);
   job.queue_name = p.queue_name;
   job.payload = p.payload_json;
   job.priority = p.priority.value_or(0);

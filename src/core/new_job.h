@@ -12,6 +12,7 @@
 #include <string>
 
 #include "core/clock.h"
+#include "core/ids.h"
 #include "core/job.h"
 #include "core/queue.h"
 #include "core/random.h"
@@ -44,10 +45,12 @@ struct NewJob {
 };
 
 // The job `p` describes in `queue` at `now`: pending, or scheduled when
-// scheduled_at is after `now`; its id, then its entry's, UUIDv7s drawn from
-// `random`.
+// scheduled_at is after `now`; its id the next of `job_ids` (the jobs one op
+// makes ascend in the order it makes them), its entry's a UUIDv7, both drawn
+// from `random`.
 // REQUIRES: p.queue_name == queue.queue_name; p is valid (api/ checks ranges;
 // the engine checks that expires_at is after `now` and the queue is enabled).
-NewJob MakeNewJob(const NewJobParams& p, const QueueConfig& queue, Instant now, Random& random);
+NewJob MakeNewJob(const NewJobParams& p, const QueueConfig& queue, Instant now, Random& random,
+                  UuidV7Sequence& job_ids);
 
 }  // namespace redrive

@@ -31,8 +31,9 @@ NewJobParams Params() {
 }
 
 TEST(MakeNewJobTest, UnsetFieldsTakeTheQueueDefaults) {
+  UuidV7Sequence ids;
   FixedRandom random(7);
-  const NewJob n = MakeNewJob(Params(), Queue(), kNow, random);
+  const NewJob n = MakeNewJob(Params(), Queue(), kNow, random, ids);
   const Job& j = n.job;
   EXPECT_EQ(j.queue_name, "emails");
   EXPECT_EQ(j.payload, R"({"to":"a@example.com"})");
@@ -54,8 +55,9 @@ TEST(MakeNewJobTest, GivenFieldsWin) {
   p.tags = {{"team", "growth"}};
   p.idempotency_key = "order-1";
   p.expires_at = kNow + seconds(60);
+  UuidV7Sequence ids;
   FixedRandom random(7);
-  const Job j = MakeNewJob(p, Queue(), kNow, random).job;
+  const Job j = MakeNewJob(p, Queue(), kNow, random, ids).job;
   EXPECT_EQ(j.priority, 5);
   EXPECT_EQ(j.max_retries, 0);
   EXPECT_EQ(j.timeout_seconds, 10);
@@ -66,8 +68,9 @@ TEST(MakeNewJobTest, GivenFieldsWin) {
 }
 
 TEST(MakeNewJobTest, ANewJobIsPendingAtNowWithACreatedEntry) {
+  UuidV7Sequence ids;
   FixedRandom random(7);
-  const NewJob n = MakeNewJob(Params(), Queue(), kNow, random);
+  const NewJob n = MakeNewJob(Params(), Queue(), kNow, random, ids);
   FixedRandom same(7);
   EXPECT_EQ(n.job.id, NewUuidV7(kNow, same));
   EXPECT_EQ(n.job.status, JobStatus::kPending);
@@ -87,8 +90,9 @@ TEST(MakeNewJobTest, ANewJobIsPendingAtNowWithACreatedEntry) {
 TEST(MakeNewJobTest, AFutureScheduledAtMakesItScheduled) {
   NewJobParams p = Params();
   p.scheduled_at = kNow + milliseconds(1500);
+  UuidV7Sequence ids;
   FixedRandom random(7);
-  const NewJob n = MakeNewJob(p, Queue(), kNow, random);
+  const NewJob n = MakeNewJob(p, Queue(), kNow, random, ids);
   EXPECT_EQ(n.job.status, JobStatus::kScheduled);
   EXPECT_EQ(n.job.scheduled_at, kNow + milliseconds(1500));
   EXPECT_EQ(n.job.created_at, kNow);
@@ -100,11 +104,26 @@ TEST(MakeNewJobTest, ScheduledAtNowOrInThePastIsPendingAtThatTime) {
   for (Instant at : {kNow, kNow - seconds(30)}) {
     NewJobParams p = Params();
     p.scheduled_at = at;
+    UuidV7Sequence ids;
     FixedRandom random(7);
-    const NewJob n = MakeNewJob(p, Queue(), kNow, random);
+    const NewJob n = MakeNewJob(p, Queue(), kNow, random, ids);
     EXPECT_EQ(n.job.status, JobStatus::kPending);
     EXPECT_EQ(n.job.scheduled_at, at);
     EXPECT_EQ(n.created.details_json, R"({"queue_name":"emails"})");
+  }
+}
+
+TEST(MakeNewJobTest, JobsMadeFromOneSequenceAscendInTheOrderTheyAreMade) {
+  // One `now` for all, as in a bulk: listings and bulk operations walk
+  // (created_at, id), and so visit them in the order they were inserted.
+  SystemRandom random(3);
+  UuidV7Sequence ids;
+  std::string prev;
+  for (int i = 0; i < 1000; ++i) {
+    const NewJob n = MakeNewJob(Params(), Queue(), kNow, random, ids);
+    ASSERT_LT(prev, n.job.id) << i;
+    EXPECT_NE(n.created.id, n.job.id);
+    prev = n.job.id;
   }
 }
 

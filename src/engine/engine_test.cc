@@ -255,6 +255,31 @@ TEST_P(EngineByExecutorTest, ANewQueuePastMaxQueuesIsRefusedAndTheRestOfABulkGoe
   EXPECT_TRUE(Call<EnqueueResult>(&Engine::Enqueue, third).ok());
 }
 
+TEST_P(EngineByExecutorTest, ABulksJobsAreListedInTheOrderTheyWereSent) {
+  // They share one created_at; ids of one op ascend (UuidV7Sequence), so a
+  // listing (newest first) shows the bulk in reverse order of its items, and
+  // a walk by (created_at, id) meets the rows in the order they were inserted.
+  BulkEnqueueParams bulk;
+  for (int i = 0; i < 300; ++i) {
+    EnqueueParams p;
+    p.queue_name = "ordered";
+    p.payload_json = "{}";
+    bulk.jobs.push_back(p);
+  }
+  auto items = Call<std::vector<BulkItemResult>>(&Engine::EnqueueBulk, bulk);
+  ASSERT_TRUE(items.ok()) << items.status().ToString();
+  ASSERT_EQ(items->size(), 300u);
+  ListJobsParams list;
+  list.queue_name = "ordered";
+  list.limit = 300;
+  auto listed = Call<std::vector<Job>>(&Engine::ListJobs, list);
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  ASSERT_EQ(listed->size(), 300u);
+  for (size_t i = 0; i < 300; ++i) {
+    ASSERT_EQ((*listed)[299 - i].id, (*items)[i].job_id) << i;
+  }
+}
+
 TEST_P(EngineByExecutorTest, SilentWorkersAreShownOffline) {
   RegisterWorkerParams reg;
   reg.queue_name = "q";

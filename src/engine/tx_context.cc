@@ -56,7 +56,7 @@ Result<Change> TxContext::Apply(const Job& job, const Event& event) {
 }
 
 NewJob TxContext::MakeNewJob(const NewJobParams& params, const QueueConfig& queue) {
-  NewJob made = redrive::MakeNewJob(params, queue, now, random);
+  NewJob made = redrive::MakeNewJob(params, queue, now, random, job_ids);
   made.created.node_id = node_id;
   return made;
 }

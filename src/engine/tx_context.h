@@ -101,6 +101,9 @@ struct TxContext {
   // The built-in completion webhook exists (the outbox's snapshot says so, or
   // this transaction made it): a job naming a completion_webhook needs it.
   bool completion_webhook_exists = false;
+  // The ids of the jobs this op makes (MakeNewJob): ascending in the order
+  // it makes them, as its inserts are.
+  UuidV7Sequence job_ids;
 
   // Core's Apply and MakeNewJob at this transaction's `now` and randomness,
   // with the history entry naming `node_id`. The engine makes every change

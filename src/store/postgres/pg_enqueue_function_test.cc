@@ -105,7 +105,8 @@ class PgEnqueueFunctionTest : public ::testing::Test {
     auto queue = (*tx)->EnsureQueue(params.queue_name, now, kNoQueueLimit);
     EXPECT_TRUE(queue.ok());
     SystemRandom random;
-    NewJob made = MakeNewJob(params, *queue, now, random);
+    UuidV7Sequence ids;
+    NewJob made = MakeNewJob(params, *queue, now, random, ids);
     EXPECT_TRUE((*tx)->InsertJob(made.job, made.created).ok());
     EXPECT_TRUE((*tx)->Commit().ok());
     return Read(made.job.id);
