@@ -21,6 +21,7 @@
 #include "api/request_decoding.h"
 #include "api/webhook_decoding.h"
 #include "api_harness.h"
+#include "core/ids.h"
 #include "core/new_job.h"
 #include "core/queue.h"
 #include "core/random.h"
@@ -84,8 +85,9 @@ void Enqueue(std::string_view text) {
   QueueConfig queue;
   queue.queue_name = params->queue_name;
   FixedRandom random(7);
+  UuidV7Sequence ids;
   const Instant now = InstantFromMicros(1'800'000'000'123'456);
-  const Job job = MakeNewJob(*params, queue, now, random).job;
+  const Job job = MakeNewJob(*params, queue, now, random, ids).job;
   Result<Job> decoded = wire::JobFromJson(wire::JobToJson(job));
   if (!decoded.ok()) Fail("JobFromJson refused JobToJson's job", text);
   if (!(*decoded == OnTheWire(job))) {
