@@ -23,6 +23,14 @@ namespace {
 using testing::FaultStore;
 using Point = FaultStore::Point;
 
+// Starts engine.Complete(c); its answer comes in the future.
+std::future<Status> CompleteLater(Engine& engine, CompleteParams c) {
+  auto p = std::make_shared<std::promise<Status>>();
+  auto f = p->get_future();
+  engine.Complete(std::move(c), [p](Status s) { p->set_value(std::move(s)); });
+  return f;
+}
+
 class CoalesceTest : public testing::EngineTest {
  protected:
   void SetUp() override {
@@ -86,10 +94,7 @@ class CoalesceTest : public testing::EngineTest {
     c.job_id = job.id;
     c.worker_id = *job.assigned_worker_id;
     c.lease_id = std::move(lease);
-    auto p = std::make_shared<std::promise<Status>>();
-    auto f = p->get_future();
-    engine_->Complete(std::move(c), [p](Status s) { p->set_value(std::move(s)); });
-    return f;
+    return CompleteLater(*engine_, std::move(c));
   }
 
   std::mutex hold_mu_;
@@ -215,9 +220,7 @@ TEST_F(CoalesceTest, CompletesFailsAndHeartbeatsThatWaitTogetherEachGetTheirOwnA
   CompleteParams missing;
   missing.job_id = "no-such-job";
   missing.worker_id = "w1";
-  auto p = std::make_shared<std::promise<Status>>();
-  auto unknown = p->get_future();
-  engine_->Complete(missing, [p](Status s) { p->set_value(std::move(s)); });
+  auto unknown = CompleteLater(*engine_, missing);
   Release();
   EXPECT_TRUE(done.get().ok());
   EXPECT_EQ(stale.get().code(), ErrorCode::kLeaseExpired);
@@ -294,9 +297,7 @@ TEST_P(CoalesceByExecutorTest, AfterStopEveryClaimAndCompleteIsAnsweredUnavailab
     CompleteParams c;
     c.job_id = "some-job";
     c.worker_id = "w";
-    auto done = std::make_shared<std::promise<Status>>();
-    auto answered = done->get_future();
-    engine_->Complete(c, [done](Status st) { done->set_value(std::move(st)); });
+    auto answered = CompleteLater(*engine_, c);
     ASSERT_EQ(answered.wait_for(std::chrono::seconds(2)), std::future_status::ready)
         << "complete " << i;
     EXPECT_EQ(answered.get().code(), ErrorCode::kUnavailable);
