@@ -4,6 +4,16 @@ namespace redrive {
 
 namespace {
 
+constexpr char kHex[] = "0123456789abcdef";
+
+bool IsHyphenAt(size_t pos) { return pos == 8 || pos == 13 || pos == 18 || pos == 23; }
+
+int LowerHexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+
 // A UUIDv7 of `ms` (48 bits), `rand_a` (12 bits) and 62 bits of `r1` and `r2`.
 std::string BuildUuidV7(uint64_t ms, uint32_t rand_a, uint64_t r1, uint64_t r2) {
   ms &= 0xFFFFFFFFFFFFULL;
@@ -41,20 +51,6 @@ std::string UuidV7Sequence::Next(Instant now, Random& random) {
   }
   return BuildUuidV7(ms_, counter_, r1, r2);
 }
-
-namespace {
-
-constexpr char kHex[] = "0123456789abcdef";
-
-bool IsHyphenAt(size_t pos) { return pos == 8 || pos == 13 || pos == 18 || pos == 23; }
-
-int LowerHexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return -1;
-}
-
-}  // namespace
 
 std::optional<UuidBytes> ParseUuid(std::string_view text) {
   if (text.size() != 36) return std::nullopt;
