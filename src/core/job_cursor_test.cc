@@ -15,11 +15,16 @@ TEST(JobCursorTest, RoundTripsThroughItsText) {
   EXPECT_EQ(ParseJobCursor(FormatJobCursor(slashed)), slashed);
   const JobCursor before_epoch{InstantFromMicros(-7), "x"};
   EXPECT_EQ(ParseJobCursor(FormatJobCursor(before_epoch)), before_epoch);
+  // With the store's insertion order (SQLite).
+  const JobCursor with_seq{InstantFromMicros(12), "a/b", 345};
+  EXPECT_EQ(FormatJobCursor(with_seq), "12:345/a/b");
+  EXPECT_EQ(ParseJobCursor("12:345/a/b"), with_seq);
 }
 
 TEST(JobCursorTest, RefusesAnythingElse) {
   for (const char* bad :
-       {"", "job-0500", "/id", "12/", "12x/id", " 12/id", "1e3/id", "99999999999999999999999/id"}) {
+       {"", "job-0500", "/id", "12/", "12x/id", " 12/id", "1e3/id", "99999999999999999999999/id",
+        "12:/id", ":5/id", "12:0/id", "12:-5/id", "12:5x/id", "12:5:6/id"}) {
     EXPECT_EQ(ParseJobCursor(bad), std::nullopt) << bad;
   }
 }

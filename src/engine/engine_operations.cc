@@ -53,7 +53,9 @@ void Engine::CreateOperation(CreateOperationParams p, Callback<CreateOperationRe
         if (p.dry_run) {
           r.matched = matched;
           REDRIVE_ASSIGN_OR_RETURN(
-              r.sample, tx.SelectJobsAfter(operation_ops::SelectionOf(rec, kOperationSampleSize)));
+              store::SelectedJobs sample,
+              tx.SelectJobsAfter(operation_ops::SelectionOf(rec, kOperationSampleSize)));
+          r.sample = std::move(sample.jobs);
           return r;
         }
         // A disabled target queue is refused now rather than at the first batch.

@@ -377,7 +377,7 @@ class FaultStore final : public store::Store {
                                                                     int limit) override {
       return inner_->SelectDueOperations(now, limit);
     }
-    Result<std::vector<Job>> SelectJobsAfter(const store::JobSelection& sel) override {
+    Result<store::SelectedJobs> SelectJobsAfter(const store::JobSelection& sel) override {
       return inner_->SelectJobsAfter(sel);
     }
     Result<long long> DeleteFinishedOperationsBefore(Instant before, int limit) override {

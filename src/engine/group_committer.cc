@@ -169,7 +169,6 @@ void GroupCommitter::Coalesce(OpenBatch& batch) {
       TakeGroup(queue_, room, owed, group);
       background_owed_ = background_owed_ || owed;
     }
-    batch.ctx.now = clock_.Now();
     Execute(batch, group);
     if (!batch.out.commit_status.ok()) return;
   }
@@ -206,9 +205,14 @@ void GroupCommitter::Execute(OpenBatch& batch, std::deque<WriteOp>& group) {
   store::WriteTx& w = *batch.tx;
   const TxContext& ctx = batch.ctx;
   for (size_t i = first; i < out.ops.size(); ++i) {
-    TxContext op_ctx{ctx.now,  random_,     {},
-                     {},       hooks_,      ctx.subscriptions,
-                     node_id_, max_queues_, ctx.completion_webhook_exists};
+    // Each request reads the clock when it runs, not when its group was
+    // taken: the times it writes (created_at, history) are its own, and the
+    // jobs of two requests of one group do not tie in created_at, whose ties
+    // a store breaks by insertion order (SQLite) or by id (PostgreSQL); the
+    // ids of one request's jobs ascend in insertion order (core/ids.h).
+    TxContext op_ctx{clock_.Now(), random_,     {},
+                     {},           hooks_,      ctx.subscriptions,
+                     node_id_,     max_queues_, ctx.completion_webhook_exists};
     Status sp = w.Savepoint();
     if (!sp.ok()) {
       out.results[i] = sp;

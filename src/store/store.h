@@ -98,14 +98,24 @@ struct DeadLetterSelection {
 
 // What a bulk operation (core/operation.h) selects: the DLQ selector's
 // fields (`match`, as SelectDeadLetters reads them; its limit is the batch
-// size) over jobs in any of `statuses`, in (created_at, id) order after the
-// cursor (core/job_cursor.h). SelectJobsAfter reads each status apart, an
-// index seek from the cursor each, and merges: a batch never sorts every
-// job the selection matches.
+// size) over jobs in any of `statuses`, in creation order after the cursor
+// (core/job_cursor.h: created_at, then the store's tie-breaker).
+// SelectJobsAfter reads each status apart, an index seek from the cursor
+// each, and merges: a batch never sorts every job the selection matches.
 struct JobSelection {
   DeadLetterSelection match;
   std::vector<JobStatus> statuses;  // REQUIRES: non-empty
-  std::optional<JobCursor> after;   // only jobs past it
+  // Only jobs past it: a SelectedJobs::next of the same store. A cursor
+  // without a seq on SQLite (written before its schema version 25) walks
+  // ties by id, as it was written for.
+  std::optional<JobCursor> after;
+};
+
+// One batch of SelectJobsAfter: its jobs in the walk's order, and the cursor
+// just past the last of them (the next batch's `after`); unset when none.
+struct SelectedJobs {
+  std::vector<Job> jobs;
+  std::optional<JobCursor> next;
 };
 
 // A bulk operation as stored: its record and what it selects (its
@@ -667,10 +677,10 @@ class WriteTx : public ReadTx {
   // unset or <= now), oldest created first, at most `limit`. On PostgreSQL
   // locked FOR UPDATE SKIP LOCKED: two nodes never run one batch twice.
   virtual Result<std::vector<OperationRecord>> SelectDueOperations(Instant now, int limit) = 0;
-  // The jobs `sel` matches after its cursor, in id order, at most
+  // The jobs `sel` matches after its cursor, in creation order, at most
   // sel.match.limit, with payload. On PostgreSQL locked FOR UPDATE SKIP
   // LOCKED (a job another transaction holds is left for a later batch).
-  virtual Result<std::vector<Job>> SelectJobsAfter(const JobSelection& sel) = 0;
+  virtual Result<SelectedJobs> SelectJobsAfter(const JobSelection& sel) = 0;
   // Deletes at most `limit` finished operations (completed, cancelled,
   // failed) whose finished_at is before `before`, oldest finished first; an
   // unfinished one is never deleted. Returns how many.

@@ -24,8 +24,7 @@ TEST_P(StoreConformanceTest, ListJobsNewestFirstWithFilters) {
       Tagged(MakeJob("a1", "a", T(1)), {{"env", "prod"}, {"team", "x"}}),
       Tagged(MakeJob("a2", "a", T(2)), {{"env", "dev"}}),
       AsCompleted(Tagged(MakeJob("a3", "a", T(3)), {{"env", "prod"}}), T(4)),
-      MakeJob("b1", "b", T(2)),
-      MakeJob("b0", "b", T(2)),  // same created_at as b1: id breaks the tie
+      MakeJob("b0", "b", T(2)), MakeJob("b1", "b", T(2)),  // same created_at as b0, made after it
   });
   auto tx = BeginRead();
   EXPECT_THAT(List(*tx, {}), ElementsAre("a3", "b1", "b0", "a2", "a1"));
@@ -54,6 +53,31 @@ TEST_P(StoreConformanceTest, ListJobsNewestFirstWithFilters) {
   EXPECT_THAT(List(*tx, f), ElementsAre("b1", "b0"));
   f.offset = 10;
   EXPECT_THAT(List(*tx, f), IsEmpty());
+}
+
+// Jobs created in one microsecond by one request (a batch enqueue, whose
+// ids ascend in the order it makes them): every listing puts them newest
+// first like any others, and pages through them without skipping or
+// repeating one.
+TEST_P(StoreConformanceTest, ListJobsPagesThroughJobsOfOneMicrosecond) {
+  Insert({MakeJob("v", "a", T(4)), MakeJob("t0", "a", T(5)), MakeJob("t1", "a", T(5)),
+          MakeJob("t2", "a", T(5)), MakeJob("t3", "a", T(5)), MakeJob("t4", "a", T(5)),
+          MakeJob("u", "a", T(6))});
+  auto tx = BeginRead();
+  JobFilter any;
+  JobFilter queue;
+  queue.queue_name = "a";
+  JobFilter pending = queue;
+  pending.status = JobStatus::kPending;
+  for (JobFilter f : {any, queue, pending}) {
+    EXPECT_THAT(List(*tx, f), ElementsAre("u", "t4", "t3", "t2", "t1", "t0", "v"));
+    std::vector<std::string> paged;
+    f.limit = 2;
+    for (f.offset = 0; f.offset < 8; f.offset += 2) {
+      for (std::string& id : List(*tx, f)) paged.push_back(std::move(id));
+    }
+    EXPECT_THAT(paged, ElementsAre("u", "t4", "t3", "t2", "t1", "t0", "v"));
+  }
 }
 
 TEST_P(StoreConformanceTest, ListJobsOmitsPayloadAndResultUnlessAsked) {

@@ -11,6 +11,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
+using ::testing::UnorderedElementsAre;
 
 OperationRecord MakeOperation(const std::string& id, Instant created) {
   OperationRecord rec;
@@ -185,16 +186,16 @@ TEST_P(StoreConformanceTest, SelectJobsAfterWalksTheSelectionInCreationOrderFrom
   ASSERT_TRUE(batch.ok()) << batch.status().ToString();
   EXPECT_THAT(Ids(*batch), ElementsAre("job-06", "job-04"));
   EXPECT_EQ(*tx->CountSelectedJobs(sel), 4);
-  sel.after = CursorOf(batch->back());
+  sel.after = batch->next;
   batch = tx->SelectJobsAfter(sel);
   ASSERT_TRUE(batch.ok());
   EXPECT_THAT(Ids(*batch), ElementsAre("job-02", "job-00"));
   EXPECT_EQ(*tx->CountSelectedJobs(sel), 2);
-  EXPECT_FALSE((*batch)[0].payload.empty());  // with payload
-  sel.after = CursorOf(batch->back());
+  EXPECT_FALSE(batch->jobs[0].payload.empty());  // with payload
+  sel.after = batch->next;
   batch = tx->SelectJobsAfter(sel);
   ASSERT_TRUE(batch.ok());
-  EXPECT_THAT(*batch, IsEmpty());
+  EXPECT_THAT(batch->jobs, IsEmpty());
   EXPECT_EQ(*tx->CountSelectedJobs(sel), 0);
 
   // Other statuses, and the selector's dead_before and job_ids.
@@ -231,7 +232,19 @@ TEST_P(StoreConformanceTest, SelectJobsAfterMergesStatusesAndBreaksTiesById) {
   ASSERT_TRUE(batch.ok()) << batch.status().ToString();
   EXPECT_THAT(Ids(*batch), ElementsAre("p-b", "s-a", "s-c"));
   EXPECT_EQ(*tx->CountSelectedJobs(sel), 5);
-  // A cursor between the two jobs of one microsecond.
+  // One job a batch: the next cursors step through the microsecond's two.
+  sel.match.limit = 1;
+  std::vector<std::string> one_by_one;
+  for (int i = 0; i < 3; ++i) {
+    batch = tx->SelectJobsAfter(sel);
+    ASSERT_TRUE(batch.ok() && batch->next);
+    one_by_one.push_back(batch->jobs.at(0).id);
+    sel.after = batch->next;
+  }
+  EXPECT_THAT(one_by_one, ElementsAre("p-b", "s-a", "s-c"));
+  sel.match.limit = 3;
+  // A cursor between the two jobs of one microsecond, without a seq (as
+  // written before SQLite's schema version 25: SQLite walks it by id).
   sel.after = JobCursor{T(1), "p-b"};
   batch = tx->SelectJobsAfter(sel);
   ASSERT_TRUE(batch.ok());
@@ -239,6 +252,58 @@ TEST_P(StoreConformanceTest, SelectJobsAfterMergesStatusesAndBreaksTiesById) {
   EXPECT_EQ(*tx->CountSelectedJobs(sel), 4);
   sel.after = JobCursor{T(1), "p-a"};
   EXPECT_THAT(Ids(*tx->SelectJobsAfter(sel)), ElementsAre("p-b", "s-a", "s-c"));
+}
+
+// A batch boundary inside a group of jobs created in one microsecond and
+// inserted out of id order: the walk takes each exactly once, the group
+// between the jobs created before and after it (in the store's tie order:
+// insertion on SQLite, id on PostgreSQL), with or without a queue in the
+// selector, and an empty batch has no next cursor.
+TEST_P(StoreConformanceTest, SelectJobsAfterTakesEachOfAGroupOfTiesOnce) {
+  std::vector<Job> jobs;
+  for (const char* id : {"t3", "t0", "t4", "t1", "t2"}) {
+    jobs.push_back(AsDead(MakeJob(id, "emails", T(5)), DeadReason::kMaxRetriesExceeded, T(9)));
+  }
+  jobs.push_back(AsDead(MakeJob("u", "emails", T(6)), DeadReason::kMaxRetriesExceeded, T(9)));
+  jobs.push_back(AsDead(MakeJob("v", "emails", T(4)), DeadReason::kMaxRetriesExceeded, T(9)));
+  Insert(jobs);
+  auto tx = BeginWrite();
+  for (bool with_queue : {true, false}) {
+    JobSelection sel;
+    if (with_queue) sel.match.queue_name = "emails";
+    sel.match.limit = 2;
+    sel.statuses = {JobStatus::kDeadletter};
+    std::vector<std::string> walked;
+    for (int batches = 0; batches < 10; ++batches) {
+      auto batch = tx->SelectJobsAfter(sel);
+      ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+      if (batch->jobs.empty()) {
+        EXPECT_FALSE(batch->next.has_value());
+        break;
+      }
+      for (const Job& j : batch->jobs) walked.push_back(j.id);
+      ASSERT_TRUE(batch->next.has_value());
+      EXPECT_EQ(batch->next->id, batch->jobs.back().id);
+      sel.after = batch->next;
+    }
+    ASSERT_EQ(walked.size(), 7u) << with_queue;
+    EXPECT_EQ(walked.front(), "v");
+    EXPECT_EQ(walked.back(), "u");
+    EXPECT_THAT(walked, UnorderedElementsAre("v", "t0", "t1", "t2", "t3", "t4", "u"));
+
+    // A walk from a cursor without a seq (an operation begun before SQLite's
+    // schema version 25) goes on by id on every store, to the end.
+    sel.after = JobCursor{T(4), "v"};
+    walked.clear();
+    for (int batches = 0; batches < 10; ++batches) {
+      auto batch = tx->SelectJobsAfter(sel);
+      ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+      if (batch->jobs.empty()) break;
+      for (const Job& j : batch->jobs) walked.push_back(j.id);
+      sel.after = batch->next;
+    }
+    EXPECT_THAT(walked, ElementsAre("t0", "t1", "t2", "t3", "t4", "u")) << with_queue;
+  }
 }
 
 // A move is stored like any action (the schema's action CHECK takes it).

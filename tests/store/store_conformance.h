@@ -49,6 +49,7 @@ HistoryEntry CreatedEntry(const Job& job);
 
 // The ids of `jobs`, in order.
 std::vector<std::string> Ids(const std::vector<Job>& jobs);
+inline std::vector<std::string> Ids(const SelectedJobs& selected) { return Ids(selected.jobs); }
 
 // A human-readable dump of a job for failure messages.
 std::string DebugString(const Job& job);

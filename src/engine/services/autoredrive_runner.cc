@@ -48,7 +48,9 @@ Result<std::vector<std::string>> Redrive(store::WriteTx& tx, TxContext& ctx,
                                          const AutoredrivePolicy& p, int n) {
   std::vector<std::string> ids;
   if (n <= 0) return ids;
-  REDRIVE_ASSIGN_OR_RETURN(std::vector<Job> jobs, tx.SelectJobsAfter(EligibleSelection(p, n)));
+  REDRIVE_ASSIGN_OR_RETURN(store::SelectedJobs selected,
+                           tx.SelectJobsAfter(EligibleSelection(p, n)));
+  std::vector<Job>& jobs = selected.jobs;
   REDRIVE_ASSIGN_OR_RETURN(std::vector<Change> changes,
                            ops::ApplyToLoadedBatch(tx, ctx, jobs, [](const Job&) -> Event {
                              event::Retry retry;

@@ -99,7 +99,9 @@ Result<BatchOutcome> RunBatch(store::WriteTx& tx, TxContext& ctx, const std::str
   }
   op.updated_at = now;
   const int size = BatchSize(op, batch);
-  REDRIVE_ASSIGN_OR_RETURN(std::vector<Job> jobs, tx.SelectJobsAfter(SelectionOf(rec, size)));
+  REDRIVE_ASSIGN_OR_RETURN(store::SelectedJobs selected,
+                           tx.SelectJobsAfter(SelectionOf(rec, size)));
+  std::vector<Job>& jobs = selected.jobs;
   if (!jobs.empty() && op.target_queue) {
     // A target queue disabled since the operation was created stops it.
     Status target = ops::EnsureTargetQueue(tx, ctx, op.target_queue);
@@ -115,7 +117,7 @@ Result<BatchOutcome> RunBatch(store::WriteTx& tx, TxContext& ctx, const std::str
   out.handled = static_cast<long long>(jobs.size());
   op.done += changed;
   op.failed += out.handled - changed;
-  if (!jobs.empty()) op.cursor = FormatJobCursor(CursorOf(jobs.back()));
+  if (selected.next) op.cursor = FormatJobCursor(*selected.next);
   // More jobs than matched at the start (new ones arrived) grow `matched`.
   op.matched = std::max(op.matched, op.done + op.failed);
   if (static_cast<int>(jobs.size()) < size) {

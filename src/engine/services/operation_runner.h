@@ -4,7 +4,7 @@
 //
 // A batch, in one transaction: lock the operation's row (GetOperation in a
 // write transaction), select at most `batch` of its jobs after its cursor in
-// id order (WriteTx::SelectJobsAfter), apply the action to each (a move is
+// creation order (WriteTx::SelectJobsAfter), apply the action to each (a move is
 // event::Move into the target queue, created if new) through the
 // engine's normal path (ops::ApplyToLoadedBatch: core's Apply, the guarded
 // write, its history entry, metrics, webhooks and live events; a purge

@@ -341,18 +341,20 @@ Result<std::vector<OperationRecord>> PgWriteTx::SelectDueOperations(Instant now,
   return operation_sql::SelectDueOperations(*held, now, limit);
 }
 
-Result<std::vector<Job>> PgWriteTx::SelectJobsAfter(const JobSelection& sel) {
+Result<SelectedJobs> PgWriteTx::SelectJobsAfter(const JobSelection& sel) {
   // Each status apart (an index seek from the cursor), then merged. Every row
-  // read is locked until the commit, those past the merge's cut too.
-  std::vector<Job> jobs;
+  // read is locked until the commit, those past the merge's cut too. Ties
+  // by id: a cursor's seq (SQLite's) means nothing here.
+  SelectedJobs out;
   for (JobStatus status : sel.statuses) {
     sql::BuiltQuery q = sql::SelectJobsAfter(sel, status);
     REDRIVE_ASSIGN_OR_RETURN(PgResult r, held->ExecParams(q.sql, q.params));
     REDRIVE_ASSIGN_OR_RETURN(std::vector<Job> some, Locked(PgJobs(r)));
-    std::move(some.begin(), some.end(), std::back_inserter(jobs));
+    std::move(some.begin(), some.end(), std::back_inserter(out.jobs));
   }
-  KeepFirstByCursor(jobs, static_cast<size_t>(std::max(sel.match.limit, 0)));
-  return jobs;
+  KeepFirstByCursor(out.jobs, static_cast<size_t>(std::max(sel.match.limit, 0)));
+  if (!out.jobs.empty()) out.next = CursorOf(out.jobs.back());
+  return out;
 }
 
 Status PgWriteTx::InsertSchedule(const Schedule& schedule) {

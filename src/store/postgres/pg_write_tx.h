@@ -134,7 +134,7 @@ class PgWriteTx final : private PgConnectionHolder, public PgReads<WriteTx> {
   Status UpdateOperation(const Operation& op) override;
   Result<std::vector<OperationRecord>> SelectDueOperations(Instant now, int limit) override;
   Result<long long> DeleteFinishedOperationsBefore(Instant before, int limit) override;
-  Result<std::vector<Job>> SelectJobsAfter(const JobSelection& sel) override;
+  Result<SelectedJobs> SelectJobsAfter(const JobSelection& sel) override;
   // pg_autoredrive_writes.cc
   Status InsertAutoredrive(const AutoredriveRecord& rec) override;
   Status UpdateAutoredrivePolicy(const AutoredrivePolicy& policy) override;

@@ -94,6 +94,17 @@ void AddErrorPrefix(BuiltQuery& q, std::string_view prefix) {
   q.params.emplace_back(prefix);
 }
 
+// " FROM jobs WHERE status = 'deadletter'" for the filters `f`. One class of
+// one queue names its index: without statistics SQLite costs it the same as
+// jobs_listing's (queue_name, status), which would read every dead job of
+// the queue to find the class's.
+template <typename Filter>
+const char* DeadJobsWhere(const Filter& f) {
+  return f.queue_name && f.fingerprint
+             ? " FROM jobs INDEXED BY jobs_dlq_fingerprint WHERE status = 'deadletter'"
+             : " FROM jobs WHERE status = 'deadletter'";
+}
+
 // The filters GET /jobs/dlq, its summary, redrive and purge share (status is
 // 'deadletter'). `Filter` is a JobFilter or a DeadLetterSelection.
 template <typename Filter>
@@ -152,14 +163,18 @@ BuiltQuery ListJobs(const JobFilter& f, bool with_payload) {
   if (f.tag) AddTagFilter(q, *f.tag);
   if (f.error_prefix) AddErrorPrefix(q, *f.error_prefix);
   if (f.fingerprint) AddText(q, " AND error_fingerprint = ?", *f.fingerprint);
-  q.sql += " ORDER BY created_at DESC, id DESC";
+  // Ties (the jobs one request created) newest first too: seq, the order
+  // they were inserted in, which their ids follow (core/ids.h) and which the
+  // listing indexes hold after created_at (sqlite_schema.cc, version 25).
+  q.sql += " ORDER BY created_at DESC, seq DESC";
   AddLimitOffset(q, f.limit, f.offset);
   return q;
 }
 
 BuiltQuery ListDeadLetters(const JobFilter& f) {
   BuiltQuery q;
-  q.sql = "SELECT " REDRIVE_JOB_SUMMARY_COLUMNS " FROM jobs WHERE status = 'deadletter'";
+  q.sql = "SELECT " REDRIVE_JOB_SUMMARY_COLUMNS;
+  q.sql += DeadJobsWhere(f);
   AddDeadLetterFilters(q, f);
   q.sql += " ORDER BY deadlettered_at DESC, id DESC";
   AddLimitOffset(q, f.limit, f.offset);
@@ -170,8 +185,8 @@ BuiltQuery SummarizeDeadLetters(const JobFilter& f) {
   BuiltQuery q;
   q.sql = "SELECT queue_name, dead_reason, error_fingerprint, substr(min(last_error), 1, " +
           std::to_string(kDeadLetterErrorChars) +
-          "), count(*) AS n, min(deadlettered_at), max(deadlettered_at)"
-          " FROM jobs WHERE status = 'deadletter'";
+          "), count(*) AS n, min(deadlettered_at), max(deadlettered_at)";
+  q.sql += DeadJobsWhere(f);
   AddDeadLetterFilters(q, f);
   q.sql +=
       " GROUP BY queue_name, dead_reason, error_fingerprint"
@@ -202,7 +217,8 @@ void AddSelection(BuiltQuery& q, const DeadLetterSelection& sel, const std::stri
 
 BuiltQuery SelectDeadLetters(const DeadLetterSelection& sel, const std::string& ids_json) {
   BuiltQuery q;
-  q.sql = "SELECT " REDRIVE_JOB_COLUMNS " FROM jobs WHERE status = 'deadletter'";
+  q.sql = "SELECT " REDRIVE_JOB_COLUMNS;
+  q.sql += DeadJobsWhere(sel);
   AddSelection(q, sel, ids_json);
   q.sql += " ORDER BY deadlettered_at, id LIMIT ?";
   q.params.emplace_back(int64_t{sel.limit});
@@ -211,30 +227,42 @@ BuiltQuery SelectDeadLetters(const DeadLetterSelection& sel, const std::string& 
 
 BuiltQuery CountDeadLetters(const DeadLetterSelection& sel, const std::string& ids_json) {
   BuiltQuery q;
-  q.sql = "SELECT count(*) FROM jobs WHERE status = 'deadletter'";
+  q.sql = "SELECT count(*)";
+  q.sql += DeadJobsWhere(sel);
   AddSelection(q, sel, ids_json);
   return q;
 }
 
 namespace {
-// A bulk operation's selection and its cursor: " AND (created_at, id) > (?, ?)",
-// which SQLite seeks in the (queue_name, status, created_at, id) index.
+// A bulk operation's selection and its cursor. A cursor with a seq (every
+// one SelectJobsAfter writes, and none: the walk's start) walks ties in
+// insertion order: " AND (created_at, seq) > (?, ?)", a seek in the
+// listing index (queue_name, status, created_at, then the rowid, seq), in
+// its order. One without (written before schema version 25) goes on by id
+// as it began, sorting each created_at's ties ("RIGHT PART OF ORDER BY").
+bool WalksBySeq(const JobSelection& sel) { return !sel.after || sel.after->seq > 0; }
+
 void AddSelectionAfter(BuiltQuery& q, const JobSelection& sel, const std::string& ids_json) {
   AddSelection(q, sel.match, ids_json);
   if (sel.after) {
-    q.sql += " AND (created_at, id) > (?, ?)";
+    q.sql += WalksBySeq(sel) ? " AND (created_at, seq) > (?, ?)" : " AND (created_at, id) > (?, ?)";
     q.params.emplace_back(ToMicros(sel.after->created_at));
-    q.params.emplace_back(sel.after->id);
+    if (WalksBySeq(sel)) {
+      q.params.emplace_back(sel.after->seq);
+    } else {
+      q.params.emplace_back(sel.after->id);
+    }
   }
 }
 }  // namespace
 
 BuiltQuery SelectJobsAfter(const JobSelection& sel, JobStatus status, const std::string& ids_json) {
   BuiltQuery q;
-  q.sql = "SELECT " REDRIVE_JOB_COLUMNS " FROM jobs WHERE status = ?";
+  q.sql = "SELECT " REDRIVE_JOB_COLUMNS ", seq FROM jobs WHERE status = ?";
   q.params.emplace_back(std::string_view(JobStatusName(status)));
   AddSelectionAfter(q, sel, ids_json);
-  q.sql += " ORDER BY created_at, id LIMIT ?";
+  q.sql +=
+      WalksBySeq(sel) ? " ORDER BY created_at, seq LIMIT ?" : " ORDER BY created_at, id LIMIT ?";
   q.params.emplace_back(int64_t{sel.match.limit});
   return q;
 }

@@ -178,7 +178,8 @@ BuiltQuery SelectDeadLetters(const DeadLetterSelection& sel, const std::string& 
 // How many dead jobs `sel` matches, its limit ignored.
 BuiltQuery CountDeadLetters(const DeadLetterSelection& sel, const std::string& ids_json);
 // A bulk operation's batch (WriteTx::SelectJobsAfter) among the jobs in
-// `status` (one of sel.statuses: the store merges them), and its count.
+// `status` (one of sel.statuses: the store merges them): REDRIVE_JOB_COLUMNS
+// and then seq. And its count.
 BuiltQuery SelectJobsAfter(const JobSelection& sel, JobStatus status, const std::string& ids_json);
 BuiltQuery CountSelectedJobs(const JobSelection& sel, const std::string& ids_json);
 

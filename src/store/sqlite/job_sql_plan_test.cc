@@ -144,28 +144,46 @@ TEST_F(JobSqlPlanTest, FingerprintSelectionsUseTheirIndex) {
 
 TEST_F(JobSqlPlanTest, OperationBatchesSeekFromTheCursorWithoutSorting) {
   // One status of one queue after a cursor: a seek in the listing index, in
-  // its order. A sort here would read every matching job at each batch.
+  // its order (created_at, then the rowid: seq). A sort here would read
+  // every matching job at each batch.
   JobSelection sel;
   sel.match.queue_name = "q";
   sel.statuses = {JobStatus::kDeadletter, JobStatus::kPending};
-  sel.after = JobCursor{InstantFromMicros(1), "a"};
-  std::string plan = Plan(sql::SelectJobsAfter(sel, JobStatus::kDeadletter, "").sql);
-  EXPECT_THAT(plan, HasSubstr("INDEX jobs_listing (queue_name=? AND status=? AND "
-                              "(created_at,id)>(?,?))"))
-      << plan;
-  EXPECT_THAT(plan, Not(HasSubstr("TEMP B-TREE"))) << plan;
+  for (std::optional<JobCursor> after :
+       {std::optional<JobCursor>(), std::optional(JobCursor{InstantFromMicros(1), "a", 7})}) {
+    sel.after = after;
+    std::string plan = Plan(sql::SelectJobsAfter(sel, JobStatus::kDeadletter, "").sql);
+    EXPECT_THAT(plan, HasSubstr("INDEX jobs_listing (queue_name=? AND status=?")) << plan;
+    EXPECT_THAT(plan, Not(HasSubstr("TEMP B-TREE"))) << plan;
+  }
+  EXPECT_THAT(Plan(sql::SelectJobsAfter(sel, JobStatus::kDeadletter, "").sql),
+              HasSubstr("(queue_name=? AND status=? AND created_at>?)"));
   // With a fingerprint still the same seek (the class is checked per row).
   sel.match.fingerprint = "0123456789abcdef";
-  plan = Plan(sql::SelectJobsAfter(sel, JobStatus::kDeadletter, "").sql);
+  std::string plan = Plan(sql::SelectJobsAfter(sel, JobStatus::kDeadletter, "").sql);
   EXPECT_THAT(plan, Not(HasSubstr("TEMP B-TREE"))) << plan;
   EXPECT_THAT(plan, Not(HasSubstr("SCAN jobs\n"))) << plan;
   // Without a queue: the creation index from the cursor on, in order.
   JobSelection any_queue;
   any_queue.statuses = {JobStatus::kDeadletter};
-  any_queue.after = JobCursor{InstantFromMicros(1), "a"};
+  any_queue.after = JobCursor{InstantFromMicros(1), "a", 7};
   plan = Plan(sql::SelectJobsAfter(any_queue, JobStatus::kDeadletter, "").sql);
-  EXPECT_THAT(plan, HasSubstr("(created_at,id)>(?,?)")) << plan;
+  EXPECT_THAT(plan, HasSubstr("INDEX jobs_created (created_at>?)")) << plan;
   EXPECT_THAT(plan, Not(HasSubstr("TEMP B-TREE"))) << plan;
+}
+
+TEST_F(JobSqlPlanTest, ACursorWithoutSeqSortsOnlyTies) {
+  // An operation begun before schema version 25 goes on by id: the index
+  // gives created_at's order, and only the jobs of one created_at are
+  // sorted ("RIGHT PART"), never every job that matches.
+  JobSelection sel;
+  sel.match.queue_name = "q";
+  sel.statuses = {JobStatus::kDeadletter};
+  sel.after = JobCursor{InstantFromMicros(1), "a"};
+  std::string plan = Plan(sql::SelectJobsAfter(sel, JobStatus::kDeadletter, "").sql);
+  EXPECT_THAT(plan, HasSubstr("INDEX jobs_listing (queue_name=? AND status=? AND created_at>?)"))
+      << plan;
+  EXPECT_THAT(plan, HasSubstr("USE TEMP B-TREE FOR RIGHT PART OF ORDER BY")) << plan;
 }
 
 TEST_F(JobSqlPlanTest, CountsReadTheCountersNotTheJobs) {
@@ -181,12 +199,17 @@ TEST_F(JobSqlPlanTest, CountsReadTheCountersNotTheJobs) {
 }
 
 TEST_F(JobSqlPlanTest, ListingsUseAnIndex) {
+  // In the index's order, ties included (seq): a page far down the list
+  // skips the rows before it without reading them.
   JobFilter f;
   ExpectUses(sql::ListJobs(f, false).sql, "jobs_created");
+  EXPECT_THAT(Plan(sql::ListJobs(f, false).sql), Not(HasSubstr("TEMP B-TREE")));
   f.queue_name = "q";
   ExpectUses(sql::ListJobs(f, false).sql, "jobs_queue_created");
+  EXPECT_THAT(Plan(sql::ListJobs(f, false).sql), Not(HasSubstr("TEMP B-TREE")));
   f.status = JobStatus::kPending;
   ExpectUses(sql::ListJobs(f, false).sql, "jobs_listing");
+  EXPECT_THAT(Plan(sql::ListJobs(f, false).sql), Not(HasSubstr("TEMP B-TREE")));
   JobFilter tagged;
   tagged.tag = "k=v";
   EXPECT_THAT(Plan(sql::ListJobs(tagged, false).sql), HasSubstr("job_tags_kv"));

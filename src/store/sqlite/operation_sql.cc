@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <iterator>
+#include <utility>
 
 #include "core/job_cursor.h"
 #include "core/operation_codec.h"
 #include "core/retry_budget.h"
 #include "core/tags_json.h"
 #include "store/sqlite/query_util.h"
+#include "store/sqlite/row_mapping.h"
 #include "store/sqlite/statement.h"
 
 namespace redrive::store::sqlite::operation_sql {
@@ -253,17 +255,38 @@ Result<long long> DeleteFinishedOperationsBefore(Connection& conn, Instant befor
   return static_cast<long long>(s.Changes());
 }
 
-Result<std::vector<Job>> SelectJobsAfter(Connection& conn, const JobSelection& sel) {
+Result<SelectedJobs> SelectJobsAfter(Connection& conn, const JobSelection& sel) {
   std::string ids_json;
   if (!sel.match.job_ids.empty()) ids_json = EncodeStringArrayJson(sel.match.job_ids);
-  std::vector<Job> jobs;
+  // Each status apart (each in the walk's order), then merged by cursor.
+  std::vector<std::pair<JobCursor, Job>> rows;
   for (JobStatus status : sel.statuses) {
-    REDRIVE_ASSIGN_OR_RETURN(std::vector<Job> some,
-                             RunJobQuery(conn, sql::SelectJobsAfter(sel, status, ids_json)));
-    std::move(some.begin(), some.end(), std::back_inserter(jobs));
+    sql::BuiltQuery q = sql::SelectJobsAfter(sel, status, ids_json);
+    REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn.Prepare(q.sql));
+    BindParams(stmt, q);
+    for (;;) {
+      REDRIVE_ASSIGN_OR_RETURN(bool row, stmt.Step());
+      if (!row) break;
+      REDRIVE_ASSIGN_OR_RETURN(Job job, ReadJob(stmt));
+      JobCursor at = CursorOf(job);
+      // A cursor without a seq goes on without one: by id, as it began.
+      if (!sel.after || sel.after->seq > 0) at.seq = stmt.Int64(kJobColumnCount);
+      rows.emplace_back(std::move(at), std::move(job));
+    }
   }
-  KeepFirstByCursor(jobs, static_cast<size_t>(std::max(sel.match.limit, 0)));
-  return jobs;
+  // By created_at, then seq (or id): the order of the queries above.
+  auto before = [](const auto& a, const auto& b) {
+    const JobCursor &x = a.first, &y = b.first;
+    if (x.created_at != y.created_at) return x.created_at < y.created_at;
+    return x.seq != y.seq ? x.seq < y.seq : x.id < y.id;
+  };
+  std::sort(rows.begin(), rows.end(), before);
+  rows.resize(std::min(rows.size(), static_cast<size_t>(std::max(sel.match.limit, 0))));
+  SelectedJobs out;
+  if (!rows.empty()) out.next = rows.back().first;
+  out.jobs.reserve(rows.size());
+  for (auto& [at, job] : rows) out.jobs.push_back(std::move(job));
+  return out;
 }
 
 }  // namespace redrive::store::sqlite::operation_sql

@@ -29,7 +29,7 @@ Result<std::optional<Instant>> NextOperationDue(Connection& conn);
 Status InsertOperation(Connection& conn, const OperationRecord& op, size_t max_unfinished);
 Status UpdateOperation(Connection& conn, const Operation& op);
 Result<std::vector<OperationRecord>> SelectDueOperations(Connection& conn, Instant now, int limit);
-Result<std::vector<Job>> SelectJobsAfter(Connection& conn, const JobSelection& sel);
+Result<SelectedJobs> SelectJobsAfter(Connection& conn, const JobSelection& sel);
 Result<long long> DeleteFinishedOperationsBefore(Connection& conn, Instant before, int limit);
 
 }  // namespace redrive::store::sqlite::operation_sql

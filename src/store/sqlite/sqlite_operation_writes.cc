@@ -19,7 +19,7 @@ Result<std::vector<OperationRecord>> SqliteWriteTx::SelectDueOperations(Instant 
   return operation_sql::SelectDueOperations(conn(), now, limit);
 }
 
-Result<std::vector<Job>> SqliteWriteTx::SelectJobsAfter(const JobSelection& sel) {
+Result<SelectedJobs> SqliteWriteTx::SelectJobsAfter(const JobSelection& sel) {
   REDRIVE_RETURN_IF_ERROR(CheckOpen());
   return operation_sql::SelectJobsAfter(conn(), sel);
 }

@@ -348,6 +348,44 @@ TEST_F(SchemaTest, TheCompactStorageMigrationKeepsEveryJobAndWhatHangsOffIt) {
             "1,1,0,0,0");
 }
 
+// Version 25 rebuilds the three listing indexes without the id: a store
+// from before keeps its jobs, and each index ends at created_at (the rowid,
+// seq, breaks ties), whole and consistent with the table.
+TEST_F(SchemaTest, TheListingIndexesLoseTheIdAndKeepEveryJob) {
+  size_t before = 0;
+  while (std::string_view(Migrations()[before].name) != "listing indexes without the job id") {
+    ++before;
+  }
+  ASSERT_TRUE(Migrate(*conn_, Migrations().first(before)).ok());
+  for (const char* id : {"j-2", "j-1", "j-3"}) {
+    ASSERT_TRUE(conn_
+                    ->ExecScript(std::string("INSERT INTO jobs (id, queue_name, status, priority,"
+                                             " retry_count, max_retries, timeout_seconds,"
+                                             " backoff_base_ms, backoff_max_ms, backoff_jitter_ms,"
+                                             " created_at, updated_at, scheduled_at) VALUES ('") +
+                                 id + "', 'q', 'pending', 0, 0, 3, 30, 1, 1, 1, 7, 7, 7);")
+                    .ok());
+  }
+  ASSERT_TRUE(Migrate(*conn_).ok());
+  auto one = [&](const std::string& query) {
+    auto stmt = conn_->Prepare(query);
+    EXPECT_TRUE(stmt.ok()) << query << ": " << stmt.status().ToString();
+    if (!stmt.ok()) return std::string("<error>");
+    EXPECT_TRUE(*stmt->Step()) << query;
+    return stmt->String(0);
+  };
+  EXPECT_EQ(one("SELECT group_concat(name || ':' || sql, ';') FROM (SELECT * FROM sqlite_master"
+                " WHERE name IN ('jobs_listing', 'jobs_queue_created', 'jobs_created')"
+                " ORDER BY name)"),
+            "jobs_created:CREATE INDEX jobs_created ON jobs (created_at);"
+            "jobs_listing:CREATE INDEX jobs_listing ON jobs (queue_name, status, created_at);"
+            "jobs_queue_created:CREATE INDEX jobs_queue_created ON jobs (queue_name, created_at)");
+  EXPECT_EQ(one("SELECT group_concat(id, ',') FROM (SELECT id FROM jobs INDEXED BY jobs_listing"
+                " WHERE queue_name = 'q' AND status = 'pending' ORDER BY created_at, seq)"),
+            "j-2,j-1,j-3");
+  EXPECT_EQ(one("PRAGMA integrity_check"), "ok");
+}
+
 // Migrations run with foreign keys off (a table rebuild needs it), so
 // Migrate checks every reference before it commits: a migration that leaves
 // a row pointing nowhere is rolled back whole, and foreign keys are on again
