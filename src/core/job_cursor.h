@@ -24,7 +24,8 @@ namespace redrive {
 
 struct JobCursor {
   Instant created_at{};
-  std::string id;  // breaks ties between jobs created in the same microsecond
+  // Breaks ties between jobs created in the same microsecond where seq is 0.
+  std::string id;
   // The job's place in the store's insertion order, for a store that breaks
   // ties by it (SQLite's jobs.seq, > 0); 0: ties broken by id (PostgreSQL,
   // and every cursor written before SQLite's schema version 25).
@@ -34,8 +35,9 @@ struct JobCursor {
 
 inline JobCursor CursorOf(const Job& job) { return {job.created_at, job.id}; }
 
-// Sorts `jobs` by cursor and keeps the first `limit`: a store that reads each
-// status apart (each already in cursor order) merges them with it.
+// Sorts `jobs` by (created_at, id) and keeps the first `limit`: a store
+// that breaks ties by id and reads each status apart (each already in that
+// order) merges them with it (PostgreSQL).
 void KeepFirstByCursor(std::vector<Job>& jobs, size_t limit);
 
 // "<created_at in µs since the epoch>/<id>", or with a seq
