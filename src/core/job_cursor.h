@@ -24,8 +24,7 @@ namespace redrive {
 
 struct JobCursor {
   Instant created_at{};
-  // Breaks ties between jobs created in the same microsecond where seq is 0.
-  std::string id;
+  std::string id;  // breaks ties of one microsecond where seq is 0 (below)
   // The job's place in the store's insertion order, for a store that breaks
   // ties by it (SQLite's jobs.seq, > 0); 0: ties broken by id (PostgreSQL,
   // and every cursor written before SQLite's schema version 25).
@@ -35,9 +34,8 @@ struct JobCursor {
 
 inline JobCursor CursorOf(const Job& job) { return {job.created_at, job.id}; }
 
-// Sorts `jobs` by (created_at, id) and keeps the first `limit`: a store
-// that breaks ties by id and reads each status apart (each already in that
-// order) merges them with it (PostgreSQL).
+// Sorts `jobs` by (created_at, id), keeps the first `limit`: a store with ties
+// by id that reads each status apart merges them with it (PostgreSQL).
 void KeepFirstByCursor(std::vector<Job>& jobs, size_t limit);
 
 // "<created_at in µs since the epoch>/<id>", or with a seq
