@@ -26,6 +26,14 @@ class SchemaTest : public ::testing::Test {
     stmt->Bind(1, name);
     return *stmt->Step();
   }
+  // The first column of the first row of `query`.
+  std::string One(const std::string& query) {
+    auto stmt = conn_->Prepare(query);
+    EXPECT_TRUE(stmt.ok()) << query << ": " << stmt.status().ToString();
+    if (!stmt.ok()) return "<error>";
+    EXPECT_TRUE(*stmt->Step()) << query;
+    return stmt->String(0);
+  }
   int64_t MigrationRows() {
     auto stmt = conn_->Prepare("SELECT count(*), min(applied_at) FROM schema_migrations");
     EXPECT_TRUE(*stmt->Step());
@@ -311,37 +319,30 @@ TEST_F(SchemaTest, TheCompactStorageMigrationKeepsEveryJobAndWhatHangsOffIt) {
           .ok());
   ASSERT_TRUE(Migrate(*conn_).ok());
   EXPECT_EQ(*SchemaVersion(*conn_), Migrations().back().version);
-  auto one = [&](const std::string& query) {
-    auto stmt = conn_->Prepare(query);
-    EXPECT_TRUE(stmt.ok()) << query << ": " << stmt.status().ToString();
-    if (!stmt.ok()) return std::string("<error>");
-    EXPECT_TRUE(*stmt->Step()) << query;
-    return stmt->String(0);
-  };
-  EXPECT_EQ(one("SELECT group_concat(seq || '=' || id || ':' || status, ',')"
+  EXPECT_EQ(One("SELECT group_concat(seq || '=' || id || ':' || status, ',')"
                 " FROM (SELECT * FROM jobs ORDER BY seq)"),
             "1=j-b:completed,2=j-a:blocked");
-  EXPECT_EQ(one("SELECT group_concat(j.id || ':' || p.payload || ':' || ifnull(p.result, '-'), ',')"
+  EXPECT_EQ(One("SELECT group_concat(j.id || ':' || p.payload || ':' || ifnull(p.result, '-'), ',')"
                 " FROM (SELECT * FROM job_payloads ORDER BY job_seq) p"
                 " JOIN jobs j ON j.seq = p.job_seq"),
             "j-b:{\"x\":1}:\"done\",j-a:{\"y\":2}:-");
   // Ties in created_at keep their insertion order (h3 before h2).
-  EXPECT_EQ(one("SELECT group_concat(h.id || ':' || h.event_type, ',') FROM (SELECT job_history.*"
+  EXPECT_EQ(One("SELECT group_concat(h.id || ':' || h.event_type, ',') FROM (SELECT job_history.*"
                 " FROM job_history JOIN jobs ON jobs.seq = job_history.job_seq"
                 " WHERE jobs.id = 'j-b' ORDER BY job_history.created_at, job_history.rowid) h"),
             "h1:created,h3:completed,h2:processing");
-  EXPECT_EQ(one("SELECT count(*) FROM job_tags WHERE job_id = 'j-b'"), "1");
-  EXPECT_EQ(one("SELECT count(*) FROM job_dependencies"), "1");
-  EXPECT_EQ(one("SELECT count(*) FROM workflow_jobs"), "1");
-  EXPECT_EQ(one("SELECT count(*) FROM job_auto_revivals"), "1");
-  EXPECT_EQ(one("PRAGMA foreign_keys"), "1");
-  EXPECT_EQ(one("PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(One("SELECT count(*) FROM job_tags WHERE job_id = 'j-b'"), "1");
+  EXPECT_EQ(One("SELECT count(*) FROM job_dependencies"), "1");
+  EXPECT_EQ(One("SELECT count(*) FROM workflow_jobs"), "1");
+  EXPECT_EQ(One("SELECT count(*) FROM job_auto_revivals"), "1");
+  EXPECT_EQ(One("PRAGMA foreign_keys"), "1");
+  EXPECT_EQ(One("PRAGMA integrity_check"), "ok");
 
   // The references hold after the rebuild: a job that does not exist has
   // no payload, and deleting one takes its rows in every table.
   EXPECT_FALSE(conn_->ExecScript("INSERT INTO job_payloads VALUES (99, '{}', NULL);").ok());
   ASSERT_TRUE(conn_->ExecScript("DELETE FROM jobs WHERE id = 'j-b';").ok());
-  EXPECT_EQ(one("SELECT (SELECT count(*) FROM job_payloads) || ',' ||"
+  EXPECT_EQ(One("SELECT (SELECT count(*) FROM job_payloads) || ',' ||"
                 " (SELECT count(*) FROM job_history) || ',' || (SELECT count(*) FROM job_tags)"
                 " || ',' || (SELECT count(*) FROM job_dependencies) || ',' ||"
                 " (SELECT count(*) FROM job_auto_revivals)"),
@@ -367,23 +368,16 @@ TEST_F(SchemaTest, TheListingIndexesLoseTheIdAndKeepEveryJob) {
                     .ok());
   }
   ASSERT_TRUE(Migrate(*conn_).ok());
-  auto one = [&](const std::string& query) {
-    auto stmt = conn_->Prepare(query);
-    EXPECT_TRUE(stmt.ok()) << query << ": " << stmt.status().ToString();
-    if (!stmt.ok()) return std::string("<error>");
-    EXPECT_TRUE(*stmt->Step()) << query;
-    return stmt->String(0);
-  };
-  EXPECT_EQ(one("SELECT group_concat(name || ':' || sql, ';') FROM (SELECT * FROM sqlite_master"
+  EXPECT_EQ(One("SELECT group_concat(name || ':' || sql, ';') FROM (SELECT * FROM sqlite_master"
                 " WHERE name IN ('jobs_listing', 'jobs_queue_created', 'jobs_created')"
                 " ORDER BY name)"),
             "jobs_created:CREATE INDEX jobs_created ON jobs (created_at);"
             "jobs_listing:CREATE INDEX jobs_listing ON jobs (queue_name, status, created_at);"
             "jobs_queue_created:CREATE INDEX jobs_queue_created ON jobs (queue_name, created_at)");
-  EXPECT_EQ(one("SELECT group_concat(id, ',') FROM (SELECT id FROM jobs INDEXED BY jobs_listing"
+  EXPECT_EQ(One("SELECT group_concat(id, ',') FROM (SELECT id FROM jobs INDEXED BY jobs_listing"
                 " WHERE queue_name = 'q' AND status = 'pending' ORDER BY created_at, seq)"),
             "j-2,j-1,j-3");
-  EXPECT_EQ(one("PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(One("PRAGMA integrity_check"), "ok");
 }
 
 // Migrations run with foreign keys off (a table rebuild needs it), so
