@@ -233,25 +233,25 @@ BuiltQuery CountDeadLetters(const DeadLetterSelection& sel, const std::string& i
   return q;
 }
 
-namespace {
-// A bulk operation's selection and its cursor. A cursor with a seq (every
-// one SelectJobsAfter writes, and none: the walk's start) walks ties in
-// insertion order: " AND (created_at, seq) > (?, ?)", a seek in the
-// listing index (queue_name, status, created_at, then the rowid, seq), in
-// its order. One without (written before schema version 25) goes on by id
-// as it began, sorting each created_at's ties ("RIGHT PART OF ORDER BY").
 bool WalksBySeq(const JobSelection& sel) { return !sel.after || sel.after->seq > 0; }
 
+namespace {
+// A bulk operation's selection and its cursor: " AND (created_at, seq) >
+// (?, ?)", a seek in the listing index (queue_name, status, created_at,
+// then the rowid, seq), in its order; or, for a cursor without a seq,
+// " AND (created_at, id) > (?, ?)", which sorts each created_at's ties
+// ("RIGHT PART OF ORDER BY").
 void AddSelectionAfter(BuiltQuery& q, const JobSelection& sel, const std::string& ids_json) {
   AddSelection(q, sel.match, ids_json);
-  if (sel.after) {
-    q.sql += WalksBySeq(sel) ? " AND (created_at, seq) > (?, ?)" : " AND (created_at, id) > (?, ?)";
+  if (!sel.after) return;
+  if (WalksBySeq(sel)) {
+    q.sql += " AND (created_at, seq) > (?, ?)";
     q.params.emplace_back(ToMicros(sel.after->created_at));
-    if (WalksBySeq(sel)) {
-      q.params.emplace_back(sel.after->seq);
-    } else {
-      q.params.emplace_back(sel.after->id);
-    }
+    q.params.emplace_back(sel.after->seq);
+  } else {
+    q.sql += " AND (created_at, id) > (?, ?)";
+    q.params.emplace_back(ToMicros(sel.after->created_at));
+    q.params.emplace_back(sel.after->id);
   }
 }
 }  // namespace

@@ -177,6 +177,10 @@ BuiltQuery SummarizeDeadLetters(const JobFilter& f);
 BuiltQuery SelectDeadLetters(const DeadLetterSelection& sel, const std::string& ids_json);
 // How many dead jobs `sel` matches, its limit ignored.
 BuiltQuery CountDeadLetters(const DeadLetterSelection& sel, const std::string& ids_json);
+// Whether a bulk operation's walk breaks ties of created_at by seq: from
+// its start, and from every cursor SelectJobsAfter writes. A cursor without
+// a seq (written before schema version 25) goes on by id, as it began.
+bool WalksBySeq(const JobSelection& sel);
 // A bulk operation's batch (WriteTx::SelectJobsAfter) among the jobs in
 // `status` (one of sel.statuses: the store merges them): REDRIVE_JOB_COLUMNS
 // and then seq. And its count.

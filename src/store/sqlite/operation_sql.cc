@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <tuple>
 #include <utility>
 
 #include "core/job_cursor.h"
@@ -259,6 +260,7 @@ Result<SelectedJobs> SelectJobsAfter(Connection& conn, const JobSelection& sel) 
   std::string ids_json;
   if (!sel.match.job_ids.empty()) ids_json = EncodeStringArrayJson(sel.match.job_ids);
   // Each status apart (each in the walk's order), then merged by cursor.
+  const bool by_seq = sql::WalksBySeq(sel);
   std::vector<std::pair<JobCursor, Job>> rows;
   for (JobStatus status : sel.statuses) {
     sql::BuiltQuery q = sql::SelectJobsAfter(sel, status, ids_json);
@@ -269,16 +271,15 @@ Result<SelectedJobs> SelectJobsAfter(Connection& conn, const JobSelection& sel) 
       if (!row) break;
       REDRIVE_ASSIGN_OR_RETURN(Job job, ReadJob(stmt));
       JobCursor at = CursorOf(job);
-      // A cursor without a seq goes on without one: by id, as it began.
-      if (!sel.after || sel.after->seq > 0) at.seq = stmt.Int64(kJobColumnCount);
+      if (by_seq) at.seq = stmt.Int64(kJobColumnCount);  // else 0: ties by id
       rows.emplace_back(std::move(at), std::move(job));
     }
   }
-  // By created_at, then seq (or id): the order of the queries above.
+  // By created_at, then seq (all 0 when walking by id), then id: the order
+  // of the queries above.
   auto before = [](const auto& a, const auto& b) {
     const JobCursor &x = a.first, &y = b.first;
-    if (x.created_at != y.created_at) return x.created_at < y.created_at;
-    return x.seq != y.seq ? x.seq < y.seq : x.id < y.id;
+    return std::tie(x.created_at, x.seq, x.id) < std::tie(y.created_at, y.seq, y.id);
   };
   std::sort(rows.begin(), rows.end(), before);
   rows.resize(std::min(rows.size(), static_cast<size_t>(std::max(sel.match.limit, 0))));
