@@ -126,7 +126,7 @@ struct Job {
 // lease_expired, deadlettered, retried, cancelled, payload_updated, released,
 // quarantined, quarantine_released, snoozed, unblocked, blocked, moved.
 struct HistoryEntry {
-  std::string id;  // UUIDv7; assigned by core's NewHistoryEntry (transition.h)
+  std::string id;  // UUIDv7: core's NewHistoryEntry, or derived by the store (store.h)
   std::string job_id;
   std::string event_type;
   std::optional<std::string> worker_id;

@@ -234,7 +234,7 @@ class ReadTx {
   }
   // The jobs among `ids` that exist (any order).
   virtual Result<std::vector<Job>> GetJobs(const std::vector<std::string>& ids) = 0;
-  // History of a job, oldest first (empty if the job has none / is unknown).
+  // History of a job, oldest first (empty if unknown); each id the same at every read.
   virtual Result<std::vector<HistoryEntry>> GetHistory(const std::string& job_id) = 0;
   // Counts by status of one queue, or of all queues when queue_name is unset.
   // Cost: a few rows per queue, whatever the number of jobs (counters the
@@ -414,9 +414,9 @@ class WriteTx : public ReadTx {
   // Inserts a new job and its "created" history entry. If job.idempotency_key
   // is already used by an existing job, inserts nothing and returns that job's
   // id with created = false.
-  // History entries, here and in ApplyChange, are written as given: their ids
-  // are assigned by core (NewHistoryEntry, core/transition.h), never by a
-  // store. REQUIRES: created.id is set (INTERNAL otherwise).
+  // History entries, here and in ApplyChange, are written as given but for
+  // their ids (set by core's NewHistoryEntry), which a store may derive when
+  // read instead (SQLite does). REQUIRES: created.id is set (INTERNAL otherwise).
   virtual Result<InsertOutcome> InsertJob(const Job& job, const HistoryEntry& created) = 0;
   // InsertJob of each job, in order, as one batch (PostgreSQL: one round
   // trip for all of them but those whose idempotency key was taken). Two

@@ -143,23 +143,6 @@ TEST_P(StoreConformanceTest, GetUnknownJobIsNotFound) {
   EXPECT_EQ(job.status().code(), ErrorCode::kNotFound);
 }
 
-TEST_P(StoreConformanceTest, InsertWritesCreatedHistoryWithItsId) {
-  Job job = MakeJob("job-1");
-  Insert({job});
-  auto tx = BeginRead();
-  auto history = tx->GetHistory(job.id);
-  ASSERT_TRUE(history.ok()) << history.status().ToString();
-  ASSERT_EQ(history->size(), 1u);
-  const HistoryEntry& h = (*history)[0];
-  EXPECT_TRUE(IsUuid(h.id)) << h.id;
-  EXPECT_EQ(h.id, CreatedEntry(job).id);  // as given: core assigns history ids
-  EXPECT_EQ(h.job_id, job.id);
-  EXPECT_EQ(h.event_type, "created");
-  EXPECT_EQ(h.worker_id, std::nullopt);
-  EXPECT_EQ(h.details_json, R"({"queue_name":"emails"})");
-  EXPECT_EQ(h.created_at, job.created_at);
-}
-
 TEST_P(StoreConformanceTest, IdempotencyKeyReturnsExistingJob) {
   Job first = MakeJob("job-1");
   first.idempotency_key = "k1";
@@ -591,6 +574,30 @@ TEST_P(StoreConformanceTest, ApplyChangeMovesAJobToAnotherQueue) {
 
 // History ids are core's to assign: a store writes them as given and has no
 // fallback, so an entry without one is a bug it refuses (nothing written).
+// An entry's id is a UUID that is the same at every read: PostgreSQL keeps
+// the one core made, SQLite derives one from the entry's place (store.h).
+TEST_P(StoreConformanceTest, InsertWritesCreatedHistoryWithAStableId) {
+  Job job = MakeJob("job-1");
+  Insert({job});
+  Write([&](WriteTx& tx) {
+    ASSERT_TRUE(tx.ApplyChange(ClaimChange(job, "w1", "lease-a", T(1))).ok());
+  });
+  auto tx = BeginRead();
+  auto history = tx->GetHistory(job.id);
+  ASSERT_TRUE(history.ok()) << history.status().ToString();
+  ASSERT_EQ(history->size(), 2u);
+  EXPECT_EQ(*tx->GetHistory(job.id), *history);
+  EXPECT_TRUE(IsUuid((*history)[1].id)) << (*history)[1].id;
+  EXPECT_NE((*history)[0].id, (*history)[1].id);
+  const HistoryEntry& h = (*history)[0];
+  EXPECT_TRUE(IsUuid(h.id)) << h.id;
+  EXPECT_EQ(h.job_id, job.id);
+  EXPECT_EQ(h.event_type, "created");
+  EXPECT_EQ(h.worker_id, std::nullopt);
+  EXPECT_EQ(h.details_json, R"({"queue_name":"emails"})");
+  EXPECT_EQ(h.created_at, job.created_at);
+}
+
 TEST_P(StoreConformanceTest, HistoryEntriesWithoutAnIdAreRefused) {
   Job job = MakeJob("job-1");
   HistoryEntry unnamed = CreatedEntry(job);

@@ -13,10 +13,12 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "store/sqlite/connection.h"
+#include "store/sqlite/history_codec.h"
 #include "store/sqlite/sqlite_schema.h"
 #include "store/sqlite/sqlite_write_tx.h"
 #include "store/sqlite/temp_dir_for_test.h"
@@ -222,38 +224,98 @@ TEST_F(JobColumnsTest, EachColumnIsDiffedWrittenAndReadOnItsOwn) {
   }
 }
 
-// History rows are keyed by the job's seq and keep a UUID id as its 16
-// bytes (sqlite_schema.cc, version 24); an id that is not a canonical UUID
-// stays text. Both read back exactly as written, in the order written.
-TEST_F(JobColumnsTest, HistoryIdsAreStoredCompactlyAndReadBackAsWritten) {
+// A job's history is one row per segment (history_codec.h): the entries a
+// job's writes append read back as written, in order, each with the id
+// derived from the job's seq and its place, not the one core made.
+TEST_F(JobColumnsTest, HistoryEntriesArePackedIntoOneRowAndReadBackAsWritten) {
   auto tx = SqliteWriteTx::Begin(*conn_, std::unique_lock(writer_), health_);
   ASSERT_TRUE(tx.ok()) << tx.status().ToString();
   const Job job = FullJob("job-history");
-  const std::string uuid = "01a243de-882f-7596-bc9e-152d007ef52f";
-  HistoryEntry created{uuid, job.id, "created", std::nullopt, "{}", job.created_at};
+  HistoryEntry created{
+      "01a243de-882f-7596-bc9e-152d007ef52f", job.id,         "created", std::nullopt,
+      R"({"queue_name":"emails"})",           job.created_at, "n1"};
   ASSERT_TRUE((*tx)->InsertJob(job, created).ok());
-  Change change;
-  change.before = job;
-  change.after = job;
-  change.after.attempts += 1;
-  change.history =
-      HistoryEntry{"not-a-uuid", job.id, "heartbeat", "w1", R"({"n":1})", job.created_at};
-  ASSERT_TRUE((*tx)->ApplyChange(change).ok());
+  std::vector<HistoryEntry> expected = {created};
+  Job before = job;
+  for (int i = 0; i < 3; ++i) {
+    Change change;
+    change.before = before;
+    change.after = before;
+    change.after.attempts += 1;
+    change.history =
+        HistoryEntry{"not-a-uuid", job.id,       "heartbeat",
+                     "w1",         R"({"n":1})", job.created_at + std::chrono::seconds(i),
+                     "n1"};
+    ASSERT_TRUE((*tx)->ApplyChange(change).ok());
+    expected.push_back(*change.history);
+    before = change.after;
+  }
 
   auto stored = conn_->Prepare(
-      "SELECT group_concat(typeof(id) || ':' || length(CAST(id AS BLOB)), ',') FROM"
-      " (SELECT h.id FROM job_history h JOIN jobs j ON j.seq = h.job_seq WHERE j.id = ?1"
-      "  ORDER BY h.rowid)");
+      "SELECT count(*), max(h.seg), sum(length(h.entries)), min(j.seq) FROM job_history h"
+      " JOIN jobs j ON j.seq = h.job_seq WHERE j.id = ?1");
   ASSERT_TRUE(stored.ok()) << stored.status().ToString();
   stored->Bind(1, job.id);
   ASSERT_TRUE(*stored->Step());
-  EXPECT_EQ(stored->String(0), "blob:16,text:10");
+  EXPECT_EQ(stored->Int(0), 1);
+  EXPECT_EQ(stored->Int(1), 0);
+  EXPECT_LT(stored->Int(2), 100);
+  const int64_t seq = stored->Int64(3);
+
+  for (size_t i = 0; i < expected.size(); ++i) {
+    expected[i].id = history::DerivedEntryId(seq, i, expected[i].created_at);
+  }
+  auto history = (*tx)->GetHistory(job.id);
+  ASSERT_TRUE(history.ok()) << history.status().ToString();
+  EXPECT_EQ(*history, expected);
+  ASSERT_TRUE((*tx)->Commit().ok());
+}
+
+// An entry that does not fit the last segment starts the next: a job with
+// many large entries has many rows, none much over kSegmentBytes, and
+// its history still reads back whole, in order.
+TEST_F(JobColumnsTest, ALongHistoryGoesOnInNewSegments) {
+  auto tx = SqliteWriteTx::Begin(*conn_, std::unique_lock(writer_), health_);
+  ASSERT_TRUE(tx.ok()) << tx.status().ToString();
+  const Job job = FullJob("job-long-history");
+  HistoryEntry created{"c", job.id, "created", std::nullopt, "{}", job.created_at, std::nullopt};
+  ASSERT_TRUE((*tx)->InsertJob(job, created).ok());
+  std::vector<std::string> errors;
+  Job before = job;
+  for (int i = 0; i < 12; ++i) {
+    Change change;
+    change.before = before;
+    change.after = before;
+    change.after.attempts += 1;
+    errors.push_back(std::string(300 + 100 * i, static_cast<char>('a' + i)));
+    change.history = HistoryEntry{"r",
+                                  job.id,
+                                  "retry_scheduled",
+                                  "w1",
+                                  R"({"error":")" + errors.back() + R"("})",
+                                  job.created_at + std::chrono::seconds(1),
+                                  std::nullopt};
+    ASSERT_TRUE((*tx)->ApplyChange(change).ok());
+    before = change.after;
+  }
+  auto stored = conn_->Prepare(
+      "SELECT count(*), max(length(entries)) FROM job_history WHERE job_seq ="
+      " (SELECT seq FROM jobs WHERE id = ?1)");
+  ASSERT_TRUE(stored.ok());
+  stored->Bind(1, job.id);
+  ASSERT_TRUE(*stored->Step());
+  EXPECT_GT(stored->Int(0), 6);
+  EXPECT_LT(stored->Int(1), static_cast<int>(history::kSegmentBytes) + 1300);
 
   auto history = (*tx)->GetHistory(job.id);
   ASSERT_TRUE(history.ok()) << history.status().ToString();
-  ASSERT_EQ(history->size(), 2u);
-  EXPECT_EQ((*history)[0], created);
-  EXPECT_EQ((*history)[1], *change.history);
+  ASSERT_EQ(history->size(), 13u);
+  std::set<std::string> ids;
+  for (size_t i = 1; i < history->size(); ++i) {
+    EXPECT_EQ((*history)[i].details_json, R"({"error":")" + errors[i - 1] + R"("})");
+  }
+  for (const HistoryEntry& h : *history) ids.insert(h.id);
+  EXPECT_EQ(ids.size(), 13u);
   ASSERT_TRUE((*tx)->Commit().ok());
 }
 

@@ -40,17 +40,22 @@ inline constexpr char kInsertTag[] =
 inline constexpr char kDeleteJob[] = "DELETE FROM jobs WHERE id = ?1 RETURNING queue_name, status";
 inline constexpr char kDeleteQueueJobs[] = "DELETE FROM jobs WHERE queue_name = ?1";
 
-// ?1 the job id (its seq is looked up: one probe of a page the change
-// just wrote), ?2.. the entry (id as BindCompactId binds it).
-inline constexpr char kInsertHistory[] =
-    "INSERT INTO job_history (job_seq, id, event_type, worker_id, details, created_at, node_id)"
-    " VALUES ((SELECT seq FROM jobs WHERE id = ?1), ?2, ?3, ?4, ?5, ?6, ?7)";
-// ?1 the job id. rowid breaks ties in insertion order (ids are time-ordered
-// only to the ms).
+// A job's history is packed into segments (history_codec.h), one row each.
+// ?1 the job id: its seq, and the seg and entries of its last segment (NULL
+// when it has none). jobs.id is unique, so the one row of jobs leaves the
+// order to the primary key of job_history, read backwards: no sort.
+inline constexpr char kLastHistorySegment[] =
+    "SELECT jobs.seq, h.seg, h.entries FROM jobs LEFT JOIN job_history h ON h.job_seq = jobs.seq"
+    " WHERE jobs.id = ?1 ORDER BY h.seg DESC LIMIT 1";
+// ?1 the job's seq, ?2 the segment, ?3 its entries (all of them: a segment
+// is rewritten whole).
+inline constexpr char kWriteHistorySegment[] =
+    "INSERT INTO job_history (job_seq, seg, entries) VALUES (?1, ?2, ?3)"
+    " ON CONFLICT (job_seq, seg) DO UPDATE SET entries = excluded.entries";
+// ?1 the job id: its seq, its id and each segment in order.
 inline constexpr char kGetHistory[] =
-    "SELECT " REDRIVE_HISTORY_COLUMNS
-    " FROM jobs JOIN job_history ON job_history.job_seq = jobs.seq WHERE jobs.id = ?1"
-    " ORDER BY job_history.created_at, job_history.rowid";
+    "SELECT jobs.seq, jobs.id, h.entries FROM jobs JOIN job_history h ON h.job_seq = jobs.seq"
+    " WHERE jobs.id = ?1 ORDER BY h.seg";
 
 // The guarded write of a Change. Parameters: ?1..?n the updated columns
 // (kUpdatedColumns, as bound by BindColumns), then the guard: the job id

@@ -222,8 +222,11 @@ TEST_F(JobSqlPlanTest, PointLookupsUseKeys) {
   EXPECT_THAT(Plan(sql::kGetJobs), HasSubstr("(id=?)"));
   EXPECT_THAT(Plan(sql::kFindIdempotencyKey), HasSubstr("jobs_idempotency"));
   EXPECT_THAT(Plan(sql::kGetHistory), HasSubstr("sqlite_autoindex_jobs_1 (id=?)"));
-  EXPECT_THAT(Plan(sql::kGetHistory), HasSubstr("job_history_job (job_seq=?)"));
+  EXPECT_THAT(Plan(sql::kGetHistory), HasSubstr("USING PRIMARY KEY (job_seq=?)"));
   EXPECT_THAT(Plan(sql::kGetHistory), Not(HasSubstr("TEMP B-TREE")));
+  EXPECT_THAT(Plan(sql::kLastHistorySegment), HasSubstr("sqlite_autoindex_jobs_1 (id=?)"));
+  EXPECT_THAT(Plan(sql::kLastHistorySegment), HasSubstr("USING PRIMARY KEY (job_seq=?)"));
+  EXPECT_THAT(Plan(sql::kLastHistorySegment), Not(HasSubstr("TEMP B-TREE")));
   EXPECT_THAT(Plan(sql::UpdateJobSql(kUpdatedColumns)), HasSubstr("(id=?)"));
   EXPECT_THAT(Plan(sql::UpdatePayloadsSql(kPayloadsColumns)),
               HasSubstr("INTEGER PRIMARY KEY (rowid=?)"));

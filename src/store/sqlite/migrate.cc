@@ -52,6 +52,7 @@ Status MigrateInOneTransaction(Connection& conn, std::span<const Migration> migr
     if (m.version <= *current) continue;
     applied_any = true;
     Status st = conn.ExecScript(m.sql);
+    if (st.ok() && m.then != nullptr) st = m.then(conn);
     if (!st.ok()) {
       return Rollback(conn, Status(st.code(), "migration " + std::to_string(m.version) + " (" +
                                                   m.name + "): " + st.message()));

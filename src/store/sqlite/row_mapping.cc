@@ -84,14 +84,6 @@ Result<Job> ReadJob(const Statement& stmt, int first) {
   return job;
 }
 
-void BindCompactId(Statement& stmt, int index, const std::string& id) {
-  if (const std::optional<UuidBytes> bytes = ParseUuid(id)) {
-    stmt.BindBlobCopy(index, *bytes);
-  } else {
-    stmt.Bind(index, id);
-  }
-}
-
 std::string ReadCompactId(const Statement& stmt, int col) {
   if (stmt.IsBlob(col)) {
     const std::span<const uint8_t> blob = stmt.Blob(col);
@@ -102,18 +94,6 @@ std::string ReadCompactId(const Statement& stmt, int col) {
     }
   }
   return stmt.String(col);
-}
-
-HistoryEntry ReadHistory(const Statement& stmt) {
-  HistoryEntry h;
-  h.id = ReadCompactId(stmt, 0);
-  h.job_id = stmt.String(1);
-  h.event_type = stmt.String(2);
-  h.worker_id = stmt.OptString(3);
-  h.details_json = stmt.String(4);
-  h.created_at = stmt.Time(5);
-  h.node_id = stmt.OptString(6);
-  return h;
 }
 
 QueueConfig ReadQueue(const Statement& stmt) {

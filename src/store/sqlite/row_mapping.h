@@ -41,15 +41,9 @@ namespace redrive::store::sqlite {
 // REDRIVE_JOB_COLUMNS order. INTERNAL if a stored value cannot be decoded.
 Result<Job> ReadJob(const Statement& stmt, int first = 0);
 
-// A history entry's row is keyed by its job's seq (sqlite_schema.cc,
-// version 24); the select list reads the job's id from jobs beside it.
-#define REDRIVE_HISTORY_COLUMNS \
-  "job_history.id, jobs.id, event_type, worker_id, details, job_history.created_at, node_id"
-HistoryEntry ReadHistory(const Statement& stmt);
-
-// An id column kept compact: a UUID in canonical text (core/ids.h) is stored
-// as its 16 bytes, any other text as itself, and reads back as written.
-void BindCompactId(Statement& stmt, int index, const std::string& id);
+// An id column kept compact, as history entries' ids were from version 24
+// to 25: a UUID in canonical text (core/ids.h) as its 16 bytes, any other
+// text as itself. Reads back the text.
 std::string ReadCompactId(const Statement& stmt, int col);
 
 #define REDRIVE_QUEUE_COLUMNS                                                              \

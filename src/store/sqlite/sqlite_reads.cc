@@ -1,9 +1,12 @@
 #include "store/sqlite/sqlite_reads.h"
 
+#include <algorithm>
+
 #include "core/tags_json.h"
 #include "store/sqlite/api_key_sql.h"
 #include "store/sqlite/audit_sql.h"
 #include "store/sqlite/autoredrive_sql.h"
+#include "store/sqlite/history_codec.h"
 #include "store/sqlite/job_sql.h"
 #include "store/sqlite/operation_sql.h"
 #include "store/sqlite/query_util.h"
@@ -90,7 +93,20 @@ template <typename Base>
 Result<std::vector<HistoryEntry>> SqliteReads<Base>::GetHistory(const std::string& job_id) {
   REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn_.Prepare(sql::kGetHistory));
   stmt.Bind(1, job_id);
-  return CollectRows<HistoryEntry>(stmt, ReadHistory);
+  std::vector<HistoryEntry> entries;
+  size_t index = 0;
+  while (true) {
+    REDRIVE_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    REDRIVE_RETURN_IF_ERROR(
+        history::DecodeSegment(stmt.Blob(2), stmt.Int64(0), stmt.String(1), index, entries));
+  }
+  // In the order they happened; entries of one microsecond in the order
+  // they were written.
+  std::stable_sort(
+      entries.begin(), entries.end(),
+      [](const HistoryEntry& a, const HistoryEntry& b) { return a.created_at < b.created_at; });
+  return entries;
 }
 
 template <typename Base>

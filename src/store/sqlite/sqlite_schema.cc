@@ -4,7 +4,9 @@
 
 #include "store/sqlite/api_key_sql.h"
 #include "store/sqlite/autoredrive_sql.h"
+#include "store/sqlite/history_codec.h"
 #include "store/sqlite/operation_sql.h"
+#include "store/sqlite/row_mapping.h"
 #include "store/sqlite/throughput_sql.h"
 #include "store/sqlite/token_sql.h"
 #include "store/sqlite/workflow_sql.h"
@@ -580,6 +582,73 @@ CREATE INDEX jobs_queue_created ON jobs (queue_name, created_at);
 CREATE INDEX jobs_created ON jobs (created_at);
 )sql";
 
+// Version 26: a job's history packed into segments (history_codec.h): one
+// row per segment of up to 1 KB keyed by (job_seq, seg), no other index,
+// where each entry was a row of about 120 bytes plus an index entry of 20
+// (docs/benchmarks.md, "Storage: a job's history packed"). The SQL renames
+// the old table; PackHistory re-encodes its entries, each job's in the
+// order they were read (created_at, then rowid), keeping their ids.
+constexpr char kSchemaV26[] = R"sql(
+ALTER TABLE job_history RENAME TO job_history_v25;
+CREATE TABLE job_history (
+  job_seq INTEGER NOT NULL REFERENCES jobs (seq) ON DELETE CASCADE,
+  seg     INTEGER NOT NULL,  -- 0, 1, ... in the order they were written
+  entries BLOB NOT NULL,     -- history_codec.h
+  PRIMARY KEY (job_seq, seg)
+) STRICT, WITHOUT ROWID;
+)sql";
+
+constexpr char kInsertSegment[] =
+    "INSERT INTO job_history (job_seq, seg, entries) VALUES (?1, ?2, ?3)";
+
+Status InsertSegment(Connection& conn, int64_t job_seq, int64_t seg, const std::string& entries) {
+  REDRIVE_ASSIGN_OR_RETURN(Statement write, conn.Prepare(kInsertSegment));
+  write.Bind(1, job_seq);
+  write.Bind(2, seg);
+  write.BindBlobCopy(3,
+                     std::span(reinterpret_cast<const uint8_t*>(entries.data()), entries.size()));
+  return write.Run();
+}
+
+Status PackHistory(Connection& conn) {
+  {
+    REDRIVE_ASSIGN_OR_RETURN(
+        Statement read,
+        conn.Prepare("SELECT job_seq, id, event_type, worker_id, details, created_at, node_id"
+                     " FROM job_history_v25 ORDER BY job_seq, created_at, rowid"));
+    int64_t job_seq = 0;
+    int64_t seg = 0;
+    std::string segment;
+    history::SegmentTail tail;
+    while (true) {
+      REDRIVE_ASSIGN_OR_RETURN(bool row, read.Step());
+      if (!segment.empty() && (!row || read.Int64(0) != job_seq)) {
+        REDRIVE_RETURN_IF_ERROR(InsertSegment(conn, job_seq, seg, segment));
+        segment.clear();
+      }
+      if (!row) break;
+      if (read.Int64(0) != job_seq) {
+        job_seq = read.Int64(0);
+        seg = 0;
+      }
+      HistoryEntry h;
+      h.id = ReadCompactId(read, 1);
+      h.event_type = read.String(2);
+      h.worker_id = read.OptString(3);
+      h.details_json = read.String(4);
+      h.created_at = read.Time(5);
+      h.node_id = read.OptString(6);
+      if (!history::AppendIfFits(segment, tail, h, /*keep_id=*/true)) {
+        REDRIVE_RETURN_IF_ERROR(InsertSegment(conn, job_seq, seg, segment));
+        segment.clear();
+        ++seg;
+        history::AppendIfFits(segment, tail, h, /*keep_id=*/true);
+      }
+    }
+  }
+  return conn.Exec("DROP TABLE job_history_v25");
+}
+
 constexpr Migration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "outgoing webhooks", kSchemaV2},
@@ -606,6 +675,7 @@ constexpr Migration kMigrations[] = {
     {23, "job counts per queue and status", kSchemaV23},
     {24, "compact job storage: jobs.seq keys payloads and history", kSchemaV24},
     {25, "listing indexes without the job id", kSchemaV25},
+    {26, "a job's history packed into segments", kSchemaV26, PackHistory},
 };
 
 }  // namespace

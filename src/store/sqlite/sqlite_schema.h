@@ -16,6 +16,9 @@ struct Migration {
   int version;       // 1, 2, ... in order, without gaps
   const char* name;  // for humans
   const char* sql;   // a script of statements
+  // Then, for a change SQL alone cannot make (e.g. re-encoding rows), this
+  // function on the same connection, in the same transaction; nullptr: none.
+  Status (*then)(Connection&) = nullptr;
 };
 
 // Every migration this binary knows, in order.

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "store/sqlite/history_codec.h"
 #include "store/sqlite/temp_dir_for_test.h"
 
 namespace redrive::store::sqlite {
@@ -33,6 +34,27 @@ class SchemaTest : public ::testing::Test {
     if (!stmt.ok()) return "<error>";
     EXPECT_TRUE(*stmt->Step()) << query;
     return stmt->String(0);
+  }
+  // A job's history as "id:event_type" in the order the store reads it,
+  // decoded from its segments (history_codec.h).
+  std::string HistoryOf(const std::string& job_id) {
+    auto stmt = conn_->Prepare(
+        "SELECT jobs.seq, h.entries FROM jobs JOIN job_history h ON h.job_seq = jobs.seq"
+        " WHERE jobs.id = ?1 ORDER BY h.seg");
+    EXPECT_TRUE(stmt.ok()) << stmt.status().ToString();
+    if (!stmt.ok()) return "<error>";
+    stmt->Bind(1, job_id);
+    std::vector<HistoryEntry> entries;
+    size_t index = 0;
+    while (*stmt->Step()) {
+      Status st = history::DecodeSegment(stmt->Blob(1), stmt->Int64(0), job_id, index, entries);
+      EXPECT_TRUE(st.ok()) << st.ToString();
+    }
+    std::string out;
+    for (const HistoryEntry& h : entries) {
+      out += (out.empty() ? "" : ",") + h.id + ":" + h.event_type;
+    }
+    return out;
   }
   int64_t MigrationRows() {
     auto stmt = conn_->Prepare("SELECT count(*), min(applied_at) FROM schema_migrations");
@@ -327,10 +349,7 @@ TEST_F(SchemaTest, TheCompactStorageMigrationKeepsEveryJobAndWhatHangsOffIt) {
                 " JOIN jobs j ON j.seq = p.job_seq"),
             "j-b:{\"x\":1}:\"done\",j-a:{\"y\":2}:-");
   // Ties in created_at keep their insertion order (h3 before h2).
-  EXPECT_EQ(One("SELECT group_concat(h.id || ':' || h.event_type, ',') FROM (SELECT job_history.*"
-                " FROM job_history JOIN jobs ON jobs.seq = job_history.job_seq"
-                " WHERE jobs.id = 'j-b' ORDER BY job_history.created_at, job_history.rowid) h"),
-            "h1:created,h3:completed,h2:processing");
+  EXPECT_EQ(HistoryOf("j-b"), "h1:created,h3:completed,h2:processing");
   EXPECT_EQ(One("SELECT count(*) FROM job_tags WHERE job_id = 'j-b'"), "1");
   EXPECT_EQ(One("SELECT count(*) FROM job_dependencies"), "1");
   EXPECT_EQ(One("SELECT count(*) FROM workflow_jobs"), "1");
@@ -378,6 +397,76 @@ TEST_F(SchemaTest, TheListingIndexesLoseTheIdAndKeepEveryJob) {
                 " WHERE queue_name = 'q' AND status = 'pending' ORDER BY created_at, seq)"),
             "j-2,j-1,j-3");
   EXPECT_EQ(One("PRAGMA integrity_check"), "ok");
+}
+
+// Version 26 packs each job's history into segments (history_codec.h). A
+// store from before keeps every entry of every job with every field and its
+// id (16 bytes or text), in the order it was read (created_at, then rowid);
+// a history longer than a segment takes several; the old table is gone, and
+// deleting a job still takes its history.
+TEST_F(SchemaTest, PackingTheHistoryKeepsEveryEntryWithItsId) {
+  size_t before = 0;
+  while (std::string_view(Migrations()[before].name) != "a job's history packed into segments") {
+    ++before;
+  }
+  ASSERT_TRUE(Migrate(*conn_, Migrations().first(before)).ok());
+  for (const char* id : {"j-1", "j-2", "j-3"}) {
+    ASSERT_TRUE(conn_
+                    ->ExecScript(std::string("INSERT INTO jobs (id, queue_name, status, priority,"
+                                             " retry_count, max_retries, timeout_seconds,"
+                                             " backoff_base_ms, backoff_max_ms, backoff_jitter_ms,"
+                                             " created_at, updated_at, scheduled_at) VALUES ('") +
+                                 id + "', 'q', 'pending', 0, 0, 3, 30, 1, 1, 1, 7, 7, 7);")
+                    .ok());
+  }
+  // j-1: a UUID id as its 16 bytes, a text id, a tie in created_at (rowid
+  // order), a worker and a node; j-2: 30 entries of 200-byte errors; j-3
+  // none.
+  std::string script =
+      "INSERT INTO job_history (job_seq, id, event_type, worker_id, details, created_at, node_id)"
+      " VALUES (1, x'01a243de882f7596bc9e152d007ef52f', 'created', NULL,"
+      " '{\"queue_name\":\"q\"}', 7, 'n1'),"
+      " (1, 'h-3', 'completed', 'w', '{}', 9, 'n1'),"
+      " (1, 'h-2', 'processing', 'w',"
+      " '{\"lease_id\":\"01a243de-882f-7596-bc9e-152d007ef530\",\"attempt\":1}', 9, NULL)";
+  for (int i = 0; i < 30; ++i) {
+    script += ", (2, 'e-" + std::to_string(i) + "', 'retry_scheduled', 'w', '{\"error\":\"" +
+              std::string(200, static_cast<char>('a' + i % 26)) + "\"}', " +
+              std::to_string(100 - i) + ", 'n2')";
+  }
+  ASSERT_TRUE(conn_->ExecScript(script + ";").ok());
+  ASSERT_TRUE(Migrate(*conn_).ok());
+  EXPECT_FALSE(TableExists("job_history_v25"));
+  EXPECT_EQ(HistoryOf("j-1"),
+            "01a243de-882f-7596-bc9e-152d007ef52f:created,h-3:completed,h-2:processing");
+  std::string j2;
+  for (int i = 29; i >= 0; --i)
+    j2 += (j2.empty() ? "" : ",") + ("e-" + std::to_string(i)) + ":retry_scheduled";
+  EXPECT_EQ(HistoryOf("j-2"), j2);
+  EXPECT_EQ(HistoryOf("j-3"), "");
+  EXPECT_EQ(One("SELECT count(*) FROM job_history WHERE job_seq = 1"), "1");
+  EXPECT_GT(std::stoi(One("SELECT count(*) FROM job_history WHERE job_seq = 2")), 4);
+  EXPECT_LE(std::stoi(One("SELECT max(length(entries)) FROM job_history")),
+            static_cast<int>(history::kSegmentBytes));
+  // Every field of an entry: decoded in full for j-1's processing entry.
+  {
+    auto stmt = conn_->Prepare("SELECT entries FROM job_history WHERE job_seq = 1");
+    ASSERT_TRUE(stmt.ok() && *stmt->Step());
+    std::vector<HistoryEntry> entries;
+    size_t index = 0;
+    ASSERT_TRUE(history::DecodeSegment(stmt->Blob(0), 1, "j-1", index, entries).ok());
+    ASSERT_EQ(entries.size(), 3u);
+    EXPECT_EQ(entries[2],
+              (HistoryEntry{"h-2", "j-1", "processing", "w",
+                            R"({"lease_id":"01a243de-882f-7596-bc9e-152d007ef530","attempt":1})",
+                            InstantFromMicros(9), std::nullopt}));
+    EXPECT_EQ(entries[0],
+              (HistoryEntry{"01a243de-882f-7596-bc9e-152d007ef52f", "j-1", "created", std::nullopt,
+                            R"({"queue_name":"q"})", InstantFromMicros(7), "n1"}));
+  }
+  EXPECT_EQ(One("PRAGMA integrity_check"), "ok");
+  ASSERT_TRUE(conn_->ExecScript("DELETE FROM jobs WHERE id = 'j-2';").ok());
+  EXPECT_EQ(One("SELECT count(*) FROM job_history"), "1");
 }
 
 // Migrations run with foreign keys off (a table rebuild needs it), so

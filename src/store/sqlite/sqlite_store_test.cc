@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "store/sqlite/connection.h"
+#include "store/sqlite/history_codec.h"
 #include "store/sqlite/sqlite_schema.h"
 #include "store/sqlite/temp_dir_for_test.h"
 
@@ -250,7 +251,11 @@ TEST_F(SqliteStoreTest, AStoreFromBeforeTheCompactLayoutServesItsJobsAfterTheUpg
     auto history = (*tx)->GetHistory(id);
     ASSERT_TRUE(history.ok());
     ASSERT_EQ(history->size(), 3u);
-    EXPECT_EQ((*history)[2].id, "01a243de-9000-7000-8000-000000000001");
+    // A new entry's id is derived from the job's seq (1, its only job) and
+    // its place (history_codec.h); the converted entries kept theirs.
+    EXPECT_EQ((*history)[2].event_type, "result_updated");
+    EXPECT_EQ((*history)[2].id,
+              sqlite::history::DerivedEntryId(1, 2, InstantFromMicros(1'800'000'000'000'000)));
   }
   {
     auto tx = store->BeginWrite();

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "store/sqlite/history_codec.h"
 #include "store/sqlite/job_columns.h"
 #include "store/sqlite/job_sql.h"
 #include "store/sqlite/row_mapping.h"
@@ -128,7 +129,8 @@ Result<InsertOutcome> SqliteWriteTx::InsertJob(const Job& job, const HistoryEntr
     REDRIVE_RETURN_IF_ERROR(insert.Run());
   }
   REDRIVE_RETURN_IF_ERROR(InsertTags(job.id, job.tags));
-  REDRIVE_RETURN_IF_ERROR(InsertHistory(created, job.id));
+  REDRIVE_RETURN_IF_ERROR(RequireHistoryId(created, job.id));
+  REDRIVE_RETURN_IF_ERROR(WriteHistorySegment(seq, 0, history::FirstSegment(created)));
   count_deltas_.Add(job.queue_name, job.status, 1);
   return InsertOutcome{job.id, true};
 }
@@ -157,7 +159,7 @@ Status SqliteWriteTx::ApplyChange(const Change& change) {
     update.Bind(sql::kPayloadsJobIdParam, job.id);
     REDRIVE_RETURN_IF_ERROR(update.Run());
   }
-  if (change.history) REDRIVE_RETURN_IF_ERROR(InsertHistory(*change.history, job.id));
+  if (change.history) REDRIVE_RETURN_IF_ERROR(AppendHistory(*change.history, job.id));
   count_deltas_.AddChange(before, job);
   return Status::Ok();
 }
@@ -188,19 +190,45 @@ Result<StatusCounts> SqliteWriteTx::CountJobs(const std::optional<std::string>& 
   return count_deltas_.AddedTo(counts, queue_name);
 }
 
-Status SqliteWriteTx::InsertHistory(const HistoryEntry& h, const std::string& job_id) {
-  if (h.id.empty()) {
-    return Status::Internal("history entry \"" + h.event_type + "\" of job " + job_id +
-                            " has no id (core's NewHistoryEntry assigns it)");
+// The id is derived when read (history_codec.h), but an entry without one
+// is a bug in core the store reports, as PostgreSQL's does (store.h).
+Status SqliteWriteTx::RequireHistoryId(const HistoryEntry& h, const std::string& job_id) {
+  if (!h.id.empty()) return Status::Ok();
+  return Status::Internal("history entry \"" + h.event_type + "\" of job " + job_id +
+                          " has no id (core's NewHistoryEntry assigns it)");
+}
+
+Status SqliteWriteTx::AppendHistory(const HistoryEntry& h, const std::string& job_id) {
+  REDRIVE_RETURN_IF_ERROR(RequireHistoryId(h, job_id));
+  int64_t seq = 0;
+  int64_t seg = 0;
+  std::string segment;
+  {
+    REDRIVE_ASSIGN_OR_RETURN(Statement last, conn().Prepare(sql::kLastHistorySegment));
+    last.Bind(1, job_id);
+    REDRIVE_ASSIGN_OR_RETURN(bool row, last.Step());
+    if (!row)
+      return Status::Internal("history entry \"" + h.event_type + "\" of job " + job_id +
+                              ": no such job");
+    seq = last.Int64(0);
+    if (!last.IsNull(1)) {
+      seg = last.Int64(1);
+      const std::span<const uint8_t> bytes = last.Blob(2);
+      segment.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    }
   }
-  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(sql::kInsertHistory));
-  stmt.Bind(1, job_id);
-  BindCompactId(stmt, 2, h.id);
-  stmt.Bind(3, h.event_type);
-  stmt.Bind(4, h.worker_id);
-  stmt.Bind(5, h.details_json);
-  stmt.Bind(6, h.created_at);
-  stmt.Bind(7, h.node_id);
+  REDRIVE_ASSIGN_OR_RETURN(
+      history::SegmentTail tail,
+      history::TailOf(std::span(reinterpret_cast<const uint8_t*>(segment.data()), segment.size())));
+  if (history::AppendIfFits(segment, tail, h)) return WriteHistorySegment(seq, seg, segment);
+  return WriteHistorySegment(seq, seg + 1, history::FirstSegment(h));
+}
+
+Status SqliteWriteTx::WriteHistorySegment(int64_t seq, int64_t seg, const std::string& entries) {
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(sql::kWriteHistorySegment));
+  stmt.Bind(1, seq);
+  stmt.Bind(2, seg);
+  stmt.BindBlobCopy(3, std::span(reinterpret_cast<const uint8_t*>(entries.data()), entries.size()));
   return stmt.Run();
 }
 
