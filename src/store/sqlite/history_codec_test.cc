@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/ids.h"
+#include "core/outcome.h"
 
 namespace redrive::store::sqlite::history {
 namespace {
@@ -113,6 +114,19 @@ TEST(HistoryCodecTest, EveryShapeOfEntryReadsBackAsWritten) {
       Entry("cancelled", std::nullopt, "{}", 0, std::nullopt),
   };
   EXPECT_EQ(Decode(Encode(entries)), WithDerivedIds(entries));
+}
+
+// Every event type core writes (the outcome table's history types) has a
+// code: its entries do not spell the type out.
+TEST(HistoryCodecTest, EveryHistoryTypeOfTheOutcomeTableHasACode) {
+  for (const OutcomeInfo& row : OutcomeTable()) {
+    if (row.history_type == nullptr) continue;
+    const std::string type = row.history_type;
+    const size_t coded = Encode({Entry(type, std::nullopt, "{}", 0)}).size();
+    const size_t spelled = Encode({Entry(type + "_", std::nullopt, "{}", 0)}).size();
+    EXPECT_EQ(spelled, coded + 1 + type.size() + 1) << type;
+    EXPECT_EQ(Decode(Encode({Entry(type, std::nullopt, "{}", 0)}))[0].event_type, type);
+  }
 }
 
 // Entries converted from before version 26 keep the id they had: a UUID as

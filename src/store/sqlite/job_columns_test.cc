@@ -224,6 +224,19 @@ TEST_F(JobColumnsTest, EachColumnIsDiffedWrittenAndReadOnItsOwn) {
   }
 }
 
+// Writes a change of `job` (one more attempt) with `entry` as its history,
+// and leaves `job` as written.
+Status AppendHistory(SqliteWriteTx& tx, Job& job, const HistoryEntry& entry) {
+  Change change;
+  change.before = job;
+  change.after = job;
+  change.after.attempts += 1;
+  change.history = entry;
+  REDRIVE_RETURN_IF_ERROR(tx.ApplyChange(change));
+  job = change.after;
+  return Status::Ok();
+}
+
 // A job's history is one row per segment (history_codec.h): the entries a
 // job's writes append read back as written, in order, each with the id
 // derived from the job's seq and its place, not the one core made.
@@ -238,17 +251,9 @@ TEST_F(JobColumnsTest, HistoryEntriesArePackedIntoOneRowAndReadBackAsWritten) {
   std::vector<HistoryEntry> expected = {created};
   Job before = job;
   for (int i = 0; i < 3; ++i) {
-    Change change;
-    change.before = before;
-    change.after = before;
-    change.after.attempts += 1;
-    change.history =
-        HistoryEntry{"not-a-uuid", job.id,       "heartbeat",
-                     "w1",         R"({"n":1})", job.created_at + std::chrono::seconds(i),
-                     "n1"};
-    ASSERT_TRUE((*tx)->ApplyChange(change).ok());
-    expected.push_back(*change.history);
-    before = change.after;
+    expected.push_back(HistoryEntry{"not-a-uuid", job.id, "heartbeat", "w1", R"({"n":1})",
+                                    job.created_at + std::chrono::seconds(i), "n1"});
+    ASSERT_TRUE(AppendHistory(**tx, before, expected.back()).ok());
   }
 
   auto stored = conn_->Prepare(
@@ -283,20 +288,12 @@ TEST_F(JobColumnsTest, ALongHistoryGoesOnInNewSegments) {
   std::vector<std::string> errors;
   Job before = job;
   for (int i = 0; i < 12; ++i) {
-    Change change;
-    change.before = before;
-    change.after = before;
-    change.after.attempts += 1;
     errors.push_back(std::string(300 + 100 * i, static_cast<char>('a' + i)));
-    change.history = HistoryEntry{"r",
-                                  job.id,
-                                  "retry_scheduled",
-                                  "w1",
-                                  R"({"error":")" + errors.back() + R"("})",
-                                  job.created_at + std::chrono::seconds(1),
-                                  std::nullopt};
-    ASSERT_TRUE((*tx)->ApplyChange(change).ok());
-    before = change.after;
+    ASSERT_TRUE(AppendHistory(**tx, before,
+                              HistoryEntry{"r", job.id, "retry_scheduled", "w1",
+                                           R"({"error":")" + errors.back() + R"("})",
+                                           job.created_at + std::chrono::seconds(1)})
+                    .ok());
   }
   auto stored = conn_->Prepare(
       "SELECT count(*), max(length(entries)) FROM job_history WHERE job_seq ="

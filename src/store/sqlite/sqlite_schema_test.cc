@@ -35,6 +35,15 @@ class SchemaTest : public ::testing::Test {
     EXPECT_TRUE(*stmt->Step()) << query;
     return stmt->String(0);
   }
+  // A pending job of queue q created at 7 µs, in the jobs table of any
+  // version from 8 on.
+  Status InsertPendingJob(const std::string& id) {
+    return conn_->ExecScript(
+        "INSERT INTO jobs (id, queue_name, status, priority, retry_count, max_retries,"
+        " timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, created_at,"
+        " updated_at, scheduled_at) VALUES ('" +
+        id + "', 'q', 'pending', 0, 0, 3, 30, 1, 1, 1, 7, 7, 7);");
+  }
   // A job's history as "id:event_type" in the order the store reads it,
   // decoded from its segments (history_codec.h).
   std::string HistoryOf(const std::string& job_id) {
@@ -377,15 +386,7 @@ TEST_F(SchemaTest, TheListingIndexesLoseTheIdAndKeepEveryJob) {
     ++before;
   }
   ASSERT_TRUE(Migrate(*conn_, Migrations().first(before)).ok());
-  for (const char* id : {"j-2", "j-1", "j-3"}) {
-    ASSERT_TRUE(conn_
-                    ->ExecScript(std::string("INSERT INTO jobs (id, queue_name, status, priority,"
-                                             " retry_count, max_retries, timeout_seconds,"
-                                             " backoff_base_ms, backoff_max_ms, backoff_jitter_ms,"
-                                             " created_at, updated_at, scheduled_at) VALUES ('") +
-                                 id + "', 'q', 'pending', 0, 0, 3, 30, 1, 1, 1, 7, 7, 7);")
-                    .ok());
-  }
+  for (const char* id : {"j-2", "j-1", "j-3"}) ASSERT_TRUE(InsertPendingJob(id).ok());
   ASSERT_TRUE(Migrate(*conn_).ok());
   EXPECT_EQ(One("SELECT group_concat(name || ':' || sql, ';') FROM (SELECT * FROM sqlite_master"
                 " WHERE name IN ('jobs_listing', 'jobs_queue_created', 'jobs_created')"
@@ -410,15 +411,7 @@ TEST_F(SchemaTest, PackingTheHistoryKeepsEveryEntryWithItsId) {
     ++before;
   }
   ASSERT_TRUE(Migrate(*conn_, Migrations().first(before)).ok());
-  for (const char* id : {"j-1", "j-2", "j-3"}) {
-    ASSERT_TRUE(conn_
-                    ->ExecScript(std::string("INSERT INTO jobs (id, queue_name, status, priority,"
-                                             " retry_count, max_retries, timeout_seconds,"
-                                             " backoff_base_ms, backoff_max_ms, backoff_jitter_ms,"
-                                             " created_at, updated_at, scheduled_at) VALUES ('") +
-                                 id + "', 'q', 'pending', 0, 0, 3, 30, 1, 1, 1, 7, 7, 7);")
-                    .ok());
-  }
+  for (const char* id : {"j-1", "j-2", "j-3"}) ASSERT_TRUE(InsertPendingJob(id).ok());
   // j-1: a UUID id as its 16 bytes, a text id, a tie in created_at (rowid
   // order), a worker and a node; j-2: 30 entries of 200-byte errors; j-3
   // none.
