@@ -32,6 +32,11 @@
 
 namespace redrive::store::sqlite::history {
 
+// A segment's bytes as SQLite binds and reads a BLOB.
+inline std::span<const uint8_t> BytesOf(const std::string& segment) {
+  return {reinterpret_cast<const uint8_t*>(segment.data()), segment.size()};
+}
+
 // A segment takes another entry while it stays within this many bytes; an
 // entry that is larger alone (an error message near its 2,048 characters)
 // fills a segment of its own. It bounds what appending an entry rewrites.

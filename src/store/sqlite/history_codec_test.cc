@@ -35,14 +35,10 @@ HistoryEntry Entry(std::string type, std::optional<std::string> worker, std::str
   return h;
 }
 
-std::span<const uint8_t> Bytes(const std::string& s) {
-  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
-}
-
 std::vector<HistoryEntry> Decode(const std::string& segment, size_t first_index = 0) {
   std::vector<HistoryEntry> out;
   size_t index = first_index;
-  Status st = DecodeSegment(Bytes(segment), kSeq, kJob, index, out);
+  Status st = DecodeSegment(BytesOf(segment), kSeq, kJob, index, out);
   EXPECT_TRUE(st.ok()) << st.ToString();
   EXPECT_EQ(index, first_index + out.size());
   return out;
@@ -194,7 +190,7 @@ TEST(HistoryCodecTest, SegmentsStayWithinTheirBound) {
 TEST(HistoryCodecTest, AppendingToADecodedTailEqualsWritingInOnePass) {
   const std::vector<HistoryEntry> entries = SuccessPath();
   std::string segment = Encode({entries[0], entries[1]});
-  Result<SegmentTail> tail = TailOf(Bytes(segment));
+  Result<SegmentTail> tail = TailOf(BytesOf(segment));
   ASSERT_TRUE(tail.ok()) << tail.status().ToString();
   EXPECT_FALSE(tail->empty);
   EXPECT_EQ(tail->worker_id, entries[1].worker_id);
@@ -220,7 +216,7 @@ TEST(HistoryCodecTest, BytesThatAreNotASegmentAreRefused) {
   for (size_t cut = 0; cut < segment.size(); ++cut) {
     std::vector<HistoryEntry> out;
     size_t index = 0;
-    const Status st = DecodeSegment(Bytes(segment.substr(0, cut)), kSeq, kJob, index, out);
+    const Status st = DecodeSegment(BytesOf(segment.substr(0, cut)), kSeq, kJob, index, out);
     if (cut == 0 || ends.contains(cut)) {
       EXPECT_TRUE(st.ok()) << cut;
     } else {
@@ -237,14 +233,14 @@ TEST(HistoryCodecTest, BytesThatAreNotASegmentAreRefused) {
     bad[at] = byte;
     std::vector<HistoryEntry> out;
     size_t index = 0;
-    EXPECT_EQ(DecodeSegment(Bytes(bad), kSeq, kJob, index, out).code(), ErrorCode::kInternal)
+    EXPECT_EQ(DecodeSegment(BytesOf(bad), kSeq, kJob, index, out).code(), ErrorCode::kInternal)
         << at << " " << int(byte);
   }
   const std::string varint_too_long(12, '\xff');
   std::vector<HistoryEntry> out;
   size_t index = 0;
   EXPECT_EQ(
-      DecodeSegment(Bytes(std::string("\x01\x00", 2) + varint_too_long), kSeq, kJob, index, out)
+      DecodeSegment(BytesOf(std::string("\x01\x00", 2) + varint_too_long), kSeq, kJob, index, out)
           .code(),
       ErrorCode::kInternal);
 }

@@ -605,8 +605,7 @@ Status InsertSegment(Connection& conn, int64_t job_seq, int64_t seg, const std::
   REDRIVE_ASSIGN_OR_RETURN(Statement write, conn.Prepare(kInsertSegment));
   write.Bind(1, job_seq);
   write.Bind(2, seg);
-  write.BindBlobCopy(3,
-                     std::span(reinterpret_cast<const uint8_t*>(entries.data()), entries.size()));
+  write.BindBlobCopy(3, history::BytesOf(entries));
   return write.Run();
 }
 

@@ -207,9 +207,10 @@ Status SqliteWriteTx::AppendHistory(const HistoryEntry& h, const std::string& jo
     REDRIVE_ASSIGN_OR_RETURN(Statement last, conn().Prepare(sql::kLastHistorySegment));
     last.Bind(1, job_id);
     REDRIVE_ASSIGN_OR_RETURN(bool row, last.Step());
-    if (!row)
+    if (!row) {
       return Status::Internal("history entry \"" + h.event_type + "\" of job " + job_id +
                               ": no such job");
+    }
     seq = last.Int64(0);
     if (!last.IsNull(1)) {
       seg = last.Int64(1);
@@ -217,9 +218,7 @@ Status SqliteWriteTx::AppendHistory(const HistoryEntry& h, const std::string& jo
       segment.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     }
   }
-  REDRIVE_ASSIGN_OR_RETURN(
-      history::SegmentTail tail,
-      history::TailOf(std::span(reinterpret_cast<const uint8_t*>(segment.data()), segment.size())));
+  REDRIVE_ASSIGN_OR_RETURN(history::SegmentTail tail, history::TailOf(history::BytesOf(segment)));
   if (history::AppendIfFits(segment, tail, h)) return WriteHistorySegment(seq, seg, segment);
   return WriteHistorySegment(seq, seg + 1, history::FirstSegment(h));
 }
@@ -228,7 +227,7 @@ Status SqliteWriteTx::WriteHistorySegment(int64_t seq, int64_t seg, const std::s
   REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(sql::kWriteHistorySegment));
   stmt.Bind(1, seq);
   stmt.Bind(2, seg);
-  stmt.BindBlobCopy(3, std::span(reinterpret_cast<const uint8_t*>(entries.data()), entries.size()));
+  stmt.BindBlobCopy(3, history::BytesOf(entries));
   return stmt.Run();
 }
 
