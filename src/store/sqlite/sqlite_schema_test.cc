@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,15 @@ class SchemaTest : public ::testing::Test {
     if (!stmt.ok()) return "<error>";
     EXPECT_TRUE(*stmt->Step()) << query;
     return stmt->String(0);
+  }
+  // Applies the migrations before the one named `name` (INTERNAL if none
+  // has that name), as a store of that older version would be.
+  Status MigrateToBefore(std::string_view name) {
+    const std::span<const Migration> all = Migrations();
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (all[i].name == name) return Migrate(*conn_, all.first(i));
+    }
+    return Status::Internal("no migration named " + std::string(name));
   }
   // A pending job of queue q created at 7 µs, in the jobs table of any
   // version from 8 on.
@@ -127,11 +137,7 @@ TEST_F(SchemaTest, AVersionOneFileUpgradesToTheLatest) {
 // take the defaults; `quarantined` is then accepted, on this connection and
 // on a new one, and a status that does not exist is still refused.
 TEST_F(SchemaTest, AFileFromBeforeQuarantineUpgradesKeepingItsJobs) {
-  size_t before = 0;
-  while (std::string_view(Migrations()[before].name) != "crash counts, quarantine and snoozes") {
-    ++before;
-  }
-  ASSERT_TRUE(Migrate(*conn_, Migrations().first(before)).ok());
+  ASSERT_TRUE(MigrateToBefore("crash counts, quarantine and snoozes").ok());
   const char* kInsertJob =
       "INSERT INTO jobs (id, queue_name, status, priority, retry_count, max_retries,"
       " timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, created_at,"
@@ -174,11 +180,7 @@ TEST_F(SchemaTest, AFileFromBeforeQuarantineUpgradesKeepingItsJobs) {
 // a webhook from before keeps its row, discord and teams are accepted after,
 // and a format that does not exist is still refused.
 TEST_F(SchemaTest, AFileFromBeforeTheChatFormatsUpgradesKeepingItsWebhooks) {
-  size_t before = 0;
-  while (std::string_view(Migrations()[before].name) != "webhook formats discord and teams") {
-    ++before;
-  }
-  ASSERT_TRUE(Migrate(*conn_, Migrations().first(before)).ok());
+  ASSERT_TRUE(MigrateToBefore("webhook formats discord and teams").ok());
   auto insert = [&](const char* id, const char* format) {
     char sql[512];
     std::snprintf(sql, sizeof sql,
@@ -206,11 +208,7 @@ TEST_F(SchemaTest, AFileFromBeforeTheChatFormatsUpgradesKeepingItsWebhooks) {
 // `blocked` is refused before it and accepted after it, on this connection
 // and on a new one; the dependency tables exist.
 TEST_F(SchemaTest, AFileFromBeforeWorkflowsAcceptsBlockedJobsAfterIt) {
-  size_t before = 0;
-  while (std::string_view(Migrations()[before].name) != "workflows and job dependencies") {
-    ++before;
-  }
-  ASSERT_TRUE(Migrate(*conn_, Migrations().first(before)).ok());
+  ASSERT_TRUE(MigrateToBefore("workflows and job dependencies").ok());
   auto insert = [&](const char* id, const char* status) {
     return conn_->ExecScript(
         std::string("INSERT INTO jobs (id, queue_name, status, priority, retry_count,"
@@ -244,9 +242,7 @@ TEST_F(SchemaTest, AFileFromBeforeWorkflowsAcceptsBlockedJobsAfterIt) {
 // Edges stored before dependencies were marked met: those on a completed job
 // are met once migrated, the others not.
 TEST_F(SchemaTest, AFileFromBeforeMetDependenciesHasItsCompletedEdgesMet) {
-  size_t before = 0;
-  while (std::string_view(Migrations()[before].name) != "met dependencies") ++before;
-  ASSERT_TRUE(Migrate(*conn_, Migrations().first(before)).ok());
+  ASSERT_TRUE(MigrateToBefore("met dependencies").ok());
   auto insert = [&](const char* id, const char* status) {
     return conn_->ExecScript(
         std::string("INSERT INTO jobs (id, queue_name, status, priority, retry_count,"
@@ -279,11 +275,7 @@ TEST_F(SchemaTest, AFileFromBeforeMetDependenciesHasItsCompletedEdgesMet) {
 // migration (the store's writes move the counters after it: the conformance
 // suite's CountJobsFollowsEveryWriteOfAJob).
 TEST_F(SchemaTest, TheJobCountsMigrationCountsTheJobsAlreadyStored) {
-  size_t before = 0;
-  while (std::string_view(Migrations()[before].name) != "job counts per queue and status") {
-    ++before;
-  }
-  ASSERT_TRUE(Migrate(*conn_, Migrations().first(before)).ok());
+  ASSERT_TRUE(MigrateToBefore("job counts per queue and status").ok());
   auto insert = [&](const std::string& id, const std::string& queue, const std::string& status) {
     return conn_->ExecScript(
         "INSERT INTO jobs (id, queue_name, status, priority, retry_count, max_retries,"
@@ -314,12 +306,7 @@ TEST_F(SchemaTest, TheJobCountsMigrationCountsTheJobsAlreadyStored) {
 // every row that references a job by id (tags, dependencies, workflow
 // membership, revivals); deleting a job afterwards still takes all of them.
 TEST_F(SchemaTest, TheCompactStorageMigrationKeepsEveryJobAndWhatHangsOffIt) {
-  size_t before = 0;
-  while (std::string_view(Migrations()[before].name) !=
-         "compact job storage: jobs.seq keys payloads and history") {
-    ++before;
-  }
-  ASSERT_TRUE(Migrate(*conn_, Migrations().first(before)).ok());
+  ASSERT_TRUE(MigrateToBefore("compact job storage: jobs.seq keys payloads and history").ok());
   auto insert = [&](const std::string& id, const std::string& status) {
     return conn_->ExecScript(
         "INSERT INTO jobs (id, queue_name, status, priority, retry_count, max_retries,"
@@ -381,11 +368,7 @@ TEST_F(SchemaTest, TheCompactStorageMigrationKeepsEveryJobAndWhatHangsOffIt) {
 // from before keeps its jobs, and each index ends at created_at (the rowid,
 // seq, breaks ties), whole and consistent with the table.
 TEST_F(SchemaTest, TheListingIndexesLoseTheIdAndKeepEveryJob) {
-  size_t before = 0;
-  while (std::string_view(Migrations()[before].name) != "listing indexes without the job id") {
-    ++before;
-  }
-  ASSERT_TRUE(Migrate(*conn_, Migrations().first(before)).ok());
+  ASSERT_TRUE(MigrateToBefore("listing indexes without the job id").ok());
   for (const char* id : {"j-2", "j-1", "j-3"}) ASSERT_TRUE(InsertPendingJob(id).ok());
   ASSERT_TRUE(Migrate(*conn_).ok());
   EXPECT_EQ(One("SELECT group_concat(name || ':' || sql, ';') FROM (SELECT * FROM sqlite_master"
@@ -406,11 +389,7 @@ TEST_F(SchemaTest, TheListingIndexesLoseTheIdAndKeepEveryJob) {
 // a history longer than a segment takes several; the old table is gone, and
 // deleting a job still takes its history.
 TEST_F(SchemaTest, PackingTheHistoryKeepsEveryEntryWithItsId) {
-  size_t before = 0;
-  while (std::string_view(Migrations()[before].name) != "a job's history packed into segments") {
-    ++before;
-  }
-  ASSERT_TRUE(Migrate(*conn_, Migrations().first(before)).ok());
+  ASSERT_TRUE(MigrateToBefore("a job's history packed into segments").ok());
   for (const char* id : {"j-1", "j-2", "j-3"}) ASSERT_TRUE(InsertPendingJob(id).ok());
   // j-1: a UUID id as its 16 bytes, a text id, a tie in created_at (rowid
   // order), a worker and a node; j-2: 30 entries of 200-byte errors; j-3
