@@ -179,28 +179,38 @@ UuidBytes ToUuidBytes(std::string_view sixteen) {
   return bytes;
 }
 
-std::optional<std::string> ReadDetails(Reader& r) {
+// Reads the details into `out`, or only past them when `out` is null (a
+// tail needs none). False if the bytes are not details.
+bool ReadDetails(Reader& r, std::string* out) {
   switch (r.Byte()) {
     case kEmptyObject:
-      return std::string("{}");
-    case kRaw:
-      return std::string(r.Text());
+      if (out) *out = "{}";
+      return r.ok();
+    case kRaw: {
+      const std::string_view text = r.Text();
+      if (out) *out = text;
+      return r.ok();
+    }
     case kQueueName: {
       const std::string_view name = r.Text();
-      return std::string(kQueuePrefix).append(name).append(kQueueSuffix);
+      if (out) *out = std::string(kQueuePrefix).append(name).append(kQueueSuffix);
+      return r.ok();
     }
     case kLease: {
       const std::string_view lease = r.Bytes(16);
       const uint64_t attempt = r.Varint();
-      if (!r.ok()) return std::nullopt;
-      return std::string(kLeasePrefix)
-          .append(FormatUuid(ToUuidBytes(lease)))
-          .append(kLeaseMiddle)
-          .append(std::to_string(attempt))
-          .append(kLeaseSuffix);
+      if (!r.ok()) return false;
+      if (out) {
+        *out = std::string(kLeasePrefix)
+                   .append(FormatUuid(ToUuidBytes(lease)))
+                   .append(kLeaseMiddle)
+                   .append(std::to_string(attempt))
+                   .append(kLeaseSuffix);
+      }
+      return true;
     }
     default:
-      return std::nullopt;
+      return false;
   }
 }
 
@@ -223,9 +233,10 @@ bool ReadId(Reader& r, uint8_t state, const std::optional<std::string>& before, 
   }
 }
 
-// Decodes every entry of a segment, calling `each(entry, explicit_id)`.
+// Decodes every entry of a segment, calling `each(entry, explicit_id)`;
+// without `details`, each entry's details_json is left empty.
 template <typename Each>
-Status ForEachEntry(std::span<const uint8_t> segment, Each each) {
+Status ForEachEntry(std::span<const uint8_t> segment, bool details, Each each) {
   Reader r(segment);
   SegmentTail tail;
   const auto corrupt = [] {
@@ -235,7 +246,9 @@ Status ForEachEntry(std::span<const uint8_t> segment, Each each) {
     HistoryEntry h;
     const uint8_t code = r.Byte();
     const uint8_t flags = r.Byte();
-    if (!r.ok() || code >= kEventTypes.size()) return corrupt();
+    if (!r.ok() || code >= kEventTypes.size() || (flags & ~(kExplicitIdBit | 0x0F)) != 0) {
+      return corrupt();
+    }
     h.event_type = code == 0 ? std::string(r.Text()) : std::string(kEventTypes[code]);
     const int64_t delta = UnZigZag(r.Varint());
     h.created_at = InstantFromMicros(static_cast<int64_t>(
@@ -255,9 +268,8 @@ Status ForEachEntry(std::span<const uint8_t> segment, Each each) {
         !ReadId(r, (flags >> kNodeShift) & 3, tail.node_id, tail.empty, h.node_id)) {
       return corrupt();
     }
-    std::optional<std::string> details = ReadDetails(r);
-    if (!details || !r.ok() || (flags & ~(kExplicitIdBit | 0x0F)) != 0) return corrupt();
-    h.details_json = std::move(*details);
+    h.details_json.clear();
+    if (!ReadDetails(r, details ? &h.details_json : nullptr)) return corrupt();
     tail = SegmentTail{false, h.created_at, h.worker_id, h.node_id};
     each(std::move(h), (flags & kExplicitIdBit) != 0);
   }
@@ -317,7 +329,7 @@ std::string FirstSegment(const HistoryEntry& entry) {
 
 Status DecodeSegment(std::span<const uint8_t> segment, int64_t job_seq, const std::string& job_id,
                      size_t& index, std::vector<HistoryEntry>& out) {
-  return ForEachEntry(segment, [&](HistoryEntry h, bool explicit_id) {
+  return ForEachEntry(segment, /*details=*/true, [&](HistoryEntry h, bool explicit_id) {
     if (!explicit_id) h.id = DerivedEntryId(job_seq, index, h.created_at);
     h.job_id = job_id;
     ++index;
@@ -327,7 +339,7 @@ Status DecodeSegment(std::span<const uint8_t> segment, int64_t job_seq, const st
 
 Result<SegmentTail> TailOf(std::span<const uint8_t> segment) {
   SegmentTail tail;
-  REDRIVE_RETURN_IF_ERROR(ForEachEntry(segment, [&](HistoryEntry h, bool) {
+  REDRIVE_RETURN_IF_ERROR(ForEachEntry(segment, /*details=*/false, [&](HistoryEntry h, bool) {
     tail = SegmentTail{false, h.created_at, std::move(h.worker_id), std::move(h.node_id)};
   }));
   return tail;
