@@ -14,27 +14,27 @@ int LowerHexValue(char c) {
   return -1;
 }
 
-// A UUIDv7 of `ms` (48 bits), `rand_a` (12 bits) and 62 bits of `r1` and `r2`.
-std::string BuildUuidV7(uint64_t ms, uint32_t rand_a, uint64_t r1, uint64_t r2) {
-  ms &= 0xFFFFFFFFFFFFULL;
-  UuidBytes b{};
-  for (int i = 0; i < 6; ++i) b[i] = static_cast<uint8_t>(ms >> (40 - 8 * i));
-  b[6] = static_cast<uint8_t>(0x70 | ((rand_a >> 8) & 0x0F));  // version 7
-  b[7] = static_cast<uint8_t>(rand_a);
-  b[8] = static_cast<uint8_t>(0x80 | ((r1 >> 16) & 0x3F));  // variant 10
-  b[9] = static_cast<uint8_t>(r1 >> 24);
-  for (int i = 0; i < 6; ++i) b[10 + i] = static_cast<uint8_t>(r2 >> (8 * i));
-  return FormatUuid(b);
-}
-
 uint64_t Millis(Instant now) { return static_cast<uint64_t>(ToMicros(now) / 1000); }
 
 }  // namespace
 
+std::string UuidV7(uint64_t ms, uint32_t rand_a, uint64_t rand_b) {
+  ms &= (uint64_t{1} << 48) - 1;
+  rand_a &= 0xFFF;
+  rand_b &= (uint64_t{1} << 62) - 1;
+  UuidBytes b{};
+  for (int i = 0; i < 6; ++i) b[i] = static_cast<uint8_t>(ms >> (40 - 8 * i));
+  b[6] = static_cast<uint8_t>(0x70 | (rand_a >> 8));  // version 7
+  b[7] = static_cast<uint8_t>(rand_a);
+  b[8] = static_cast<uint8_t>(0x80 | (rand_b >> 56));  // variant 10
+  for (int i = 9; i < 16; ++i) b[i] = static_cast<uint8_t>(rand_b >> (8 * (15 - i)));
+  return FormatUuid(b);
+}
+
 std::string NewUuidV7(Instant now, Random& random) {
   const uint64_t r1 = random.Next();
   const uint64_t r2 = random.Next();
-  return BuildUuidV7(Millis(now), static_cast<uint32_t>(r1 & 0xFFF), r1, r2);
+  return UuidV7(Millis(now), static_cast<uint32_t>(r1), r2);
 }
 
 std::string UuidV7Sequence::Next(Instant now, Random& random) {
@@ -49,7 +49,7 @@ std::string UuidV7Sequence::Next(Instant now, Random& random) {
     ++ms_;
     counter_ = 0;
   }
-  return BuildUuidV7(ms_, counter_, r1, r2);
+  return UuidV7(ms_, counter_, r2);
 }
 
 std::optional<UuidBytes> ParseUuid(std::string_view text) {

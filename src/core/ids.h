@@ -16,6 +16,13 @@ namespace redrive {
 // RFC 9562 UUIDv7: 48-bit Unix milliseconds, then random bits.
 std::string NewUuidV7(Instant now, Random& random);
 
+// The UUIDv7 of the low 48 bits of `ms`, the low 12 bits of `rand_a` (after
+// the version) and the low 62 bits of `rand_b` (after the variant, most
+// significant first). NewUuidV7 fills the two fields at random; a store may
+// fill them from facts it keeps instead, for ids it derives rather than
+// stores.
+std::string UuidV7(uint64_t ms, uint32_t rand_a, uint64_t rand_b);
+
 // Ids that ascend in the order they are made (RFC 9562 section 6.2, method
 // 1), for the rows one op creates together. A bulk's jobs share one `now`,
 // and NewUuidV7's random bits would order them at random: every walk by

@@ -60,6 +60,15 @@ TEST(NewUuidV7Test, EpochAndLargeTimes) {
             "ffffffff-ffff-7000-8000-000000000000");
 }
 
+TEST(UuidV7Test, EachFieldInItsPlaceAndCutToItsWidth) {
+  EXPECT_EQ(UuidV7(0x0123456789AB, 0xCDE, 0x0123456789ABCDEF),
+            "01234567-89ab-7cde-8123-456789abcdef");
+  // Bits past each field's width are dropped, never spilled into the next.
+  EXPECT_EQ(UuidV7(UINT64_MAX, UINT32_MAX, UINT64_MAX), "ffffffff-ffff-7fff-bfff-ffffffffffff");
+  EXPECT_EQ(UuidV7(uint64_t{1} << 48, 1u << 12, uint64_t{1} << 62),
+            "00000000-0000-7000-8000-000000000000");
+}
+
 TEST(NewUuidV7Test, OrderedByTimeAcrossMilliseconds) {
   // Even when the earlier id draws all-one random bits and the later all-zero.
   FixedRandom ones(UINT64_MAX);

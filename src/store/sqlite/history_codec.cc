@@ -346,16 +346,8 @@ Result<SegmentTail> TailOf(std::span<const uint8_t> segment) {
 }
 
 std::string DerivedEntryId(int64_t job_seq, size_t index, Instant at) {
-  const uint64_t ms = static_cast<uint64_t>(ToMicros(at) / 1000) & ((uint64_t{1} << 48) - 1);
-  const uint64_t seq = static_cast<uint64_t>(job_seq) & ((uint64_t{1} << 62) - 1);
-  const uint64_t counter = index & 0xFFF;
-  UuidBytes b{};
-  for (int i = 0; i < 6; ++i) b[i] = static_cast<uint8_t>(ms >> (40 - 8 * i));
-  b[6] = static_cast<uint8_t>(0x70 | (counter >> 8));
-  b[7] = static_cast<uint8_t>(counter & 0xFF);
-  b[8] = static_cast<uint8_t>(0x80 | (seq >> 56));
-  for (int i = 9; i < 16; ++i) b[i] = static_cast<uint8_t>(seq >> (8 * (15 - i)));
-  return FormatUuid(b);
+  return UuidV7(static_cast<uint64_t>(ToMicros(at) / 1000), static_cast<uint32_t>(index),
+                static_cast<uint64_t>(job_seq));
 }
 
 }  // namespace redrive::store::sqlite::history

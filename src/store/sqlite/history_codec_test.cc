@@ -148,6 +148,10 @@ TEST(HistoryCodecTest, DerivedIdsAreUuidV7sOfTheEntrysMillisecondAndDistinct) {
   EXPECT_EQ((*bytes)[6] >> 4, 7);              // version 7
   EXPECT_EQ((*bytes)[8] >> 6, 0b10);           // RFC 9562 variant
   EXPECT_EQ(id, DerivedEntryId(kSeq, 3, at));  // stable
+  // Pinned: clients keep these ids, so the layout may never change.
+  EXPECT_EQ(id, "01a248e2-beda-7003-8000-000000001092");
+  EXPECT_EQ(DerivedEntryId((int64_t{1} << 62) - 1, 4096 + 4095 + 5, at),
+            "01a248e2-beda-7004-bfff-ffffffffffff");  // the index modulo 4096
   std::set<std::string> ids;
   for (int64_t seq : {int64_t{1}, int64_t{2}, kSeq, (int64_t{1} << 62) - 1}) {
     for (size_t index : {0u, 1u, 2u, 4095u}) ids.insert(DerivedEntryId(seq, index, at));
