@@ -7,14 +7,14 @@
 #   1. starts `redrive serve` on a SQLite store in a new temp dir (a free
 #      loopback port);
 #   2. for each level of FINISHED_LEVELS, runs redrive-bench's batch mode
-#      (W1 only, CHUNK jobs per run) until that many jobs have been enqueued,
-#      claimed and completed: real rows, each with its history;
+#      (or FILL_MODE; W1 only, CHUNK jobs per run) until that many jobs have
+#      been enqueued, claimed and completed: real rows, each with its history;
 #   3. times SAMPLES requests of each read with curl, one after the other;
 #   4. prints one line per level: p50 / p90 / max milliseconds of each read
 #      and the store's size on disk; at the end, when the sqlite3 shell is
 #      installed (it is not a dependency), the bytes per finished job of each
-#      table and index (SQLite's dbstat); stops the server by PID and removes
-#      the temp dir.
+#      table and index and how many of them are free space in its pages
+#      (SQLite's dbstat); stops the server by PID and removes the temp dir.
 # Not part of `make test`: ten million jobs take about ten minutes to write
 # and about 15 GB of disk.
 #
@@ -26,6 +26,9 @@
 #                      "--run-id s" for short queue names, "--payload-bytes 1000"
 #   FINISHED_LEVELS    ["0 1000000 3000000 10000000"]
 #   CHUNK              [1000000] jobs per redrive-bench run
+#   FILL_MODE          [batch] how the jobs are claimed: batch (100 a claim)
+#                      or single (one a claim, 16 consumers); the jobs table's
+#                      free space depends on it
 #   SAMPLES            [30]
 #   KEEP_TMP=1         keep the temp dir (store and server log)
 set -euo pipefail
@@ -36,6 +39,9 @@ bench_bin="${REDRIVE_BENCH_BIN:-$here/../build/bench/redrive-bench}"
 levels="${FINISHED_LEVELS:-0 1000000 3000000 10000000}"
 chunk="${CHUNK:-1000000}"
 samples="${SAMPLES:-30}"
+fill_mode="${FILL_MODE:-batch}"
+[[ "$fill_mode" == batch || "$fill_mode" == single ]] ||
+  { echo "reads-at-scale: FILL_MODE is batch or single, not '$fill_mode'" >&2; exit 2; }
 
 for bin in "$redrive_bin" "$bench_bin"; do
   [[ -x "$bin" ]] || { echo "reads-at-scale: $bin not found (build first)" >&2; exit 3; }
@@ -87,7 +93,7 @@ for level in $levels; do
   while ((done < level)); do
     n=$((level - done < chunk ? level - done : chunk))
     # shellcheck disable=SC2086  # REDRIVE_BENCH_ARGS is deliberately word-split
-    "$bench_bin" --server "$base" --mode batch --jobs "$n" --latency-seconds 0 --dlq 0 \
+    "$bench_bin" --server "$base" --mode "$fill_mode" --jobs "$n" --latency-seconds 0 --dlq 0 \
       --w1-timeout 3600 ${REDRIVE_BENCH_ARGS:-} >"$tmp/bench.log" 2>&1 ||
       { tail -n 20 "$tmp/bench.log" >&2; exit 1; }
     done=$((done + n))
@@ -102,9 +108,12 @@ done
 # What each table and index takes per finished job, at the last level.
 if command -v sqlite3 >/dev/null && ((done > 0)); then
   echo
-  echo "bytes per finished job, by table and index (dbstat):"
+  echo "bytes per finished job, by table and index, and how many are free space (dbstat):"
+  printf '%-28s %8s %8s\n' "" bytes free
   sqlite3 -readonly "$tmp/redrive.db" \
-    "SELECT printf('%-28s %8.1f', name, sum(pgsize) * 1.0 / $done) FROM dbstat
+    "SELECT printf('%-28s %8.1f %8.1f', name, sum(pgsize) * 1.0 / $done,
+                   sum(unused) * 1.0 / $done) FROM dbstat
      GROUP BY name HAVING sum(pgsize) * 1.0 / $done >= 1 ORDER BY sum(pgsize) DESC;
-     SELECT printf('%-28s %8.1f', 'total', sum(pgsize) * 1.0 / $done) FROM dbstat;"
+     SELECT printf('%-28s %8.1f %8.1f', 'total', sum(pgsize) * 1.0 / $done,
+                   sum(unused) * 1.0 / $done) FROM dbstat;"
 fi
