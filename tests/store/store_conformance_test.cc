@@ -572,8 +572,6 @@ TEST_P(StoreConformanceTest, ApplyChangeMovesAJobToAnotherQueue) {
   });
 }
 
-// History ids are core's to assign: a store writes them as given and has no
-// fallback, so an entry without one is a bug it refuses (nothing written).
 // An entry's id is a UUID that is the same at every read: PostgreSQL keeps
 // the one core made, SQLite derives one from the entry's place (store.h).
 TEST_P(StoreConformanceTest, InsertWritesCreatedHistoryWithAStableId) {
@@ -598,6 +596,9 @@ TEST_P(StoreConformanceTest, InsertWritesCreatedHistoryWithAStableId) {
   EXPECT_EQ(h.created_at, job.created_at);
 }
 
+// History ids are core's to assign: whether a store keeps or derives them,
+// it has no fallback, so an entry without one is a bug it refuses (nothing
+// written).
 TEST_P(StoreConformanceTest, HistoryEntriesWithoutAnIdAreRefused) {
   Job job = MakeJob("job-1");
   HistoryEntry unnamed = CreatedEntry(job);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "store/sqlite/history_codec.h"
+#include "store/sqlite/job_sql.h"
 #include "store/sqlite/temp_dir_for_test.h"
 
 namespace redrive::store::sqlite {
@@ -54,19 +55,17 @@ class SchemaTest : public ::testing::Test {
         " updated_at, scheduled_at) VALUES ('" +
         id + "', 'q', 'pending', 0, 0, 3, 30, 1, 1, 1, 7, 7, 7);");
   }
-  // A job's history as "id:event_type" in the order the store reads it,
-  // decoded from its segments (history_codec.h).
+  // A job's history as "id:event_type", decoded from its segments in their
+  // order, unsorted (history_codec.h).
   std::string HistoryOf(const std::string& job_id) {
-    auto stmt = conn_->Prepare(
-        "SELECT jobs.seq, h.entries FROM jobs JOIN job_history h ON h.job_seq = jobs.seq"
-        " WHERE jobs.id = ?1 ORDER BY h.seg");
+    auto stmt = conn_->Prepare(sql::kGetHistory);
     EXPECT_TRUE(stmt.ok()) << stmt.status().ToString();
     if (!stmt.ok()) return "<error>";
     stmt->Bind(1, job_id);
     std::vector<HistoryEntry> entries;
     size_t index = 0;
     while (*stmt->Step()) {
-      Status st = history::DecodeSegment(stmt->Blob(1), stmt->Int64(0), job_id, index, entries);
+      Status st = history::DecodeSegment(stmt->Blob(2), stmt->Int64(0), job_id, index, entries);
       EXPECT_TRUE(st.ok()) << st.ToString();
     }
     std::string out;

@@ -22,6 +22,14 @@ const char* FirstFixedColumn(JobColumnSet changed) {
   return nullptr;
 }
 
+// The id is derived when read (history_codec.h), but an entry without one
+// is a bug in core the store reports, as PostgreSQL's does (store.h).
+Status RequireHistoryId(const HistoryEntry& h, const std::string& job_id) {
+  if (!h.id.empty()) return Status::Ok();
+  return Status::Internal("history entry \"" + h.event_type + "\" of job " + job_id +
+                          " has no id (core's NewHistoryEntry assigns it)");
+}
+
 }  // namespace
 
 Result<std::unique_ptr<SqliteWriteTx>> SqliteWriteTx::Begin(Connection& conn,
@@ -188,14 +196,6 @@ Status SqliteWriteTx::WriteCounts() {
 Result<StatusCounts> SqliteWriteTx::CountJobs(const std::optional<std::string>& queue_name) {
   REDRIVE_ASSIGN_OR_RETURN(StatusCounts counts, SqliteReads::CountJobs(queue_name));
   return count_deltas_.AddedTo(counts, queue_name);
-}
-
-// The id is derived when read (history_codec.h), but an entry without one
-// is a bug in core the store reports, as PostgreSQL's does (store.h).
-Status SqliteWriteTx::RequireHistoryId(const HistoryEntry& h, const std::string& job_id) {
-  if (!h.id.empty()) return Status::Ok();
-  return Status::Internal("history entry \"" + h.event_type + "\" of job " + job_id +
-                          " has no id (core's NewHistoryEntry assigns it)");
 }
 
 Status SqliteWriteTx::AppendHistory(const HistoryEntry& h, const std::string& job_id) {

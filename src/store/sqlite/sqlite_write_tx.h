@@ -151,13 +151,12 @@ class SqliteWriteTx final : public SqliteReads<WriteTx> {
   Status CheckOpen();
   // Records the connection's latest error in health_; returns what to report.
   Status RecordFailure(const Status& st);
-  // Writes `h` for job `job_id` (authoritative over h.job_id); INTERNAL if
-  // `h` has no id (ids are core's to assign).
-  // Appends `h` to the job's history (history_codec.h): to its last
-  // segment when it fits, else as a new one.
+  // Appends `h` to the history of job `job_id` (authoritative over
+  // h.job_id; history_codec.h): to its last segment when it fits, else as a
+  // new one. INTERNAL if `h` has no id (ids are core's to assign).
   Status AppendHistory(const HistoryEntry& h, const std::string& job_id);
+  // Writes segment `seg` of the job whose row is `seq`, whole.
   Status WriteHistorySegment(int64_t seq, int64_t seg, const std::string& entries);
-  static Status RequireHistoryId(const HistoryEntry& h, const std::string& job_id);
   Status InsertTags(const std::string& job_id, const Tags& tags);
   // Writes count_deltas_' sums to job_counts (single-row statements: one
   // that writes a row of one table needs no statement journal) and clears
