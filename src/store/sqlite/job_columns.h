@@ -29,6 +29,7 @@ enum class JobColumnKind {
   kFixed,     // a column of jobs written by the insert only; a change is refused
   kUpdated,   // a column of jobs the guarded update assigns when it changed
   kPayloads,  // a column of job_payloads (large values), assigned only when changed
+  kLease,     // a column of job_leases, whose row exists only while the job holds a lease
 };
 
 struct JobColumn {
@@ -178,6 +179,10 @@ template <auto... kPath>
 constexpr JobColumn PayloadsColumn(const char* name) {
   return job_column_internal::Column<kPath...>(name, JobColumnKind::kPayloads);
 }
+template <auto... kPath>
+constexpr JobColumn LeaseColumn(const char* name) {
+  return job_column_internal::Column<kPath...>(name, JobColumnKind::kLease);
+}
 
 // Every field of a job, in the order of the select lists (row_mapping.h).
 inline constexpr JobColumn kJobColumns[] = {
@@ -204,9 +209,9 @@ inline constexpr JobColumn kJobColumns[] = {
     UpdatedColumn<&Job::completed_at>("completed_at"),
     UpdatedColumn<&Job::expires_at>("expires_at"),
     UpdatedColumn<&Job::deadlettered_at>("deadlettered_at"),
-    UpdatedColumn<&Job::assigned_worker_id>("assigned_worker_id"),
-    UpdatedColumn<&Job::lease_id>("lease_id"),
-    UpdatedColumn<&Job::lease_expires_at>("lease_expires_at"),
+    LeaseColumn<&Job::assigned_worker_id>("assigned_worker_id"),
+    LeaseColumn<&Job::lease_id>("lease_id"),
+    LeaseColumn<&Job::lease_expires_at>("lease_expires_at"),
     UpdatedColumn<&Job::attempts>("attempts"),
     UpdatedColumn<&Job::lease_expiries>("lease_expiries"),
     UpdatedColumn<&Job::crash_count>("crash_count"),
@@ -237,6 +242,7 @@ constexpr JobColumnSet ColumnsOfKind(JobColumnKind kind) {
 inline constexpr JobColumnSet kFixedColumns = ColumnsOfKind(JobColumnKind::kFixed);
 inline constexpr JobColumnSet kUpdatedColumns = ColumnsOfKind(JobColumnKind::kUpdated);
 inline constexpr JobColumnSet kPayloadsColumns = ColumnsOfKind(JobColumnKind::kPayloads);
+inline constexpr JobColumnSet kLeaseColumns = ColumnsOfKind(JobColumnKind::kLease);
 // The columns of the jobs table itself.
 inline constexpr JobColumnSet kJobsTableColumns = kFixedColumns | kUpdatedColumns;
 

@@ -138,13 +138,17 @@ class JobColumnsTest : public ::testing::Test {
     return names;
   }
 
-  // The stored row of job `id` (jobs and job_payloads), by column name; each
-  // value as SQLite's text, nullopt for NULL.
+  // The stored row of job `id` (jobs, job_payloads and job_leases), by
+  // column name; each value as SQLite's text, nullopt for NULL (and for the
+  // lease's columns when it has none).
   std::map<std::string, std::optional<std::string>> RawRow(const std::string& id) {
     std::map<std::string, std::optional<std::string>> row;
-    for (const char* query : {"SELECT * FROM jobs WHERE id = ?1",
-                              "SELECT payload, result FROM job_payloads"
-                              " WHERE job_seq = (SELECT seq FROM jobs WHERE id = ?1)"}) {
+    for (const char* query :
+         {"SELECT * FROM jobs WHERE id = ?1",
+          "SELECT payload, result FROM job_payloads"
+          " WHERE job_seq = (SELECT seq FROM jobs WHERE id = ?1)",
+          "SELECT l.assigned_worker_id, l.lease_id, l.lease_expires_at"
+          " FROM jobs j LEFT JOIN job_leases l ON l.job_seq = j.seq WHERE j.id = ?1"}) {
       auto stmt = conn_->Prepare(query);
       EXPECT_TRUE(stmt.ok()) << stmt.status().ToString();
       if (!stmt.ok()) return row;
@@ -157,11 +161,33 @@ class JobColumnsTest : public ::testing::Test {
     return row;
   }
 
+  int64_t LeaseRows() {
+    auto stmt = conn_->Prepare("SELECT count(*) FROM job_leases");
+    EXPECT_TRUE(stmt.ok()) << stmt.status().ToString();
+    if (!stmt.ok() || !*stmt->Step()) return -1;
+    return stmt->Int64(0);
+  }
+
+  std::unique_ptr<SqliteWriteTx> Begin() {
+    auto tx = SqliteWriteTx::Begin(*conn_, std::unique_lock(writer_), health_);
+    EXPECT_TRUE(tx.ok()) << tx.status().ToString();
+    return tx.ok() ? std::move(*tx) : nullptr;
+  }
+
   TempDirForTest dir_;
   std::unique_ptr<Connection> conn_;
   std::mutex writer_;
   CommitHealth health_;
 };
+
+// `job` as it is when it holds no lease, in `status`.
+Job WithoutLease(Job job, JobStatus status) {
+  job.status = status;
+  job.assigned_worker_id.reset();
+  job.lease_id.reset();
+  job.lease_expires_at.reset();
+  return job;
+}
 
 // The key columns come first: jobs.seq (the rowid) and job_payloads.job_seq.
 TEST_F(JobColumnsTest, NameEveryColumnOfTheSchemaInOrder) {
@@ -170,11 +196,15 @@ TEST_F(JobColumnsTest, NameEveryColumnOfTheSchemaInOrder) {
   EXPECT_EQ(jobs.front(), "seq");
   jobs.erase(jobs.begin());
   EXPECT_THAT(NamesOf(kJobsTableColumns), ElementsAreArray(jobs));
-  std::vector<std::string> payloads = SchemaColumns("job_payloads");
-  ASSERT_FALSE(payloads.empty());
-  EXPECT_EQ(payloads.front(), "job_seq");
-  payloads.erase(payloads.begin());
-  EXPECT_THAT(NamesOf(kPayloadsColumns), ElementsAreArray(payloads));
+  for (const auto& [table, columns] :
+       {std::pair{"job_payloads", kPayloadsColumns}, std::pair{"job_leases", kLeaseColumns}}) {
+    SCOPED_TRACE(table);
+    std::vector<std::string> names = SchemaColumns(table);
+    ASSERT_FALSE(names.empty());
+    EXPECT_EQ(names.front(), "job_seq");
+    names.erase(names.begin());
+    EXPECT_THAT(NamesOf(columns), ElementsAreArray(names));
+  }
 }
 
 TEST_F(JobColumnsTest, TheChangesHereCoverEveryColumn) {
@@ -186,14 +216,15 @@ TEST_F(JobColumnsTest, TheChangesHereCoverEveryColumn) {
 }
 
 TEST_F(JobColumnsTest, EachColumnIsDiffedWrittenAndReadOnItsOwn) {
-  // Each field changes alone, which may break the row's CHECK constraints
-  // (a lease outside processing): this test is about the column mapping.
-  ASSERT_TRUE(conn_->Exec("PRAGMA ignore_check_constraints = ON").ok());
   const auto changes = ChangeByColumn();
   for (int i = 0; i < kJobColumnCount; ++i) {
     const std::string name = kJobColumns[i].name;
     SCOPED_TRACE(name);
-    const Job before = FullJob("job-" + name);
+    // A processing job holds a lease, and no other: the status changes
+    // alone between two statuses without one.
+    const Job before = name == "status"
+                           ? WithoutLease(FullJob("job-" + name), JobStatus::kCompleted)
+                           : FullJob("job-" + name);
     Job after = before;
     changes.at(name)(after);
     EXPECT_EQ(ChangedColumns(before, after), ColumnBit(i));
@@ -222,6 +253,80 @@ TEST_F(JobColumnsTest, EachColumnIsDiffedWrittenAndReadOnItsOwn) {
     }
     ASSERT_TRUE((*tx)->Commit().ok());
   }
+}
+
+// A job's lease is a row of job_leases from its claim to its completion,
+// and the guard of a write compares the lease stored there.
+TEST_F(JobColumnsTest, TheLeaseIsARowOfItsOwnWhileTheJobIsProcessing) {
+  const Job processing = FullJob("job-1");
+  const Job pending = WithoutLease(processing, JobStatus::kPending);
+  auto tx = Begin();
+  ASSERT_NE(tx, nullptr);
+  ASSERT_TRUE(tx->InsertJob(pending, {"h-1", pending.id, "created", {}, "{}", T(1)}).ok());
+  EXPECT_EQ(LeaseRows(), 0);
+
+  Change claim{.before = pending, .after = processing};
+  ASSERT_TRUE(tx->ApplyChange(claim).ok());
+  EXPECT_EQ(LeaseRows(), 1);
+  EXPECT_EQ(*tx->GetJob(pending.id), processing);
+
+  // A write by a holder of another lease is refused, and changes nothing.
+  Job stale = processing;
+  stale.lease_id = "lease-0";
+  Job stale_after = WithoutLease(stale, JobStatus::kCompleted);
+  Status refused = tx->ApplyChange({.before = stale, .after = stale_after});
+  EXPECT_EQ(refused.code(), ErrorCode::kConflict) << refused.ToString();
+  EXPECT_EQ(*tx->GetJob(pending.id), processing);
+
+  Job extended = processing;
+  extended.lease_expires_at = T(70);
+  ASSERT_TRUE(tx->ApplyChange({.before = processing, .after = extended}).ok());
+  EXPECT_EQ(*tx->GetJob(pending.id), extended);
+
+  const Job completed = WithoutLease(extended, JobStatus::kCompleted);
+  ASSERT_TRUE(tx->ApplyChange({.before = extended, .after = completed}).ok());
+  EXPECT_EQ(LeaseRows(), 0);
+  EXPECT_EQ(*tx->GetJob(pending.id), completed);
+  ASSERT_TRUE(tx->Commit().ok());
+
+  // The lease goes with its job.
+  tx.reset();  // releases the writer
+  tx = Begin();
+  ASSERT_NE(tx, nullptr);
+  const Job other = FullJob("job-2");
+  ASSERT_TRUE(tx->InsertJob(other, {"h-2", other.id, "created", {}, "{}", T(1)}).ok());
+  EXPECT_EQ(LeaseRows(), 1);
+  ASSERT_TRUE(conn_->Exec("DELETE FROM jobs WHERE id = 'job-2'").ok());
+  EXPECT_EQ(LeaseRows(), 0);
+}
+
+// A lease outside processing, or part of one, is a bug in core: refused
+// before anything is written.
+TEST_F(JobColumnsTest, ALeaseOutsideProcessingOrPartOfOneIsRefused) {
+  const Job processing = FullJob("job-1");
+  auto tx = Begin();
+  ASSERT_NE(tx, nullptr);
+  Job dead_with_lease = processing;
+  dead_with_lease.status = JobStatus::kDeadletter;
+  Job without_expiry = processing;
+  without_expiry.lease_expires_at.reset();
+  const Job pending_with_worker = [&] {
+    Job j = WithoutLease(processing, JobStatus::kPending);
+    j.assigned_worker_id = "w1";
+    return j;
+  }();
+  for (const Job& bad : {dead_with_lease, without_expiry, pending_with_worker}) {
+    SCOPED_TRACE(JobStatusName(bad.status));
+    EXPECT_EQ(tx->InsertJob(bad, {"h-1", bad.id, "created", {}, "{}", T(1)}).status().code(),
+              ErrorCode::kInternal);
+  }
+  ASSERT_TRUE(tx->InsertJob(processing, {"h-1", processing.id, "created", {}, "{}", T(1)}).ok());
+  for (const Job& bad : {dead_with_lease, without_expiry, pending_with_worker}) {
+    SCOPED_TRACE(JobStatusName(bad.status));
+    EXPECT_EQ(tx->ApplyChange({.before = processing, .after = bad}).code(), ErrorCode::kInternal);
+  }
+  EXPECT_EQ(*tx->GetJob(processing.id), processing);
+  EXPECT_EQ(LeaseRows(), 1);
 }
 
 // Writes a change of `job` (one more attempt) with `entry` as its history,

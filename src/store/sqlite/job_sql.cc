@@ -60,8 +60,8 @@ std::string BuildUpdate(const char* table, JobColumnSet assigned, JobColumnSet b
 }
 
 // The text for `key`, built by `build` the first time (core/text_cache.h).
-// Keys of the jobs and job_payloads updates never collide: their columns are
-// disjoint.
+// Keys of the jobs, job_payloads and job_leases updates never collide: their
+// columns are disjoint.
 std::string_view CachedText(JobColumnSet key, std::string (*build)(JobColumnSet)) {
   static TextCache<JobColumnSet>& texts = TextCache<JobColumnSet>::Lasting();
   return texts.Get(key, [&] { return build(key); });
@@ -136,20 +136,34 @@ std::string_view InsertPayloadsSql() {
   return *text;
 }
 
+std::string_view InsertLeaseSql() {
+  static const std::string* const text =
+      new std::string(BuildInsert("job_leases", kLeaseColumns, "job_seq"));
+  return *text;
+}
+
 std::string_view UpdateJobSql(JobColumnSet changed) {
   return CachedText((changed | kUpdatedAt) & kUpdatedColumns, [](JobColumnSet assigned) {
+    const std::string lease = std::to_string(kGuardLeaseIdParam);
     return BuildUpdate("jobs", assigned, kUpdatedColumns,
-                       " WHERE id = ?" + std::to_string(kGuardIdParam) + " AND status = ?" +
-                           std::to_string(kGuardStatusParam) + " AND lease_id IS ?" +
-                           std::to_string(kGuardLeaseIdParam));
+                       " WHERE seq = ?" + std::to_string(kGuardSeqParam) + " AND status = ?" +
+                           std::to_string(kGuardStatusParam) + " AND (?" + lease + " IS NULL OR" +
+                           " (SELECT lease_id FROM job_leases WHERE job_seq = jobs.seq) = ?" +
+                           lease + ")");
+  });
+}
+
+std::string_view UpdateLeaseSql(JobColumnSet changed) {
+  return CachedText(changed & kLeaseColumns, [](JobColumnSet assigned) {
+    return BuildUpdate("job_leases", assigned, kLeaseColumns,
+                       " WHERE job_seq = ?" + std::to_string(kLeaseJobSeqParam));
   });
 }
 
 std::string_view UpdatePayloadsSql(JobColumnSet changed) {
   return CachedText(changed & kPayloadsColumns, [](JobColumnSet assigned) {
     return BuildUpdate("job_payloads", assigned, kPayloadsColumns,
-                       " WHERE job_seq = (SELECT seq FROM jobs WHERE id = ?" +
-                           std::to_string(kPayloadsJobIdParam) + ")");
+                       " WHERE job_seq = ?" + std::to_string(kPayloadsJobSeqParam));
   });
 }
 

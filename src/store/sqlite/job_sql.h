@@ -29,8 +29,20 @@ std::string_view InsertJobSql();
 // Inserts its job_payloads row: ?1..?n the kPayloadsColumns, then the job's seq.
 std::string_view InsertPayloadsSql();
 inline constexpr int kPayloadsJobSeqParam = std::popcount(kPayloadsColumns) + 1;
-// UpdatePayloadsSql's parameter after the kPayloadsColumns: the job id.
-inline constexpr int kPayloadsJobIdParam = kPayloadsJobSeqParam;
+
+// A job's lease (its assigned_worker_id, lease_id and lease_expires_at) is
+// a row of job_leases that exists exactly while the job is processing: a
+// finished job's row in jobs does not grow at its claim and shrink at its
+// completion, which left the space of the three in each page it was on
+// (docs/benchmarks.md, "Storage: the lease in a table of its own").
+// Inserts it: ?1..?n the kLeaseColumns, then the job's seq.
+std::string_view InsertLeaseSql();
+inline constexpr int kLeaseJobSeqParam = std::popcount(kLeaseColumns) + 1;
+// Writes the lease columns in `changed` (at least one) of a job that holds a
+// lease before and after: ?1..?n the kLeaseColumns, then the job's seq.
+std::string_view UpdateLeaseSql(JobColumnSet changed);
+// ?1 the job's seq.
+inline constexpr char kDeleteLease[] = "DELETE FROM job_leases WHERE job_seq = ?1";
 
 inline constexpr char kFindIdempotencyKey[] = "SELECT id FROM jobs WHERE idempotency_key = ?1";
 inline constexpr char kInsertTag[] =
@@ -43,7 +55,9 @@ inline constexpr char kDeleteQueueJobs[] = "DELETE FROM jobs WHERE queue_name = 
 // A job's history is packed into segments (history_codec.h), one row each.
 // ?1 the job id: its seq, and the seg and entries of its last segment (NULL
 // when it has none). jobs.id is unique, so the one row of jobs leaves the
-// order to the primary key of job_history, read backwards: no sort.
+// order to the primary key of job_history, read backwards: no sort. A change
+// that writes history reads it first (SqliteWriteTx::FindChangeTarget); one
+// that does not reads kGetSeq.
 inline constexpr char kLastHistorySegment[] =
     "SELECT jobs.seq, h.seg, h.entries FROM jobs LEFT JOIN job_history h ON h.job_seq = jobs.seq"
     " WHERE jobs.id = ?1 ORDER BY h.seg DESC LIMIT 1";
@@ -57,10 +71,17 @@ inline constexpr char kGetHistory[] =
     "SELECT jobs.seq, jobs.id, h.entries FROM jobs JOIN job_history h ON h.job_seq = jobs.seq"
     " WHERE jobs.id = ?1 ORDER BY h.seg";
 
+// A job's seq, which keys its writes (the guarded update, payloads, lease,
+// history): one lookup of its id per change, this or kLastHistorySegment.
+// ?1 the job id.
+inline constexpr char kGetSeq[] = "SELECT seq FROM jobs WHERE id = ?1";
+
 // The guarded write of a Change. Parameters: ?1..?n the updated columns
-// (kUpdatedColumns, as bound by BindColumns), then the guard: the job id
-// (kGuardIdParam), the status it must still have and the lease it must still
-// be under (IS: NULL matches no lease). Fixed columns are never written.
+// (kUpdatedColumns, as bound by BindColumns), then the guard: the job's seq
+// (kGuardSeqParam), the status it must still have and the lease it must still
+// be under. A NULL lease needs no lookup: a job holds one exactly while it is
+// processing, so the status alone says it has none. Fixed columns are never
+// written.
 //
 // Only the columns in `changed` are SET. SQLite maintains every index that
 // covers an assigned column even when the value is the same, and the jobs
@@ -68,13 +89,13 @@ inline constexpr char kGetHistory[] =
 // update's cost. updated_at is always assigned. The text for each set of
 // columns is built once.
 std::string_view UpdateJobSql(JobColumnSet changed);
-inline constexpr int kGuardIdParam = std::popcount(kUpdatedColumns) + 1;
-inline constexpr int kGuardStatusParam = kGuardIdParam + 1;
-inline constexpr int kGuardLeaseIdParam = kGuardIdParam + 2;
+inline constexpr int kGuardSeqParam = std::popcount(kUpdatedColumns) + 1;
+inline constexpr int kGuardStatusParam = kGuardSeqParam + 1;
+inline constexpr int kGuardLeaseIdParam = kGuardSeqParam + 2;
 
 // Writes the payload columns in `changed` (at least one) to job_payloads, so
 // a transition never rewrites a large payload it did not change. Parameters
-// ?1..?n the kPayloadsColumns, then the job id (its seq is looked up).
+// ?1..?n the kPayloadsColumns, then the job's seq.
 std::string_view UpdatePayloadsSql(JobColumnSet changed);
 
 // ?1 queue, ?2 now, ?3 limit.
@@ -96,8 +117,8 @@ inline constexpr char kSelectDueScheduledInQueue[] =
 // ?1 now, ?2 limit.
 inline constexpr char kSelectExpiredLeases[] =
     "SELECT " REDRIVE_JOB_COLUMNS
-    " FROM jobs WHERE status = 'processing' AND lease_expires_at <= ?1"
-    " ORDER BY lease_expires_at LIMIT ?2";
+    " FROM job_leases l JOIN jobs ON jobs.seq = l.job_seq WHERE l.lease_expires_at <= ?1"
+    " ORDER BY l.lease_expires_at LIMIT ?2";
 // ?1 now, ?2 limit. The status and NOT NULL terms repeat the partial index's
 // WHERE clause word for word, which is how SQLite recognises it applies.
 inline constexpr char kSelectPastDeadline[] =
@@ -107,8 +128,8 @@ inline constexpr char kSelectPastDeadline[] =
 // ?1 worker, ?2 limit.
 inline constexpr char kSelectHeldBy[] =
     "SELECT " REDRIVE_JOB_COLUMNS
-    " FROM jobs INDEXED BY jobs_lease"
-    " WHERE status = 'processing' AND assigned_worker_id = ?1 LIMIT ?2";
+    " FROM job_leases l JOIN jobs ON jobs.seq = l.job_seq WHERE l.assigned_worker_id = ?1"
+    " LIMIT ?2";
 // ?1 queue, ?2 status, ?3 before, ?4 limit.
 inline constexpr char kSelectRetentionExpired[] =
     "SELECT id FROM jobs WHERE queue_name = ?1 AND status = ?2"
@@ -145,8 +166,7 @@ inline constexpr char kOldestWaiting[] =
 inline constexpr char kNextScheduled[] =
     "SELECT scheduled_at FROM jobs WHERE status = 'scheduled' ORDER BY scheduled_at LIMIT 1";
 inline constexpr char kNextLeaseExpiry[] =
-    "SELECT lease_expires_at FROM jobs WHERE status = 'processing'"
-    " ORDER BY lease_expires_at LIMIT 1";
+    "SELECT lease_expires_at FROM job_leases ORDER BY lease_expires_at LIMIT 1";
 inline constexpr char kNextDeadline[] =
     "SELECT expires_at FROM jobs WHERE status IN ('pending','scheduled')"
     " AND expires_at IS NOT NULL ORDER BY expires_at LIMIT 1";

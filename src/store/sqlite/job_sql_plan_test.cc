@@ -59,9 +59,13 @@ TEST_F(JobSqlPlanTest, ClaimWalksThePendingIndexInOrder) {
 TEST_F(JobSqlPlanTest, SweepsUseTheirPartialIndexes) {
   ExpectUses(sql::kSelectDueScheduled, "jobs_scheduled");
   ExpectUses(sql::kSelectDueScheduledInQueue, "jobs_scheduled");
-  ExpectUses(sql::kSelectExpiredLeases, "jobs_lease");
+  ExpectUses(sql::kSelectExpiredLeases, "job_leases_expiry");
   ExpectUses(sql::kSelectPastDeadline, "jobs_deadline");
-  ExpectUses(sql::kSelectHeldBy, "jobs_lease");
+  // A worker's jobs: a walk of the leases (the jobs processing), each job
+  // then found by its seq.
+  const std::string held_by = Plan(sql::kSelectHeldBy);
+  EXPECT_THAT(held_by, HasSubstr("SCAN l\n"));
+  EXPECT_THAT(held_by, HasSubstr("SEARCH jobs USING INTEGER PRIMARY KEY"));
   ExpectUses(sql::kSelectRetentionExpired, "jobs_retention");
   for (const char* q : {sql::kSelectDueScheduled, sql::kSelectExpiredLeases,
                         sql::kSelectPastDeadline, sql::kSelectRetentionExpired}) {
@@ -71,7 +75,7 @@ TEST_F(JobSqlPlanTest, SweepsUseTheirPartialIndexes) {
 
 TEST_F(JobSqlPlanTest, NextWakeTimesReadOneIndexEntry) {
   ExpectUses(sql::kNextScheduled, "jobs_scheduled");
-  ExpectUses(sql::kNextLeaseExpiry, "jobs_lease");
+  ExpectUses(sql::kNextLeaseExpiry, "job_leases_expiry");
   ExpectUses(sql::kNextDeadline, "jobs_deadline");
   ExpectUses(sql::kOldestDeadletter, "jobs_dlq_queue");
   // One step per waiting status, not a walk of every waiting job's entry.
@@ -227,9 +231,17 @@ TEST_F(JobSqlPlanTest, PointLookupsUseKeys) {
   EXPECT_THAT(Plan(sql::kLastHistorySegment), HasSubstr("sqlite_autoindex_jobs_1 (id=?)"));
   EXPECT_THAT(Plan(sql::kLastHistorySegment), HasSubstr("USING PRIMARY KEY (job_seq=?)"));
   EXPECT_THAT(Plan(sql::kLastHistorySegment), Not(HasSubstr("TEMP B-TREE")));
-  EXPECT_THAT(Plan(sql::UpdateJobSql(kUpdatedColumns)), HasSubstr("(id=?)"));
-  EXPECT_THAT(Plan(sql::UpdatePayloadsSql(kPayloadsColumns)),
-              HasSubstr("INTEGER PRIMARY KEY (rowid=?)"));
+  // A change looks its job's seq up by id once; every write of it goes by
+  // the seq, the guarded update's check of the lease too.
+  EXPECT_THAT(Plan(sql::kGetSeq), HasSubstr("COVERING INDEX sqlite_autoindex_jobs_1 (id=?)"));
+  const std::string update = Plan(sql::UpdateJobSql(kUpdatedColumns));
+  EXPECT_THAT(update, HasSubstr("SEARCH jobs USING INTEGER PRIMARY KEY (rowid=?)"));
+  EXPECT_THAT(update, HasSubstr("SEARCH job_leases USING INTEGER PRIMARY KEY (rowid=?)"));
+  for (std::string_view write :
+       {sql::UpdatePayloadsSql(kPayloadsColumns), sql::UpdateLeaseSql(kLeaseColumns),
+        std::string_view(sql::kDeleteLease)}) {
+    EXPECT_THAT(Plan(write), HasSubstr("INTEGER PRIMARY KEY (rowid=?)")) << write;
+  }
 }
 
 }  // namespace

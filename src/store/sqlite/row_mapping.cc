@@ -27,17 +27,32 @@ void BindOptSeconds(Statement& stmt, int index, const std::optional<std::chrono:
 }
 
 // The select lists of row_mapping.h follow kJobColumns: a column of jobs
-// by name; a column of job_payloads by a key lookup, or in a summary an
-// empty value ('' or NULL).
+// by name; a column of job_payloads or job_leases by a key lookup (of a
+// processing job's lease only), except that a summary has an empty value
+// ('' or NULL) for the payloads.
 consteval bool SelectItemMatches(std::string_view item, const JobColumn& column, bool summary) {
   const std::string_view name = column.name;
-  if (column.kind != JobColumnKind::kPayloads) return item == name;
-  if (summary) return item == "''" || item == "NULL";
+  std::string_view suffix;
+  switch (column.kind) {
+    case JobColumnKind::kFixed:
+    case JobColumnKind::kUpdated:
+      return item == name;
+    case JobColumnKind::kPayloads:
+      if (summary) return item == "''" || item == "NULL";
+      suffix = " FROM job_payloads WHERE job_seq = jobs.seq)";
+      break;
+    case JobColumnKind::kLease: {
+      constexpr std::string_view kWhen = "CASE WHEN status = 'processing' THEN ";
+      constexpr std::string_view kEnd = " END";
+      if (!item.starts_with(kWhen) || !item.ends_with(kEnd)) return false;
+      item = item.substr(kWhen.size(), item.size() - kWhen.size() - kEnd.size());
+      suffix = " FROM job_leases WHERE job_seq = jobs.seq)";
+      break;
+    }
+  }
   constexpr std::string_view kPrefix = "(SELECT ";
-  constexpr std::string_view kSuffix = " FROM job_payloads WHERE job_seq = jobs.seq)";
-  return item.size() == kPrefix.size() + name.size() + kSuffix.size() &&
-         item.starts_with(kPrefix) && item.ends_with(kSuffix) &&
-         item.substr(kPrefix.size(), name.size()) == name;
+  return item.size() == kPrefix.size() + name.size() + suffix.size() && item.starts_with(kPrefix) &&
+         item.ends_with(suffix) && item.substr(kPrefix.size(), name.size()) == name;
 }
 
 consteval bool SelectListMatches(std::string_view list, bool summary) {

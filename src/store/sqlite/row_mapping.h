@@ -14,27 +14,39 @@ namespace redrive::store::sqlite {
 // Column lists are macros so that queries are single string literals,
 // concatenated at compile time (see job_sql.h), with no start-up code.
 
+// A column of job_leases, looked up only for a processing job: the only
+// status in which a job holds a lease (SqliteWriteTx checks it at every
+// write), so reading the jobs of any other status costs no lookup.
+#define REDRIVE_LEASE_COLUMN(name)                     \
+  "CASE WHEN status = 'processing' THEN (SELECT " name \
+  " FROM job_leases WHERE job_seq = jobs.seq) END"
+
 // Every field of a job, in the order of kJobColumns (job_columns.h), which
 // reads them; the compiler checks the two agree (row_mapping.cc). Payload and
-// result live in job_payloads (see sqlite_schema.cc), read by key lookups.
-#define REDRIVE_JOB_COLUMNS                                                                \
+// result live in job_payloads, and a lease's fields in job_leases (see
+// sqlite_schema.cc), read by key lookups.
+#define REDRIVE_JOB_COLUMNS \
   "id, queue_name, status, "                                                               \
   "(SELECT payload FROM job_payloads WHERE job_seq = jobs.seq), "                          \
   "(SELECT result FROM job_payloads WHERE job_seq = jobs.seq), "                           \
   "priority, retry_count, max_retries, "                                                   \
   "timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, last_error, "      \
   "dead_reason, tags, idempotency_key, created_at, updated_at, scheduled_at, started_at, " \
-  "completed_at, expires_at, deadlettered_at, assigned_worker_id, lease_id, "              \
-  "lease_expires_at, attempts, lease_expiries, crash_count, crash_limit, snooze_count, "   \
+  "completed_at, expires_at, deadlettered_at, "                                            \
+  REDRIVE_LEASE_COLUMN("assigned_worker_id") ", "                                         \
+  REDRIVE_LEASE_COLUMN("lease_id") ", " REDRIVE_LEASE_COLUMN("lease_expires_at") ", "      \
+  "attempts, lease_expiries, crash_count, crash_limit, snooze_count, "                     \
   "max_snoozes, completion_webhook, error_fingerprint"
 // The same, with payload and result replaced by empty values (summaries:
-// large payloads are not even read from disk).
-#define REDRIVE_JOB_SUMMARY_COLUMNS                                                        \
+// large payloads are not even read from disk); the lease is read as above.
+#define REDRIVE_JOB_SUMMARY_COLUMNS \
   "id, queue_name, status, '', NULL, priority, retry_count, max_retries, "                 \
   "timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, last_error, "      \
   "dead_reason, tags, idempotency_key, created_at, updated_at, scheduled_at, started_at, " \
-  "completed_at, expires_at, deadlettered_at, assigned_worker_id, lease_id, "              \
-  "lease_expires_at, attempts, lease_expiries, crash_count, crash_limit, snooze_count, "   \
+  "completed_at, expires_at, deadlettered_at, "                                            \
+  REDRIVE_LEASE_COLUMN("assigned_worker_id") ", "                                         \
+  REDRIVE_LEASE_COLUMN("lease_id") ", " REDRIVE_LEASE_COLUMN("lease_expires_at") ", "      \
+  "attempts, lease_expiries, crash_count, crash_limit, snooze_count, "                     \
   "max_snoozes, completion_webhook, error_fingerprint"
 
 // Reads a job from the current row, whose columns start at `first` in

@@ -440,6 +440,59 @@ TEST_F(SchemaTest, PackingTheHistoryKeepsEveryEntryWithItsId) {
   EXPECT_EQ(One("SELECT count(*) FROM job_history"), "1");
 }
 
+// Version 27 moves a job's lease from jobs to job_leases. A store from
+// before keeps every job with its seq (the key of its payload and history),
+// the lease of each processing job becomes its row of job_leases, the
+// columns and the jobs_lease index are gone, and the references hold.
+TEST_F(SchemaTest, TheLeaseMovesToATableOfItsOwn) {
+  ASSERT_TRUE(MigrateToBefore("a job's lease in a table of its own").ok());
+  for (const char* id : {"j-1", "j-2", "j-3"}) ASSERT_TRUE(InsertPendingJob(id).ok());
+  ASSERT_TRUE(
+      conn_
+          ->ExecScript("DELETE FROM jobs WHERE id = 'j-1';"  // seq 2 and 3 remain, 1 is free
+                       "UPDATE jobs SET status = 'processing', started_at = 8,"
+                       " assigned_worker_id = 'w-7', lease_id = 'l-3', lease_expires_at = 38"
+                       " WHERE id = 'j-3';"
+                       "INSERT INTO job_payloads VALUES (3, '{\"x\":3}', NULL);"
+                       "INSERT INTO job_history VALUES (3, 0, x'00');")
+          .ok());
+  ASSERT_TRUE(Migrate(*conn_).ok());
+  EXPECT_EQ(One("SELECT group_concat(seq || '=' || id || ':' || status, ',')"
+                " FROM (SELECT * FROM jobs ORDER BY seq)"),
+            "2=j-2:pending,3=j-3:processing");
+  EXPECT_EQ(One("SELECT group_concat(job_seq || ':' || assigned_worker_id || ':' || lease_id"
+                " || ':' || lease_expires_at, ',') FROM job_leases"),
+            "3:w-7:l-3:38");
+  EXPECT_EQ(One("SELECT count(*) FROM pragma_table_info('jobs')"
+                " WHERE name IN ('assigned_worker_id', 'lease_id', 'lease_expires_at')"),
+            "0");
+  EXPECT_EQ(One("SELECT count(*) FROM sqlite_master WHERE name = 'jobs_lease'"), "0");
+  EXPECT_EQ(One("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'jobs'"
+                " AND sql IS NOT NULL"),
+            "12");
+  EXPECT_EQ(One("PRAGMA integrity_check"), "ok");
+  // The job reads back with its lease, and deleting it takes its payload,
+  // history and lease.
+  {
+    auto job = conn_->Prepare(sql::kGetJob);
+    ASSERT_TRUE(job.ok());
+    const std::string id = "j-3";
+    job->Bind(1, id);
+    ASSERT_TRUE(*job->Step());
+    Result<Job> read = ReadJob(*job);
+    ASSERT_TRUE(read.ok()) << read.status().ToString();
+    EXPECT_EQ(read->assigned_worker_id, "w-7");
+    EXPECT_EQ(read->lease_id, "l-3");
+    EXPECT_EQ(read->lease_expires_at, InstantFromMicros(38));
+    EXPECT_EQ(read->payload, "{\"x\":3}");
+  }
+  ASSERT_TRUE(conn_->ExecScript("DELETE FROM jobs WHERE id = 'j-3';").ok());
+  EXPECT_EQ(
+      One("SELECT (SELECT count(*) FROM job_leases) || ',' ||"
+          " (SELECT count(*) FROM job_payloads) || ',' || (SELECT count(*) FROM job_history)"),
+      "0,0,0");
+}
+
 // Migrations run with foreign keys off (a table rebuild needs it), so
 // Migrate checks every reference before it commits: a migration that leaves
 // a row pointing nowhere is rolled back whole, and foreign keys are on again

@@ -21,11 +21,10 @@ constexpr char kCountQueues[] = "SELECT count(*) FROM queues";
 constexpr char kPutWorker[] = "INSERT OR REPLACE INTO workers (" REDRIVE_WORKER_COLUMNS
                               ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
 // A worker holding a lease keeps its row whatever its heartbeat says: the
-// job's assigned_worker_id still names it.
+// lease's assigned_worker_id still names it.
 constexpr char kDeleteOfflineWorkers[] =
     "DELETE FROM workers WHERE id IN (SELECT w.id FROM workers w WHERE w.last_heartbeat_at < ?1"
-    " AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.status = 'processing'"
-    " AND j.assigned_worker_id = w.id)"
+    " AND NOT EXISTS (SELECT 1 FROM job_leases l WHERE l.assigned_worker_id = w.id)"
     " ORDER BY w.last_heartbeat_at, w.id LIMIT ?2)";
 
 // Runs `query` with ?1 = now (or a text key) and ?2 = limit.

@@ -30,6 +30,43 @@ Status RequireHistoryId(const HistoryEntry& h, const std::string& job_id) {
                           " has no id (core's NewHistoryEntry assigns it)");
 }
 
+// A job holds a lease, its three fields, exactly while it is processing
+// (PostgreSQL's CHECKs say so too; here job_leases has a row only for a job
+// that holds one). Anything else is a bug in core, refused before a write.
+Status CheckLease(const Job& job) {
+  const int fields = int{job.assigned_worker_id.has_value()} + int{job.lease_id.has_value()} +
+                     int{job.lease_expires_at.has_value()};
+  const bool processing = job.status == JobStatus::kProcessing;
+  if (fields == (processing ? 3 : 0)) return Status::Ok();
+  return Status::Internal(
+      "job " + job.id +
+      (processing ? " is processing without a whole lease" : " holds a lease outside processing"));
+}
+
+Status InsertLease(Connection& conn, int64_t seq, const Job& job) {
+  REDRIVE_ASSIGN_OR_RETURN(Statement insert, conn.Prepare(sql::InsertLeaseSql()));
+  BindColumns(insert, job, kLeaseColumns);
+  insert.Bind(sql::kLeaseJobSeqParam, seq);
+  return insert.Run();
+}
+
+// Writes the lease of `after` over that of `before` (both checked) for the
+// job `seq`: its row of job_leases inserted, updated or deleted.
+Status WriteLease(Connection& conn, int64_t seq, const Job& before, const Job& after,
+                  JobColumnSet changed) {
+  if (!(changed & kLeaseColumns)) return Status::Ok();
+  if (!after.lease_id) {
+    REDRIVE_ASSIGN_OR_RETURN(Statement remove, conn.Prepare(sql::kDeleteLease));
+    remove.Bind(1, seq);
+    return remove.Run();
+  }
+  if (!before.lease_id) return InsertLease(conn, seq, after);
+  REDRIVE_ASSIGN_OR_RETURN(Statement update, conn.Prepare(sql::UpdateLeaseSql(changed)));
+  BindColumns(update, after, kLeaseColumns);
+  update.Bind(sql::kLeaseJobSeqParam, seq);
+  return update.Run();
+}
+
 }  // namespace
 
 Result<std::unique_ptr<SqliteWriteTx>> SqliteWriteTx::Begin(Connection& conn,
@@ -117,6 +154,7 @@ Status SqliteWriteTx::CommitWithoutSync() {
 
 Result<InsertOutcome> SqliteWriteTx::InsertJob(const Job& job, const HistoryEntry& created) {
   if (job.id.empty()) return Status::Internal("InsertJob: job has no id");
+  REDRIVE_RETURN_IF_ERROR(CheckLease(job));
   if (job.idempotency_key) {
     // Look up first (the unique index makes this one probe) rather than
     // catching a constraint error, which would abort the statement.
@@ -136,6 +174,7 @@ Result<InsertOutcome> SqliteWriteTx::InsertJob(const Job& job, const HistoryEntr
     insert.Bind(sql::kPayloadsJobSeqParam, seq);
     REDRIVE_RETURN_IF_ERROR(insert.Run());
   }
+  if (job.lease_id) REDRIVE_RETURN_IF_ERROR(InsertLease(conn(), seq, job));
   REDRIVE_RETURN_IF_ERROR(InsertTags(job.id, job.tags));
   REDRIVE_RETURN_IF_ERROR(RequireHistoryId(created, job.id));
   REDRIVE_RETURN_IF_ERROR(WriteHistorySegment(seq, 0, history::FirstSegment(created)));
@@ -151,11 +190,17 @@ Status SqliteWriteTx::ApplyChange(const Change& change) {
     return Status::Internal(std::string("ApplyChange: ") + fixed + " of job " + job.id +
                             " cannot change");
   }
+  REDRIVE_RETURN_IF_ERROR(CheckLease(job));
+  if (change.history) REDRIVE_RETURN_IF_ERROR(RequireHistoryId(*change.history, job.id));
+  REDRIVE_ASSIGN_OR_RETURN(std::optional<ChangeTarget> target,
+                           FindChangeTarget(job.id, change.history.has_value()));
+  if (!target) return GuardFailed(change);  // deleted since it was read
+  const int64_t seq = target->seq;
   {
     REDRIVE_ASSIGN_OR_RETURN(Statement update, conn().Prepare(sql::UpdateJobSql(changed)));
     BindColumns(update, job, kUpdatedColumns);
     // The guard: the row is still as `before` was read.
-    update.Bind(sql::kGuardIdParam, job.id);
+    update.Bind(sql::kGuardSeqParam, seq);
     update.Bind(sql::kGuardStatusParam, JobStatusName(before.status));
     update.Bind(sql::kGuardLeaseIdParam, before.lease_id);
     REDRIVE_RETURN_IF_ERROR(update.Run());
@@ -164,10 +209,11 @@ Status SqliteWriteTx::ApplyChange(const Change& change) {
   if (changed & kPayloadsColumns) {
     REDRIVE_ASSIGN_OR_RETURN(Statement update, conn().Prepare(sql::UpdatePayloadsSql(changed)));
     BindColumns(update, job, kPayloadsColumns);
-    update.Bind(sql::kPayloadsJobIdParam, job.id);
+    update.Bind(sql::kPayloadsJobSeqParam, seq);
     REDRIVE_RETURN_IF_ERROR(update.Run());
   }
-  if (change.history) REDRIVE_RETURN_IF_ERROR(AppendHistory(*change.history, job.id));
+  REDRIVE_RETURN_IF_ERROR(WriteLease(conn(), seq, before, job, changed));
+  if (change.history) REDRIVE_RETURN_IF_ERROR(AppendHistory(*change.history, job.id, *target));
   count_deltas_.AddChange(before, job);
   return Status::Ok();
 }
@@ -198,29 +244,32 @@ Result<StatusCounts> SqliteWriteTx::CountJobs(const std::optional<std::string>& 
   return count_deltas_.AddedTo(counts, queue_name);
 }
 
-Status SqliteWriteTx::AppendHistory(const HistoryEntry& h, const std::string& job_id) {
-  REDRIVE_RETURN_IF_ERROR(RequireHistoryId(h, job_id));
-  int64_t seq = 0;
-  int64_t seg = 0;
-  std::string segment;
-  {
-    REDRIVE_ASSIGN_OR_RETURN(Statement last, conn().Prepare(sql::kLastHistorySegment));
-    last.Bind(1, job_id);
-    REDRIVE_ASSIGN_OR_RETURN(bool row, last.Step());
-    if (!row) {
-      return Status::Internal("history entry \"" + h.event_type + "\" of job " + job_id +
-                              ": no such job");
-    }
-    seq = last.Int64(0);
-    if (!last.IsNull(1)) {
-      seg = last.Int64(1);
-      const std::span<const uint8_t> bytes = last.Blob(2);
-      segment.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-    }
+Result<std::optional<SqliteWriteTx::ChangeTarget>> SqliteWriteTx::FindChangeTarget(
+    const std::string& job_id, bool with_history) {
+  REDRIVE_ASSIGN_OR_RETURN(Statement read,
+                           conn().Prepare(with_history ? sql::kLastHistorySegment : sql::kGetSeq));
+  read.Bind(1, job_id);
+  REDRIVE_ASSIGN_OR_RETURN(bool row, read.Step());
+  if (!row) return std::optional<ChangeTarget>();
+  ChangeTarget target;
+  target.seq = read.Int64(0);
+  if (with_history && !read.IsNull(1)) {
+    target.last_seg = read.Int64(1);
+    const std::span<const uint8_t> bytes = read.Blob(2);
+    target.last_entries.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   }
+  return std::optional<ChangeTarget>(std::move(target));
+}
+
+Status SqliteWriteTx::AppendHistory(const HistoryEntry& h, const std::string& job_id,
+                                    const ChangeTarget& target) {
+  REDRIVE_RETURN_IF_ERROR(RequireHistoryId(h, job_id));
+  std::string segment = target.last_entries;
   REDRIVE_ASSIGN_OR_RETURN(history::SegmentTail tail, history::TailOf(history::BytesOf(segment)));
-  if (history::AppendIfFits(segment, tail, h)) return WriteHistorySegment(seq, seg, segment);
-  return WriteHistorySegment(seq, seg + 1, history::FirstSegment(h));
+  if (history::AppendIfFits(segment, tail, h)) {
+    return WriteHistorySegment(target.seq, target.last_seg, segment);
+  }
+  return WriteHistorySegment(target.seq, target.last_seg + 1, history::FirstSegment(h));
 }
 
 Status SqliteWriteTx::WriteHistorySegment(int64_t seq, int64_t seg, const std::string& entries) {

@@ -151,10 +151,22 @@ class SqliteWriteTx final : public SqliteReads<WriteTx> {
   Status CheckOpen();
   // Records the connection's latest error in health_; returns what to report.
   Status RecordFailure(const Status& st);
-  // Appends `h` to the history of job `job_id` (authoritative over
-  // h.job_id; history_codec.h): to its last segment when it fits, else as a
-  // new one. INTERNAL if `h` has no id (ids are core's to assign).
-  Status AppendHistory(const HistoryEntry& h, const std::string& job_id);
+  // What a change's writes need of its job's row: its seq, which keys them
+  // all, and, for a change that writes history, the last segment of it
+  // (`last_seg`, `last_entries`; 0 and empty for a job without history).
+  struct ChangeTarget {
+    int64_t seq = 0;
+    int64_t last_seg = 0;
+    std::string last_entries;
+  };
+  // Reads it with one lookup of the job's id; nullopt if there is no such job.
+  Result<std::optional<ChangeTarget>> FindChangeTarget(const std::string& job_id,
+                                                       bool with_history);
+  // Appends `h` to the history of job `job_id` (authoritative over h.job_id;
+  // history_codec.h), whose row and last segment are `target`: to that
+  // segment when it fits, else as a new one.
+  Status AppendHistory(const HistoryEntry& h, const std::string& job_id,
+                       const ChangeTarget& target);
   // Writes segment `seg` of the job whose row is `seq`, whole.
   Status WriteHistorySegment(int64_t seq, int64_t seg, const std::string& entries);
   Status InsertTags(const std::string& job_id, const Tags& tags);
