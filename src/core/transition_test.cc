@@ -301,6 +301,11 @@ TEST_P(TransitionTableTest, AppliesOrRefusesExactly) {
   if (status == JobStatus::kProcessing) {
     EXPECT_EQ(c.before.lease_id, "lease-1");
   }
+  // A dead job finished when it entered the DLQ: stores may read either
+  // time for its retention (store.h, SelectRetentionExpired).
+  if (c.after.status == JobStatus::kDeadletter) {
+    EXPECT_EQ(c.after.completed_at, c.after.deadlettered_at);
+  }
   EXPECT_EQ(c.after.payload != c.before.payload, want.payload_changed);
   EXPECT_EQ(c.after.result != c.before.result, want.result_changed);
   // The history entry is the one the outcome table names for the outcome.

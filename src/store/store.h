@@ -509,8 +509,11 @@ class WriteTx : public ReadTx {
 
   // Deletes the jobs (and their history). Returns how many were deleted.
   virtual Result<long long> DeleteJobs(const std::vector<std::string>& ids) = 0;
-  // Ids of terminal jobs of `queue_name` in `status` whose completed_at is
-  // before `before`, oldest first (retention).
+  // Ids of the jobs of `queue_name` in `status` (completed, cancelled or
+  // deadletter; another is INTERNAL) whose completed_at is before `before`,
+  // oldest first (retention). A dead job's completed_at is when it entered
+  // the DLQ: core sets it with deadlettered_at, which a store may read
+  // instead (SQLite does, from its DLQ index).
   virtual Result<std::vector<std::string>> SelectRetentionExpired(const std::string& queue_name,
                                                                   JobStatus status, Instant before,
                                                                   int limit) = 0;

@@ -198,6 +198,13 @@ TEST_P(StoreConformanceTest, SelectRetentionExpiredOldestFirst) {
       AsCompleted(MakeJob("other-queue", "r"), T(1)),
       AsCancelled(MakeJob("cancelled", "q"), T(1)),
       AsDead(MakeJob("dead", "q"), DeadReason::kExpired, T(1)),
+      AsDead(MakeJob("dead-late", "q"), DeadReason::kExpired, T(50)),
+      [] {  // finished, with no retention of its own
+        Job j = AsCompleted(MakeJob("quarantined", "q"), T(1));
+        j.status = JobStatus::kQuarantined;
+        j.last_error = "crashed";
+        return j;
+      }(),
       MakeJob("pending", "q"),
   });
   auto tx = BeginWrite();
@@ -211,6 +218,9 @@ TEST_P(StoreConformanceTest, SelectRetentionExpiredOldestFirst) {
   EXPECT_THAT(*tx->SelectRetentionExpired("q", JobStatus::kDeadletter, T(40), 10),
               ElementsAre("dead"));
   EXPECT_THAT(*tx->SelectRetentionExpired("q", JobStatus::kCompleted, T(5), 10), IsEmpty());
+  // Only the three statuses have a retention.
+  EXPECT_EQ(tx->SelectRetentionExpired("q", JobStatus::kQuarantined, T(40), 10).status().code(),
+            ErrorCode::kInternal);
 }
 
 }  // namespace

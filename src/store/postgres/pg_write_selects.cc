@@ -189,6 +189,11 @@ Result<long long> PgWriteTx::CountDeleted(const PgResult& r) {
 Result<std::vector<std::string>> PgWriteTx::SelectRetentionExpired(const std::string& queue_name,
                                                                    JobStatus status, Instant before,
                                                                    int limit) {
+  if (status != JobStatus::kCompleted && status != JobStatus::kCancelled &&
+      status != JobStatus::kDeadletter) {
+    return Status::Internal(std::string("no retention for jobs ") +
+                            std::string(JobStatusName(status)));
+  }
   PgParams p;
   p.AddRef(queue_name);
   p.Add(JobStatusName(status));

@@ -130,10 +130,19 @@ inline constexpr char kSelectHeldBy[] =
     "SELECT " REDRIVE_JOB_COLUMNS
     " FROM job_leases l JOIN jobs ON jobs.seq = l.job_seq WHERE l.assigned_worker_id = ?1"
     " LIMIT ?2";
-// ?1 queue, ?2 status, ?3 before, ?4 limit.
-inline constexpr char kSelectRetentionExpired[] =
-    "SELECT id FROM jobs WHERE queue_name = ?1 AND status = ?2"
-    " AND completed_at IS NOT NULL AND completed_at < ?3 ORDER BY completed_at LIMIT ?4";
+// Retention, by status: ?1 queue, ?2 before, ?3 limit. Each walks an index
+// of that status alone: completed and cancelled jobs by completed_at (their
+// indexes hold no status), dead jobs by deadlettered_at in jobs_dlq_queue
+// (sqlite_schema.cc, version 28).
+inline constexpr char kSelectCompletedExpired[] =
+    "SELECT id FROM jobs WHERE status = 'completed' AND queue_name = ?1"
+    " AND completed_at < ?2 ORDER BY completed_at LIMIT ?3";
+inline constexpr char kSelectCancelledExpired[] =
+    "SELECT id FROM jobs WHERE status = 'cancelled' AND queue_name = ?1"
+    " AND completed_at < ?2 ORDER BY completed_at LIMIT ?3";
+inline constexpr char kSelectDeadExpired[] =
+    "SELECT id FROM jobs WHERE status = 'deadletter' AND queue_name = ?1"
+    " AND deadlettered_at < ?2 ORDER BY deadlettered_at LIMIT ?3";
 
 // Counting reads job_counts (sqlite_schema.cc, version 23): a few rows per
 // queue, whatever the number of jobs.

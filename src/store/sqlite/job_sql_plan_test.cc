@@ -66,9 +66,12 @@ TEST_F(JobSqlPlanTest, SweepsUseTheirPartialIndexes) {
   const std::string held_by = Plan(sql::kSelectHeldBy);
   EXPECT_THAT(held_by, HasSubstr("SCAN l\n"));
   EXPECT_THAT(held_by, HasSubstr("SEARCH jobs USING INTEGER PRIMARY KEY"));
-  ExpectUses(sql::kSelectRetentionExpired, "jobs_retention");
-  for (const char* q : {sql::kSelectDueScheduled, sql::kSelectExpiredLeases,
-                        sql::kSelectPastDeadline, sql::kSelectRetentionExpired}) {
+  ExpectUses(sql::kSelectCompletedExpired, "jobs_completed_retention");
+  ExpectUses(sql::kSelectCancelledExpired, "jobs_cancelled_retention");
+  ExpectUses(sql::kSelectDeadExpired, "jobs_dlq_queue");
+  for (const char* q :
+       {sql::kSelectDueScheduled, sql::kSelectExpiredLeases, sql::kSelectPastDeadline,
+        sql::kSelectCompletedExpired, sql::kSelectCancelledExpired, sql::kSelectDeadExpired}) {
     EXPECT_THAT(Plan(q), Not(HasSubstr("TEMP B-TREE"))) << q;
   }
 }

@@ -744,6 +744,22 @@ CREATE INDEX jobs_unfingerprinted ON jobs (id)
     AND status IN ('deadletter','quarantined');
 )sql";
 
+// Version 28: retention indexes by status. jobs_retention held
+// (queue_name, status, completed_at) for every job with a completed_at: the
+// status's name in each of them (47 bytes a finished job with a 13-character
+// queue name), and dead and quarantined jobs as well, whose retention it
+// does not serve or which have none. Completed and cancelled jobs get an
+// index each without the status; dead jobs' retention walks jobs_dlq_queue by
+// deadlettered_at (the same instant as their completed_at), so a dead job is
+// in one index fewer and a redriven one leaves one fewer.
+constexpr char kSchemaV28[] = R"sql(
+DROP INDEX jobs_retention;
+CREATE INDEX jobs_completed_retention ON jobs (queue_name, completed_at)
+  WHERE status = 'completed';
+CREATE INDEX jobs_cancelled_retention ON jobs (queue_name, completed_at)
+  WHERE status = 'cancelled';
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "outgoing webhooks", kSchemaV2},
@@ -772,6 +788,7 @@ constexpr Migration kMigrations[] = {
     {25, "listing indexes without the job id", kSchemaV25},
     {26, "a job's history packed into segments", kSchemaV26, PackHistory},
     {27, "a job's lease in a table of its own", kSchemaV27},
+    {28, "retention indexes by status", kSchemaV28},
 };
 
 }  // namespace

@@ -46,6 +46,21 @@ class SchemaTest : public ::testing::Test {
     }
     return Status::Internal("no migration named " + std::string(name));
   }
+  // Applies the migrations up to and including the one named `name`.
+  Status MigrateThrough(std::string_view name) {
+    const std::span<const Migration> all = Migrations();
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (all[i].name == name) return Migrate(*conn_, all.first(i + 1));
+    }
+    return Status::Internal("no migration named " + std::string(name));
+  }
+  // The names of the indexes of `table`, sorted, comma-separated.
+  std::string IndexesOf(const std::string& table) {
+    return One(
+        "SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_master"
+        " WHERE type = 'index' AND tbl_name = '" +
+        table + "' ORDER BY name)");
+  }
   // A pending job of queue q created at 7 µs, in the jobs table of any
   // version from 8 on.
   Status InsertPendingJob(const std::string& id) {
@@ -446,6 +461,10 @@ TEST_F(SchemaTest, PackingTheHistoryKeepsEveryEntryWithItsId) {
 // columns and the jobs_lease index are gone, and the references hold.
 TEST_F(SchemaTest, TheLeaseMovesToATableOfItsOwn) {
   ASSERT_TRUE(MigrateToBefore("a job's lease in a table of its own").ok());
+  std::string indexes = IndexesOf("jobs");
+  const std::string lease_index = "jobs_lease,";
+  ASSERT_NE(indexes.find(lease_index), std::string::npos) << indexes;
+  indexes.erase(indexes.find(lease_index), lease_index.size());
   for (const char* id : {"j-1", "j-2", "j-3"}) ASSERT_TRUE(InsertPendingJob(id).ok());
   ASSERT_TRUE(
       conn_
@@ -456,6 +475,10 @@ TEST_F(SchemaTest, TheLeaseMovesToATableOfItsOwn) {
                        "INSERT INTO job_payloads VALUES (3, '{\"x\":3}', NULL);"
                        "INSERT INTO job_history VALUES (3, 0, x'00');")
           .ok());
+  ASSERT_TRUE(MigrateThrough("a job's lease in a table of its own").ok());
+  // The rebuilt table has every index the old one had but jobs_lease.
+  EXPECT_EQ(IndexesOf("jobs"), indexes);
+  EXPECT_EQ(IndexesOf("job_leases"), "job_leases_expiry");
   ASSERT_TRUE(Migrate(*conn_).ok());
   EXPECT_EQ(One("SELECT group_concat(seq || '=' || id || ':' || status, ',')"
                 " FROM (SELECT * FROM jobs ORDER BY seq)"),
@@ -466,10 +489,6 @@ TEST_F(SchemaTest, TheLeaseMovesToATableOfItsOwn) {
   EXPECT_EQ(One("SELECT count(*) FROM pragma_table_info('jobs')"
                 " WHERE name IN ('assigned_worker_id', 'lease_id', 'lease_expires_at')"),
             "0");
-  EXPECT_EQ(One("SELECT count(*) FROM sqlite_master WHERE name = 'jobs_lease'"), "0");
-  EXPECT_EQ(One("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'jobs'"
-                " AND sql IS NOT NULL"),
-            "12");
   EXPECT_EQ(One("PRAGMA integrity_check"), "ok");
   // The job reads back with its lease, and deleting it takes its payload,
   // history and lease.
@@ -491,6 +510,30 @@ TEST_F(SchemaTest, TheLeaseMovesToATableOfItsOwn) {
       One("SELECT (SELECT count(*) FROM job_leases) || ',' ||"
           " (SELECT count(*) FROM job_payloads) || ',' || (SELECT count(*) FROM job_history)"),
       "0,0,0");
+}
+
+// Version 28 replaces jobs_retention with an index for each status whose
+// jobs it deletes by age: the jobs stay, and each index holds its status's
+// jobs only.
+TEST_F(SchemaTest, RetentionHasAnIndexPerStatus) {
+  ASSERT_TRUE(MigrateToBefore("retention indexes by status").ok());
+  for (const char* id : {"j-1", "j-2", "j-3"}) ASSERT_TRUE(InsertPendingJob(id).ok());
+  ASSERT_TRUE(conn_
+                  ->ExecScript("UPDATE jobs SET status = 'completed', completed_at = 9"
+                               " WHERE id = 'j-1';"
+                               "UPDATE jobs SET status = 'cancelled', completed_at = 9"
+                               " WHERE id = 'j-2';")
+                  .ok());
+  ASSERT_TRUE(Migrate(*conn_).ok());
+  EXPECT_EQ(One("SELECT count(*) FROM sqlite_master WHERE name = 'jobs_retention'"), "0");
+  EXPECT_EQ(One("SELECT group_concat(id, ',') FROM jobs INDEXED BY jobs_completed_retention"
+                " WHERE status = 'completed'"),
+            "j-1");
+  EXPECT_EQ(One("SELECT group_concat(id, ',') FROM jobs INDEXED BY jobs_cancelled_retention"
+                " WHERE status = 'cancelled'"),
+            "j-2");
+  EXPECT_EQ(One("SELECT count(*) FROM jobs"), "3");
+  EXPECT_EQ(One("PRAGMA integrity_check"), "ok");
 }
 
 // Migrations run with foreign keys off (a table rebuild needs it), so

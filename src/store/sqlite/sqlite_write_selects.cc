@@ -133,11 +133,25 @@ Result<long long> SqliteWriteTx::DeleteJobs(const std::vector<std::string>& ids)
 
 Result<std::vector<std::string>> SqliteWriteTx::SelectRetentionExpired(
     const std::string& queue_name, JobStatus status, Instant before, int limit) {
-  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(sql::kSelectRetentionExpired));
+  const char* query = nullptr;
+  switch (status) {
+    case JobStatus::kCompleted:
+      query = sql::kSelectCompletedExpired;
+      break;
+    case JobStatus::kCancelled:
+      query = sql::kSelectCancelledExpired;
+      break;
+    case JobStatus::kDeadletter:
+      query = sql::kSelectDeadExpired;
+      break;
+    default:
+      return Status::Internal(std::string("no retention for jobs ") +
+                              std::string(JobStatusName(status)));
+  }
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(query));
   stmt.Bind(1, queue_name);
-  stmt.Bind(2, JobStatusName(status));
-  stmt.Bind(3, before);
-  stmt.Bind(4, limit);
+  stmt.Bind(2, before);
+  stmt.Bind(3, limit);
   std::vector<std::string> ids;
   while (true) {
     REDRIVE_ASSIGN_OR_RETURN(bool row, stmt.Step());
