@@ -179,7 +179,7 @@ BuiltQuery ListJobs(const JobFilter& f, bool with_payload) {
   if (f.fingerprint) AddText(q, " AND error_fingerprint = ?", *f.fingerprint);
   // Ties (the jobs one request created) newest first too: seq, the order
   // they were inserted in, which their ids follow (core/ids.h) and which the
-  // listing indexes hold after created_at (sqlite_schema.cc, version 25).
+  // listing indexes hold after created_at (compact_schema.cc, version 25).
   q.sql += " ORDER BY created_at DESC, seq DESC";
   AddLimitOffset(q, f.limit, f.offset);
   return q;

@@ -133,7 +133,7 @@ inline constexpr char kSelectHeldBy[] =
 // Retention, by status: ?1 queue, ?2 before, ?3 limit. Each walks an index
 // of that status alone: completed and cancelled jobs by completed_at (their
 // indexes hold no status), dead jobs by deadlettered_at in jobs_dlq_queue
-// (sqlite_schema.cc, version 28).
+// (compact_schema.cc, version 28).
 inline constexpr char kSelectCompletedExpired[] =
     "SELECT id FROM jobs WHERE status = 'completed' AND queue_name = ?1"
     " AND completed_at < ?2 ORDER BY completed_at LIMIT ?3";

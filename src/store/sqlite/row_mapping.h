@@ -24,7 +24,7 @@ namespace redrive::store::sqlite {
 // Every field of a job, in the order of kJobColumns (job_columns.h), which
 // reads them; the compiler checks the two agree (row_mapping.cc). Payload and
 // result live in job_payloads, and a lease's fields in job_leases (see
-// sqlite_schema.cc), read by key lookups.
+// compact_schema.cc), read by key lookups.
 #define REDRIVE_JOB_COLUMNS \
   "id, queue_name, status, "                                                               \
   "(SELECT payload FROM job_payloads WHERE job_seq = jobs.seq), "                          \

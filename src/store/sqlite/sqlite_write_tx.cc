@@ -213,7 +213,7 @@ Status SqliteWriteTx::ApplyChange(const Change& change) {
     REDRIVE_RETURN_IF_ERROR(update.Run());
   }
   REDRIVE_RETURN_IF_ERROR(WriteLease(conn(), seq, before, job, changed));
-  if (change.history) REDRIVE_RETURN_IF_ERROR(AppendHistory(*change.history, job.id, *target));
+  if (change.history) REDRIVE_RETURN_IF_ERROR(AppendHistory(*change.history, *target));
   count_deltas_.AddChange(before, job);
   return Status::Ok();
 }
@@ -261,10 +261,8 @@ Result<std::optional<SqliteWriteTx::ChangeTarget>> SqliteWriteTx::FindChangeTarg
   return std::optional<ChangeTarget>(std::move(target));
 }
 
-Status SqliteWriteTx::AppendHistory(const HistoryEntry& h, const std::string& job_id,
-                                    const ChangeTarget& target) {
-  REDRIVE_RETURN_IF_ERROR(RequireHistoryId(h, job_id));
-  std::string segment = target.last_entries;
+Status SqliteWriteTx::AppendHistory(const HistoryEntry& h, ChangeTarget& target) {
+  std::string& segment = target.last_entries;
   REDRIVE_ASSIGN_OR_RETURN(history::SegmentTail tail, history::TailOf(history::BytesOf(segment)));
   if (history::AppendIfFits(segment, tail, h)) {
     return WriteHistorySegment(target.seq, target.last_seg, segment);

@@ -162,11 +162,11 @@ class SqliteWriteTx final : public SqliteReads<WriteTx> {
   // Reads it with one lookup of the job's id; nullopt if there is no such job.
   Result<std::optional<ChangeTarget>> FindChangeTarget(const std::string& job_id,
                                                        bool with_history);
-  // Appends `h` to the history of job `job_id` (authoritative over h.job_id;
-  // history_codec.h), whose row and last segment are `target`: to that
-  // segment when it fits, else as a new one.
-  Status AppendHistory(const HistoryEntry& h, const std::string& job_id,
-                       const ChangeTarget& target);
+  // Appends `h` (its id checked by the caller) to the history of the job
+  // whose row and last segment are `target` (history_codec.h; the row is
+  // authoritative over h.job_id): to that segment, in place, when it fits,
+  // else as a new one.
+  Status AppendHistory(const HistoryEntry& h, ChangeTarget& target);
   // Writes segment `seg` of the job whose row is `seq`, whole.
   Status WriteHistorySegment(int64_t seq, int64_t seg, const std::string& entries);
   Status InsertTags(const std::string& job_id, const Tags& tags);
