@@ -340,4 +340,93 @@ CREATE INDEX jobs_cancelled_retention ON jobs (queue_name, completed_at)
   WHERE status = 'cancelled';
 )sql";
 
+// Version 29: a queue's name kept once. jobs held each job's queue name,
+// and so did four indexes of a finished job (listing by queue and status,
+// by queue, retention, and the row itself): about 5 bytes a job per
+// character of the name (docs/operations.md). queue_names holds each name
+// once, with an id; jobs holds the id (a byte or two) in queue_id, which
+// the indexes hold instead. A name is added before the first job is written
+// into its queue and goes with the queue once no job is in it (SqliteWriteTx).
+// jobs is rebuilt as for version 27, keeping every seq.
+const char kV29[] = R"sql(
+CREATE TABLE queue_names (
+  id   INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE
+) STRICT;
+INSERT INTO queue_names (name) SELECT DISTINCT queue_name FROM jobs ORDER BY queue_name;
+
+CREATE TABLE jobs_v29 (
+  seq                INTEGER PRIMARY KEY,
+  id                 TEXT NOT NULL UNIQUE,
+  queue_id           INTEGER NOT NULL REFERENCES queue_names (id),
+  status             TEXT NOT NULL CHECK (status IN ('pending','scheduled','processing',
+                       'completed','deadletter','cancelled','quarantined','blocked')),
+  priority           INTEGER NOT NULL CHECK (priority BETWEEN -100 AND 100),
+  retry_count        INTEGER NOT NULL CHECK (retry_count >= 0),
+  max_retries        INTEGER NOT NULL CHECK (max_retries >= 0),
+  timeout_seconds    INTEGER NOT NULL CHECK (timeout_seconds > 0),
+  backoff_base_ms    INTEGER NOT NULL CHECK (backoff_base_ms >= 0),
+  backoff_max_ms     INTEGER NOT NULL CHECK (backoff_max_ms >= 0),
+  backoff_jitter_ms  INTEGER NOT NULL CHECK (backoff_jitter_ms >= 0),
+  last_error         TEXT,
+  dead_reason        TEXT CHECK (dead_reason IN
+                       ('max_retries_exceeded','lease_expired','non_retryable','expired')),
+  tags               TEXT NOT NULL DEFAULT '{}',  -- JSON object; job_tags indexes it
+  idempotency_key    TEXT,
+  created_at         INTEGER NOT NULL,
+  updated_at         INTEGER NOT NULL,
+  scheduled_at       INTEGER NOT NULL,
+  started_at         INTEGER,
+  completed_at       INTEGER,
+  expires_at         INTEGER,
+  deadlettered_at    INTEGER,
+  attempts           INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+  lease_expiries     INTEGER NOT NULL DEFAULT 0 CHECK (lease_expiries >= 0),
+  crash_count        INTEGER NOT NULL DEFAULT 0 CHECK (crash_count >= 0),
+  crash_limit        INTEGER NOT NULL DEFAULT 3 CHECK (crash_limit >= 0),
+  snooze_count       INTEGER NOT NULL DEFAULT 0 CHECK (snooze_count >= 0),
+  max_snoozes        INTEGER NOT NULL DEFAULT 25 CHECK (max_snoozes >= 0),
+  completion_webhook TEXT,
+  error_fingerprint  TEXT CHECK (error_fingerprint IS NULL OR length(error_fingerprint) = 16),
+  CHECK (status <> 'deadletter' OR (deadlettered_at IS NOT NULL AND dead_reason IS NOT NULL))
+) STRICT;
+INSERT INTO jobs_v29 (seq, id, queue_id, status, priority, retry_count, max_retries,
+    timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, last_error,
+    dead_reason, tags, idempotency_key, created_at, updated_at, scheduled_at, started_at,
+    completed_at, expires_at, deadlettered_at, attempts, lease_expiries, crash_count,
+    crash_limit, snooze_count, max_snoozes, completion_webhook, error_fingerprint)
+  SELECT seq, id, (SELECT id FROM queue_names WHERE name = jobs.queue_name), status, priority,
+    retry_count, max_retries, timeout_seconds, backoff_base_ms, backoff_max_ms,
+    backoff_jitter_ms, last_error, dead_reason, tags, idempotency_key, created_at, updated_at,
+    scheduled_at, started_at, completed_at, expires_at, deadlettered_at, attempts,
+    lease_expiries, crash_count, crash_limit, snooze_count, max_snoozes, completion_webhook,
+    error_fingerprint
+  FROM jobs ORDER BY seq;
+
+DROP TABLE jobs;
+ALTER TABLE jobs_v29 RENAME TO jobs;
+
+CREATE UNIQUE INDEX jobs_idempotency ON jobs (idempotency_key)
+  WHERE idempotency_key IS NOT NULL;
+CREATE INDEX jobs_claim ON jobs (queue_id, priority DESC, created_at)
+  WHERE status = 'pending';
+CREATE INDEX jobs_scheduled ON jobs (scheduled_at) WHERE status = 'scheduled';
+CREATE INDEX jobs_deadline ON jobs (expires_at)
+  WHERE status IN ('pending','scheduled') AND expires_at IS NOT NULL;
+CREATE INDEX jobs_dlq_queue ON jobs (queue_id, deadlettered_at) WHERE status = 'deadletter';
+CREATE INDEX jobs_dlq ON jobs (deadlettered_at) WHERE status = 'deadletter';
+CREATE INDEX jobs_listing ON jobs (queue_id, status, created_at);
+CREATE INDEX jobs_queue_created ON jobs (queue_id, created_at);
+CREATE INDEX jobs_created ON jobs (created_at);
+CREATE INDEX jobs_dlq_fingerprint ON jobs (queue_id, error_fingerprint, deadlettered_at)
+  WHERE status = 'deadletter';
+CREATE INDEX jobs_unfingerprinted ON jobs (id)
+  WHERE error_fingerprint IS NULL AND last_error IS NOT NULL
+    AND status IN ('deadletter','quarantined');
+CREATE INDEX jobs_completed_retention ON jobs (queue_id, completed_at)
+  WHERE status = 'completed';
+CREATE INDEX jobs_cancelled_retention ON jobs (queue_id, completed_at)
+  WHERE status = 'cancelled';
+)sql";
+
 }  // namespace redrive::store::sqlite::compact_schema

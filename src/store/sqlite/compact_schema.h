@@ -1,4 +1,4 @@
-// The SQLite migrations of the compact job storage (versions 24 to 28):
+// The SQLite migrations of the compact job storage (versions 24 to 29):
 // how a finished job's row, payload, history, lease and indexes came to take
 // a few hundred bytes (docs/benchmarks.md, the "Storage" sections). Each
 // comment above its SQL says what the version changed and why; the list of
@@ -16,5 +16,6 @@ extern const char kV26[];  // a job's history packed into segments, then:
 Status PackHistory(Connection& conn);
 extern const char kV27[];  // a job's lease in a table of its own
 extern const char kV28[];  // retention indexes by status
+extern const char kV29[];  // a queue's name kept once
 
 }  // namespace redrive::store::sqlite::compact_schema

@@ -35,6 +35,12 @@ enum class JobColumnKind {
 struct JobColumn {
   const char* name;
   JobColumnKind kind;
+  // Set for a name kept once in a dictionary table `dictionary` (id INTEGER
+  // PRIMARY KEY, name TEXT UNIQUE): the column holds the name's id, written
+  // as "(SELECT id FROM <dictionary> WHERE name = ?n)" and read as
+  // "(SELECT name FROM <dictionary> WHERE id = jobs.<column>)". The name
+  // must be in the dictionary before the write (SqliteWriteTx::InternQueue).
+  const char* dictionary;
   // Binds the column's value from `job` to parameter `index`. Text is bound
   // without a copy, so `job` must outlive the statement's use.
   void (*bind)(Statement& stmt, int index, const Job& job);
@@ -151,9 +157,9 @@ constexpr auto& FieldOf(auto& obj) {
 }
 
 template <auto... kPath>
-constexpr JobColumn Column(const char* name, JobColumnKind kind) {
+constexpr JobColumn Column(const char* name, JobColumnKind kind, const char* dictionary = nullptr) {
   using C = Codec<std::remove_cvref_t<decltype(FieldOf<kPath...>(std::declval<const Job&>()))>>;
-  JobColumn column{name, kind, nullptr, nullptr, nullptr};
+  JobColumn column{name, kind, dictionary, nullptr, nullptr, nullptr};
   column.bind = [](Statement& s, int i, const Job& j) { C::Bind(s, i, FieldOf<kPath...>(j)); };
   column.differs = [](const Job& a, const Job& b) {
     return FieldOf<kPath...>(a) != FieldOf<kPath...>(b);
@@ -175,6 +181,11 @@ template <auto... kPath>
 constexpr JobColumn UpdatedColumn(const char* name) {
   return job_column_internal::Column<kPath...>(name, JobColumnKind::kUpdated);
 }
+// An updated column of jobs holding the id of its value in `dictionary`.
+template <auto... kPath>
+constexpr JobColumn InternedColumn(const char* name, const char* dictionary) {
+  return job_column_internal::Column<kPath...>(name, JobColumnKind::kUpdated, dictionary);
+}
 template <auto... kPath>
 constexpr JobColumn PayloadsColumn(const char* name) {
   return job_column_internal::Column<kPath...>(name, JobColumnKind::kPayloads);
@@ -187,7 +198,9 @@ constexpr JobColumn LeaseColumn(const char* name) {
 // Every field of a job, in the order of the select lists (row_mapping.h).
 inline constexpr JobColumn kJobColumns[] = {
     FixedColumn<&Job::id>("id"),
-    UpdatedColumn<&Job::queue_name>("queue_name"),  // a redrive may move a job (target_queue)
+    // A redrive may move a job (target_queue). Its name is kept once, in
+    // queue_names (compact_schema.cc, version 29).
+    InternedColumn<&Job::queue_name>("queue_id", "queue_names"),
     UpdatedColumn<&Job::status>("status"),
     PayloadsColumn<&Job::payload>("payload"),
     PayloadsColumn<&Job::result>("result"),

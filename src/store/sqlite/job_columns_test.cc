@@ -73,7 +73,7 @@ Job FullJob(const std::string& id) {
 std::map<std::string, std::function<void(Job&)>> ChangeByColumn() {
   return {
       {"id", [](Job& j) { j.id += "-other"; }},
-      {"queue_name", [](Job& j) { j.queue_name = "sms"; }},
+      {"queue_id", [](Job& j) { j.queue_name = "sms"; }},
       {"status", [](Job& j) { j.status = JobStatus::kDeadletter; }},
       {"payload", [](Job& j) { j.payload = "[1,2]"; }},
       {"result", [](Job& j) { j.result = R"({"sent":true})"; }},

@@ -12,12 +12,16 @@ constexpr JobColumnSet kUpdatedAt = ColumnBit(JobColumnIndex("updated_at"));
 static_assert((kUpdatedAt & kUpdatedColumns) != 0, "updated_at is an updated column");
 
 // "?n" for the place of each column of `bound` in table order: how
-// BindColumns numbers them.
+// BindColumns numbers them; for a column kept in a dictionary, the lookup of
+// the id of the name bound there.
 std::string Param(JobColumnSet bound, int column) {
   const JobColumnSet before = bound & (ColumnBit(column) - 1);
   // Appended, not "?" + ...: GCC 12 at -O3 reports a false -Wrestrict there.
   std::string param = "?";
   param.append(std::to_string(std::popcount(before) + 1));
+  if (const char* dictionary = kJobColumns[column].dictionary) {
+    return std::string("(SELECT id FROM ") + dictionary + " WHERE name = " + param + ")";
+  }
   return param;
 }
 
@@ -109,7 +113,7 @@ const char* DeadJobsWhere(const Filter& f) {
 // 'deadletter'). `Filter` is a JobFilter or a DeadLetterSelection.
 template <typename Filter>
 void AddDeadLetterFilters(BuiltQuery& q, const Filter& f) {
-  if (f.queue_name) AddText(q, " AND queue_name = ?", *f.queue_name);
+  if (f.queue_name) AddText(q, " AND queue_id = " REDRIVE_QUEUE_ID("?"), *f.queue_name);
   if (f.dead_reason) AddText(q, " AND dead_reason = ?", DeadReasonName(*f.dead_reason));
   if (f.tag) AddTagFilter(q, *f.tag);
   if (f.error_prefix) AddErrorPrefix(q, *f.error_prefix);
@@ -171,7 +175,7 @@ BuiltQuery ListJobs(const JobFilter& f, bool with_payload) {
   BuiltQuery q;
   q.sql = with_payload ? "SELECT " REDRIVE_JOB_COLUMNS " FROM jobs WHERE 1"
                        : "SELECT " REDRIVE_JOB_SUMMARY_COLUMNS " FROM jobs WHERE 1";
-  if (f.queue_name) AddText(q, " AND queue_name = ?", *f.queue_name);
+  if (f.queue_name) AddText(q, " AND queue_id = " REDRIVE_QUEUE_ID("?"), *f.queue_name);
   if (f.status) AddText(q, " AND status = ?", JobStatusName(*f.status));
   if (f.dead_reason) AddText(q, " AND dead_reason = ?", DeadReasonName(*f.dead_reason));
   if (f.tag) AddTagFilter(q, *f.tag);
@@ -197,14 +201,16 @@ BuiltQuery ListDeadLetters(const JobFilter& f) {
 
 BuiltQuery SummarizeDeadLetters(const JobFilter& f) {
   BuiltQuery q;
-  q.sql = "SELECT queue_name, dead_reason, error_fingerprint, substr(min(last_error), 1, " +
+  q.sql = "SELECT " REDRIVE_JOB_QUEUE
+          " AS queue, dead_reason, error_fingerprint,"
+          " substr(min(last_error), 1, " +
           std::to_string(kDeadLetterErrorChars) +
           "), count(*) AS n, min(deadlettered_at), max(deadlettered_at)";
   q.sql += DeadJobsWhere(f);
   AddDeadLetterFilters(q, f);
   q.sql +=
-      " GROUP BY queue_name, dead_reason, error_fingerprint"
-      " ORDER BY n DESC, queue_name, dead_reason, error_fingerprint NULLS FIRST LIMIT ?";
+      " GROUP BY queue_id, dead_reason, error_fingerprint"
+      " ORDER BY n DESC, queue, dead_reason, error_fingerprint NULLS FIRST LIMIT ?";
   q.params.emplace_back(int64_t{f.limit});
   return q;
 }

@@ -49,8 +49,20 @@ inline constexpr char kInsertTag[] =
     "INSERT INTO job_tags (job_id, key, value) VALUES (?1, ?2, ?3)";
 // History and tags go with the job (ON DELETE CASCADE).
 // Returns the deleted job's queue and status (its counter goes down).
-inline constexpr char kDeleteJob[] = "DELETE FROM jobs WHERE id = ?1 RETURNING queue_name, status";
-inline constexpr char kDeleteQueueJobs[] = "DELETE FROM jobs WHERE queue_name = ?1";
+inline constexpr char kDeleteJob[] =
+    "DELETE FROM jobs WHERE id = ?1 RETURNING " REDRIVE_JOB_QUEUE ", status";
+inline constexpr char kDeleteQueueJobs[] =
+    "DELETE FROM jobs WHERE queue_id = " REDRIVE_QUEUE_ID("?1");
+
+// A queue's name is kept once, in queue_names, and each job holds its id
+// (compact_schema.cc, version 29): a name is added before a job is written
+// into its queue, and goes when the queue and its jobs have (DeleteQueue).
+// ?1 the queue.
+inline constexpr char kInternQueue[] =
+    "INSERT INTO queue_names (name) VALUES (?1) ON CONFLICT (name) DO NOTHING";
+inline constexpr char kForgetQueue[] =
+    "DELETE FROM queue_names WHERE name = ?1"
+    " AND NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.queue_id = queue_names.id)";
 
 // A job's history is packed into segments (history_codec.h), one row each.
 // ?1 the job id: its seq, and the seg and entries of its last segment (NULL
@@ -100,7 +112,7 @@ std::string_view UpdatePayloadsSql(JobColumnSet changed);
 
 // ?1 queue, ?2 now, ?3 limit.
 inline constexpr char kSelectClaimable[] = "SELECT " REDRIVE_JOB_COLUMNS
-                                           " FROM jobs WHERE status = 'pending' AND queue_name = ?1"
+                                           " FROM jobs WHERE status = 'pending' AND queue_id = " REDRIVE_QUEUE_ID("?1")
                                            " AND (expires_at IS NULL OR expires_at > ?2)"
                                            " ORDER BY priority DESC, created_at LIMIT ?3";
 // ?1 now, ?2 limit.
@@ -112,8 +124,8 @@ inline constexpr char kSelectDueScheduled[] =
 inline constexpr char kSelectDueScheduledInQueue[] =
     "SELECT " REDRIVE_JOB_COLUMNS
     " FROM jobs INDEXED BY jobs_scheduled"
-    " WHERE status = 'scheduled' AND scheduled_at <= ?1 AND queue_name = ?3"
-    " ORDER BY scheduled_at LIMIT ?2";
+    " WHERE status = 'scheduled' AND scheduled_at <= ?1 AND queue_id = " REDRIVE_QUEUE_ID(
+        "?3") " ORDER BY scheduled_at LIMIT ?2";
 // ?1 now, ?2 limit.
 inline constexpr char kSelectExpiredLeases[] =
     "SELECT " REDRIVE_JOB_COLUMNS
@@ -135,14 +147,14 @@ inline constexpr char kSelectHeldBy[] =
 // indexes hold no status), dead jobs by deadlettered_at in jobs_dlq_queue
 // (compact_schema.cc, version 28).
 inline constexpr char kSelectCompletedExpired[] =
-    "SELECT id FROM jobs WHERE status = 'completed' AND queue_name = ?1"
-    " AND completed_at < ?2 ORDER BY completed_at LIMIT ?3";
+    "SELECT id FROM jobs WHERE status = 'completed' AND queue_id = " REDRIVE_QUEUE_ID(
+        "?1") " AND completed_at < ?2 ORDER BY completed_at LIMIT ?3";
 inline constexpr char kSelectCancelledExpired[] =
-    "SELECT id FROM jobs WHERE status = 'cancelled' AND queue_name = ?1"
-    " AND completed_at < ?2 ORDER BY completed_at LIMIT ?3";
+    "SELECT id FROM jobs WHERE status = 'cancelled' AND queue_id = " REDRIVE_QUEUE_ID(
+        "?1") " AND completed_at < ?2 ORDER BY completed_at LIMIT ?3";
 inline constexpr char kSelectDeadExpired[] =
-    "SELECT id FROM jobs WHERE status = 'deadletter' AND queue_name = ?1"
-    " AND deadlettered_at < ?2 ORDER BY deadlettered_at LIMIT ?3";
+    "SELECT id FROM jobs WHERE status = 'deadletter' AND queue_id = " REDRIVE_QUEUE_ID(
+        "?1") " AND deadlettered_at < ?2 ORDER BY deadlettered_at LIMIT ?3";
 
 // Counting reads job_counts (sqlite_schema.cc, version 23): a few rows per
 // queue, whatever the number of jobs.
@@ -162,16 +174,16 @@ inline constexpr char kDeleteEmptyCounts[] =
     "DELETE FROM job_counts WHERE queue_name = ?1 AND n = 0";
 
 inline constexpr char kOldestDeadletter[] =
-    "SELECT deadlettered_at FROM jobs WHERE status = 'deadletter' AND queue_name = ?1"
-    " ORDER BY deadlettered_at LIMIT 1";
+    "SELECT deadlettered_at FROM jobs WHERE status = 'deadletter'"
+    " AND queue_id = " REDRIVE_QUEUE_ID("?1") " ORDER BY deadlettered_at LIMIT 1";
 // One step of jobs_listing per status (a min() over `status IN (...)`
 // would walk every waiting job's entry); min() skips a status with none.
 inline constexpr char kOldestWaiting[] =
     "SELECT min(t) FROM ("
-    "SELECT (SELECT created_at FROM jobs WHERE queue_name = ?1 AND status = 'pending'"
-    " ORDER BY created_at LIMIT 1) AS t UNION ALL "
-    "SELECT (SELECT created_at FROM jobs WHERE queue_name = ?1 AND status = 'scheduled'"
-    " ORDER BY created_at LIMIT 1))";
+    "SELECT (SELECT created_at FROM jobs WHERE queue_id = " REDRIVE_QUEUE_ID("?1")
+    " AND status = 'pending' ORDER BY created_at LIMIT 1) AS t UNION ALL "
+    "SELECT (SELECT created_at FROM jobs WHERE queue_id = " REDRIVE_QUEUE_ID("?1")
+    " AND status = 'scheduled' ORDER BY created_at LIMIT 1))";
 inline constexpr char kNextScheduled[] =
     "SELECT scheduled_at FROM jobs WHERE status = 'scheduled' ORDER BY scheduled_at LIMIT 1";
 inline constexpr char kNextLeaseExpiry[] =
@@ -202,7 +214,7 @@ inline constexpr char kSetErrorFingerprint[] =
 BuiltQuery ListJobs(const JobFilter& f, bool with_payload);
 // GET /jobs/dlq: dead-lettered jobs, newest dead first; f.status is ignored.
 BuiltQuery ListDeadLetters(const JobFilter& f);
-// GET /jobs/dlq/summary: columns queue_name, dead_reason, error_fingerprint
+// GET /jobs/dlq/summary: columns queue (its name), dead_reason, error_fingerprint
 // (may be NULL), error (the smallest last_error, truncated, may be NULL),
 // count, oldest and newest deadlettered_at.
 BuiltQuery SummarizeDeadLetters(const JobFilter& f);

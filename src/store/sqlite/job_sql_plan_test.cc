@@ -110,14 +110,14 @@ TEST_F(JobSqlPlanTest, DeadLetterSummaryReadsOnlyDeadJobs) {
   std::string plan = Plan(sql::SummarizeDeadLetters(all).sql);
   EXPECT_THAT(plan, HasSubstr("INDEX jobs_dlq")) << plan;
   EXPECT_THAT(plan, Not(HasSubstr("SCAN jobs\n"))) << plan;
-  // With a queue, (queue_name, status) seeks this queue's dead jobs alone,
+  // With a queue, (queue_id, status) seeks this queue's dead jobs alone,
   // through jobs_dlq_queue or the listing index that starts with both.
   JobFilter by_queue;
   by_queue.queue_name = "q";
   by_queue.error_prefix = "gateway";
   plan = Plan(sql::SummarizeDeadLetters(by_queue).sql);
-  EXPECT_THAT(plan, AnyOf(HasSubstr("INDEX jobs_dlq_queue (queue_name=?)"),
-                          HasSubstr("(queue_name=? AND status=?)")))
+  EXPECT_THAT(plan, AnyOf(HasSubstr("INDEX jobs_dlq_queue (queue_id=?)"),
+                          HasSubstr("(queue_id=? AND status=?)")))
       << plan;
   EXPECT_THAT(plan, Not(HasSubstr("SCAN jobs\n"))) << plan;
   JobFilter by_prefix;
@@ -129,8 +129,8 @@ TEST_F(JobSqlPlanTest, DeadLetterSummaryReadsOnlyDeadJobs) {
 }
 
 TEST_F(JobSqlPlanTest, FingerprintSelectionsUseTheirIndex) {
-  // One class of one queue: a seek on (queue_name, error_fingerprint).
-  const std::string seek = "INDEX jobs_dlq_fingerprint (queue_name=? AND error_fingerprint=?)";
+  // One class of one queue: a seek on (queue_id, error_fingerprint).
+  const std::string seek = "INDEX jobs_dlq_fingerprint (queue_id=? AND error_fingerprint=?)";
   JobFilter f;
   f.queue_name = "q";
   f.fingerprint = "0123456789abcdef";
@@ -160,11 +160,11 @@ TEST_F(JobSqlPlanTest, OperationBatchesSeekFromTheCursorWithoutSorting) {
        {std::optional<JobCursor>(), std::optional(JobCursor{InstantFromMicros(1), "a", 7})}) {
     sel.after = after;
     std::string plan = Plan(sql::SelectJobsAfter(sel, JobStatus::kDeadletter, "").sql);
-    EXPECT_THAT(plan, HasSubstr("INDEX jobs_listing (queue_name=? AND status=?")) << plan;
+    EXPECT_THAT(plan, HasSubstr("INDEX jobs_listing (queue_id=? AND status=?")) << plan;
     EXPECT_THAT(plan, Not(HasSubstr("TEMP B-TREE"))) << plan;
   }
   EXPECT_THAT(Plan(sql::SelectJobsAfter(sel, JobStatus::kDeadletter, "").sql),
-              HasSubstr("(queue_name=? AND status=? AND created_at>?)"));
+              HasSubstr("(queue_id=? AND status=? AND created_at>?)"));
   // With a fingerprint still the same seek (the class is checked per row).
   sel.match.fingerprint = "0123456789abcdef";
   std::string plan = Plan(sql::SelectJobsAfter(sel, JobStatus::kDeadletter, "").sql);
@@ -188,7 +188,7 @@ TEST_F(JobSqlPlanTest, ACursorWithoutSeqSortsOnlyTies) {
   sel.statuses = {JobStatus::kDeadletter};
   sel.after = JobCursor{InstantFromMicros(1), "a"};
   std::string plan = Plan(sql::SelectJobsAfter(sel, JobStatus::kDeadletter, "").sql);
-  EXPECT_THAT(plan, HasSubstr("INDEX jobs_listing (queue_name=? AND status=? AND created_at>?)"))
+  EXPECT_THAT(plan, HasSubstr("INDEX jobs_listing (queue_id=? AND status=? AND created_at>?)"))
       << plan;
   EXPECT_THAT(plan, HasSubstr("USE TEMP B-TREE FOR RIGHT PART OF ORDER BY")) << plan;
 }
@@ -222,6 +222,21 @@ TEST_F(JobSqlPlanTest, ListingsUseAnIndex) {
   EXPECT_THAT(Plan(sql::ListJobs(tagged, false).sql), HasSubstr("job_tags_kv"));
   tagged.tag = "k";
   EXPECT_THAT(Plan(sql::ListJobs(tagged, false).sql), HasSubstr("job_tags_kv"));
+}
+
+// A queue's name is looked up once, by the unique index of queue_names,
+// and its jobs found by queue_id: deleting a queue's jobs, and checking
+// that none is left before its name goes, seek; neither scans jobs.
+TEST_F(JobSqlPlanTest, AQueueIsFoundByTheIdOfItsName) {
+  for (const char* q : {sql::kDeleteQueueJobs, sql::kForgetQueue}) {
+    const std::string plan = Plan(q);
+    EXPECT_THAT(plan, HasSubstr("sqlite_autoindex_queue_names_1 (name=?)")) << plan;
+    EXPECT_THAT(plan, HasSubstr("jobs USING COVERING INDEX jobs_queue_created (queue_id=?)"))
+        << plan;
+    EXPECT_THAT(plan, Not(HasSubstr("SCAN jobs\n"))) << plan;
+  }
+  // Reading a job's queue is a lookup by key.
+  EXPECT_THAT(Plan(sql::kGetJob), HasSubstr("SEARCH queue_names USING INTEGER PRIMARY KEY"));
 }
 
 TEST_F(JobSqlPlanTest, PointLookupsUseKeys) {

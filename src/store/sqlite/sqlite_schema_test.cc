@@ -165,7 +165,7 @@ TEST_F(SchemaTest, AFileFromBeforeQuarantineUpgradesKeepingItsJobs) {
   ASSERT_TRUE(insert("old", "completed").ok());
   ASSERT_TRUE(conn_->ExecScript("INSERT INTO job_payloads VALUES ('old', '{}', NULL);").ok());
   EXPECT_FALSE(insert("early", "quarantined").ok());
-  ASSERT_TRUE(Migrate(*conn_).ok());
+  ASSERT_TRUE(MigrateThrough("crash counts, quarantine and snoozes").ok());
   auto stmt = conn_->Prepare(
       "SELECT retry_count, crash_count, crash_limit, snooze_count, max_snoozes,"
       " (SELECT count(*) FROM job_payloads) FROM jobs WHERE id = 'old'");
@@ -231,7 +231,7 @@ TEST_F(SchemaTest, AFileFromBeforeWorkflowsAcceptsBlockedJobsAfterIt) {
         id + "', 'q', '" + status + "', 0, 0, 3, 30, 1, 1, 1, 1, 1, 1);");
   };
   EXPECT_FALSE(insert("early", "blocked").ok());
-  ASSERT_TRUE(Migrate(*conn_).ok());
+  ASSERT_TRUE(MigrateThrough("workflows and job dependencies").ok());
   EXPECT_TRUE(insert("b1", "blocked").ok());
   EXPECT_TRUE(insert("q1", "quarantined").ok());
   EXPECT_FALSE(insert("bad", "block").ok());
@@ -384,7 +384,7 @@ TEST_F(SchemaTest, TheCompactStorageMigrationKeepsEveryJobAndWhatHangsOffIt) {
 TEST_F(SchemaTest, TheListingIndexesLoseTheIdAndKeepEveryJob) {
   ASSERT_TRUE(MigrateToBefore("listing indexes without the job id").ok());
   for (const char* id : {"j-2", "j-1", "j-3"}) ASSERT_TRUE(InsertPendingJob(id).ok());
-  ASSERT_TRUE(Migrate(*conn_).ok());
+  ASSERT_TRUE(MigrateThrough("listing indexes without the job id").ok());
   EXPECT_EQ(One("SELECT group_concat(name || ':' || sql, ';') FROM (SELECT * FROM sqlite_master"
                 " WHERE name IN ('jobs_listing', 'jobs_queue_created', 'jobs_created')"
                 " ORDER BY name)"),
@@ -534,6 +534,55 @@ TEST_F(SchemaTest, RetentionHasAnIndexPerStatus) {
             "j-2");
   EXPECT_EQ(One("SELECT count(*) FROM jobs"), "3");
   EXPECT_EQ(One("PRAGMA integrity_check"), "ok");
+}
+
+// Version 29 keeps each queue's name once, in queue_names, and in jobs its
+// id. A store from before keeps every job with its seq and its queue, each
+// index of jobs is as it was with queue_id for queue_name, and the reference
+// holds: a job of an id not in queue_names is refused, and a name a job is
+// in cannot go.
+TEST_F(SchemaTest, AQueueNameIsKeptOnce) {
+  ASSERT_TRUE(MigrateToBefore("a queue's name kept once").ok());
+  const std::string kIndexes =
+      "SELECT group_concat(name || ':' || replace(sql, 'queue_name', 'queue_id'), ';') FROM"
+      " (SELECT * FROM sqlite_master WHERE type = 'index' AND tbl_name = 'jobs'"
+      " AND sql IS NOT NULL ORDER BY name)";
+  const std::string indexes = One(kIndexes);
+  ASSERT_NE(indexes.find("jobs_listing:CREATE INDEX jobs_listing ON jobs (queue_id, status,"),
+            std::string::npos)
+      << indexes;
+  for (const char* id : {"j-1", "j-2", "j-3"}) ASSERT_TRUE(InsertPendingJob(id).ok());
+  ASSERT_TRUE(conn_
+                  ->ExecScript("DELETE FROM jobs WHERE id = 'j-1';"  // seq 1 is free
+                               "UPDATE jobs SET queue_name = 'emails', status = 'completed',"
+                               " completed_at = 9 WHERE id = 'j-3';"
+                               "INSERT INTO job_payloads VALUES (3, '{\"x\":3}', NULL);")
+                  .ok());
+  ASSERT_TRUE(Migrate(*conn_).ok());
+  EXPECT_EQ(One(kIndexes), indexes);
+  EXPECT_EQ(One("SELECT group_concat(id || '=' || name, ',') FROM"
+                " (SELECT * FROM queue_names ORDER BY id)"),
+            "1=emails,2=q");
+  EXPECT_EQ(One("SELECT group_concat(seq || '=' || id || ':' || queue_id, ',') FROM"
+                " (SELECT * FROM jobs ORDER BY seq)"),
+            "2=j-2:2,3=j-3:1");
+  EXPECT_EQ(One("SELECT count(*) FROM pragma_table_info('jobs') WHERE name = 'queue_name'"), "0");
+  EXPECT_EQ(One("PRAGMA integrity_check"), "ok");
+  {
+    auto job = conn_->Prepare(sql::kGetJob);
+    ASSERT_TRUE(job.ok());
+    const std::string id = "j-3";
+    job->Bind(1, id);
+    ASSERT_TRUE(*job->Step());
+    Result<Job> read = ReadJob(*job);
+    ASSERT_TRUE(read.ok()) << read.status().ToString();
+    EXPECT_EQ(read->queue_name, "emails");
+    EXPECT_EQ(read->payload, "{\"x\":3}");
+  }
+  EXPECT_FALSE(conn_->ExecScript("UPDATE jobs SET queue_id = 3 WHERE id = 'j-2';").ok());
+  EXPECT_FALSE(conn_->ExecScript("DELETE FROM queue_names WHERE name = 'emails';").ok());
+  ASSERT_TRUE(conn_->ExecScript("DELETE FROM jobs WHERE id = 'j-3';").ok());
+  EXPECT_TRUE(conn_->ExecScript("DELETE FROM queue_names WHERE name = 'emails';").ok());
 }
 
 // Migrations run with foreign keys off (a table rebuild needs it), so

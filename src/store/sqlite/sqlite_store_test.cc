@@ -369,6 +369,72 @@ TEST_F(SqliteStoreTest, GuardedWriteCannotBreakTheLeaseInvariant) {
   EXPECT_EQ((*tx)->ApplyChange(moved).code(), ErrorCode::kInternal);
 }
 
+// A queue's name is kept once (schema version 29): each job holds its id.
+// A job moved to another queue reads back the new name and is listed there;
+// a deleted queue's name goes with its jobs, and stays while jobs are in it.
+TEST_F(SqliteStoreTest, AQueueNameIsKeptOnceAndGoesWithItsLastJob) {
+  const std::string path = dir_.File("names.db");
+  auto store = OpenMigrated(path);
+  auto names = [&] {
+    auto conn = sqlite::Connection::Open(path, {});
+    EXPECT_TRUE(conn.ok()) << conn.status().ToString();
+    auto stmt = (*conn)->Prepare(
+        "SELECT coalesce(group_concat(name, ','), '') FROM"
+        " (SELECT name FROM queue_names ORDER BY name)");
+    EXPECT_TRUE(stmt.ok() && *stmt->Step());
+    return stmt->String(0);
+  };
+  auto listed = [&](const std::string& queue) {
+    JobFilter f;
+    f.queue_name = queue;
+    auto jobs = (*store->BeginRead())->ListJobs(f, false);
+    EXPECT_TRUE(jobs.ok()) << jobs.status().ToString();
+    std::string ids;
+    for (const Job& job : *jobs) ids += (ids.empty() ? "" : ",") + job.id;
+    return ids;
+  };
+  Job sms = PendingJob("b1");
+  sms.queue_name = "sms";
+  for (const Job& job : {PendingJob("a1"), PendingJob("a2"), sms}) {
+    ASSERT_TRUE(InsertAndCommit(*store, job).ok());
+  }
+  {
+    auto tx = store->BeginWrite();
+    for (const char* queue : {"q", "sms"}) {
+      QueueConfig config;
+      config.queue_name = queue;
+      ASSERT_TRUE((*tx)->PutQueue(config).ok());
+    }
+    ASSERT_TRUE((*tx)->Commit().ok());
+  }
+  EXPECT_EQ(names(), "q,sms");
+
+  Change move;
+  move.before = PendingJob("a2");
+  move.after = move.before;
+  move.after.queue_name = "moved";
+  {
+    auto tx = store->BeginWrite();
+    ASSERT_TRUE((*tx)->ApplyChange(move).ok());
+    ASSERT_TRUE((*tx)->Commit().ok());
+  }
+  EXPECT_EQ((*store->BeginRead())->GetJob("a2")->queue_name, "moved");
+  EXPECT_EQ(listed("moved"), "a2");
+  EXPECT_EQ(listed("q"), "a1");
+  EXPECT_EQ(listed("never"), "");
+  EXPECT_EQ(names(), "moved,q,sms");
+
+  {
+    auto tx = store->BeginWrite();
+    ASSERT_TRUE((*tx)->DeleteQueue("q", /*delete_jobs=*/true).ok());
+    ASSERT_TRUE((*tx)->DeleteQueue("sms", /*delete_jobs=*/false).ok());
+    ASSERT_TRUE((*tx)->Commit().ok());
+  }
+  EXPECT_EQ(names(), "moved,sms");
+  EXPECT_EQ((*store->BeginRead())->GetJob("b1")->queue_name, "sms");
+  EXPECT_EQ((*store->BeginRead())->GetJob("a1").status().code(), ErrorCode::kNotFound);
+}
+
 TEST_F(SqliteStoreTest, WriterWaitsForTheLiveWriteTx) {
   auto store = OpenMigrated(dir_.File("writers.db"));
   auto first = store->BeginWrite();

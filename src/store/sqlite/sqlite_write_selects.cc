@@ -205,8 +205,15 @@ Status SqliteWriteTx::DeleteQueue(const std::string& name, bool delete_jobs) {
     // else counts the queue meanwhile).
     count_deltas_.CancelQueue(name);
   }
-  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(delete_jobs ? sql::kDeleteQueueCounts
-                                                                      : sql::kDeleteEmptyCounts));
+  {
+    REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(delete_jobs ? sql::kDeleteQueueCounts
+                                                                        : sql::kDeleteEmptyCounts));
+    stmt.Bind(1, name);
+    REDRIVE_RETURN_IF_ERROR(stmt.Run());
+  }
+  // Its name, unless jobs are still in it (kept by the queue's delete
+  // without its jobs).
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(sql::kForgetQueue));
   stmt.Bind(1, name);
   return stmt.Run();
 }

@@ -13,6 +13,11 @@
 namespace redrive::store::sqlite {
 namespace {
 
+// The one column kept in a dictionary: a job's queue.
+constexpr JobColumnSet kQueueColumn = ColumnBit(JobColumnIndex("queue_id"));
+static_assert(kJobColumns[JobColumnIndex("queue_id")].dictionary ==
+              std::string_view("queue_names"));
+
 // The first fixed column in `changed`, which ApplyChange refuses to write:
 // a change to it is a caller bug (no transition changes them).
 const char* FirstFixedColumn(JobColumnSet changed) {
@@ -161,6 +166,7 @@ Result<InsertOutcome> SqliteWriteTx::InsertJob(const Job& job, const HistoryEntr
     REDRIVE_ASSIGN_OR_RETURN(auto existing, FindIdempotencyKey(*job.idempotency_key));
     if (existing) return InsertOutcome{*existing, false};
   }
+  REDRIVE_RETURN_IF_ERROR(InternQueue(job.queue_name));
   {
     REDRIVE_ASSIGN_OR_RETURN(Statement insert, conn().Prepare(sql::InsertJobSql()));
     BindColumns(insert, job, kJobsTableColumns);
@@ -196,6 +202,7 @@ Status SqliteWriteTx::ApplyChange(const Change& change) {
                            FindChangeTarget(job.id, change.history.has_value()));
   if (!target) return GuardFailed(change);  // deleted since it was read
   const int64_t seq = target->seq;
+  if (changed & kQueueColumn) REDRIVE_RETURN_IF_ERROR(InternQueue(job.queue_name));
   {
     REDRIVE_ASSIGN_OR_RETURN(Statement update, conn().Prepare(sql::UpdateJobSql(changed)));
     BindColumns(update, job, kUpdatedColumns);
@@ -275,6 +282,12 @@ Status SqliteWriteTx::WriteHistorySegment(int64_t seq, int64_t seg, const std::s
   stmt.Bind(1, seq);
   stmt.Bind(2, seg);
   stmt.BindBlobCopy(3, history::BytesOf(entries));
+  return stmt.Run();
+}
+
+Status SqliteWriteTx::InternQueue(const std::string& queue) {
+  REDRIVE_ASSIGN_OR_RETURN(Statement stmt, conn().Prepare(sql::kInternQueue));
+  stmt.Bind(1, queue);
   return stmt.Run();
 }
 

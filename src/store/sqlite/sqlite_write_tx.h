@@ -170,6 +170,9 @@ class SqliteWriteTx final : public SqliteReads<WriteTx> {
   // Writes segment `seg` of the job whose row is `seq`, whole.
   Status WriteHistorySegment(int64_t seq, int64_t seg, const std::string& entries);
   Status InsertTags(const std::string& job_id, const Tags& tags);
+  // Adds `queue` to queue_names if it is not there (sql::kInternQueue):
+  // before a job's row is written into that queue.
+  Status InternQueue(const std::string& queue);
   // Writes count_deltas_' sums to job_counts (single-row statements: one
   // that writes a row of one table needs no statement journal) and clears
   // them; CommitWithoutSync calls it before COMMIT.

@@ -118,11 +118,13 @@ constexpr char kEdgesOf[] =
 constexpr char kMember[] =
     "SELECT workflow_id, job_id, job_key, position FROM workflow_jobs WHERE job_id = ?1";
 constexpr char kDependencies[] =
-    "SELECT jobs.id, jobs.queue_name, jobs.status, job_dependencies.mode"
+    "SELECT jobs.id, " REDRIVE_JOB_QUEUE
+    ", jobs.status, job_dependencies.mode"
     " FROM job_dependencies JOIN jobs ON jobs.id = job_dependencies.depends_on_job_id"
     " WHERE job_dependencies.job_id = ?1 ORDER BY jobs.id LIMIT ?2";
 constexpr char kDependents[] =
-    "SELECT jobs.id, jobs.queue_name, jobs.status"
+    "SELECT jobs.id, " REDRIVE_JOB_QUEUE
+    ", jobs.status"
     " FROM job_dependencies JOIN jobs ON jobs.id = job_dependencies.job_id"
     " WHERE job_dependencies.depends_on_job_id = ?1 ORDER BY job_dependencies.job_id LIMIT ?2";
 // ?1: a JSON array of job ids. The mode and each dependency's status.
