@@ -2,6 +2,7 @@
 
 #include "core/operation_codec.h"
 #include "core/tags_json.h"
+#include "store/sqlite/job_columns.h"
 #include "store/sqlite/query_util.h"
 #include "store/sqlite/statement.h"
 
@@ -72,7 +73,8 @@ constexpr char kUpdateState[] =
 constexpr char kDelete[] = "DELETE FROM autoredrive_policies WHERE queue_name = ?1";
 constexpr char kCountRevivals[] =
     "INSERT INTO job_auto_revivals (job_id, revivals)"
-    " SELECT id, 1 FROM jobs WHERE id IN (SELECT value FROM json_each(?1))"
+    " SELECT id, 1 FROM jobs"
+    " WHERE id IN (SELECT " REDRIVE_JOB_ID_OF("value") " FROM json_each(?1))"
     " ON CONFLICT (job_id) DO UPDATE SET revivals = revivals + 1";
 
 AutoredriveRecord ReadRecord(const Statement& s) {

@@ -340,14 +340,24 @@ CREATE INDEX jobs_cancelled_retention ON jobs (queue_name, completed_at)
   WHERE status = 'cancelled';
 )sql";
 
-// Version 29: a queue's name kept once. jobs held each job's queue name,
-// and so did four indexes of a finished job (listing by queue and status,
-// by queue, retention, and the row itself): about 5 bytes a job per
-// character of the name (docs/operations.md). queue_names holds each name
-// once, with an id; jobs holds the id (a byte or two) in queue_id, which
-// the indexes hold instead. A name is added before the first job is written
-// into its queue and goes with the queue once no job is in it (SqliteWriteTx).
-// jobs is rebuilt as for version 27, keeping every seq.
+// Version 29: a queue's name kept once, a job's id as 16 bytes, and a
+// finished job's updated_at not twice.
+// - jobs held each job's queue name, and so did four indexes of a finished
+//   job (listing by queue and status, by queue, retention, and the row
+//   itself): about 5 bytes a job per character of the name
+//   (docs/operations.md). queue_names holds each name once, with an id; jobs
+//   holds the id (a byte or two) in queue_id, which the indexes hold instead.
+//   A name is added before the first job is written into its queue and goes
+//   with the queue once no job is in it (SqliteWriteTx).
+// - A job's id, a UUID in 36 characters of text, is stored as its 16 bytes
+//   (compact_id, connection.cc; any other id stays text), in jobs and in
+//   every table that refers to a job by id (tags, dependencies, workflow
+//   members, auto-revivals): about 40 bytes a job in the row and the index
+//   by id.
+// - A finished job's updated_at is its completed_at: the row holds NULL for
+//   it then (UpdatedAtColumn, job_columns.h), 8 bytes less.
+// jobs is rebuilt as for version 27, keeping every seq, and so are the
+// tables that refer to it by id.
 const char kV29[] = R"sql(
 CREATE TABLE queue_names (
   id   INTEGER PRIMARY KEY,
@@ -357,7 +367,7 @@ INSERT INTO queue_names (name) SELECT DISTINCT queue_name FROM jobs ORDER BY que
 
 CREATE TABLE jobs_v29 (
   seq                INTEGER PRIMARY KEY,
-  id                 TEXT NOT NULL UNIQUE,
+  id                 ANY NOT NULL UNIQUE,  -- compact_id(): a UUID as its 16 bytes
   queue_id           INTEGER NOT NULL REFERENCES queue_names (id),
   status             TEXT NOT NULL CHECK (status IN ('pending','scheduled','processing',
                        'completed','deadletter','cancelled','quarantined','blocked')),
@@ -374,7 +384,7 @@ CREATE TABLE jobs_v29 (
   tags               TEXT NOT NULL DEFAULT '{}',  -- JSON object; job_tags indexes it
   idempotency_key    TEXT,
   created_at         INTEGER NOT NULL,
-  updated_at         INTEGER NOT NULL,
+  updated_at         INTEGER,  -- NULL: the same as completed_at
   scheduled_at       INTEGER NOT NULL,
   started_at         INTEGER,
   completed_at       INTEGER,
@@ -388,23 +398,74 @@ CREATE TABLE jobs_v29 (
   max_snoozes        INTEGER NOT NULL DEFAULT 25 CHECK (max_snoozes >= 0),
   completion_webhook TEXT,
   error_fingerprint  TEXT CHECK (error_fingerprint IS NULL OR length(error_fingerprint) = 16),
-  CHECK (status <> 'deadletter' OR (deadlettered_at IS NOT NULL AND dead_reason IS NOT NULL))
+  CHECK (status <> 'deadletter' OR (deadlettered_at IS NOT NULL AND dead_reason IS NOT NULL)),
+  CHECK (updated_at IS NOT NULL OR completed_at IS NOT NULL)
 ) STRICT;
 INSERT INTO jobs_v29 (seq, id, queue_id, status, priority, retry_count, max_retries,
     timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, last_error,
     dead_reason, tags, idempotency_key, created_at, updated_at, scheduled_at, started_at,
     completed_at, expires_at, deadlettered_at, attempts, lease_expiries, crash_count,
     crash_limit, snooze_count, max_snoozes, completion_webhook, error_fingerprint)
-  SELECT seq, id, (SELECT id FROM queue_names WHERE name = jobs.queue_name), status, priority,
+  SELECT seq, compact_id(id), (SELECT id FROM queue_names WHERE name = jobs.queue_name), status,
+    priority,
     retry_count, max_retries, timeout_seconds, backoff_base_ms, backoff_max_ms,
-    backoff_jitter_ms, last_error, dead_reason, tags, idempotency_key, created_at, updated_at,
-    scheduled_at, started_at, completed_at, expires_at, deadlettered_at, attempts,
+    backoff_jitter_ms, last_error, dead_reason, tags, idempotency_key, created_at,
+    CASE WHEN updated_at = completed_at THEN NULL ELSE updated_at END, scheduled_at, started_at, completed_at, expires_at, deadlettered_at, attempts,
     lease_expiries, crash_count, crash_limit, snooze_count, max_snoozes, completion_webhook,
     error_fingerprint
   FROM jobs ORDER BY seq;
 
 DROP TABLE jobs;
 ALTER TABLE jobs_v29 RENAME TO jobs;
+
+CREATE TABLE job_tags_v29 (
+  job_id ANY NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+  key    TEXT NOT NULL,
+  value  TEXT NOT NULL,
+  PRIMARY KEY (job_id, key)
+) STRICT, WITHOUT ROWID;
+INSERT INTO job_tags_v29 (job_id, key, value)
+  SELECT compact_id(job_id), key, value FROM job_tags;
+DROP TABLE job_tags;
+ALTER TABLE job_tags_v29 RENAME TO job_tags;
+CREATE INDEX job_tags_kv ON job_tags (key, value, job_id);
+
+CREATE TABLE job_dependencies_v29 (
+  job_id            ANY NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+  depends_on_job_id ANY NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+  mode              TEXT NOT NULL CHECK (mode IN ('all','any')),
+  met               INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (job_id, depends_on_job_id),
+  CHECK (job_id <> depends_on_job_id)
+) STRICT, WITHOUT ROWID;
+INSERT INTO job_dependencies_v29 (job_id, depends_on_job_id, mode, met)
+  SELECT compact_id(job_id), compact_id(depends_on_job_id), mode, met FROM job_dependencies;
+DROP TABLE job_dependencies;
+ALTER TABLE job_dependencies_v29 RENAME TO job_dependencies;
+CREATE INDEX job_dependencies_dependents ON job_dependencies (depends_on_job_id, job_id);
+CREATE INDEX job_dependencies_unmet ON job_dependencies (job_id) WHERE met = 0;
+
+CREATE TABLE workflow_jobs_v29 (
+  job_id      ANY PRIMARY KEY REFERENCES jobs (id) ON DELETE CASCADE,
+  workflow_id TEXT NOT NULL REFERENCES workflows (id) ON DELETE CASCADE,
+  job_key     TEXT NOT NULL,
+  position    INTEGER NOT NULL CHECK (position >= 0),
+  UNIQUE (workflow_id, position),
+  UNIQUE (workflow_id, job_key)
+) STRICT;
+INSERT INTO workflow_jobs_v29 (job_id, workflow_id, job_key, position)
+  SELECT compact_id(job_id), workflow_id, job_key, position FROM workflow_jobs ORDER BY rowid;
+DROP TABLE workflow_jobs;
+ALTER TABLE workflow_jobs_v29 RENAME TO workflow_jobs;
+
+CREATE TABLE job_auto_revivals_v29 (
+  job_id   ANY PRIMARY KEY REFERENCES jobs (id) ON DELETE CASCADE,
+  revivals INTEGER NOT NULL CHECK (revivals > 0)
+) STRICT, WITHOUT ROWID;
+INSERT INTO job_auto_revivals_v29 (job_id, revivals)
+  SELECT compact_id(job_id), revivals FROM job_auto_revivals;
+DROP TABLE job_auto_revivals;
+ALTER TABLE job_auto_revivals_v29 RENAME TO job_auto_revivals;
 
 CREATE UNIQUE INDEX jobs_idempotency ON jobs (idempotency_key)
   WHERE idempotency_key IS NOT NULL;

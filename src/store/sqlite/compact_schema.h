@@ -16,6 +16,6 @@ extern const char kV26[];  // a job's history packed into segments, then:
 Status PackHistory(Connection& conn);
 extern const char kV27[];  // a job's lease in a table of its own
 extern const char kV28[];  // retention indexes by status
-extern const char kV29[];  // a queue's name kept once
+extern const char kV29[];  // a queue's name kept once, a job's id as 16 bytes
 
 }  // namespace redrive::store::sqlite::compact_schema

@@ -1,11 +1,50 @@
 #include "store/sqlite/connection.h"
 
+#include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
 
+#include "core/ids.h"
 #include "store/sqlite/sqlite_error.h"
 
 namespace redrive::store::sqlite {
+namespace {
+
+// compact_id(x): how a job id is stored (schema version 29). A UUID in the
+// canonical text NewUuidV7 writes (core/ids.h) becomes its 16 bytes, a BLOB;
+// any other value is returned as it is (an id that is not such a UUID stays
+// TEXT). Every statement binds a job id through it, so the stored form is
+// compared with the stored form.
+void CompactId(sqlite3_context* ctx, int /*argc*/, sqlite3_value** argv) {
+  if (sqlite3_value_type(argv[0]) == SQLITE_TEXT) {
+    const auto* text = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
+    const std::optional<UuidBytes> bytes =
+        ParseUuid(std::string_view(text, static_cast<size_t>(sqlite3_value_bytes(argv[0]))));
+    if (bytes) {
+      sqlite3_result_blob(ctx, bytes->data(), static_cast<int>(bytes->size()), SQLITE_TRANSIENT);
+      return;
+    }
+  }
+  sqlite3_result_value(ctx, argv[0]);
+}
+
+// id_text(x): the text of a stored job id, the inverse of compact_id: a BLOB
+// of 16 bytes as the UUID's canonical text, any other value as it is.
+void IdText(sqlite3_context* ctx, int /*argc*/, sqlite3_value** argv) {
+  UuidBytes bytes{};
+  if (sqlite3_value_type(argv[0]) == SQLITE_BLOB &&
+      sqlite3_value_bytes(argv[0]) == static_cast<int>(bytes.size())) {
+    const auto* blob = static_cast<const uint8_t*>(sqlite3_value_blob(argv[0]));
+    std::copy(blob, blob + bytes.size(), bytes.begin());
+    const std::string text = FormatUuid(bytes);
+    sqlite3_result_text(ctx, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+    return;
+  }
+  sqlite3_result_value(ctx, argv[0]);
+}
+
+}  // namespace
 
 Result<std::unique_ptr<Connection>> Connection::Open(const std::string& path,
                                                      const ConnectionOptions& options) {
@@ -27,7 +66,8 @@ Result<std::unique_ptr<Connection>> Connection::Open(const std::string& path,
     return st;
   }
   std::unique_ptr<Connection> conn(new Connection(db));
-  Status st = conn->ApplyPragmas(options);
+  Status st = conn->RegisterFunctions();
+  if (st.ok()) st = conn->ApplyPragmas(options);
   if (!st.ok()) return Status(st.code(), path + ": " + st.message());
   return conn;
 }
@@ -35,6 +75,17 @@ Result<std::unique_ptr<Connection>> Connection::Open(const std::string& path,
 Connection::~Connection() {
   for (auto& [sql, cached] : cache_) sqlite3_finalize(cached.stmt);
   sqlite3_close(db_);
+}
+
+Status Connection::RegisterFunctions() {
+  constexpr int kFlags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
+  for (const auto& [name, fn] :
+       {std::pair{"compact_id", &CompactId}, std::pair{"id_text", &IdText}}) {
+    const int rc =
+        sqlite3_create_function_v2(db_, name, 1, kFlags, nullptr, fn, nullptr, nullptr, nullptr);
+    if (rc != SQLITE_OK) return SqliteError(db_, rc, std::string("registering ") + name);
+  }
+  return Status::Ok();
 }
 
 Status Connection::ApplyPragmas(const ConnectionOptions& options) {

@@ -64,6 +64,9 @@ class Connection {
  private:
   explicit Connection(sqlite3* db) : db_(db) {}
   Status ApplyPragmas(const ConnectionOptions& options);
+  // Registers the SQL functions the store's statements use (compact_id,
+  // id_text: see connection.cc).
+  Status RegisterFunctions();
 
   struct Cached {
     sqlite3_stmt* stmt = nullptr;

@@ -75,6 +75,44 @@ TEST_F(ConnectionTest, StatementsArePreparedOnceAndResetOnReuse) {
   EXPECT_TRUE(again->IsNull(0));  // the old binding was cleared
 }
 
+// compact_id and id_text, on every connection, the reader's too: a UUID in
+// canonical text is stored as its 16 bytes and read back as the same text;
+// any other value (an id of another form, an upper-case UUID, NULL, a blob
+// of another length) passes through both unchanged.
+TEST_F(ConnectionTest, JobIdsAreStoredCompactlyAndReadBackAsText) {
+  auto writer = Open(true);
+  ASSERT_NE(writer, nullptr);
+  auto reader = Open(false);
+  ASSERT_NE(reader, nullptr);
+  for (Connection* conn : {writer.get(), reader.get()}) {
+    auto one = [&](const std::string& sql) {
+      auto stmt = conn->Prepare(sql);
+      EXPECT_TRUE(stmt.ok()) << sql << ": " << stmt.status().ToString();
+      if (!stmt.ok() || !*stmt->Step()) return std::string("<error>");
+      return stmt->IsNull(0) ? std::string("NULL") : stmt->String(0);
+    };
+    const std::string uuid = "01a243de-882f-708e-a89a-e436b9173288";
+    EXPECT_EQ(
+        one("SELECT typeof(compact_id('" + uuid + "')) || length(compact_id('" + uuid + "'))"),
+        "blob16");
+    EXPECT_EQ(one("SELECT hex(compact_id('" + uuid + "'))"), "01A243DE882F708EA89AE436B9173288");
+    EXPECT_EQ(one("SELECT id_text(compact_id('" + uuid + "'))"), uuid);
+    EXPECT_EQ(one("SELECT id_text(x'01a243de882f708ea89ae436b9173288')"), uuid);
+    for (const std::string& other :
+         {std::string("j-1"), std::string("01A243DE-882F-708E-A89A-E436B9173288"),
+          std::string("01a243de882f708ea89ae436b9173288"), std::string("")}) {
+      SCOPED_TRACE(other);
+      EXPECT_EQ(
+          one("SELECT typeof(compact_id('" + other + "')) || ':' || compact_id('" + other + "')"),
+          "text:" + other);
+      EXPECT_EQ(one("SELECT id_text('" + other + "')"), other);
+    }
+    EXPECT_EQ(one("SELECT compact_id(NULL)"), "NULL");
+    EXPECT_EQ(one("SELECT id_text(NULL)"), "NULL");
+    EXPECT_EQ(one("SELECT typeof(id_text(x'0102')) || hex(id_text(x'0102'))"), "blob0102");
+  }
+}
+
 TEST_F(ConnectionTest, ErrorsBecomeStatuses) {
   auto conn = Open(true);
   auto bad = conn->Prepare("SELEKT 1");

@@ -22,6 +22,25 @@
 #include "core/tags_json.h"
 #include "store/sqlite/statement.h"
 
+// How two columns of jobs are stored (compact_schema.cc, version 29), as
+// macros so that queries stay single string literals:
+// - a job's id through compact_id(), an SQL function of every connection
+//   (connection.cc): a UUID as its 16 bytes, any other id as its text.
+//   REDRIVE_JOB_ID_OF(param) is the stored form of the id bound to `param`,
+//   which every statement compares with a stored id; REDRIVE_JOB_ID reads a
+//   job's id back as text. Stored ids compare with stored ids as they are.
+// - a job's queue as queue_id, the id of its name in queue_names, where each
+//   name is kept once. REDRIVE_JOB_QUEUE reads the name; REDRIVE_QUEUE_ID(param)
+//   is the id of the name bound to `param`, to compare with queue_id (NULL,
+//   so matching no job, for a name no job was ever in). Each is one lookup by
+//   key.
+#define REDRIVE_JOB_ID_OF(param) "compact_id(" param ")"
+#define REDRIVE_JOB_ID "id_text(jobs.id)"
+#define REDRIVE_JOB_QUEUE "(SELECT name FROM queue_names WHERE id = jobs.queue_id)"
+#define REDRIVE_QUEUE_ID(param) "(SELECT id FROM queue_names WHERE name = " param ")"
+// A job's updated_at (UpdatedAtColumn below).
+#define REDRIVE_JOB_UPDATED_AT "coalesce(jobs.updated_at, jobs.completed_at)"
+
 namespace redrive::store::sqlite {
 
 // Where a column lives and which writes assign it.
@@ -35,12 +54,12 @@ enum class JobColumnKind {
 struct JobColumn {
   const char* name;
   JobColumnKind kind;
-  // Set for a name kept once in a dictionary table `dictionary` (id INTEGER
-  // PRIMARY KEY, name TEXT UNIQUE): the column holds the name's id, written
-  // as "(SELECT id FROM <dictionary> WHERE name = ?n)" and read as
-  // "(SELECT name FROM <dictionary> WHERE id = jobs.<column>)". The name
-  // must be in the dictionary before the write (SqliteWriteTx::InternQueue).
-  const char* dictionary;
+  // A column stored other than as its value binds: `write` is the value to
+  // store, with "?" where the parameter goes, and `read` the select item that
+  // reads it back (REDRIVE_JOB_ID, REDRIVE_JOB_QUEUE). nullptr: the parameter
+  // itself, and the column by its name.
+  const char* write;
+  const char* read_as;
   // Binds the column's value from `job` to parameter `index`. Text is bound
   // without a copy, so `job` must outlive the statement's use.
   void (*bind)(Statement& stmt, int index, const Job& job);
@@ -157,9 +176,10 @@ constexpr auto& FieldOf(auto& obj) {
 }
 
 template <auto... kPath>
-constexpr JobColumn Column(const char* name, JobColumnKind kind, const char* dictionary = nullptr) {
+constexpr JobColumn Column(const char* name, JobColumnKind kind, const char* write = nullptr,
+                           const char* read_as = nullptr) {
   using C = Codec<std::remove_cvref_t<decltype(FieldOf<kPath...>(std::declval<const Job&>()))>>;
-  JobColumn column{name, kind, dictionary, nullptr, nullptr, nullptr};
+  JobColumn column{name, kind, write, read_as, nullptr, nullptr, nullptr};
   column.bind = [](Statement& s, int i, const Job& j) { C::Bind(s, i, FieldOf<kPath...>(j)); };
   column.differs = [](const Job& a, const Job& b) {
     return FieldOf<kPath...>(a) != FieldOf<kPath...>(b);
@@ -181,10 +201,11 @@ template <auto... kPath>
 constexpr JobColumn UpdatedColumn(const char* name) {
   return job_column_internal::Column<kPath...>(name, JobColumnKind::kUpdated);
 }
-// An updated column of jobs holding the id of its value in `dictionary`.
+// A column of jobs of `kind` stored as `write` and read back as `read_as`.
 template <auto... kPath>
-constexpr JobColumn InternedColumn(const char* name, const char* dictionary) {
-  return job_column_internal::Column<kPath...>(name, JobColumnKind::kUpdated, dictionary);
+constexpr JobColumn StoredColumn(const char* name, JobColumnKind kind, const char* write,
+                                 const char* read_as) {
+  return job_column_internal::Column<kPath...>(name, kind, write, read_as);
 }
 template <auto... kPath>
 constexpr JobColumn PayloadsColumn(const char* name) {
@@ -195,12 +216,30 @@ constexpr JobColumn LeaseColumn(const char* name) {
   return job_column_internal::Column<kPath...>(name, JobColumnKind::kLease);
 }
 
+// updated_at: a finished job's last change is its finishing, whose instant
+// completed_at holds too, so the row holds NULL when the two are the same
+// and the select lists read it back from completed_at (compact_schema.cc,
+// version 29). Every write assigns updated_at, with completed_at as the
+// write leaves it, so the two agree at every write.
+constexpr JobColumn UpdatedAtColumn() {
+  JobColumn column = job_column_internal::Column<&Job::updated_at>(
+      "updated_at", JobColumnKind::kUpdated, nullptr, REDRIVE_JOB_UPDATED_AT);
+  column.bind = [](Statement& s, int i, const Job& j) {
+    if (j.completed_at == j.updated_at) {
+      s.BindNull(i);
+    } else {
+      s.Bind(i, j.updated_at);
+    }
+  };
+  return column;
+}
+
 // Every field of a job, in the order of the select lists (row_mapping.h).
 inline constexpr JobColumn kJobColumns[] = {
-    FixedColumn<&Job::id>("id"),
-    // A redrive may move a job (target_queue). Its name is kept once, in
-    // queue_names (compact_schema.cc, version 29).
-    InternedColumn<&Job::queue_name>("queue_id", "queue_names"),
+    StoredColumn<&Job::id>("id", JobColumnKind::kFixed, REDRIVE_JOB_ID_OF("?"), REDRIVE_JOB_ID),
+    // A redrive may move a job (target_queue).
+    StoredColumn<&Job::queue_name>("queue_id", JobColumnKind::kUpdated, REDRIVE_QUEUE_ID("?"),
+                                   REDRIVE_JOB_QUEUE),
     UpdatedColumn<&Job::status>("status"),
     PayloadsColumn<&Job::payload>("payload"),
     PayloadsColumn<&Job::result>("result"),
@@ -216,7 +255,7 @@ inline constexpr JobColumn kJobColumns[] = {
     FixedColumn<&Job::tags>("tags"),  // no transition changes tags (job_tags is written at insert)
     FixedColumn<&Job::idempotency_key>("idempotency_key"),
     FixedColumn<&Job::created_at>("created_at"),
-    UpdatedColumn<&Job::updated_at>("updated_at"),
+    UpdatedAtColumn(),
     UpdatedColumn<&Job::scheduled_at>("scheduled_at"),
     UpdatedColumn<&Job::started_at>("started_at"),
     UpdatedColumn<&Job::completed_at>("completed_at"),

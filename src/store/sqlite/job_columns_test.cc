@@ -300,6 +300,40 @@ TEST_F(JobColumnsTest, TheLeaseIsARowOfItsOwnWhileTheJobIsProcessing) {
   EXPECT_EQ(LeaseRows(), 0);
 }
 
+// A finished job's updated_at is its completed_at: the row holds NULL for
+// it then and reads it back from completed_at; any other updated_at is
+// stored, including when a later change moves one away from the other.
+TEST_F(JobColumnsTest, AFinishedJobsUpdatedAtIsReadFromItsCompletedAt) {
+  Job finished = WithoutLease(FullJob("job-1"), JobStatus::kCompleted);
+  finished.updated_at = *finished.completed_at;
+  Job busy = FullJob("job-2");
+  busy.completed_at.reset();
+  auto tx = Begin();
+  ASSERT_NE(tx, nullptr);
+  for (const Job* job : {&finished, &busy}) {
+    ASSERT_TRUE(tx->InsertJob(*job, {"h-" + job->id, job->id, "created", {}, "{}", T(1)}).ok());
+    EXPECT_EQ(*tx->GetJob(job->id), *job);
+  }
+  EXPECT_EQ(RawRow("job-1").at("updated_at"), std::nullopt);
+  EXPECT_EQ(RawRow("job-2").at("updated_at"), std::to_string(ToMicros(busy.updated_at)));
+
+  // Redriven: no longer finished, so its updated_at is stored again.
+  Job redriven = WithoutLease(finished, JobStatus::kPending);
+  redriven.completed_at.reset();
+  redriven.updated_at = T(30);
+  ASSERT_TRUE(tx->ApplyChange({.before = finished, .after = redriven}).ok());
+  EXPECT_EQ(*tx->GetJob("job-1"), redriven);
+  EXPECT_EQ(RawRow("job-1").at("updated_at"), std::to_string(ToMicros(T(30))));
+  // Finished again, at the instant of the change.
+  Job again = redriven;
+  again.status = JobStatus::kCompleted;
+  again.updated_at = T(40);
+  again.completed_at = T(40);
+  ASSERT_TRUE(tx->ApplyChange({.before = redriven, .after = again}).ok());
+  EXPECT_EQ(*tx->GetJob("job-1"), again);
+  EXPECT_EQ(RawRow("job-1").at("updated_at"), std::nullopt);
+}
+
 // A lease outside processing, or part of one, is a bug in core: refused
 // before anything is written.
 TEST_F(JobColumnsTest, ALeaseOutsideProcessingOrPartOfOneIsRefused) {

@@ -12,15 +12,16 @@ constexpr JobColumnSet kUpdatedAt = ColumnBit(JobColumnIndex("updated_at"));
 static_assert((kUpdatedAt & kUpdatedColumns) != 0, "updated_at is an updated column");
 
 // "?n" for the place of each column of `bound` in table order: how
-// BindColumns numbers them; for a column kept in a dictionary, the lookup of
-// the id of the name bound there.
+// BindColumns numbers them, in the column's stored form (JobColumn::write).
 std::string Param(JobColumnSet bound, int column) {
   const JobColumnSet before = bound & (ColumnBit(column) - 1);
   // Appended, not "?" + ...: GCC 12 at -O3 reports a false -Wrestrict there.
   std::string param = "?";
   param.append(std::to_string(std::popcount(before) + 1));
-  if (const char* dictionary = kJobColumns[column].dictionary) {
-    return std::string("(SELECT id FROM ") + dictionary + " WHERE name = " + param + ")";
+  if (const char* write = kJobColumns[column].write) {
+    const std::string_view form = write;
+    const size_t at = form.find('?');
+    return std::string(form.substr(0, at)) + param + std::string(form.substr(at + 1));
   }
   return param;
 }
@@ -219,7 +220,7 @@ namespace {
 // The WHERE clause of a DeadLetterSelection, without its limit.
 void AddSelection(BuiltQuery& q, const DeadLetterSelection& sel, const std::string& ids_json) {
   if (!sel.job_ids.empty()) {
-    AddText(q, " AND id IN (SELECT value FROM json_each(?))", ids_json);
+    AddText(q, " AND id IN (SELECT " REDRIVE_JOB_ID_OF("value") " FROM json_each(?))", ids_json);
   }
   AddDeadLetterFilters(q, sel);
   if (sel.dead_before) {
@@ -269,7 +270,7 @@ void AddSelectionAfter(BuiltQuery& q, const JobSelection& sel, const std::string
     q.params.emplace_back(ToMicros(sel.after->created_at));
     q.params.emplace_back(sel.after->seq);
   } else {
-    q.sql += " AND (created_at, id) > (?, ?)";
+    q.sql += " AND (created_at, id) > (?, " REDRIVE_JOB_ID_OF("?") ")";
     q.params.emplace_back(ToMicros(sel.after->created_at));
     q.params.emplace_back(sel.after->id);
   }

@@ -18,10 +18,16 @@
 
 namespace redrive::store::sqlite::sql {
 
-inline constexpr char kGetJob[] = "SELECT " REDRIVE_JOB_COLUMNS " FROM jobs WHERE id = ?1";
+// The statements are laid out by hand: clang-format breaks the macros
+// that splice SQL (job_columns.h) as if they were calls.
+// clang-format off
+
+inline constexpr char kGetJob[] =
+    "SELECT " REDRIVE_JOB_COLUMNS " FROM jobs WHERE id = " REDRIVE_JOB_ID_OF("?1");
 // ?1 = a JSON array of ids.
 inline constexpr char kGetJobs[] =
-    "SELECT " REDRIVE_JOB_COLUMNS " FROM jobs WHERE id IN (SELECT value FROM json_each(?1))";
+    "SELECT " REDRIVE_JOB_COLUMNS
+    " FROM jobs WHERE id IN (SELECT " REDRIVE_JOB_ID_OF("value") " FROM json_each(?1))";
 // Inserts a job's row: ?1..?n the columns of jobs (kJobsTableColumns), as
 // bound by BindColumns. Its seq (the rowid: sqlite3_last_insert_rowid) keys
 // its payload. Built from kJobColumns once.
@@ -44,13 +50,15 @@ std::string_view UpdateLeaseSql(JobColumnSet changed);
 // ?1 the job's seq.
 inline constexpr char kDeleteLease[] = "DELETE FROM job_leases WHERE job_seq = ?1";
 
-inline constexpr char kFindIdempotencyKey[] = "SELECT id FROM jobs WHERE idempotency_key = ?1";
+inline constexpr char kFindIdempotencyKey[] =
+    "SELECT " REDRIVE_JOB_ID " FROM jobs WHERE idempotency_key = ?1";
 inline constexpr char kInsertTag[] =
-    "INSERT INTO job_tags (job_id, key, value) VALUES (?1, ?2, ?3)";
+    "INSERT INTO job_tags (job_id, key, value) VALUES (" REDRIVE_JOB_ID_OF("?1") ", ?2, ?3)";
 // History and tags go with the job (ON DELETE CASCADE).
 // Returns the deleted job's queue and status (its counter goes down).
 inline constexpr char kDeleteJob[] =
-    "DELETE FROM jobs WHERE id = ?1 RETURNING " REDRIVE_JOB_QUEUE ", status";
+    "DELETE FROM jobs WHERE id = " REDRIVE_JOB_ID_OF("?1")
+    " RETURNING " REDRIVE_JOB_QUEUE ", status";
 inline constexpr char kDeleteQueueJobs[] =
     "DELETE FROM jobs WHERE queue_id = " REDRIVE_QUEUE_ID("?1");
 
@@ -72,7 +80,7 @@ inline constexpr char kForgetQueue[] =
 // that does not reads kGetSeq.
 inline constexpr char kLastHistorySegment[] =
     "SELECT jobs.seq, h.seg, h.entries FROM jobs LEFT JOIN job_history h ON h.job_seq = jobs.seq"
-    " WHERE jobs.id = ?1 ORDER BY h.seg DESC LIMIT 1";
+    " WHERE jobs.id = " REDRIVE_JOB_ID_OF("?1") " ORDER BY h.seg DESC LIMIT 1";
 // ?1 the job's seq, ?2 the segment, ?3 its entries (all of them: a segment
 // is rewritten whole).
 inline constexpr char kWriteHistorySegment[] =
@@ -80,13 +88,14 @@ inline constexpr char kWriteHistorySegment[] =
     " ON CONFLICT (job_seq, seg) DO UPDATE SET entries = excluded.entries";
 // ?1 the job id: its seq, its id and each segment in order.
 inline constexpr char kGetHistory[] =
-    "SELECT jobs.seq, jobs.id, h.entries FROM jobs JOIN job_history h ON h.job_seq = jobs.seq"
-    " WHERE jobs.id = ?1 ORDER BY h.seg";
+    "SELECT jobs.seq, " REDRIVE_JOB_ID ", h.entries"
+    " FROM jobs JOIN job_history h ON h.job_seq = jobs.seq"
+    " WHERE jobs.id = " REDRIVE_JOB_ID_OF("?1") " ORDER BY h.seg";
 
 // A job's seq, which keys its writes (the guarded update, payloads, lease,
 // history): one lookup of its id per change, this or kLastHistorySegment.
 // ?1 the job id.
-inline constexpr char kGetSeq[] = "SELECT seq FROM jobs WHERE id = ?1";
+inline constexpr char kGetSeq[] = "SELECT seq FROM jobs WHERE id = " REDRIVE_JOB_ID_OF("?1");
 
 // The guarded write of a Change. Parameters: ?1..?n the updated columns
 // (kUpdatedColumns, as bound by BindColumns), then the guard: the job's seq
@@ -111,10 +120,11 @@ inline constexpr int kGuardLeaseIdParam = kGuardSeqParam + 2;
 std::string_view UpdatePayloadsSql(JobColumnSet changed);
 
 // ?1 queue, ?2 now, ?3 limit.
-inline constexpr char kSelectClaimable[] = "SELECT " REDRIVE_JOB_COLUMNS
-                                           " FROM jobs WHERE status = 'pending' AND queue_id = " REDRIVE_QUEUE_ID("?1")
-                                           " AND (expires_at IS NULL OR expires_at > ?2)"
-                                           " ORDER BY priority DESC, created_at LIMIT ?3";
+inline constexpr char kSelectClaimable[] =
+    "SELECT " REDRIVE_JOB_COLUMNS " FROM jobs WHERE status = 'pending'"
+    " AND queue_id = " REDRIVE_QUEUE_ID("?1")
+    " AND (expires_at IS NULL OR expires_at > ?2)"
+    " ORDER BY priority DESC, created_at LIMIT ?3";
 // ?1 now, ?2 limit.
 inline constexpr char kSelectDueScheduled[] =
     "SELECT " REDRIVE_JOB_COLUMNS
@@ -124,8 +134,9 @@ inline constexpr char kSelectDueScheduled[] =
 inline constexpr char kSelectDueScheduledInQueue[] =
     "SELECT " REDRIVE_JOB_COLUMNS
     " FROM jobs INDEXED BY jobs_scheduled"
-    " WHERE status = 'scheduled' AND scheduled_at <= ?1 AND queue_id = " REDRIVE_QUEUE_ID(
-        "?3") " ORDER BY scheduled_at LIMIT ?2";
+    " WHERE status = 'scheduled' AND scheduled_at <= ?1"
+    " AND queue_id = " REDRIVE_QUEUE_ID("?3")
+    " ORDER BY scheduled_at LIMIT ?2";
 // ?1 now, ?2 limit.
 inline constexpr char kSelectExpiredLeases[] =
     "SELECT " REDRIVE_JOB_COLUMNS
@@ -147,14 +158,17 @@ inline constexpr char kSelectHeldBy[] =
 // indexes hold no status), dead jobs by deadlettered_at in jobs_dlq_queue
 // (compact_schema.cc, version 28).
 inline constexpr char kSelectCompletedExpired[] =
-    "SELECT id FROM jobs WHERE status = 'completed' AND queue_id = " REDRIVE_QUEUE_ID(
-        "?1") " AND completed_at < ?2 ORDER BY completed_at LIMIT ?3";
+    "SELECT " REDRIVE_JOB_ID " FROM jobs WHERE status = 'completed'"
+    " AND queue_id = " REDRIVE_QUEUE_ID("?1")
+    " AND completed_at < ?2 ORDER BY completed_at LIMIT ?3";
 inline constexpr char kSelectCancelledExpired[] =
-    "SELECT id FROM jobs WHERE status = 'cancelled' AND queue_id = " REDRIVE_QUEUE_ID(
-        "?1") " AND completed_at < ?2 ORDER BY completed_at LIMIT ?3";
+    "SELECT " REDRIVE_JOB_ID " FROM jobs WHERE status = 'cancelled'"
+    " AND queue_id = " REDRIVE_QUEUE_ID("?1")
+    " AND completed_at < ?2 ORDER BY completed_at LIMIT ?3";
 inline constexpr char kSelectDeadExpired[] =
-    "SELECT id FROM jobs WHERE status = 'deadletter' AND queue_id = " REDRIVE_QUEUE_ID(
-        "?1") " AND deadlettered_at < ?2 ORDER BY deadlettered_at LIMIT ?3";
+    "SELECT " REDRIVE_JOB_ID " FROM jobs WHERE status = 'deadletter'"
+    " AND queue_id = " REDRIVE_QUEUE_ID("?1")
+    " AND deadlettered_at < ?2 ORDER BY deadlettered_at LIMIT ?3";
 
 // Counting reads job_counts (sqlite_schema.cc, version 23): a few rows per
 // queue, whatever the number of jobs.
@@ -175,7 +189,8 @@ inline constexpr char kDeleteEmptyCounts[] =
 
 inline constexpr char kOldestDeadletter[] =
     "SELECT deadlettered_at FROM jobs WHERE status = 'deadletter'"
-    " AND queue_id = " REDRIVE_QUEUE_ID("?1") " ORDER BY deadlettered_at LIMIT 1";
+    " AND queue_id = " REDRIVE_QUEUE_ID("?1")
+    " ORDER BY deadlettered_at LIMIT 1";
 // One step of jobs_listing per status (a min() over `status IN (...)`
 // would walk every waiting job's entry); min() skips a status with none.
 inline constexpr char kOldestWaiting[] =
@@ -204,10 +219,12 @@ struct BuiltQuery {
 // jobs_unfingerprinted index. The write is guarded: the job must be
 // unchanged (?1 = id, ?2 = fingerprint, ?3 = last_error as read).
 inline constexpr char kSelectUnfingerprinted[] =
-    "SELECT id, last_error FROM jobs WHERE error_fingerprint IS NULL AND last_error IS NOT NULL"
+    "SELECT " REDRIVE_JOB_ID ", last_error FROM jobs"
+    " WHERE error_fingerprint IS NULL AND last_error IS NOT NULL"
     " AND status IN ('deadletter','quarantined') ORDER BY id LIMIT ?1";
 inline constexpr char kSetErrorFingerprint[] =
-    "UPDATE jobs SET error_fingerprint = ?2 WHERE id = ?1 AND error_fingerprint IS NULL"
+    "UPDATE jobs SET error_fingerprint = ?2 WHERE id = " REDRIVE_JOB_ID_OF("?1")
+    " AND error_fingerprint IS NULL"
     " AND last_error = ?3 AND status IN ('deadletter','quarantined')";
 
 // GET /jobs: newest created first.
@@ -232,5 +249,7 @@ bool WalksBySeq(const JobSelection& sel);
 // and then seq. And its count.
 BuiltQuery SelectJobsAfter(const JobSelection& sel, JobStatus status, const std::string& ids_json);
 BuiltQuery CountSelectedJobs(const JobSelection& sel, const std::string& ids_json);
+
+// clang-format on
 
 }  // namespace redrive::store::sqlite::sql

@@ -27,7 +27,7 @@ void BindOptSeconds(Statement& stmt, int index, const std::optional<std::chrono:
 }
 
 // The select lists of row_mapping.h follow kJobColumns: a column of jobs
-// by name (a name kept in a dictionary by the lookup of its id); a column
+// by name (or by its read_as); a column
 // of job_payloads or job_leases by a key lookup (of a processing job's
 // lease only), except that a summary has an empty value ('' or NULL) for
 // the payloads.
@@ -37,18 +37,7 @@ consteval bool SelectItemMatches(std::string_view item, const JobColumn& column,
   switch (column.kind) {
     case JobColumnKind::kFixed:
     case JobColumnKind::kUpdated:
-      if (column.dictionary != nullptr) {
-        // "(SELECT name FROM <dictionary> WHERE id = jobs.<name>)"
-        constexpr std::string_view kSelect = "(SELECT name FROM ";
-        constexpr std::string_view kWhere = " WHERE id = jobs.";
-        const std::string_view dictionary = column.dictionary;
-        return item.size() ==
-                   kSelect.size() + dictionary.size() + kWhere.size() + name.size() + 1 &&
-               item.starts_with(kSelect) && item.ends_with(")") &&
-               item.substr(kSelect.size(), dictionary.size()) == dictionary &&
-               item.substr(kSelect.size() + dictionary.size(), kWhere.size()) == kWhere &&
-               item.substr(kSelect.size() + dictionary.size() + kWhere.size(), name.size()) == name;
-      }
+      if (column.read_as != nullptr) return item == column.read_as;
       return item == name;
     case JobColumnKind::kPayloads:
       if (summary) return item == "''" || item == "NULL";

@@ -7,6 +7,7 @@
 #include "core/job.h"
 #include "core/queue.h"
 #include "core/status.h"
+#include "store/sqlite/job_columns.h"
 #include "store/sqlite/statement.h"
 
 namespace redrive::store::sqlite {
@@ -21,26 +22,18 @@ namespace redrive::store::sqlite {
   "CASE WHEN status = 'processing' THEN (SELECT " name \
   " FROM job_leases WHERE job_seq = jobs.seq) END"
 
-// A job's queue: jobs.queue_id, the id of its name in queue_names, where
-// each name is kept once (compact_schema.cc, version 29). REDRIVE_JOB_QUEUE
-// reads the name; REDRIVE_QUEUE_ID(param) is the id of the name bound to
-// `param`, to compare with queue_id (NULL, so matching no job, for a name
-// no job was ever in). Each is one lookup by key.
-#define REDRIVE_JOB_QUEUE "(SELECT name FROM queue_names WHERE id = jobs.queue_id)"
-#define REDRIVE_QUEUE_ID(param) "(SELECT id FROM queue_names WHERE name = " param ")"
-
 // Every field of a job, in the order of kJobColumns (job_columns.h), which
 // reads them; the compiler checks the two agree (row_mapping.cc). Payload and
 // result live in job_payloads, and a lease's fields in job_leases (see
 // compact_schema.cc), read by key lookups.
 #define REDRIVE_JOB_COLUMNS \
-  "id, " REDRIVE_JOB_QUEUE ", status, "                                                    \
+  REDRIVE_JOB_ID ", " REDRIVE_JOB_QUEUE ", status, "                                                    \
   "(SELECT payload FROM job_payloads WHERE job_seq = jobs.seq), "                          \
   "(SELECT result FROM job_payloads WHERE job_seq = jobs.seq), "                           \
   "priority, retry_count, max_retries, "                                                   \
   "timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, last_error, "      \
-  "dead_reason, tags, idempotency_key, created_at, updated_at, scheduled_at, started_at, " \
-  "completed_at, expires_at, deadlettered_at, "                                            \
+  "dead_reason, tags, idempotency_key, created_at, " REDRIVE_JOB_UPDATED_AT ", scheduled_at, " \
+  "started_at, completed_at, expires_at, deadlettered_at, "                                            \
   REDRIVE_LEASE_COLUMN("assigned_worker_id") ", "                                         \
   REDRIVE_LEASE_COLUMN("lease_id") ", " REDRIVE_LEASE_COLUMN("lease_expires_at") ", "      \
   "attempts, lease_expiries, crash_count, crash_limit, snooze_count, "                     \
@@ -48,10 +41,10 @@ namespace redrive::store::sqlite {
 // The same, with payload and result replaced by empty values (summaries:
 // large payloads are not even read from disk); the lease is read as above.
 #define REDRIVE_JOB_SUMMARY_COLUMNS \
-  "id, " REDRIVE_JOB_QUEUE ", status, '', NULL, priority, retry_count, max_retries, "      \
+  REDRIVE_JOB_ID ", " REDRIVE_JOB_QUEUE ", status, '', NULL, priority, retry_count, max_retries, "      \
   "timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, last_error, "      \
-  "dead_reason, tags, idempotency_key, created_at, updated_at, scheduled_at, started_at, " \
-  "completed_at, expires_at, deadlettered_at, "                                            \
+  "dead_reason, tags, idempotency_key, created_at, " REDRIVE_JOB_UPDATED_AT ", scheduled_at, " \
+  "started_at, completed_at, expires_at, deadlettered_at, "                                            \
   REDRIVE_LEASE_COLUMN("assigned_worker_id") ", "                                         \
   REDRIVE_LEASE_COLUMN("lease_id") ", " REDRIVE_LEASE_COLUMN("lease_expires_at") ", "      \
   "attempts, lease_expiries, crash_count, crash_limit, snooze_count, "                     \

@@ -460,7 +460,7 @@ constexpr Migration kMigrations[] = {
     {26, "a job's history packed into segments", compact_schema::kV26, compact_schema::PackHistory},
     {27, "a job's lease in a table of its own", compact_schema::kV27},
     {28, "retention indexes by status", compact_schema::kV28},
-    {29, "a queue's name kept once", compact_schema::kV29},
+    {29, "a queue's name kept once, a job's id as 16 bytes", compact_schema::kV29},
 };
 
 }  // namespace

@@ -537,52 +537,100 @@ TEST_F(SchemaTest, RetentionHasAnIndexPerStatus) {
 }
 
 // Version 29 keeps each queue's name once, in queue_names, and in jobs its
-// id. A store from before keeps every job with its seq and its queue, each
-// index of jobs is as it was with queue_id for queue_name, and the reference
-// holds: a job of an id not in queue_names is refused, and a name a job is
-// in cannot go.
-TEST_F(SchemaTest, AQueueNameIsKeptOnce) {
-  ASSERT_TRUE(MigrateToBefore("a queue's name kept once").ok());
+// id; stores a job's id as its 16 bytes when it is a UUID; and a finished
+// job's updated_at once, as its completed_at. A store from
+// before keeps every job with its seq, its queue and its id (as text when it
+// is not a UUID), each index of jobs is as it was with queue_id for
+// queue_name, the tables that refer to a job by id follow it, and the
+// references hold: a job of an id not in queue_names is refused, a name a
+// job is in cannot go, and deleting a job takes its rows everywhere.
+TEST_F(SchemaTest, AQueueNameIsKeptOnceAndAJobIdIs16Bytes) {
+  ASSERT_TRUE(MigrateToBefore("a queue's name kept once, a job's id as 16 bytes").ok());
   const std::string kIndexes =
       "SELECT group_concat(name || ':' || replace(sql, 'queue_name', 'queue_id'), ';') FROM"
-      " (SELECT * FROM sqlite_master WHERE type = 'index' AND tbl_name = 'jobs'"
-      " AND sql IS NOT NULL ORDER BY name)";
+      " (SELECT * FROM sqlite_master WHERE type = 'index'"
+      " AND tbl_name IN ('jobs', 'job_tags', 'job_dependencies', 'workflow_jobs',"
+      " 'job_auto_revivals') AND sql IS NOT NULL ORDER BY name)";
   const std::string indexes = One(kIndexes);
   ASSERT_NE(indexes.find("jobs_listing:CREATE INDEX jobs_listing ON jobs (queue_id, status,"),
             std::string::npos)
       << indexes;
-  for (const char* id : {"j-1", "j-2", "j-3"}) ASSERT_TRUE(InsertPendingJob(id).ok());
+  const std::string a = "01a243de-882f-708e-a89a-e436b9173288";
+  const std::string b = "01a243de-882f-708e-a89a-e436b9173289";
+  for (const std::string& id : {std::string("j-0"), std::string("j-1"), a, b}) {
+    ASSERT_TRUE(InsertPendingJob(id).ok());
+  }
   ASSERT_TRUE(conn_
-                  ->ExecScript("DELETE FROM jobs WHERE id = 'j-1';"  // seq 1 is free
+                  ->ExecScript("DELETE FROM jobs WHERE id = 'j-0';"  // seq 1 is free
                                "UPDATE jobs SET queue_name = 'emails', status = 'completed',"
-                               " completed_at = 9 WHERE id = 'j-3';"
-                               "INSERT INTO job_payloads VALUES (3, '{\"x\":3}', NULL);")
+                               " completed_at = 9, updated_at = 9 WHERE id = '" +
+                               b +
+                               "';"
+                               "INSERT INTO job_payloads VALUES (4, '{\"x\":3}', NULL);"
+                               "INSERT INTO job_tags VALUES ('" +
+                               b +
+                               "', 'k', 'v');"
+                               "INSERT INTO job_dependencies (job_id, depends_on_job_id, mode)"
+                               " VALUES ('" +
+                               a + "', '" + b +
+                               "', 'all');"
+                               "INSERT INTO workflows (id, name, metadata, created_at)"
+                               " VALUES ('w', 'w', '{}', 1);"
+                               "INSERT INTO workflow_jobs VALUES ('" +
+                               a +
+                               "', 'w', 'first', 0);"
+                               "INSERT INTO job_auto_revivals VALUES ('" +
+                               b + "', 2);")
                   .ok());
   ASSERT_TRUE(Migrate(*conn_).ok());
   EXPECT_EQ(One(kIndexes), indexes);
   EXPECT_EQ(One("SELECT group_concat(id || '=' || name, ',') FROM"
                 " (SELECT * FROM queue_names ORDER BY id)"),
             "1=emails,2=q");
-  EXPECT_EQ(One("SELECT group_concat(seq || '=' || id || ':' || queue_id, ',') FROM"
-                " (SELECT * FROM jobs ORDER BY seq)"),
-            "2=j-2:2,3=j-3:1");
+  EXPECT_EQ(One("SELECT group_concat(seq || '=' || typeof(id) || ':' || hex(id) || ':' || queue_id,"
+                " ',') FROM (SELECT * FROM jobs ORDER BY seq)"),
+            "2=text:6A2D31:2,3=blob:01A243DE882F708EA89AE436B9173288:2,"
+            "4=blob:01A243DE882F708EA89AE436B9173289:1");
   EXPECT_EQ(One("SELECT count(*) FROM pragma_table_info('jobs') WHERE name = 'queue_name'"), "0");
+  // A finished job's updated_at, the same as its completed_at, is not kept twice.
+  EXPECT_EQ(One("SELECT group_concat(coalesce(updated_at, 'NULL'), ',') FROM"
+                " (SELECT * FROM jobs ORDER BY seq)"),
+            "7,7,NULL");
+  EXPECT_EQ(One("SELECT (SELECT hex(job_id) FROM job_tags) || ','"
+                " || (SELECT hex(job_id) || '>' || hex(depends_on_job_id) FROM job_dependencies)"
+                " || ',' || (SELECT hex(job_id) FROM workflow_jobs)"
+                " || ',' || (SELECT hex(job_id) FROM job_auto_revivals)"),
+            "01A243DE882F708EA89AE436B9173289,"
+            "01A243DE882F708EA89AE436B9173288>01A243DE882F708EA89AE436B9173289,"
+            "01A243DE882F708EA89AE436B9173288,01A243DE882F708EA89AE436B9173289");
   EXPECT_EQ(One("PRAGMA integrity_check"), "ok");
   {
     auto job = conn_->Prepare(sql::kGetJob);
     ASSERT_TRUE(job.ok());
-    const std::string id = "j-3";
-    job->Bind(1, id);
+    job->Bind(1, b);
     ASSERT_TRUE(*job->Step());
     Result<Job> read = ReadJob(*job);
     ASSERT_TRUE(read.ok()) << read.status().ToString();
+    EXPECT_EQ(read->id, b);
     EXPECT_EQ(read->queue_name, "emails");
+    EXPECT_EQ(read->updated_at, InstantFromMicros(9));
     EXPECT_EQ(read->payload, "{\"x\":3}");
   }
-  EXPECT_FALSE(conn_->ExecScript("UPDATE jobs SET queue_id = 3 WHERE id = 'j-2';").ok());
+  {
+    auto job = conn_->Prepare(sql::kGetJob);
+    ASSERT_TRUE(job.ok());
+    job->Bind(1, "j-1");
+    ASSERT_TRUE(*job->Step());
+    EXPECT_EQ(ReadJob(*job)->id, "j-1");
+  }
+  EXPECT_FALSE(conn_->ExecScript("UPDATE jobs SET queue_id = 3 WHERE seq = 2;").ok());
   EXPECT_FALSE(conn_->ExecScript("DELETE FROM queue_names WHERE name = 'emails';").ok());
-  ASSERT_TRUE(conn_->ExecScript("DELETE FROM jobs WHERE id = 'j-3';").ok());
+  ASSERT_TRUE(conn_->ExecScript("DELETE FROM jobs WHERE seq = 4;").ok());
   EXPECT_TRUE(conn_->ExecScript("DELETE FROM queue_names WHERE name = 'emails';").ok());
+  EXPECT_EQ(
+      One("SELECT (SELECT count(*) FROM job_tags) || (SELECT count(*) FROM job_dependencies)"
+          " || (SELECT count(*) FROM job_auto_revivals) || (SELECT count(*) FROM workflow_jobs)"),
+      "0001");
 }
 
 // Migrations run with foreign keys off (a table rebuild needs it), so

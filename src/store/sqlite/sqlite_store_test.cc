@@ -435,6 +435,51 @@ TEST_F(SqliteStoreTest, AQueueNameIsKeptOnceAndGoesWithItsLastJob) {
   EXPECT_EQ((*store->BeginRead())->GetJob("a1").status().code(), ErrorCode::kNotFound);
 }
 
+// A job's id is stored as its 16 bytes when it is a UUID in canonical text
+// (schema version 29), in jobs and in job_tags, and as text otherwise; both
+// are found by their text, through a tag too, and deleted with their tags.
+TEST_F(SqliteStoreTest, AUuidJobIdIsStoredAs16Bytes) {
+  const std::string path = dir_.File("ids.db");
+  auto store = OpenMigrated(path);
+  const std::string uuid = "01a243de-882f-708e-a89a-e436b9173288";
+  Job compact = PendingJob(uuid);
+  compact.tags = {{"tenant", "acme"}};
+  Job other = PendingJob("legacy-7");
+  other.tags = {{"tenant", "acme"}};
+  ASSERT_TRUE(InsertAndCommit(*store, compact).ok());
+  ASSERT_TRUE(InsertAndCommit(*store, other).ok());
+  auto stored = [&](const std::string& sql) {
+    auto conn = sqlite::Connection::Open(path, {});
+    EXPECT_TRUE(conn.ok()) << conn.status().ToString();
+    auto stmt = (*conn)->Prepare(sql);
+    EXPECT_TRUE(stmt.ok() && *stmt->Step()) << sql;
+    return stmt->String(0);
+  };
+  EXPECT_EQ(stored("SELECT group_concat(typeof(id) || length(CAST(id AS BLOB)), ',')"
+                   " FROM (SELECT id FROM jobs ORDER BY seq)"),
+            "blob16,text8");
+  EXPECT_EQ(stored("SELECT group_concat(typeof(job_id), ',')"
+                   " FROM (SELECT job_id FROM job_tags ORDER BY typeof(job_id))"),
+            "blob,text");
+  {
+    auto tx = store->BeginRead();
+    EXPECT_EQ(*(*tx)->GetJob(uuid), compact);
+    EXPECT_EQ(*(*tx)->GetJob("legacy-7"), other);
+    JobFilter f;
+    f.tag = "tenant=acme";
+    auto tagged = (*tx)->ListJobs(f, true);
+    ASSERT_TRUE(tagged.ok()) << tagged.status().ToString();
+    EXPECT_EQ(tagged->size(), 2u);
+  }
+  {
+    auto tx = store->BeginWrite();
+    EXPECT_EQ(*(*tx)->DeleteJobs({uuid}), 1);
+    ASSERT_TRUE((*tx)->Commit().ok());
+  }
+  EXPECT_EQ(stored("SELECT count(*) FROM job_tags"), "1");
+  EXPECT_EQ((*store->BeginRead())->GetJob(uuid).status().code(), ErrorCode::kNotFound);
+}
+
 TEST_F(SqliteStoreTest, WriterWaitsForTheLiveWriteTx) {
   auto store = OpenMigrated(dir_.File("writers.db"));
   auto first = store->BeginWrite();

@@ -13,10 +13,8 @@
 namespace redrive::store::sqlite {
 namespace {
 
-// The one column kept in a dictionary: a job's queue.
+// A job's queue, whose name must be in queue_names before it is written.
 constexpr JobColumnSet kQueueColumn = ColumnBit(JobColumnIndex("queue_id"));
-static_assert(kJobColumns[JobColumnIndex("queue_id")].dictionary ==
-              std::string_view("queue_names"));
 
 // The first fixed column in `changed`, which ApplyChange refuses to write:
 // a change to it is a caller bug (no transition changes them).

@@ -106,67 +106,77 @@ const std::string& ListByStatusSql() {
   return *sql;
 }
 
+// Laid out by hand: clang-format breaks the macros that splice SQL
+// (job_columns.h) as if they were calls.
+// clang-format off
 constexpr char kListJobs[] =
-    "SELECT workflow_jobs.workflow_id, workflow_jobs.job_id, workflow_jobs.job_key,"
+    "SELECT workflow_jobs.workflow_id, id_text(workflow_jobs.job_id), workflow_jobs.job_key,"
     " workflow_jobs.position, " REDRIVE_JOB_COLUMNS
     " FROM workflow_jobs JOIN jobs ON jobs.id = workflow_jobs.job_id"
     " WHERE workflow_jobs.workflow_id = ?1 ORDER BY workflow_jobs.position LIMIT ?2 OFFSET ?3";
 // ?1: a JSON array of job ids.
 constexpr char kEdgesOf[] =
-    "SELECT job_id, depends_on_job_id, mode FROM job_dependencies"
-    " WHERE job_id IN (SELECT value FROM json_each(?1)) ORDER BY job_id, depends_on_job_id";
+    "SELECT id_text(job_id), id_text(depends_on_job_id), mode FROM job_dependencies"
+    " WHERE job_id IN (SELECT " REDRIVE_JOB_ID_OF("value") " FROM json_each(?1))"
+    " ORDER BY job_id, depends_on_job_id";
 constexpr char kMember[] =
-    "SELECT workflow_id, job_id, job_key, position FROM workflow_jobs WHERE job_id = ?1";
+    "SELECT workflow_id, id_text(job_id), job_key, position FROM workflow_jobs"
+    " WHERE job_id = " REDRIVE_JOB_ID_OF("?1");
 constexpr char kDependencies[] =
-    "SELECT jobs.id, " REDRIVE_JOB_QUEUE
-    ", jobs.status, job_dependencies.mode"
+    "SELECT " REDRIVE_JOB_ID ", " REDRIVE_JOB_QUEUE ", jobs.status, job_dependencies.mode"
     " FROM job_dependencies JOIN jobs ON jobs.id = job_dependencies.depends_on_job_id"
-    " WHERE job_dependencies.job_id = ?1 ORDER BY jobs.id LIMIT ?2";
+    " WHERE job_dependencies.job_id = " REDRIVE_JOB_ID_OF("?1") " ORDER BY jobs.id LIMIT ?2";
 constexpr char kDependents[] =
-    "SELECT jobs.id, " REDRIVE_JOB_QUEUE
-    ", jobs.status"
+    "SELECT " REDRIVE_JOB_ID ", " REDRIVE_JOB_QUEUE ", jobs.status"
     " FROM job_dependencies JOIN jobs ON jobs.id = job_dependencies.job_id"
-    " WHERE job_dependencies.depends_on_job_id = ?1 ORDER BY job_dependencies.job_id LIMIT ?2";
+    " WHERE job_dependencies.depends_on_job_id = " REDRIVE_JOB_ID_OF("?1")
+    " ORDER BY job_dependencies.job_id LIMIT ?2";
 // ?1: a JSON array of job ids. The mode and each dependency's status.
 constexpr char kStates[] =
-    "SELECT job_dependencies.job_id, job_dependencies.mode, jobs.status"
+    "SELECT id_text(job_dependencies.job_id), job_dependencies.mode, jobs.status"
     " FROM job_dependencies JOIN jobs ON jobs.id = job_dependencies.depends_on_job_id"
-    " WHERE job_dependencies.job_id IN (SELECT value FROM json_each(?1))";
+    " WHERE job_dependencies.job_id IN (SELECT " REDRIVE_JOB_ID_OF("value") " FROM json_each(?1))";
 // Everything `?1` waits for, directly or not; UNION keeps each job once, so
 // it ends on any graph, and the LIMIT bounds the walk.
 constexpr char kUpstream[] =
-    "WITH RECURSIVE up(id) AS (SELECT ?1 UNION SELECT job_dependencies.depends_on_job_id"
+    "WITH RECURSIVE up(id) AS (SELECT " REDRIVE_JOB_ID_OF("?1")
+    " UNION SELECT job_dependencies.depends_on_job_id"
     " FROM job_dependencies JOIN up ON job_dependencies.job_id = up.id LIMIT ?3)"
-    " SELECT count(*), count(CASE WHEN id = ?2 THEN 1 END) FROM up";
+    " SELECT count(*), count(CASE WHEN id = " REDRIVE_JOB_ID_OF("?2") " THEN 1 END) FROM up";
 constexpr char kInsertWorkflow[] =
     "INSERT INTO workflows (id, name, description, metadata, created_at)"
     " VALUES (?1, ?2, ?3, ?4, ?5)";
 constexpr char kInsertMember[] =
-    "INSERT INTO workflow_jobs (job_id, workflow_id, job_key, position) VALUES (?1, ?2, ?3, ?4)";
+    "INSERT INTO workflow_jobs (job_id, workflow_id, job_key, position)"
+    " VALUES (" REDRIVE_JOB_ID_OF("?1") ", ?2, ?3, ?4)";
 // Met at insert when the job depended on has completed already (the caller
 // locked it: it cannot complete meanwhile). "WHERE true" tells SQLite's
 // parser the ON CONFLICT is the insert's.
 constexpr char kInsertEdge[] =
     "INSERT INTO job_dependencies (job_id, depends_on_job_id, mode, met)"
-    " SELECT ?1, ?2, ?3, coalesce((SELECT status = 'completed' FROM jobs WHERE id = ?2), 0)"
+    " SELECT " REDRIVE_JOB_ID_OF("?1") ", " REDRIVE_JOB_ID_OF("?2") ", ?3,"
+    " coalesce((SELECT status = 'completed' FROM jobs WHERE id = " REDRIVE_JOB_ID_OF("?2") "), 0)"
     " WHERE true ON CONFLICT DO NOTHING";
 constexpr char kMarkMet[] =
-    "UPDATE job_dependencies SET met = 1 WHERE depends_on_job_id = ?1 AND met = 0";
+    "UPDATE job_dependencies SET met = 1"
+    " WHERE depends_on_job_id = " REDRIVE_JOB_ID_OF("?1") " AND met = 0";
 constexpr char kSetMode[] =
-    "UPDATE job_dependencies SET mode = ?2 WHERE job_id = ?1 AND mode <> ?2";
+    "UPDATE job_dependencies SET mode = ?2"
+    " WHERE job_id = " REDRIVE_JOB_ID_OF("?1") " AND mode <> ?2";
 // Each dependent with its mode and whether none of its edges is unmet.
 constexpr char kBlockedDependents[] =
-    "SELECT " REDRIVE_JOB_COLUMNS
-    ", d.mode,"
+    "SELECT " REDRIVE_JOB_COLUMNS ", d.mode,"
     " NOT EXISTS (SELECT 1 FROM job_dependencies AS u WHERE u.job_id = jobs.id AND u.met = 0)"
     " FROM job_dependencies AS d JOIN jobs ON jobs.id = d.job_id"
-    " WHERE d.depends_on_job_id = ?1 AND jobs.status = 'blocked' ORDER BY jobs.id";
+    " WHERE d.depends_on_job_id = " REDRIVE_JOB_ID_OF("?1")
+    " AND jobs.status = 'blocked' ORDER BY jobs.id";
 // ?2: a JSON array of status names.
 constexpr char kWorkflowJobs[] =
     "SELECT " REDRIVE_JOB_COLUMNS
     " FROM jobs WHERE id IN"
     " (SELECT job_id FROM workflow_jobs WHERE workflow_id = ?1)"
     " AND status IN (SELECT value FROM json_each(?2)) ORDER BY id LIMIT ?3";
+// clang-format on
 
 Result<JobStatus> StatusAt(const Statement& s, int col) {
   std::optional<JobStatus> status = ParseJobStatus(s.Text(col));
