@@ -23,7 +23,10 @@
 #   REDRIVE_BENCH_BIN  [<repo>/build/bench/redrive-bench]
 #   REDRIVE_SERVE_ARGS extra `redrive serve` flags (word-split)
 #   REDRIVE_BENCH_ARGS extra redrive-bench flags (word-split), e.g.
-#                      "--run-id s" for short queue names, "--payload-bytes 1000"
+#                      "--run-id s" for short queue names, "--payload-bytes 1000";
+#                      "{chunk}" in them becomes the run's number (0, 1, ...), so
+#                      "--run-id s{chunk}" gives each of several runs its own
+#                      short queue (redrive-bench checks its queue's counts)
 #   FINISHED_LEVELS    ["0 1000000 3000000 10000000"]
 #   CHUNK              [1000000] jobs per redrive-bench run
 #   FILL_MODE          [batch] how the jobs are claimed: batch (100 a claim)
@@ -89,14 +92,18 @@ time_get() {
 printf '%-12s | %-24s | %-24s | %-24s | %s\n' "finished" "GET /jobs/stats ms" \
   "GET /queues ms" "GET /metrics ms" "store MB"
 done=0
+runs=0
 for level in $levels; do
   while ((done < level)); do
     n=$((level - done < chunk ? level - done : chunk))
-    # shellcheck disable=SC2086  # REDRIVE_BENCH_ARGS is deliberately word-split
+    bench_args="${REDRIVE_BENCH_ARGS:-}"
+    bench_args="${bench_args//\{chunk\}/$runs}"
+    # shellcheck disable=SC2086  # the bench's flags are deliberately word-split
     "$bench_bin" --server "$base" --mode "$fill_mode" --jobs "$n" --latency-seconds 0 --dlq 0 \
-      --w1-timeout 3600 ${REDRIVE_BENCH_ARGS:-} >"$tmp/bench.log" 2>&1 ||
+      --w1-timeout 3600 $bench_args >"$tmp/bench.log" 2>&1 ||
       { tail -n 20 "$tmp/bench.log" >&2; exit 1; }
     done=$((done + n))
+    runs=$((runs + 1))
   done
   stats="$(time_get /api/v1/jobs/stats)"
   queues="$(time_get /api/v1/queues)"

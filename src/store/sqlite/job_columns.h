@@ -22,7 +22,7 @@
 #include "core/tags_json.h"
 #include "store/sqlite/statement.h"
 
-// How two columns of jobs are stored (compact_schema.cc, version 29), as
+// How three columns of jobs are stored (compact_schema.cc, version 29), as
 // macros so that queries stay single string literals:
 // - a job's id through compact_id(), an SQL function of every connection
 //   (connection.cc): a UUID as its 16 bytes, any other id as its text.
@@ -38,7 +38,8 @@
 #define REDRIVE_JOB_ID "id_text(jobs.id)"
 #define REDRIVE_JOB_QUEUE "(SELECT name FROM queue_names WHERE id = jobs.queue_id)"
 #define REDRIVE_QUEUE_ID(param) "(SELECT id FROM queue_names WHERE name = " param ")"
-// A job's updated_at (UpdatedAtColumn below).
+// - a job's updated_at as NULL when it is its completed_at (UpdatedAtColumn
+//   below), read back by REDRIVE_JOB_UPDATED_AT.
 #define REDRIVE_JOB_UPDATED_AT "coalesce(jobs.updated_at, jobs.completed_at)"
 
 namespace redrive::store::sqlite {
@@ -55,9 +56,9 @@ struct JobColumn {
   const char* name;
   JobColumnKind kind;
   // A column stored other than as its value binds: `write` is the value to
-  // store, with "?" where the parameter goes, and `read` the select item that
-  // reads it back (REDRIVE_JOB_ID, REDRIVE_JOB_QUEUE). nullptr: the parameter
-  // itself, and the column by its name.
+  // store, with "?" where the parameter goes, and `read_as` the select item
+  // that reads it back (REDRIVE_JOB_ID, REDRIVE_JOB_QUEUE). nullptr: the
+  // parameter itself, and the column by its name.
   const char* write;
   const char* read_as;
   // Binds the column's value from `job` to parameter `index`. Text is bound
