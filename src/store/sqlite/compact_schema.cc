@@ -193,7 +193,8 @@ Status PackHistory(Connection& conn) {
   {
     REDRIVE_ASSIGN_OR_RETURN(
         Statement read,
-        conn.Prepare("SELECT job_seq, id, event_type, worker_id, details, created_at, node_id"
+        conn.Prepare("SELECT job_seq, id_text(id), event_type, worker_id, details, created_at,"
+                     " node_id"
                      " FROM job_history_v25 ORDER BY job_seq, created_at, rowid"));
     int64_t job_seq = 0;
     int64_t seg = 0;
@@ -211,7 +212,7 @@ Status PackHistory(Connection& conn) {
         seg = 0;
       }
       HistoryEntry h;
-      h.id = ReadCompactId(read, 1);
+      h.id = read.String(1);  // kept compact in versions 24 and 25
       h.event_type = read.String(2);
       h.worker_id = read.OptString(3);
       h.details_json = read.String(4);

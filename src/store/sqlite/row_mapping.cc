@@ -1,13 +1,10 @@
 #include "store/sqlite/row_mapping.h"
 
-#include <algorithm>
 #include <chrono>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 
-#include "core/ids.h"
 #include "store/sqlite/job_columns.h"
 
 namespace redrive::store::sqlite {
@@ -27,10 +24,9 @@ void BindOptSeconds(Statement& stmt, int index, const std::optional<std::chrono:
 }
 
 // The select lists of row_mapping.h follow kJobColumns: a column of jobs
-// by name (or by its read_as); a column
-// of job_payloads or job_leases by a key lookup (of a processing job's
-// lease only), except that a summary has an empty value ('' or NULL) for
-// the payloads.
+// by name, or by its read_as; a column of job_payloads or job_leases by a
+// key lookup (of a processing job's lease only), except that a summary has
+// an empty value ('' or NULL) for the payloads.
 consteval bool SelectItemMatches(std::string_view item, const JobColumn& column, bool summary) {
   const std::string_view name = column.name;
   std::string_view suffix;
@@ -99,18 +95,6 @@ Result<Job> ReadJob(const Statement& stmt, int first) {
     if (!kJobColumns[i].read(stmt, first + i, job)) return Corrupt(job.id, kJobColumns[i].name);
   }
   return job;
-}
-
-std::string ReadCompactId(const Statement& stmt, int col) {
-  if (stmt.IsBlob(col)) {
-    const std::span<const uint8_t> blob = stmt.Blob(col);
-    UuidBytes bytes{};
-    if (blob.size() == bytes.size()) {
-      std::copy(blob.begin(), blob.end(), bytes.begin());
-      return FormatUuid(bytes);
-    }
-  }
-  return stmt.String(col);
 }
 
 QueueConfig ReadQueue(const Statement& stmt) {
