@@ -51,6 +51,12 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
   WriteExecutor& committer = *writer;     // what the services and the dispatcher write through
   committer.SetNodeId(duties.node_id());  // on every history entry this node writes
   committer.SetMaxQueues(options.max_queues);
+  // New jobs go to this node's parked claims in the transaction that makes
+  // them (a group committer's; other nodes hear of what is left once it is
+  // committed: OnCommitted).
+  committer.SetHandOver([this](const std::map<std::string, long long>& claimable) {
+    return notifier->HandOver(claimable) > 0;
+  });
   loop.Add(MakeScheduler(committer, store, options.sweep_batch));
   loop.Add(MakeLeaseReaper(committer, store, options.sweep_batch));
   loop.Add(MakeDeadlineSweep(committer, store, options.sweep_batch));

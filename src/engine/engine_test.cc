@@ -313,6 +313,34 @@ TEST_P(EngineByExecutorTest, LongPollWakesOnEnqueue) {
   EXPECT_EQ(engine_->parked_claims(), 0u);
 }
 
+// On group commit a parked claim is handed the new job in the transaction
+// that creates it: one commit of the two requests (one fsync between the
+// enqueue and the worker's answer), not a commit each. (Duties commit
+// meanwhile, alone: a commit of exactly two ops is the pair.)
+TEST_P(EngineByExecutorTest, AParkedClaimTakesANewJobInTheCommitThatMakesIt) {
+  ClaimParams p;
+  p.queue_name = "q";
+  p.worker_id = "w";
+  p.wait = milliseconds(5000);
+  auto f = StartClaim(p);
+  ASSERT_TRUE(WaitParked(1));
+  auto commits_of_two = [this] {
+    const std::string text = Scrape();
+    return Sample(text, R"(redrive_commit_batch_size_bucket{le="2"})") -
+           Sample(text, R"(redrive_commit_batch_size_bucket{le="1"})");
+  };
+  const double before = commits_of_two();
+  const std::string id = Enqueue("q");
+  auto r = f.get();
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->jobs.size(), 1u);
+  EXPECT_EQ(r->jobs[0].id, id);
+  EXPECT_EQ(engine_->parked_claims(), 0u);
+  if (GetParam() == Executor::kGroupCommit) {
+    EXPECT_GE(commits_of_two() - before, 1);
+  }
+}
+
 // The wait runs on the engine's clock: it ends when the (manual) clock
 // reaches the deadline, not a moment before. (20 s: far longer than the test
 // waits in real time, so a wall-clock deadline would fail it.)

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "core/thread_name.h"
 
@@ -134,6 +135,7 @@ void GroupCommitter::Loop() {
     }
     OpenBatch batch = Begin();
     Execute(batch, group);
+    HandOver(batch);
     if (pipelined_) Coalesce(batch);
     Committed committed = End(batch);
     if (!pipelined_) {
@@ -170,12 +172,46 @@ void GroupCommitter::Coalesce(OpenBatch& batch) {
       background_owed_ = background_owed_ || owed;
     }
     Execute(batch, group);
+    HandOver(batch);
     if (!batch.out.commit_status.ok()) return;
   }
 }
 
+void GroupCommitter::HandOver(OpenBatch& batch) {
+  std::deque<WriteOp> group;
+  while (hand_over_ && batch.tx && !batch.background && batch.out.commit_status.ok() &&
+         !batch.fresh.empty()) {
+    const std::map<std::string, long long> fresh = std::exchange(batch.fresh, {});
+    // Wakes the parked claims of those queues; each submits its op now.
+    if (!hand_over_(fresh)) return;
+    {
+      // The woken claims' ops (and any other request queued meanwhile) join
+      // this group; a duty owed its turn still goes next.
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!AnyRequest(queue_)) return;
+      const size_t room = max_batch_ - batch.out.ops.size();
+      if (room == 0) return;
+      bool owed = false;
+      TakeGroup(queue_, room, owed, group);
+      background_owed_ = background_owed_ || owed;
+    }
+    batch.claimed.clear();
+    Execute(batch, group);
+    // Nobody is to be woken after the commit for a new job a claim of this
+    // transaction took.
+    auto& claimable = batch.ctx.effects.became_claimable;
+    for (const auto& [queue, n] : fresh) {
+      auto it = claimable.find(queue);
+      const auto took = batch.claimed.find(queue);
+      if (it == claimable.end() || took == batch.claimed.end()) continue;
+      it->second -= std::min(n, took->second);
+      if (it->second <= 0) claimable.erase(it);
+    }
+  }
+}
+
 GroupCommitter::OpenBatch GroupCommitter::Begin() {
-  OpenBatch batch{nullptr, TxContext{clock_.Now(), random_, {}, {}, hooks_}, {}, false};
+  OpenBatch batch{nullptr, TxContext{clock_.Now(), random_, {}, {}, hooks_}, {}, false, {}, {}};
   Status& status = batch.out.commit_status;
   auto tx = store_.BeginWrite();
   if (!tx.ok()) {
@@ -227,7 +263,11 @@ void GroupCommitter::Execute(OpenBatch& batch, std::deque<WriteOp>& group) {
       out.commit_status = end;
       return;
     }
-    if (out.results[i].ok()) batch.ctx.effects.Merge(op_ctx.effects);
+    if (out.results[i].ok()) {
+      for (const auto& [q, n] : op_ctx.effects.became_claimable) batch.fresh[q] += n;
+      for (const auto& [q, n] : op_ctx.effects.claimed) batch.claimed[q] += n;
+      batch.ctx.effects.Merge(op_ctx.effects);
+    }
   }
 }
 

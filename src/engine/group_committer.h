@@ -22,6 +22,17 @@
 // Reads wait the same way (WhenDurable): a read is answered only once every
 // commit its snapshot could see is durable.
 //
+// Hand-over (SetHandOver): after a group of requests' ops ran, and before
+// the commit, the jobs they made claimable are offered to the claims parked
+// on their queues. The woken claims submit their ops at once, and these
+// run in the same transaction, so a job enqueued into a waiting worker's
+// queue is claimed by the commit that creates it: one fsync between the
+// enqueue and the worker's answer instead of two. The new jobs those
+// claims took leave the batch's effects, so `answered` wakes no one for
+// them; the others still wake parked claims (and other nodes) after the
+// commit, as every new job did before. Not in a duty's batch; a duty owed
+// its turn waits for this one transaction, as for any group of requests.
+//
 // Thread-safety: Submit() and WhenDurable() may be called from any thread.
 // Ops and hooks run on the committer thread, one at a time; sinks and
 // `after` callbacks on the committer thread, or with pipelined sync on the
@@ -31,8 +42,10 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -85,12 +98,19 @@ class GroupCommitter final : public WriteExecutor {
     TxContext ctx;
     Committed out;    // the ops run so far, their results
     bool background;  // the kind of its ops (TakeGroup never mixes them)
+    // Of the ops run since the last hand-over: what they made claimable,
+    // and what they claimed (TxEffects' fields of those names).
+    std::map<std::string, long long> fresh;
+    std::map<std::string, long long> claimed;
   };
 
   void Loop();
   OpenBatch Begin();
   // Moves `group`'s ops into `batch` and runs each in a savepoint.
   void Execute(OpenBatch& batch, std::deque<WriteOp>& group);
+  // Offers the jobs the last ops made claimable to parked claims, and runs
+  // the claims it woke in `batch` (see the top of this file).
+  void HandOver(OpenBatch& batch);
   // Pipelined: runs requests arriving while the syncer is busy in `batch`.
   void Coalesce(OpenBatch& batch);
   // Commits (or rolls back, after a failure) and returns what to answer.

@@ -225,6 +225,7 @@ Result<std::vector<std::vector<Job>>> ClaimFor(store::WriteTx& tx, TxContext& ct
   // Promoted jobs this claim did not take may wake other waiters.
   const long long left = promoted - static_cast<long long>(claims.size());
   for (Change& c : claims) claimed[owner.at(c.after.id)].push_back(std::move(c.after));
+  if (!claims.empty()) ctx.effects.claimed[queue] += static_cast<long long>(claims.size());
   if (left > 0) {
     ctx.effects.became_claimable[queue] = left;
   } else {

@@ -23,15 +23,24 @@ void LocalNotifier::Stop() {
   local_ = nullptr;
 }
 
-void LocalNotifier::Publish(const WakeUp& wake) {
-  Waiters* local;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    local = local_;
-  }
+Waiters* LocalNotifier::Local() {
   // The waiters outlive Stop(), so using them outside the lock is safe; a
   // resumed claim may publish again, which must not deadlock here.
-  if (local != nullptr) Deliver(*local, wake);
+  std::lock_guard<std::mutex> lock(mu_);
+  return local_;
+}
+
+void LocalNotifier::Publish(const WakeUp& wake) {
+  if (Waiters* local = Local()) Deliver(*local, wake);
+}
+
+long long LocalNotifier::HandOver(const std::map<std::string, long long>& claimable) {
+  Waiters* local = Local();
+  long long woken = 0;
+  if (local != nullptr) {
+    for (const auto& [queue, n] : claimable) woken += local->Wake(queue, n);
+  }
+  return woken;
 }
 
 ChannelNotifier::~ChannelNotifier() { Stop(); }

@@ -60,6 +60,11 @@ class Notifier {
   // After a commit: wake this node's waiters of these queues and tell the
   // other nodes. Before Start() or after Stop(), does nothing.
   virtual void Publish(const WakeUp& wake) = 0;
+  // Before a commit (a group committer's hand-over, write_executor.h): wake
+  // up to n of this node's waiters of each queue that gains n jobs, and no
+  // other node's; returns how many it woke. Before Start() or after Stop(),
+  // wakes none.
+  virtual long long HandOver(const std::map<std::string, long long>& claimable) = 0;
 };
 
 // In-process only: Publish() delivers to the local waiters.
@@ -68,8 +73,10 @@ class LocalNotifier final : public Notifier {
   Status Start(Waiters& local) override;
   void Stop() override;
   void Publish(const WakeUp& wake) override;
+  long long HandOver(const std::map<std::string, long long>& claimable) override;
 
  private:
+  Waiters* Local();
   std::mutex mu_;
   Waiters* local_ = nullptr;  // guarded by mu_ (set and cleared, not used under it)
 };
@@ -88,6 +95,9 @@ class ChannelNotifier final : public Notifier {
   Status Start(Waiters& local) override;
   void Stop() override;
   void Publish(const WakeUp& wake) override;
+  long long HandOver(const std::map<std::string, long long>& claimable) override {
+    return local_.HandOver(claimable);
+  }
 
  private:
   std::unique_ptr<store::WakeChannel> channel_;

@@ -11,6 +11,7 @@
 
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -136,6 +137,7 @@ class LossyNotifier final : public Notifier {
   Status Start(Waiters&) override { return Status::Ok(); }
   void Stop() override {}
   void Publish(const WakeUp&) override {}
+  long long HandOver(const std::map<std::string, long long>&) override { return 0; }
 };
 
 // Two nodes: the fixture's engine (node A) and other_ (node B), each on its

@@ -12,6 +12,7 @@ void Earliest(std::optional<Instant>& slot, std::optional<Instant> t) {
 
 void TxEffects::Merge(const TxEffects& o) {
   for (const auto& [q, n] : o.became_claimable) became_claimable[q] += n;
+  for (const auto& [q, n] : o.claimed) claimed[q] += n;
   for (const auto& [q, b] : o.wake_all) wake_all[q] = wake_all[q] || b;
   Earliest(earliest_scheduled, o.earliest_scheduled);
   Earliest(earliest_lease_expiry, o.earliest_lease_expiry);

@@ -36,6 +36,10 @@ struct WebhookSubscriptions;  // engine/webhooks/subscriptions.h
 struct TxEffects {
   // Queues that gained claimable (pending) jobs, and how many.
   std::map<std::string, long long> became_claimable;
+  // Jobs claimed, by queue: a group committer's hand-over wakes no one for
+  // the new jobs that claims run after them in the same transaction took
+  // (group_committer.h).
+  std::map<std::string, long long> claimed;
   // Queues whose claimability changed for another reason (resumed): wake all.
   std::map<std::string, bool> wake_all;
   // The earliest times written by the batch (services may need to run sooner).

@@ -52,14 +52,14 @@ void Waiters::Abandon(std::string queue, uint64_t id) {
   if (resume) resume(true);
 }
 
-void Waiters::Wake(const std::string& queue, long long n) {
+long long Waiters::Wake(const std::string& queue, long long n) {
   std::vector<Resume> woken, abandoned;
   std::list<Waiter> gone;  // their callbacks go outside the lock
   {
     std::lock_guard<std::mutex> lock(mu_);
     ++woken_[queue];
     auto it = by_queue_.find(queue);
-    if (it == by_queue_.end()) return;
+    if (it == by_queue_.end()) return 0;
     auto& list = it->second;
     while (n > 0 && !list.empty()) {
       Waiter& w = list.front();
@@ -77,6 +77,7 @@ void Waiters::Wake(const std::string& queue, long long n) {
   // Resume outside the lock: a resumed claim may park again.
   for (auto& r : abandoned) r(true);
   for (auto& r : woken) r(false);
+  return static_cast<long long>(woken.size());
 }
 
 void Waiters::WakeAll(const std::string& queue) { Wake(queue, static_cast<long long>(1) << 62); }

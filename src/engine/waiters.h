@@ -73,7 +73,8 @@ class Waiters {
   // Takes up to `n` waiters of `queue` (oldest first) and resumes them to
   // retry; moves the queue's sequence whether or not any was parked.
   // Abandoned waiters met on the way are resumed as timed out and not counted.
-  void Wake(const std::string& queue, long long n);
+  // Returns how many it resumed to retry.
+  long long Wake(const std::string& queue, long long n);
   void WakeAll(const std::string& queue);
   // Every queue (after a cross-node channel reconnects: what it missed is
   // unknown).

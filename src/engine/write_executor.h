@@ -16,7 +16,10 @@
 // waiters: write hooks (write_hook.h) see each write inside the op's
 // transaction; the effects sinks get the effects of each commit — `recorded`
 // before any op of it is answered (metrics: an answered client sees the
-// counters it moved), `answered` after all of them are (wake-ups).
+// counters it moved), `answered` after all of them are (wake-ups). A
+// GroupCommitter also offers the jobs a group of ops made claimable to the
+// hand-over before it commits (SetHandOver: parked claims of their queue
+// run in the same transaction).
 //
 // Re-running (PooledExecutor): `run` may be called more than once for one op,
 // each time on a fresh transaction and TxContext, and only the last call's
@@ -34,6 +37,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -67,6 +71,13 @@ class WriteExecutor {
   // Called after each successful commit with the effects of the ops it
   // committed and how many ops it carried (see the top of this file).
   using EffectsSink = std::function<void(const TxEffects&, size_t ops)>;
+  // Called on the executor thread, inside an open transaction, with the
+  // queues the ops just run made claimable and how many jobs each gained:
+  // it wakes this node's parked claims of those queues (and of no other
+  // node: nothing is committed yet) and says whether it woke any. Their
+  // ops, submitted as they wake, join the same transaction; only the new
+  // jobs they did not take are left in the effects for `answered`.
+  using HandOver = std::function<bool(const std::map<std::string, long long>& claimable)>;
 
   virtual ~WriteExecutor() = default;
 
@@ -79,6 +90,10 @@ class WriteExecutor {
   // The queue limit of every op's context (TxContext::max_queues). Call
   // before Start().
   void SetMaxQueues(size_t max_queues) { max_queues_ = max_queues; }
+  // The hand-over of new jobs to parked claims (a GroupCommitter's; a
+  // PooledExecutor runs each op in its own transaction and has none). Call
+  // before Start().
+  void SetHandOver(HandOver hand_over) { hand_over_ = std::move(hand_over); }
 
   virtual void Start() = 0;
   // Refuses new ops (SERVICE_UNAVAILABLE), runs and commits what is queued,
@@ -115,6 +130,7 @@ class WriteExecutor {
   }
 
   std::vector<WriteHook*> hooks_;
+  HandOver hand_over_;
   std::optional<std::string> node_id_;
   size_t max_queues_ = ServerLimits{}.max_queues;
   std::atomic<uint64_t> requests_submitted_{0};

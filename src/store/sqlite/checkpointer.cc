@@ -28,8 +28,9 @@ Checkpointer::Checkpointer(std::unique_ptr<Connection> own, Connection& writer,
                            CommitHealth& health)
     : own_(std::move(own)), writer_(writer), health_(health) {}
 
-void Checkpointer::Checkpoint(sqlite3* db, const char* name) {
-  int rc = sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+Checkpointer::Copied Checkpointer::Checkpoint(sqlite3* db, const char* name) {
+  Copied done;
+  int rc = sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, &done.log, &done.copied);
   // Only a failed fsync matters here: a checkpoint that could not copy
   // everything (a reader, a full disk) leaves the pages in the WAL, where
   // they stay durable, and is simply tried again later.
@@ -38,6 +39,8 @@ void Checkpointer::Checkpoint(sqlite3* db, const char* name) {
     const char* file = sqlite3_db_filename(db, "main");
     health_.Record(rc, file != nullptr ? file : "", sqlite3_errmsg(db));
   }
+  if (rc != SQLITE_OK) return {};
+  return done;
 }
 
 Checkpointer::~Checkpointer() {
@@ -58,12 +61,32 @@ int Checkpointer::WalHook(void* self, sqlite3* db, const char* name, int pages) 
     c->Checkpoint(db, name);
     return SQLITE_OK;
   }
-  if (pages >= kCheckpointPages) {
-    {
-      std::lock_guard<std::mutex> lock(c->mu_);
+  if (pages < kCheckpointPages) return SQLITE_OK;
+  bool catch_up = false;
+  {
+    std::lock_guard<std::mutex> lock(c->mu_);
+    // While one copies, the next starts only after it, from a later commit.
+    if (c->running_) return SQLITE_OK;
+    // Frames are numbered from the WAL's start: after a restart a copied
+    // count of the WAL before is larger than `pages`, and means nothing.
+    catch_up = c->copied_ > 0 && c->copied_ <= pages && pages - c->copied_ <= kCatchUpPages &&
+               pages >= c->catch_up_from_;
+    if (catch_up) {
+      c->copied_ = 0;
+    } else {
       c->pending_pages_ = pages;
     }
+  }
+  if (!catch_up) {
     c->cv_.notify_one();
+    return SQLITE_OK;
+  }
+  // The few frames committed while the background checkpoint copied: with
+  // them copied, the writer's next transaction restarts the WAL.
+  const Copied done = c->Checkpoint(db, name);
+  if (done.log == 0 || done.copied < done.log) {
+    std::lock_guard<std::mutex> lock(c->mu_);
+    c->catch_up_from_ = pages + kCheckpointPages;
   }
   return SQLITE_OK;
 }
@@ -74,11 +97,15 @@ void Checkpointer::Loop() {
     cv_.wait(lock, [&] { return stop_ || pending_pages_ > 0; });
     const bool stopping = stop_;
     pending_pages_ = 0;
+    running_ = true;
     lock.unlock();
     // PASSIVE copies what it can without waiting for the writer or readers;
     // the writer restarts the WAL from its start once all of it is copied.
-    Checkpoint(own_->db(), nullptr);
+    const Copied done = Checkpoint(own_->db(), nullptr);
     lock.lock();
+    running_ = false;
+    copied_ = done.copied;
+    if (done.log < catch_up_from_ - kCheckpointPages) catch_up_from_ = 0;  // restarted since
     if (stopping) return;
   }
 }

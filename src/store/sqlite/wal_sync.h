@@ -15,8 +15,8 @@
 //
 // Checkpoints sync as under FULL: SQLite syncs the WAL before copying its
 // frames into the database and the database after, at NORMAL too (the
-// checkpointer's own connection runs FULL; the writer checkpoints only past
-// the hard limit, sqlite/checkpointer.h). The header a restarted WAL gets is
+// checkpointer's own connection runs FULL; the writer checkpoints only to
+// catch up or past the hard limit, sqlite/checkpointer.h). The header a restarted WAL gets is
 // synced by SQLite before reuse and covered by the next Sync() as well,
 // before any commit in the new WAL is answered.
 //
