@@ -112,6 +112,38 @@ TEST_F(SqlitePipelinedFaultsTest, FailedWalSyncStopsWritesForGood) {
   EXPECT_TRUE(Exists("after"));
 }
 
+// A commit that changed no row (a claim that found nothing) wrote nothing to
+// the WAL: syncing it costs no fsync. One that follows an unsynced write
+// still gets the fsync that write needs.
+TEST_F(SqlitePipelinedFaultsTest, ACommitThatChangedNothingIsSyncedWithoutAnFsync) {
+  auto commit_nothing = [this] {
+    auto tx = store_->BeginWrite();
+    ASSERT_TRUE(tx.ok()) << tx.status().ToString();
+    ASSERT_TRUE((*tx)->GetJob("before").ok());
+    ASSERT_TRUE((*tx)->CommitWithoutSync().ok());
+  };
+  const int synced = faults_.calls(FaultOp::kSync);
+  ASSERT_NO_FATAL_FAILURE(commit_nothing());
+  auto covered = store_->SyncCommits();
+  ASSERT_TRUE(covered.ok()) << covered.status().ToString();
+  EXPECT_EQ(*covered, store_->CommitMark()) << "the commit counts as synced";
+  EXPECT_EQ(faults_.calls(FaultOp::kSync), synced);
+
+  {
+    auto tx = store_->BeginWrite();
+    ASSERT_TRUE(tx.ok());
+    Job job = PendingJob("unsynced");
+    HistoryEntry created{"h-unsynced", job.id, "created", std::nullopt, "{}", kT0};
+    ASSERT_TRUE((*tx)->InsertJob(job, created).ok());
+    ASSERT_TRUE((*tx)->CommitWithoutSync().ok());
+  }
+  ASSERT_NO_FATAL_FAILURE(commit_nothing());
+  covered = store_->SyncCommits();
+  ASSERT_TRUE(covered.ok());
+  EXPECT_EQ(*covered, store_->CommitMark());
+  EXPECT_EQ(faults_.calls(FaultOp::kSync), synced + 1) << "the insert before it is synced";
+}
+
 TEST_F(SqliteFaultsTest, HealthyStoreIsReady) {
   EXPECT_TRUE(store_->Ping().ok());
   EXPECT_TRUE(Exists("before"));

@@ -144,14 +144,15 @@ Status SqliteWriteTx::CommitWithoutSync() {
   if (wal_sync_ != nullptr) wal_sync_->CommitStarting();
   Status st = conn().Exec("COMMIT");
   if (!st.ok()) st = RecordFailure(st);  // before anything else calls SQLite
-  if (wal_sync_ != nullptr) wal_sync_->CommitEnded(conn().db());
+  // A commit that changed no row wrote nothing to the WAL (a failed one
+  // may have: counted as written).
+  const bool wrote = !st.ok() || sqlite3_total_changes64(conn().db()) != changes_at_begin_;
+  if (wal_sync_ != nullptr) wal_sync_->CommitEnded(conn().db(), wrote);
   if (!st.ok()) return st;
   committed_ = true;
   // Only a commit that wrote rows shows the disk takes writes again (one
   // that wrote nothing commits without touching the file).
-  if (sqlite3_total_changes64(conn().db()) != changes_at_begin_) {
-    return health_.Record(SQLITE_OK, "", "");
-  }
+  if (wrote) return health_.Record(SQLITE_OK, "", "");
   return Status::Ok();
 }
 

@@ -2,7 +2,7 @@
 
 namespace redrive::store::sqlite {
 
-void WalSync::CommitEnded(sqlite3* db) {
+void WalSync::CommitEnded(sqlite3* db, bool wrote) {
   if (wal_.load(std::memory_order_acquire) == nullptr) {
     sqlite3_file* wal = nullptr;
     if (sqlite3_file_control(db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &wal) == SQLITE_OK &&
@@ -12,6 +12,9 @@ void WalSync::CommitEnded(sqlite3* db) {
       wal_.store(wal, std::memory_order_release);
     }
   }
+  // Commits end one at a time (the writer's), so this one is ended_ + 1.
+  if (wrote)
+    last_written_.store(ended_.load(std::memory_order_acquire) + 1, std::memory_order_release);
   ended_.fetch_add(1, std::memory_order_acq_rel);
 }
 
@@ -25,6 +28,13 @@ Result<uint64_t> WalSync::Sync() {
   // before the fsync below is called.
   const uint64_t covered = ended_.load(std::memory_order_acquire);
   if (covered <= synced_) return synced_;
+  const uint64_t written = last_written_.load(std::memory_order_acquire);
+  if (written <= synced_written_) {
+    // Every commit since the last fsync wrote nothing: they are as durable
+    // as the commits before them.
+    synced_ = covered;
+    return covered;
+  }
   // Set by the first CommitEnded, which came before `covered` > 0.
   sqlite3_file* wal = wal_.load(std::memory_order_acquire);
   const int rc = wal != nullptr ? wal->pMethods->xSync(wal, SQLITE_SYNC_NORMAL) : SQLITE_IOERR;
@@ -35,6 +45,7 @@ Result<uint64_t> WalSync::Sync() {
                           "fsync of the WAL failed (SQLite error " + std::to_string(rc) + ")");
   }
   synced_ = covered;
+  synced_written_ = written;
   return covered;
 }
 

@@ -43,13 +43,16 @@ class WalSync {
 
   // Around each COMMIT of the writer, whatever its outcome. `db` is the
   // writer's connection: its WAL file handle is what Sync() syncs.
+  // `wrote`: the commit may have appended frames to the WAL (one that
+  // changed no row appends none, and needs no fsync of its own).
   void CommitStarting() { started_.fetch_add(1, std::memory_order_acq_rel); }
-  void CommitEnded(sqlite3* db);
+  void CommitEnded(sqlite3* db, bool wrote);
 
   // The number of the latest commit that started (Store::CommitMark).
   uint64_t Mark() const { return started_.load(std::memory_order_acquire); }
   // Makes every commit that ended before the call durable and returns the
-  // number of the latest one (Store::SyncCommits). After a failed fsync
+  // number of the latest one (Store::SyncCommits); without an fsync when
+  // none of the commits since the last one wrote. After a failed fsync
   // (its own, or any other the store's health recorded), fails for good.
   Result<uint64_t> Sync();
 
@@ -57,6 +60,11 @@ class WalSync {
   CommitHealth& health_;
   std::atomic<uint64_t> started_{0};
   std::atomic<uint64_t> ended_{0};
+  // The number of the latest commit that wrote, stored before ended_ counts
+  // it: a Sync() that reads ended_ and then this sees every commit up to
+  // the ended_ it read that wrote. 1 at first: what an earlier process left
+  // in the WAL is synced by the first Sync() whatever the commits wrote.
+  std::atomic<uint64_t> last_written_{1};
   // The writer's WAL file, set at its first commit. SQLite keeps it open
   // for as long as the connection is open in WAL mode, i.e. as long as the
   // store (whose destructor joins every user of Sync()).
@@ -65,6 +73,8 @@ class WalSync {
 
   std::mutex sync_mu_;   // one fsync at a time
   uint64_t synced_ = 0;  // guarded by sync_mu_: the latest commit made durable
+  // Guarded by sync_mu_: last_written_ as read before the latest fsync.
+  uint64_t synced_written_ = 0;
 };
 
 }  // namespace redrive::store::sqlite
