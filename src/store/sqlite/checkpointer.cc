@@ -61,14 +61,19 @@ int Checkpointer::WalHook(void* self, sqlite3* db, const char* name, int pages) 
     c->Checkpoint(db, name);
     return SQLITE_OK;
   }
-  if (pages < kCheckpointPages) return SQLITE_OK;
   bool catch_up = false;
   {
     std::lock_guard<std::mutex> lock(c->mu_);
+    if (pages < kCheckpointPages) {
+      // The WAL restarted since any checkpoint ran (frames are numbered
+      // from its start): what one copied counted the frames of the WAL
+      // before.
+      c->copied_ = 0;
+      c->catch_up_from_ = 0;
+      return SQLITE_OK;
+    }
     // While one copies, the next starts only after it, from a later commit.
     if (c->running_) return SQLITE_OK;
-    // Frames are numbered from the WAL's start: after a restart a copied
-    // count of the WAL before is larger than `pages`, and means nothing.
     catch_up = c->copied_ > 0 && c->copied_ <= pages && pages - c->copied_ <= kCatchUpPages &&
                pages >= c->catch_up_from_;
     if (catch_up) {
@@ -105,7 +110,6 @@ void Checkpointer::Loop() {
     lock.lock();
     running_ = false;
     copied_ = done.copied;
-    if (done.log < catch_up_from_ - kCheckpointPages) catch_up_from_ = 0;  // restarted since
     if (stopping) return;
   }
 }

@@ -17,7 +17,7 @@
 // itself after its next commit (the catch-up: a few pages and two fsyncs,
 // once a cycle) and the WAL restarts at the transaction after. A catch-up
 // that cannot copy everything (a reader's snapshot) is not tried again
-// before the WAL has grown by another threshold.
+// before the WAL has grown by another threshold, or restarted.
 //
 // Thread-safety: the WAL hook runs on the writer's thread (inside its
 // COMMIT); the rest is internal.
@@ -75,7 +75,8 @@ class Checkpointer {
   bool running_ = false;  // a background checkpoint is copying
   // Frames the last background checkpoint copied (0: none to catch up on).
   int copied_ = 0;
-  // No catch-up before the WAL holds this many frames (after a failed one).
+  // No catch-up before the WAL holds this many frames (after a failed one,
+  // until the WAL restarts).
   int catch_up_from_ = 0;
   bool stop_ = false;
   std::thread thread_;

@@ -13,8 +13,9 @@ void WalSync::CommitEnded(sqlite3* db, bool wrote) {
     }
   }
   // Commits end one at a time (the writer's), so this one is ended_ + 1.
-  if (wrote)
+  if (wrote) {
     last_written_.store(ended_.load(std::memory_order_acquire) + 1, std::memory_order_release);
+  }
   ended_.fetch_add(1, std::memory_order_acq_rel);
 }
 
