@@ -53,45 +53,63 @@ Checkpointer::~Checkpointer() {
   if (thread_.joinable()) thread_.join();
 }
 
+Checkpointer::AfterCommit Checkpointer::Next(int pages, bool running, int copied,
+                                             int catch_up_from) {
+  if (pages >= kWriterTakesOverPages) return AfterCommit::kWriter;
+  // Frames are numbered from the WAL's start: below the threshold the WAL
+  // restarted since any checkpoint ran, and what one copied counted the
+  // frames of the WAL before.
+  if (pages < kCheckpointPages) return AfterCommit::kForget;
+  if (running) return AfterCommit::kNothing;
+  const bool few_left =
+      copied > 0 && copied <= pages && pages - copied <= kCatchUpPages && pages >= catch_up_from;
+  return few_left ? AfterCommit::kCatchUp : AfterCommit::kBackground;
+}
+
 int Checkpointer::WalHook(void* self, sqlite3* db, const char* name, int pages) {
   auto* c = static_cast<Checkpointer*>(self);
-  if (pages >= kWriterTakesOverPages) {
-    // The background checkpoints are not keeping up: do what SQLite's
-    // auto-checkpoint would, on the writer, so the WAL stays bounded.
-    c->Checkpoint(db, name);
-    return SQLITE_OK;
-  }
-  bool catch_up = false;
+  AfterCommit next;
   {
     std::lock_guard<std::mutex> lock(c->mu_);
-    if (pages < kCheckpointPages) {
-      // The WAL restarted since any checkpoint ran (frames are numbered
-      // from its start): what one copied counted the frames of the WAL
-      // before.
-      c->copied_ = 0;
-      c->catch_up_from_ = 0;
-      return SQLITE_OK;
-    }
-    // While one copies, the next starts only after it, from a later commit.
-    if (c->running_) return SQLITE_OK;
-    catch_up = c->copied_ > 0 && c->copied_ <= pages && pages - c->copied_ <= kCatchUpPages &&
-               pages >= c->catch_up_from_;
-    if (catch_up) {
-      c->copied_ = 0;
-    } else {
-      c->pending_pages_ = pages;
+    next = Next(pages, c->running_, c->copied_, c->catch_up_from_);
+    switch (next) {
+      case AfterCommit::kForget:
+        c->copied_ = 0;
+        c->catch_up_from_ = 0;
+        return SQLITE_OK;
+      case AfterCommit::kNothing:
+        return SQLITE_OK;
+      case AfterCommit::kBackground:
+        c->pending_pages_ = pages;
+        break;
+      case AfterCommit::kCatchUp:
+        c->copied_ = 0;
+        break;
+      case AfterCommit::kWriter:
+        break;
     }
   }
-  if (!catch_up) {
-    c->cv_.notify_one();
-    return SQLITE_OK;
-  }
-  // The few frames committed while the background checkpoint copied: with
-  // them copied, the writer's next transaction restarts the WAL.
-  const Copied done = c->Checkpoint(db, name);
-  if (done.log == 0 || done.copied < done.log) {
-    std::lock_guard<std::mutex> lock(c->mu_);
-    c->catch_up_from_ = pages + kCheckpointPages;
+  switch (next) {
+    case AfterCommit::kBackground:
+      c->cv_.notify_one();
+      break;
+    case AfterCommit::kWriter:
+      // The background checkpoints are not keeping up: do what SQLite's
+      // auto-checkpoint would, on the writer, so the WAL stays bounded.
+      c->Checkpoint(db, name);
+      break;
+    case AfterCommit::kCatchUp: {
+      // The few frames committed while the background checkpoint copied:
+      // with them copied, the writer's next transaction restarts the WAL.
+      const Copied done = c->Checkpoint(db, name);
+      if (done.log == 0 || done.copied < done.log) {
+        std::lock_guard<std::mutex> lock(c->mu_);
+        c->catch_up_from_ = pages + kCheckpointPages;
+      }
+      break;
+    }
+    default:
+      break;
   }
   return SQLITE_OK;
 }

@@ -52,6 +52,19 @@ class Checkpointer {
   // The most frames a catch-up copies on the writer.
   static constexpr int kCatchUpPages = 512;
 
+  // What the WAL hook does after a commit that left `pages` frames in the
+  // WAL, given the background checkpoint's state: whether one is copying,
+  // how many frames the last one copied (0: none to catch up on), and the
+  // frames below which no catch-up is tried (after one failed).
+  enum class AfterCommit {
+    kForget,      // below the threshold: the WAL restarted, forget the counts
+    kNothing,     // one is copying; the next starts from a later commit
+    kBackground,  // start a background checkpoint
+    kCatchUp,     // copy the last few frames on the writer
+    kWriter,      // past the hard limit: checkpoint on the writer
+  };
+  static AfterCommit Next(int pages, bool running, int copied, int catch_up_from);
+
  private:
   // What a checkpoint left: frames in the WAL, and how many of them are
   // copied into the database (sqlite3_wal_checkpoint_v2's pnLog, pnCkpt).
