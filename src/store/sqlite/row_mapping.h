@@ -26,30 +26,28 @@ namespace redrive::store::sqlite {
 // reads them; the compiler checks the two agree (row_mapping.cc). Payload and
 // result live in job_payloads, and a lease's fields in job_leases (see
 // compact_schema.cc), read by key lookups.
-#define REDRIVE_JOB_COLUMNS \
-  REDRIVE_JOB_ID ", " REDRIVE_JOB_QUEUE ", status, "                                  \
-  "(SELECT payload FROM job_payloads WHERE job_seq = jobs.seq), "                     \
-  "(SELECT result FROM job_payloads WHERE job_seq = jobs.seq), "                      \
-  "priority, retry_count, max_retries, "                                              \
-  "timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, last_error, " \
-  "dead_reason, tags, idempotency_key, created_at, " REDRIVE_JOB_UPDATED_AT ", "      \
-  "scheduled_at, started_at, completed_at, expires_at, deadlettered_at, "             \
-  REDRIVE_LEASE_COLUMN("assigned_worker_id") ", "                                     \
-  REDRIVE_LEASE_COLUMN("lease_id") ", " REDRIVE_LEASE_COLUMN("lease_expires_at") ", " \
-  "attempts, lease_expiries, crash_count, crash_limit, snooze_count, "                \
-  "max_snoozes, completion_webhook, error_fingerprint"
+// clang-format off
+#define REDRIVE_JOB_COLUMNS                                                              \
+  REDRIVE_JOB_ID ", " REDRIVE_JOB_QUEUE ", status, "                                     \
+  "(SELECT payload FROM job_payloads WHERE job_seq = jobs.seq), "                        \
+  "(SELECT result FROM job_payloads WHERE job_seq = jobs.seq), "                         \
+  REDRIVE_JOB_COLUMNS_AFTER_RESULT
 // The same, with payload and result replaced by empty values (summaries:
 // large payloads are not even read from disk); the lease is read as above.
-#define REDRIVE_JOB_SUMMARY_COLUMNS \
-  REDRIVE_JOB_ID ", " REDRIVE_JOB_QUEUE ", status, '', NULL, "                        \
-  "priority, retry_count, max_retries, "                                              \
-  "timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, last_error, " \
-  "dead_reason, tags, idempotency_key, created_at, " REDRIVE_JOB_UPDATED_AT ", "      \
-  "scheduled_at, started_at, completed_at, expires_at, deadlettered_at, "             \
-  REDRIVE_LEASE_COLUMN("assigned_worker_id") ", "                                     \
-  REDRIVE_LEASE_COLUMN("lease_id") ", " REDRIVE_LEASE_COLUMN("lease_expires_at") ", " \
-  "attempts, lease_expiries, crash_count, crash_limit, snooze_count, "                \
+#define REDRIVE_JOB_SUMMARY_COLUMNS                                                      \
+  REDRIVE_JOB_ID ", " REDRIVE_JOB_QUEUE ", status, '', NULL, "                           \
+  REDRIVE_JOB_COLUMNS_AFTER_RESULT
+// What both lists read after the result.
+#define REDRIVE_JOB_COLUMNS_AFTER_RESULT                                                 \
+  "priority, retry_count, max_retries, "                                                 \
+  "timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms, last_error, "    \
+  "dead_reason, tags, idempotency_key, created_at, " REDRIVE_JOB_UPDATED_AT ", "         \
+  "scheduled_at, started_at, completed_at, expires_at, deadlettered_at, "                \
+  REDRIVE_LEASE_COLUMN("assigned_worker_id") ", "                                        \
+  REDRIVE_LEASE_COLUMN("lease_id") ", " REDRIVE_LEASE_COLUMN("lease_expires_at") ", "    \
+  "attempts, lease_expiries, crash_count, crash_limit, snooze_count, "                   \
   "max_snoozes, completion_webhook, error_fingerprint"
+// clang-format on
 
 // Reads a job from the current row, whose columns start at `first` in
 // REDRIVE_JOB_COLUMNS order. INTERNAL if a stored value cannot be decoded.
