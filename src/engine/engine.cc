@@ -12,6 +12,7 @@
 #include "engine/services/fingerprint_backfill.h"
 #include "engine/services/job_sweep.h"
 #include "engine/services/operation_runner.h"
+#include "engine/services/planner_statistics.h"
 #include "engine/services/retention.h"
 #include "engine/services/schedule_firing.h"
 #include "engine/services/schedule_run_retention.h"
@@ -77,6 +78,8 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
   loop.Add(std::make_unique<ClockCheck>(
       clock, [&store] { return store.DatabaseNow(); }, clock_skew,
       std::chrono::duration_cast<Micros>(options.max_clock_skew), options.clock_check_interval));
+  loop.Add(std::make_unique<PlannerStatisticsRefresh>(
+      [&store] { return store.RefreshPlannerStatistics(); }, kPlannerStatisticsInterval));
   loop.Add(std::make_unique<DeliveryRetention>(
       committer, options.sweep_batch, options.webhooks.retention, options.retention_interval));
   loop.Add(std::make_unique<ScheduleRunRetention>(

@@ -377,9 +377,7 @@ Result<std::chrono::seconds> DurationOrNever(const std::string& text, const char
 
 }  // namespace
 
-int DefaultDbPoolSize(unsigned cores) {
-  return static_cast<int>(std::clamp(2 * std::max(cores, 1u), 4u, 32u));
-}
+int DefaultDbPoolSize(unsigned cores) { return static_cast<int>(std::clamp(cores, 2u, 32u)); }
 
 Result<ServeConfig> MakeServeConfig(const ServeFlags& flags) {
   ServeConfig config;

@@ -204,11 +204,13 @@ inline constexpr size_t kMinApiKeyLength = 16;
 // Auth rule): an open job queue on the network must be an explicit choice,
 // and refuses keys shorter than kMinApiKeyLength there.
 // PostgreSQL write connections of a node when --db-pool-size is not given:
-// twice `cores` (this machine's; 0, unknown, counts as 1), at least 4 and
-// at most 32. More transactions at once than the database has cores to run
-// them only wait for each other: claims of one queue then skip each other's
-// locked rows, which on two cores cost a batch claim a third of its speed
-// at 16 connections (docs/benchmarks.md).
+// `cores` (this machine's; 0 is unknown), at least 2 and at most 32. More
+// transactions at once than the database has cores to run them only wait
+// for each other: claims of one queue then skip each other's locked rows
+// (on two cores a batch claim lost a third of its speed at 16 connections),
+// and requests that wait for a connection run together as one op, so fewer
+// connections make fewer, larger transactions (on two cores single-job
+// mode ran 15-25 % faster with 2 than with 4: docs/benchmarks.md).
 int DefaultDbPoolSize(unsigned cores);
 
 Result<ServeConfig> MakeServeConfig(const ServeFlags& flags);

@@ -376,13 +376,13 @@ TEST(MakeServeConfigTest, NodeIdAndPoolSizePassThrough) {
   EXPECT_EQ(c->db_pool_size, 4);
 }
 
-TEST(MakeServeConfigTest, TheDefaultPoolIsTwiceTheCoresWithinBounds) {
-  EXPECT_EQ(DefaultDbPoolSize(0), 4);  // unknown
-  EXPECT_EQ(DefaultDbPoolSize(1), 4);
-  EXPECT_EQ(DefaultDbPoolSize(2), 4);
-  EXPECT_EQ(DefaultDbPoolSize(3), 6);
-  EXPECT_EQ(DefaultDbPoolSize(8), 16);
-  EXPECT_EQ(DefaultDbPoolSize(16), 32);
+TEST(MakeServeConfigTest, TheDefaultPoolIsTheCoresWithinBounds) {
+  EXPECT_EQ(DefaultDbPoolSize(0), 2);  // unknown
+  EXPECT_EQ(DefaultDbPoolSize(1), 2);
+  EXPECT_EQ(DefaultDbPoolSize(2), 2);
+  EXPECT_EQ(DefaultDbPoolSize(3), 3);
+  EXPECT_EQ(DefaultDbPoolSize(8), 8);
+  EXPECT_EQ(DefaultDbPoolSize(32), 32);
   EXPECT_EQ(DefaultDbPoolSize(64), 32);
 }
 

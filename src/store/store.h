@@ -810,6 +810,13 @@ class Leadership {
   virtual void ReleaseAll() = 0;
 };
 
+// What Store::RefreshPlannerStatistics did.
+enum class PlannerStatistics {
+  kNotKept,  // the store keeps none a refresh would help (SQLite's plans are not costed from them)
+  kFresh,    // nothing to do: the tables have not grown enough since
+  kRefreshed,  // the statistics were taken again
+};
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -841,6 +848,15 @@ class Store {
   // compare theirs with it: engine/services/clock_check.h); unset for a
   // store on this machine, whose clock is the process's.
   virtual Result<std::optional<Instant>> DatabaseNow() { return std::optional<Instant>(); }
+  // Keeps the query planner's statistics of the tables that grow with the
+  // jobs in step with their size, so that no statement keeps a plan made for
+  // a table a fraction of its size (PostgreSQL: a prepared statement's
+  // generic plan, made when the table was small, scans it whole until the
+  // statistics are taken again; autovacuum takes them only every minute or
+  // so). Cheap when there is nothing to do; one node calls it for all.
+  virtual Result<PlannerStatistics> RefreshPlannerStatistics() {
+    return PlannerStatistics::kNotKept;
+  }
   // The duty leadership of the node `node_id` (see Leadership), obtained once
   // per engine. REQUIRES: node_id is non-empty and unique among the nodes
   // sharing the database (two objects with one id may both hold a duty).

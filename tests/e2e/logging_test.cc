@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <chrono>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "e2e/support/http_client.h"
@@ -83,6 +85,30 @@ TEST(LoggingTest, JsonLinesParseAndTheAuthFailureLineHasTheAddressNotTheKey) {
     EXPECT_EQ(o.at("request_id").as_string(), "e2e-request-1") << line;
   }
   EXPECT_EQ(auth_lines, 1) << server.Stderr();
+}
+
+// Taking a duty is one line, whatever the store: on PostgreSQL the store's
+// leadership logged it too, so every duty was announced twice.
+TEST(LoggingTest, EachDutyTakenIsLoggedOnce) {
+  ServerProcess server{ServerOptions{}};
+  ASSERT_TRUE(server.Start());
+  HttpClient client = server.Client();
+  // Until the loop's first pass has taken it (bounded; usually at once).
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!Contains(client.Get("/metrics").body, "redrive_duty_leader{duty=\"scheduler\"} 1") &&
+         std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(server.Stop(), 0) << server.Stderr();
+  int scheduler = 0;
+  int taken = 0;
+  for (const std::string& line : Lines(server.Stderr())) {
+    if (!Contains(line, " now leads ")) continue;
+    ++taken;
+    if (line.ends_with(" now leads scheduler")) ++scheduler;
+  }
+  EXPECT_EQ(scheduler, 1) << server.Stderr();
+  EXPECT_GE(taken, 1);
 }
 
 // A client's bytes in a log line (the target, on the debug line of every

@@ -30,6 +30,7 @@ inline constexpr char kSchedules[] = "schedules";
 inline constexpr char kOperations[] = "operations";
 inline constexpr char kFingerprintBackfill[] = "fingerprint-backfill";
 inline constexpr char kAutoredrive[] = "autoredrive";
+inline constexpr char kPlannerStatistics[] = "planner-statistics";
 }  // namespace duty
 
 // How often a node asks about a duty it does not lead (and at the latest

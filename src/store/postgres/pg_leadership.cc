@@ -63,8 +63,7 @@ Result<bool> PgLeadership::Hold(const std::string& duty, Instant now) {
     return r.status();
   }
   if (r->rows() == 1 && r->Bool(0, 0)) {
-    held_.insert(duty);
-    spdlog::info("node {} now leads {}", node_id_, duty);
+    held_.insert(duty);  // the engine's Duties logs the change, once
     return true;
   }
   return false;

@@ -4,6 +4,7 @@
 
 #include "store/postgres/pg_enqueue_function.h"
 #include "store/postgres/pg_leadership.h"
+#include "store/postgres/pg_planner_statistics.h"
 #include "store/postgres/pg_read_tx.h"
 #include "store/postgres/pg_schema.h"
 #include "store/postgres/pg_wake_channel.h"
@@ -136,6 +137,12 @@ Result<std::optional<Instant>> PgStore::DatabaseNow() {
       AcquireAndBegin(readers_,
                       "SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint"));
   return std::optional<Instant>(InstantFromMicros(begun.result.Int64(0, 0)));
+}
+
+Result<PlannerStatistics> PgStore::RefreshPlannerStatistics() {
+  REDRIVE_ASSIGN_OR_RETURN(Begun begun,
+                           AcquireAndBegin(readers_, postgres::kPlannerStatisticsCheck));
+  return postgres::RefreshStalePlannerStatistics(*begun.conn, begun.result);
 }
 
 std::string PgStore::Describe() const { return description_; }

@@ -72,6 +72,11 @@ class PgStore final : public Store {
   // (Ping's own probe commit, if need be) succeeds again.
   Status Ping() override;
   Result<std::optional<Instant>> DatabaseNow() override;
+  // ANALYZE of jobs and job_history once either has doubled since its
+  // statistics were taken (pg_planner_statistics.h), on a read connection
+  // (outside any transaction): an ANALYZE of a large table takes a while,
+  // and write connections are the scarce ones.
+  Result<PlannerStatistics> RefreshPlannerStatistics() override;
   // "postgresql 15.18 on 127.0.0.1:5432/redrive (pool 16)".
   std::string Describe() const override;
 

@@ -9,16 +9,19 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <bit>
 #include <chrono>
 #include <thread>
 
 #include "store/postgres/pg_database_for_test.h"
+#include "store/postgres/pg_job_sql.h"
 
 namespace redrive::store::postgres {
 namespace {
 
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 using SteadyClock = std::chrono::steady_clock;
@@ -59,6 +62,90 @@ TEST(PgStoreTest, TraitsAndDescription) {
   EXPECT_TRUE(store->Ping().ok());
   // Several nodes share the database: they wake each other's long polls.
   EXPECT_NE(store->NewWakeChannel(), nullptr);
+}
+
+// Completed jobs job-FROM .. job-TO, straight into the table.
+std::string InsertJobs(int from, int to) {
+  return "INSERT INTO redrive.jobs (id, queue_name, status, payload, priority, retry_count,"
+         " max_retries, timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms,"
+         " created_at, updated_at, scheduled_at, completed_at)"
+         " SELECT 'job-' || i, 'q', 'completed', '{}', 0, 0, 3, 60, 1000, 60000, 100, i, i, i, i"
+         " FROM generate_series(" +
+         std::to_string(from) + ", " + std::to_string(to) + ") AS i";
+}
+
+// A prepared statement's generic plan is made once, with the table's size as
+// its statistics say: prepared while the jobs table was small, the set-based
+// update joins its rows to a scan of the whole table, and keeps doing so as
+// the table grows. RefreshPlannerStatistics takes the statistics again once
+// the table has doubled, and that makes the plan again, on every connection.
+TEST(PgStoreTest, RefreshedPlannerStatisticsReplanAStatementPreparedOnASmallTable) {
+  const std::string url = FreshDatabaseUrl();
+  auto store = OpenStore(url);
+  ASSERT_NE(store, nullptr);
+  auto conn = Connect(url);
+  ASSERT_TRUE(conn->Exec(InsertJobs(1, 20)).ok());
+  const PgColumnSet changed =
+      PgColumnBit(PgJobColumnIndex("status")) | PgColumnBit(PgJobColumnIndex("lease_id"));
+  const int params = std::popcount(sql::AssignedColumns(changed)) + 3 + 6;
+  std::string nulls;
+  for (int i = 0; i < params; ++i) nulls += i == 0 ? "NULL" : ", NULL";
+  ASSERT_TRUE(conn->Exec("SET plan_cache_mode = force_generic_plan; PREPARE q AS " +
+                         std::string(sql::UpdateJobsSql(changed, true)))
+                  .ok());
+  auto plan = [&] {
+    auto r = conn->Exec("EXPLAIN EXECUTE q(" + nulls + ")");
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    std::string text;
+    for (int i = 0; r.ok() && i < r->rows(); ++i) text += r->String(i, 0) + "\n";
+    return text;
+  };
+  EXPECT_THAT(plan(), HasSubstr("Seq Scan on jobs")) << "a small table is scanned";
+  auto refreshed = store->RefreshPlannerStatistics();
+  ASSERT_TRUE(refreshed.ok()) << refreshed.status().ToString();
+  EXPECT_EQ(*refreshed, PlannerStatistics::kFresh);  // too small to matter
+
+  ASSERT_TRUE(conn->Exec(InsertJobs(21, 20000)).ok());
+  EXPECT_THAT(plan(), HasSubstr("Seq Scan on jobs")) << "the plan of then, kept";
+  refreshed = store->RefreshPlannerStatistics();
+  ASSERT_TRUE(refreshed.ok()) << refreshed.status().ToString();
+  EXPECT_EQ(*refreshed, PlannerStatistics::kRefreshed);
+  const std::string replanned = plan();
+  EXPECT_THAT(replanned, HasSubstr("jobs_pkey"));
+  EXPECT_THAT(replanned, Not(HasSubstr("Seq Scan on jobs"))) << replanned;
+  EXPECT_NE(Scalar(*conn, "SELECT relpages FROM pg_class WHERE oid = 'redrive.jobs'::regclass"),
+            "0");
+  // Not again until the table has doubled again.
+  refreshed = store->RefreshPlannerStatistics();
+  ASSERT_TRUE(refreshed.ok());
+  EXPECT_EQ(*refreshed, PlannerStatistics::kFresh);
+}
+
+// A table another session holds (a vacuum takes the same lock) is not
+// waited for: the refresh gives up within its lock timeout and succeeds at
+// a later call.
+TEST(PgStoreTest, APlannerStatisticsRefreshDoesNotWaitForATableVacuumHolds) {
+  const std::string url = FreshDatabaseUrl();
+  auto store = OpenStore(url);
+  ASSERT_NE(store, nullptr);
+  auto conn = Connect(url);
+  ASSERT_TRUE(conn->Exec(InsertJobs(1, 5000)).ok());
+  auto vacuum = Connect(url);
+  ASSERT_TRUE(vacuum->Exec("BEGIN; LOCK TABLE redrive.jobs IN SHARE UPDATE EXCLUSIVE MODE").ok());
+  const auto start = SteadyClock::now();
+  auto refreshed = store->RefreshPlannerStatistics();
+  ASSERT_TRUE(refreshed.ok()) << refreshed.status().ToString();
+  EXPECT_EQ(*refreshed, PlannerStatistics::kFresh);
+  EXPECT_LT(SteadyClock::now() - start, std::chrono::seconds(5));  // not until the lock goes
+  EXPECT_EQ(Scalar(*conn, "SELECT relpages FROM pg_class WHERE oid = 'redrive.jobs'::regclass"),
+            "0");
+  ASSERT_TRUE(vacuum->Exec("COMMIT").ok());
+  refreshed = store->RefreshPlannerStatistics();
+  ASSERT_TRUE(refreshed.ok()) << refreshed.status().ToString();
+  EXPECT_EQ(*refreshed, PlannerStatistics::kRefreshed);
+  EXPECT_NE(Scalar(*conn, "SELECT relpages FROM pg_class WHERE oid = 'redrive.jobs'::regclass"),
+            "0");
+  EXPECT_TRUE(store->Ping().ok());  // and the read connection it used is fine
 }
 
 TEST(PgStoreTest, TakesKeywordAndMultiHostUrls) {

@@ -8,11 +8,27 @@
 #include "store/postgres/pg_connection.h"
 #include "store/postgres/pg_database_for_test.h"
 #include "store/postgres/pg_job_columns.h"
+#include "store/postgres/pg_planner_statistics.h"
 #include "store/postgres/pg_schema.h"
 #include "store/postgres/pg_write_health.h"
 
 namespace redrive::store::postgres {
 namespace {
+
+TEST(PlannerStatisticsTest, ATableIsAnalyzedOnceItHasDoubledPastAFewPages) {
+  // Never analyzed (0 pages then): from the threshold on.
+  EXPECT_FALSE(PlannerStatisticsStale(0, 0));
+  EXPECT_FALSE(PlannerStatisticsStale(0, kPlannerStatisticsMinPages - 1));
+  EXPECT_TRUE(PlannerStatisticsStale(0, kPlannerStatisticsMinPages));
+  // Analyzed at 100 pages: again at 200, not before.
+  EXPECT_FALSE(PlannerStatisticsStale(100, 100));
+  EXPECT_FALSE(PlannerStatisticsStale(100, 199));
+  EXPECT_TRUE(PlannerStatisticsStale(100, 200));
+  EXPECT_TRUE(PlannerStatisticsStale(100, 1'000'000));
+  // A table that shrank, or a small one that doubled, needs nothing.
+  EXPECT_FALSE(PlannerStatisticsStale(1'000'000, 10));
+  EXPECT_FALSE(PlannerStatisticsStale(4, 8));
+}
 
 TEST(PgErrorTest, MapsSqlstatesToTheContractsCodes) {
   EXPECT_EQ(PgError("40001", "could not serialize", true).code(), ErrorCode::kAborted);

@@ -19,14 +19,15 @@ namespace redrive::store::postgres {
 namespace {
 
 // Rows fewer than this are read or written one statement each (in one
-// pipeline), not as one statement over an array (GetJobs, ApplyChanges): a
-// statement per row goes by the primary key whatever the planner believes of
-// the table, and costs less than the set form's fixed part for a few rows.
-// The array form's cached generic plan is made with the statistics of its
-// time: on a table that was small then (a new database) it scans every job,
-// a few milliseconds however few rows it touches, until the table is
-// analyzed again.
-constexpr size_t kMinRowsForArrayForm = 8;
+// pipeline), not as one statement over an array (GetJobs, ApplyChanges): for
+// a few rows the set form's fixed part costs more than the statements it
+// saves. Measured in single-job mode, where groups of requests are small
+// (bench/pg-cost.sh --mode single): 4 ran 2,486-2,793 jobs/s against
+// 2,422-2,490 with 8, and 2 was slower than 8. The array form's cached
+// generic plan is made with the statistics of its time; the planner
+// statistics duty (pg_planner_statistics.h) keeps that from being a table a
+// fraction of today's size, where the plan would scan every job.
+constexpr size_t kMinRowsForArrayForm = 4;
 
 // The first fixed column in `changed`: a change to it is a caller bug (no
 // transition changes them).

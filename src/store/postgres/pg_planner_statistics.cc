@@ -1,0 +1,40 @@
+#include "store/postgres/pg_planner_statistics.h"
+
+#include <string>
+
+namespace redrive::store::postgres {
+
+bool PlannerStatisticsStale(int64_t pages_analyzed, int64_t pages_now) {
+  if (pages_now < kPlannerStatisticsMinPages) return false;
+  return pages_now >= 2 * pages_analyzed;
+}
+
+const char kPlannerStatisticsCheck[] =
+    "SELECT c.relname, c.relpages, pg_relation_size(c.oid) / current_setting('block_size')::int"
+    " FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace"
+    " WHERE n.nspname = 'redrive' AND c.relname IN ('jobs', 'job_history') ORDER BY c.relname";
+
+Result<PlannerStatistics> RefreshStalePlannerStatistics(PgConnection& conn, const PgResult& check) {
+  std::string tables;
+  for (int i = 0; i < check.rows(); ++i) {
+    if (!PlannerStatisticsStale(check.Int64(i, 1), check.Int64(i, 2))) continue;
+    tables += tables.empty() ? "" : ", ";
+    tables += "redrive." + check.String(i, 0);  // one of the two names the check selects
+  }
+  if (tables.empty()) return PlannerStatistics::kFresh;
+  // The lock timeout in a transaction of its own, so that it is the
+  // ANALYZE's alone: a vacuum holding the table (autovacuum's, say) would
+  // otherwise hold the caller, the background loop, until it ends. Such a
+  // vacuum sets the statistics' page count itself when it is done.
+  conn.ClearLastError();
+  auto analyzed = conn.Exec("BEGIN; SET LOCAL lock_timeout = '" +
+                            std::to_string(kPlannerStatisticsLockTimeoutMs) + "ms'; ANALYZE " +
+                            tables + "; COMMIT");
+  if (analyzed.ok()) return PlannerStatistics::kRefreshed;
+  const bool busy = conn.last_sqlstate() == "55P03";  // lock_not_available
+  if (conn.healthy() && conn.InTransaction()) (void)conn.Exec("ROLLBACK");
+  if (busy) return PlannerStatistics::kFresh;  // asked again in a second
+  return analyzed.status();
+}
+
+}  // namespace redrive::store::postgres
