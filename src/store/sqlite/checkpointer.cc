@@ -72,21 +72,13 @@ int Checkpointer::WalHook(void* self, sqlite3* db, const char* name, int pages) 
   {
     std::lock_guard<std::mutex> lock(c->mu_);
     next = Next(pages, c->running_, c->copied_, c->catch_up_from_);
-    switch (next) {
-      case AfterCommit::kForget:
-        c->copied_ = 0;
-        c->catch_up_from_ = 0;
-        return SQLITE_OK;
-      case AfterCommit::kNothing:
-        return SQLITE_OK;
-      case AfterCommit::kBackground:
-        c->pending_pages_ = pages;
-        break;
-      case AfterCommit::kCatchUp:
-        c->copied_ = 0;
-        break;
-      case AfterCommit::kWriter:
-        break;
+    if (next == AfterCommit::kForget) {
+      c->copied_ = 0;
+      c->catch_up_from_ = 0;
+    } else if (next == AfterCommit::kBackground) {
+      c->pending_pages_ = pages;
+    } else if (next == AfterCommit::kCatchUp) {
+      c->copied_ = 0;
     }
   }
   switch (next) {
@@ -108,7 +100,8 @@ int Checkpointer::WalHook(void* self, sqlite3* db, const char* name, int pages) 
       }
       break;
     }
-    default:
+    case AfterCommit::kForget:
+    case AfterCommit::kNothing:
       break;
   }
   return SQLITE_OK;
