@@ -47,6 +47,7 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
   engine_options.operation_batch = config.operation_batch;
   engine_options.operation_yield_share = config.operation_yield_share;
   engine_options.coalesce_writes = config.coalesce_writes;
+  engine_options.share_write_connections = config.share_db_pool;
   engine_options.max_event_streams = config.max_event_streams;
   engine_options.event_buffer = config.event_buffer;
   engine_options.prune_workers_after = config.prune_workers_after;

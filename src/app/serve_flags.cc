@@ -186,7 +186,7 @@ void AddServeFlags(CLI::App& serve, server::ServeFlags& flags) {
       .add_option("--db-pool-size", flags.db_pool_size,
                   "PostgreSQL: write transactions at once, one connection each (the node also "
                   "keeps 4 for reads and 1 for wake-ups); default this machine's cores, 2 to "
-                  "32; ignored on SQLite")
+                  "32, divided among the nodes sharing the database; ignored on SQLite")
       ->envname("REDRIVE_DB_POOL_SIZE");
   serve
       .add_option("--node-id", flags.node_id,

@@ -18,6 +18,7 @@
 #include "engine/services/schedule_run_retention.h"
 #include "engine/services/throughput_sampler.h"
 #include "engine/services/worker_pruning.h"
+#include "engine/services/write_share.h"
 
 namespace redrive::engine {
 
@@ -78,6 +79,14 @@ Engine::Impl::Impl(store::Store& store, const Clock& clock, Random& random, Engi
   loop.Add(std::make_unique<ClockCheck>(
       clock, [&store] { return store.DatabaseNow(); }, clock_skew,
       std::chrono::duration_cast<Micros>(options.max_clock_skew), options.clock_check_interval));
+  const store::StoreTraits traits = store.traits();
+  if (options.share_write_connections &&
+      traits.write_model == store::WriteModel::kTransactionPerRequest &&
+      traits.writer_connections > 1) {
+    loop.Add(std::make_unique<WriteShareService>(
+        traits.writer_connections, [this](Instant now) { return duties.LiveNodes(now); },
+        [&committer](size_t ops) { committer.LimitConcurrency(ops); }, write_share));
+  }
   loop.Add(std::make_unique<PlannerStatisticsRefresh>(
       [&store] { return store.RefreshPlannerStatistics(); }, kPlannerStatisticsInterval));
   loop.Add(std::make_unique<DeliveryRetention>(
@@ -176,7 +185,8 @@ void Engine::ScrapeMetrics(Callback<std::string> done) {
         REDRIVE_ASSIGN_OR_RETURN(auto queues, ListQueueViews(tx));
         return RenderQueueGauges(queues, impl_->clock.Now()) +
                RenderLongPollGauge(impl_->waiters.CountByQueue()) + impl_->duties.RenderGauge() +
-               impl_->clock_skew.RenderGauge() + impl_->metrics.Render();
+               impl_->clock_skew.RenderGauge() + impl_->write_share.RenderGauge() +
+               impl_->metrics.Render();
       },
       std::move(done));
 }

@@ -66,6 +66,11 @@ struct EngineOptions {
   // set-based reads and writes (engine_jobs.cc). Off: one op each (tests
   // that count ops).
   bool coalesce_writes = true;
+  // One-transaction-per-request stores: the store's write connections are
+  // the database's, to be divided among the nodes that share it: each node
+  // runs services/write_share.h's share of them at once (--db-pool-size not
+  // given). Off: this node runs all of them.
+  bool share_write_connections = false;
   // One-transaction-per-request stores: tries in all of a write the store
   // keeps aborting (lost serialization or deadlock races) before it fails
   // with SERVICE_UNAVAILABLE.

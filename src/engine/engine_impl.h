@@ -16,6 +16,7 @@
 #include "engine/realtime/event_hub.h"
 #include "engine/realtime/event_recorder.h"
 #include "engine/services/duties.h"
+#include "engine/services/write_share.h"
 #include "engine/waiters.h"
 #include "engine/webhooks/dispatcher.h"
 #include "engine/webhooks/outbox.h"
@@ -109,7 +110,8 @@ class Engine::Impl {
   EngineOptions options;
   // Before the write executor: it is fed from the executor's threads.
   EngineMetrics metrics;
-  ClockSkewState clock_skew;  // written by the clock-check service
+  ClockSkewState clock_skew;    // written by the clock-check service
+  WriteShareState write_share;  // written by the write-share service
   Waiters waiters;
   // options.notifier, else a ChannelNotifier on the store's wake channel,
   // else a LocalNotifier.

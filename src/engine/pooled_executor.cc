@@ -28,7 +28,8 @@ PooledExecutor::PooledExecutor(store::Store& store, const Clock& clock, Random& 
       threads_(std::max<size_t>(threads, 1)),
       options_(options),
       recorded_(std::move(recorded)),
-      answered_(std::move(answered)) {}
+      answered_(std::move(answered)),
+      limit_(threads_) {}
 
 PooledExecutor::~PooledExecutor() { Stop(); }
 
@@ -70,17 +71,32 @@ void PooledExecutor::Submit(WriteOp op) {
   op.after(Status::Unavailable("the server is shutting down"));
 }
 
+void PooledExecutor::LimitConcurrency(size_t ops) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    limit_ = std::clamp<size_t>(ops, 1, threads_);
+  }
+  cv_.notify_all();  // a raised limit lets waiting threads take queued ops
+}
+
 void PooledExecutor::Loop() {
   for (;;) {
     WriteOp op;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+      // Stopping drains the queue on every thread, whatever the limit.
+      cv_.wait(lock, [&] { return stop_ || (!queue_.empty() && running_ < limit_); });
       if (queue_.empty()) return;  // stopping and drained
       op = std::move(queue_.front());
       queue_.pop_front();
+      ++running_;
     }
     RunOp(op);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      --running_;
+    }
+    cv_.notify_one();  // a thread held back by the limit may take the next op
   }
 }
 

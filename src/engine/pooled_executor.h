@@ -12,8 +12,12 @@
 // Commit() (the database cannot be reached, or is read-only) fails the op at
 // once: a client retries faster than a loop here that would hold its answer.
 //
-// Thread-safety: Submit() may be called from any thread. Ops, hooks, sinks and
-// `after` callbacks run on the pool's threads, several at once.
+// LimitConcurrency(n) keeps all but n of the threads idle (their connections
+// stay open), so that nodes sharing a database can divide it.
+//
+// Thread-safety: Submit() and LimitConcurrency() may be called from any
+// thread. Ops, hooks, sinks and `after` callbacks run on the pool's threads,
+// several at once.
 #pragma once
 
 #include <condition_variable>
@@ -39,6 +43,7 @@ class PooledExecutor final : public WriteExecutor {
   void Start() override;
   void Stop() override;
   void Submit(WriteOp op) override;
+  void LimitConcurrency(size_t ops) override;
 
  private:
   void Loop();
@@ -59,6 +64,8 @@ class PooledExecutor final : public WriteExecutor {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<WriteOp> queue_;
+  size_t limit_;        // ops run at once at most (LimitConcurrency)
+  size_t running_ = 0;  // ops the threads run now
   bool accepting_ = false;
   bool stop_ = false;
   std::vector<std::thread> workers_;

@@ -7,9 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <filesystem>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -230,6 +232,52 @@ TEST_F(PooledExecutorTest, StopFinishesQueuedOpsThenRefusesNewOnes) {
   Status late = executor_->RunAndWait(EnqueueOp(runs));
   EXPECT_EQ(late.code(), ErrorCode::kUnavailable);
   EXPECT_EQ(*runs, kOps);
+}
+
+// LimitConcurrency: with a limit of one, a second op does not start while the
+// first runs, though three threads are idle; raising the limit starts it at
+// once. An op "starts" at its BeginWrite, which the FaultStore's plan holds
+// until the test opens a gate (before SQLite's own writer lock is taken, so
+// without the limit both would be in the plan at once).
+TEST_F(PooledExecutorTest, LimitConcurrencyBoundsTheOpsRunAtOnceAndARaisedLimitStartsQueuedOnes) {
+  std::mutex mu;
+  std::condition_variable cv;
+  int begun = 0;
+  bool open = false;
+  store_->SetPlan([&](Point point, int) {
+    if (point != Point::kBeginWrite) return Status::Ok();
+    std::unique_lock<std::mutex> lock(mu);
+    ++begun;
+    cv.notify_all();
+    cv.wait_for(lock, std::chrono::seconds(30), [&] { return open; });
+    return Status::Ok();
+  });
+  auto begun_at_least = [&](int n, std::chrono::milliseconds within) {
+    std::unique_lock<std::mutex> lock(mu);
+    return cv.wait_for(lock, within, [&] { return begun >= n; });
+  };
+  executor_->LimitConcurrency(1);
+  auto runs = std::make_shared<std::atomic<int>>(0);
+  std::vector<std::future<Status>> answers;
+  for (int i = 0; i < 2; ++i) {
+    auto p = std::make_shared<std::promise<Status>>();
+    answers.push_back(p->get_future());
+    executor_->Submit({EnqueueOp(runs), [p](Status s) { p->set_value(std::move(s)); }});
+  }
+  ASSERT_TRUE(begun_at_least(1, std::chrono::seconds(10)));
+  // The second op must not start while the first holds the only slot; an
+  // unlimited pool starts it within microseconds, so a fifth of a second
+  // tells them apart.
+  EXPECT_FALSE(begun_at_least(2, std::chrono::milliseconds(200)));
+  executor_->LimitConcurrency(2);
+  EXPECT_TRUE(begun_at_least(2, std::chrono::seconds(10)));
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    open = true;
+  }
+  cv.notify_all();
+  for (auto& a : answers) EXPECT_TRUE(a.get().ok());
+  EXPECT_EQ(Pending(), 2);
 }
 
 // The whole engine on the PooledExecutor, through its API.

@@ -116,6 +116,12 @@ class WriteExecutor {
   // then possibly later, on an executor thread.
   virtual void WhenDurable(std::function<void(Status)> fn) { fn(Status::Ok()); }
 
+  // Runs at most `ops` ops at once (at least one) from now on, of the
+  // transactions the store lets it run together; ops beyond wait queued. A
+  // PooledExecutor's share of a database other nodes write too
+  // (services/write_share.h). A GroupCommitter runs one at a time anyway.
+  virtual void LimitConcurrency(size_t ops) { (void)ops; }
+
   // How many requests' ops (not background ones) were submitted so far: a
   // duty compares two readings to learn whether requests came in between (a
   // bulk operation then yields to them: services/operation_runner.h).

@@ -489,6 +489,7 @@ Result<ServeConfig> MakeServeConfig(const ServeFlags& flags) {
   config.db_pool_size = flags.db_pool_size != 0
                             ? flags.db_pool_size
                             : DefaultDbPoolSize(std::thread::hardware_concurrency());
+  config.share_db_pool = flags.db_pool_size == 0;
   if (!flags.node_id.empty() && !IsValidQueueName(flags.node_id)) {
     return Status::Validation("node_id",
                               "--node-id: 1-100 characters of A-Z a-z 0-9 . _ -, not starting "

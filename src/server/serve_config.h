@@ -163,8 +163,11 @@ struct ServeConfig {
   // Outgoing webhooks: deliveries sent at once, the timeout of one POST, and
   // the first retry delay (doubling up to an hour).
   int webhook_concurrency = 4;
-  // PostgreSQL: write transactions this node runs at once (connections).
+  // PostgreSQL: write connections this node opens, and whether they are the
+  // database's, divided among the live nodes (the default pool), or this
+  // node's alone (--db-pool-size given): EngineOptions::share_write_connections.
   int db_pool_size = 4;
+  bool share_db_pool = false;
   // This node's name among those sharing the store; empty: HOST-PID-RANDOM.
   std::string node_id;
   std::chrono::seconds webhook_timeout{10};
@@ -204,7 +207,8 @@ inline constexpr size_t kMinApiKeyLength = 16;
 // Auth rule): an open job queue on the network must be an explicit choice,
 // and refuses keys shorter than kMinApiKeyLength there.
 // PostgreSQL write connections of a node when --db-pool-size is not given:
-// `cores` (this machine's; 0 is unknown), at least 2 and at most 32. More
+// `cores` (this machine's; 0 is unknown), at least 2 and at most 32, taken
+// as the database's and divided among the nodes sharing it (write_share.h). More
 // transactions at once than the database has cores to run them only wait
 // for each other: claims of one queue then skip each other's locked rows
 // (on two cores a batch claim lost a third of its speed at 16 connections),

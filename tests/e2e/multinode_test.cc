@@ -8,6 +8,7 @@
 // cluster), whatever REDRIVE_TEST_STORE says.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/json.hpp>
 #include <chrono>
@@ -331,6 +332,31 @@ TEST_F(MultiNodeTest, EachNodeReportsItsClockAgainstTheDatabases) {
     EXPECT_LT(std::abs(ready.body.at("clock_skew_ms").as_int64()), 1000);
     EXPECT_NE(Client(node).Get("/metrics").body.find("\nredrive_clock_skew_seconds "),
               std::string::npos);
+  }
+}
+
+// The default pool (no --db-pool-size) is the database's: each node runs its
+// share of it, the pool divided by the live nodes, and a node that stops
+// gives its share back to the others.
+TEST_F(MultiNodeTest, TheDefaultPoolIsDividedAmongTheLiveNodes) {
+  // The default pool: this machine's cores, 2 to 32 (serve_config.h).
+  const int pool = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 2, 32);
+  auto gauge = [&](int node, const std::string& name) -> long long {
+    const std::string body = Client(node).Get("/metrics").body;
+    const size_t at = body.find("\n" + name + " ");
+    if (at == std::string::npos) return -1;
+    return std::stoll(body.substr(at + name.size() + 2));
+  };
+  for (int node = 0; node < kNodes; ++node) {
+    ASSERT_TRUE(WaitUntil([&] { return gauge(node, "redrive_db_nodes") == kNodes; }, 20s))
+        << "node " << node << " counts " << gauge(node, "redrive_db_nodes");
+    EXPECT_EQ(gauge(node, "redrive_db_write_share"), std::max(1, pool / kNodes)) << node;
+  }
+  ASSERT_EQ(nodes_[2]->Stop(), 0);
+  for (int node = 0; node < 2; ++node) {
+    ASSERT_TRUE(WaitUntil([&] { return gauge(node, "redrive_db_nodes") == 2; }, 20s))
+        << "node " << node << " counts " << gauge(node, "redrive_db_nodes");
+    EXPECT_EQ(gauge(node, "redrive_db_write_share"), std::max(1, pool / 2)) << node;
   }
 }
 

@@ -64,6 +64,16 @@ void Duties::ReleaseAll() {
   for (auto& [duty, leads] : leads_) leads = false;
 }
 
+Result<int> Duties::LiveNodes(Instant now) {
+  store::Leadership* leadership;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    leadership = leadership_;
+  }
+  if (leadership == nullptr) return 1;
+  return leadership->LiveNodes(now);  // not under mu_, as Hold
+}
+
 std::string Duties::RenderGauge() const {
   MetricsRegistry gauges;
   gauges.AddGauge("redrive_duty_leader", "1 while this node leads the background duty, else 0.",

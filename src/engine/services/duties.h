@@ -55,6 +55,9 @@ class Duties {
   bool Leads(const char* duty, Instant now);
   // Gives every duty up (clean shutdown), so other nodes take over at once.
   void ReleaseAll();
+  // The nodes sharing the store, this one included (Leadership::LiveNodes);
+  // 1 without a leadership.
+  Result<int> LiveNodes(Instant now);
 
   const std::string& node_id() const { return node_id_; }
   // redrive_duty_leader{duty}: 1 for each duty this node leads, 0 for each

@@ -12,7 +12,7 @@ PgLeadership::~PgLeadership() {
   // Unlock before closing: a closed session's locks are released when its
   // backend gets round to ending, not when PQfinish returns, so another node
   // asking right after would still find them taken.
-  if (conn_ && conn_->healthy() && !held_.empty())
+  if (conn_ && conn_->healthy() && (present_ || !held_.empty()))
     (void)conn_->Exec("SELECT pg_advisory_unlock_all()");
   DropSession();
 }
@@ -20,16 +20,27 @@ PgLeadership::~PgLeadership() {
 void PgLeadership::DropSession() {
   conn_.reset();  // closing the session releases its locks
   held_.clear();
+  present_ = false;
+}
+
+Status PgLeadership::BePresent() {
+  if (present_) return Status::Ok();
+  PgParams params;
+  params.Add(static_cast<int64_t>(kNodeLockSpace));
+  REDRIVE_RETURN_IF_ERROR(
+      conn_->ExecPrepared("SELECT pg_advisory_lock_shared($1::int, 0)", params).status());
+  present_ = true;
+  return Status::Ok();
 }
 
 Status PgLeadership::EnsureSession(Instant now) {
   if (conn_ && conn_->healthy() && now - checked_at_ < options_.check_interval) {
-    return Status::Ok();
+    return BePresent();
   }
   if (conn_) {
     if (conn_->healthy() && conn_->Exec("SELECT 1").ok()) {
       checked_at_ = now;
-      return Status::Ok();
+      return BePresent();
     }
     if (!held_.empty()) {
       spdlog::warn("duty leadership of {}: session lost, giving up {} duties", node_id_,
@@ -44,7 +55,7 @@ Status PgLeadership::EnsureSession(Instant now) {
       conn_->Exec("SET application_name = 'redrive-duties " + node_id_.substr(0, 40) + "'")
           .status());
   checked_at_ = now;
-  return Status::Ok();
+  return BePresent();
 }
 
 Result<bool> PgLeadership::Hold(const std::string& duty, Instant now) {
@@ -71,10 +82,34 @@ Result<bool> PgLeadership::Hold(const std::string& duty, Instant now) {
 
 void PgLeadership::ReleaseAll() {
   std::lock_guard<std::mutex> lock(mu_);
-  if (conn_ && conn_->healthy() && !held_.empty()) {
+  if (conn_ && conn_->healthy() && (present_ || !held_.empty())) {
     if (!conn_->Exec("SELECT pg_advisory_unlock_all()").ok()) DropSession();
   }
   held_.clear();
+  present_ = false;
+}
+
+Result<int> PgLeadership::LiveNodes(Instant now) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (Status st = EnsureSession(now); !st.ok()) {
+    DropSession();
+    return st;
+  }
+  // The two-key form of an advisory lock shows its keys as classid and
+  // objid, with objsubid 2; advisory locks belong to one database.
+  PgParams params;
+  params.Add(static_cast<int64_t>(kNodeLockSpace));
+  auto r = conn_->ExecPrepared(
+      "SELECT count(*) FROM pg_catalog.pg_locks"
+      " WHERE locktype = 'advisory' AND granted AND classid = $1::bigint::oid"
+      " AND objid = 0 AND objsubid = 2 AND database = (SELECT oid FROM"
+      " pg_catalog.pg_database WHERE datname = current_database())",
+      params);
+  if (!r.ok()) {
+    DropSession();
+    return r.status();
+  }
+  return std::max(1, r->Int(0, 0));  // this node's lock among them
 }
 
 }  // namespace redrive::store::postgres

@@ -12,6 +12,11 @@
 // tried at every Hold (one pg_try_advisory_lock, a few microseconds of the
 // server's time), so a duty released by its leader is taken at once.
 //
+// Presence: the session also holds a shared advisory lock on kNodeLockSpace
+// (never taken exclusively, so it never waits); LiveNodes counts its holders
+// in pg_locks, which every role may read. It goes with the session, and with
+// ReleaseAll (a stopping node); the next Hold takes it again.
+//
 // Thread-safety: thread-safe (one mutex; the queries are short).
 #pragma once
 
@@ -28,6 +33,8 @@ namespace redrive::store::postgres {
 
 // The first key of every duty lock ("RDRV").
 inline constexpr int kDutyLockSpace = 0x52445256;
+// The first key of the node lock every live node holds shared ("RDRN").
+inline constexpr int kNodeLockSpace = 0x5244524E;
 
 struct PgLeadershipOptions {
   PgConnectOptions connect;
@@ -41,11 +48,15 @@ class PgLeadership final : public Leadership {
 
   Result<bool> Hold(const std::string& duty, Instant now) override;
   void ReleaseAll() override;
+  Result<int> LiveNodes(Instant now) override;
 
  private:
-  // A live session, connecting if needed; drops every duty if it was lost.
+  // A live session holding the node lock, connecting if needed; drops
+  // every duty if it was lost.
   Status EnsureSession(Instant now);
   void DropSession();
+  // Takes the node lock if this session does not hold it.
+  Status BePresent();
 
   const std::string url_;
   const std::string node_id_;
@@ -55,6 +66,7 @@ class PgLeadership final : public Leadership {
   std::unique_ptr<PgConnection> conn_;
   Instant checked_at_{};
   std::set<std::string> held_;
+  bool present_ = false;  // the session holds the node lock
 };
 
 }  // namespace redrive::store::postgres

@@ -155,6 +155,38 @@ TEST(PgStoreTest, APlannerStatisticsRefreshDoesNotWaitForATableVacuumHolds) {
   EXPECT_TRUE(store->Ping().ok());  // and the read connection it used is fine
 }
 
+// Every live node holds its database's node lock, and LiveNodes counts the
+// holders (the default pool is divided by it: engine/services/write_share.h).
+// A node that gave its duties up (it is stopping) or whose leadership is gone
+// is not counted, nor are the nodes of another database.
+TEST(PgStoreTest, LiveNodesCountsTheLiveLeadershipsOfItsDatabase) {
+  auto store = OpenStore(FreshDatabaseUrl());
+  auto elsewhere = OpenStore(FreshDatabaseUrl());
+  ASSERT_NE(store, nullptr);
+  ASSERT_NE(elsewhere, nullptr);
+  const Instant now = InstantFromMicros(0);
+  auto nodes = [&](Leadership& l) {
+    Result<int> n = l.LiveNodes(now);
+    EXPECT_TRUE(n.ok()) << n.status().ToString();
+    return n.ok() ? *n : -1;
+  };
+  auto a = store->NewLeadership("node-a");
+  auto b = store->NewLeadership("node-b");
+  auto c = elsewhere->NewLeadership("node-c");
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  EXPECT_EQ(nodes(**a), 1);  // itself: asking takes the lock
+  ASSERT_TRUE((*b)->Hold("scheduler", now).ok());
+  EXPECT_EQ(nodes(**a), 2);
+  EXPECT_EQ(nodes(**b), 2);
+  EXPECT_EQ(nodes(**c), 1);  // another database's nodes are apart
+  (*b)->ReleaseAll();
+  EXPECT_EQ(nodes(**a), 1);
+  ASSERT_TRUE((*b)->Hold("scheduler", now).ok());  // it is back
+  EXPECT_EQ(nodes(**a), 2);
+  b->reset();
+  EXPECT_EQ(nodes(**a), 1);
+}
+
 TEST(PgStoreTest, TakesKeywordAndMultiHostUrls) {
   const std::string url = FreshDatabaseUrl();
   const int port = ::redrive::testing::PgCluster::Shared().port();
