@@ -386,6 +386,21 @@ TEST(MakeServeConfigTest, TheDefaultPoolIsTheCoresWithinBounds) {
   EXPECT_EQ(DefaultDbPoolSize(64), 32);
 }
 
+// The default pool is the database's, divided among the nodes; a pool given
+// is this node's alone.
+TEST(MakeServeConfigTest, OnlyTheDefaultPoolIsShared) {
+  ServeFlags flags;
+  auto defaults = MakeServeConfig(flags);
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_TRUE(defaults->share_db_pool);
+  EXPECT_EQ(defaults->db_pool_size, DefaultDbPoolSize(std::thread::hardware_concurrency()));
+  flags.db_pool_size = 3;
+  auto given = MakeServeConfig(flags);
+  ASSERT_TRUE(given.ok());
+  EXPECT_FALSE(given->share_db_pool);
+  EXPECT_EQ(given->db_pool_size, 3);
+}
+
 TEST(MakeServeConfigTest, FrontDoorFlags) {
   ServeFlags flags;
   auto defaults = MakeServeConfig(flags);
