@@ -92,11 +92,11 @@ void PooledExecutor::Loop() {
       ++running_;
     }
     RunOp(op);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      --running_;
-    }
-    cv_.notify_one();  // a thread held back by the limit may take the next op
+    // No wake-up here: this thread takes the next queued op itself (its
+    // slot is free again), and waking an idle one for nothing would cost a
+    // context switch per op.
+    std::lock_guard<std::mutex> lock(mu_);
+    --running_;
   }
 }
 
