@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "core/metrics_registry.h"
+
 namespace redrive::engine {
 
 size_t WriteShare(size_t pool, int nodes) {
@@ -18,13 +20,16 @@ void WriteShareState::Set(size_t share, int nodes) {
 std::string WriteShareState::RenderGauge() const {
   const long long share = share_.load();
   if (share < 0) return "";
-  return "# HELP redrive_db_write_share Write transactions this node runs at once: its share of "
-         "the pool among the nodes sharing the database.\n# TYPE redrive_db_write_share "
-         "gauge\nredrive_db_write_share " +
-         std::to_string(share) +
-         "\n# HELP redrive_db_nodes Nodes sharing the database, this one included, as last "
-         "counted.\n# TYPE redrive_db_nodes gauge\nredrive_db_nodes " +
-         std::to_string(nodes_.load()) + "\n";
+  MetricsRegistry gauges;
+  gauges.AddGauge("redrive_db_write_share",
+                  "Write transactions this node runs at once: its share of the pool among the "
+                  "nodes sharing the database.",
+                  {});
+  gauges.AddGauge("redrive_db_nodes",
+                  "Nodes sharing the database, this one included, as last counted.", {});
+  gauges.Set("redrive_db_write_share", {}, static_cast<double>(share));
+  gauges.Set("redrive_db_nodes", {}, nodes_.load());
+  return gauges.Render();
 }
 
 ServiceRun WriteShareService::RunOnce(Instant now) {

@@ -12,7 +12,7 @@ PgLeadership::~PgLeadership() {
   // Unlock before closing: a closed session's locks are released when its
   // backend gets round to ending, not when PQfinish returns, so another node
   // asking right after would still find them taken.
-  if (conn_ && conn_->healthy() && (present_ || !held_.empty()))
+  if (conn_ && conn_->healthy() && present_)  // duties are held only with it
     (void)conn_->Exec("SELECT pg_advisory_unlock_all()");
   DropSession();
 }
@@ -82,7 +82,7 @@ Result<bool> PgLeadership::Hold(const std::string& duty, Instant now) {
 
 void PgLeadership::ReleaseAll() {
   std::lock_guard<std::mutex> lock(mu_);
-  if (conn_ && conn_->healthy() && (present_ || !held_.empty())) {
+  if (conn_ && conn_->healthy() && present_) {  // duties are held only with it
     if (!conn_->Exec("SELECT pg_advisory_unlock_all()").ok()) DropSession();
   }
   held_.clear();
