@@ -197,16 +197,7 @@ void GroupCommitter::HandOver(OpenBatch& batch) {
     }
     batch.claimed.clear();
     Execute(batch, group);
-    // Nobody is to be woken after the commit for a new job a claim of this
-    // transaction took.
-    auto& claimable = batch.ctx.effects.became_claimable;
-    for (const auto& [queue, n] : fresh) {
-      auto it = claimable.find(queue);
-      const auto took = batch.claimed.find(queue);
-      if (it == claimable.end() || took == batch.claimed.end()) continue;
-      it->second -= std::min(n, took->second);
-      if (it->second <= 0) claimable.erase(it);
-    }
+    ForgetHandedOver(batch.ctx.effects.became_claimable, fresh, batch.claimed);
   }
 }
 

@@ -3,7 +3,9 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "core/thread_name.h"
 
@@ -16,6 +18,14 @@ Status StoreError(const Status& st) {
   if (st.code() == ErrorCode::kUnavailable) return st;
   return Status::Unavailable("store error: " + st.message());
 }
+
+// While a thread offers new jobs to the hand-over, what it submits to that
+// executor is taken aside into `ops` (the woken claims' ops), not queued.
+struct Capture {
+  const PooledExecutor* executor;
+  std::vector<WriteOp>* ops;
+};
+thread_local Capture t_capture{nullptr, nullptr};
 
 }  // namespace
 
@@ -60,6 +70,11 @@ void PooledExecutor::Stop() {
 
 void PooledExecutor::Submit(WriteOp op) {
   CountSubmitted(op);
+  // (A duty's op is never taken aside: it waits for its own transaction.)
+  if (t_capture.executor == this && !op.background) {
+    t_capture.ops->push_back(std::move(op));
+    return;
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (accepting_) {
@@ -102,12 +117,19 @@ void PooledExecutor::Loop() {
 
 void PooledExecutor::RunOp(WriteOp& op) {
   TxEffects effects;
+  std::vector<Joined> joined;
   Status st;
   for (int attempt = 1;; ++attempt) {
     if (attempt > 1) PauseBeforeTry(attempt);
     effects = {};
-    st = TryOnce(op, effects);
+    st = TryOnce(op, effects, joined);
     if (st.code() != ErrorCode::kAborted) break;
+    // Nothing was committed: the ops the hand-over ran in it go back to the
+    // queue, and this op tries again on its own.
+    std::vector<WriteOp> again;
+    for (Joined& j : joined) again.push_back(std::move(j.op));
+    joined.clear();
+    Requeue(std::move(again));
     if (attempt >= options_.max_attempts) {
       spdlog::warn("a write was aborted {} times: {}", attempt, st.message());
       st = Status::Unavailable("the store aborted the transaction " + std::to_string(attempt) +
@@ -116,12 +138,15 @@ void PooledExecutor::RunOp(WriteOp& op) {
     }
   }
   const bool committed = st.ok();
-  if (committed && recorded_) recorded_(effects, 1);
+  if (committed && recorded_) recorded_(effects, 1 + joined.size());
+  // The ops the hand-over ran share the transaction's fate: their own
+  // answer once it committed, its error when it did not.
+  for (Joined& j : joined) j.op.after(committed ? std::move(j.result) : st);
   op.after(std::move(st));
-  if (committed && answered_) answered_(effects, 1);
+  if (committed && answered_) answered_(effects, 1 + joined.size());
 }
 
-Status PooledExecutor::TryOnce(WriteOp& op, TxEffects& effects) {
+Status PooledExecutor::TryOnce(WriteOp& op, TxEffects& effects, std::vector<Joined>& joined) {
   auto tx = store_.BeginWrite();
   if (!tx.ok())
     return tx.status().code() == ErrorCode::kAborted ? tx.status() : StoreError(tx.status());
@@ -136,6 +161,10 @@ Status PooledExecutor::TryOnce(WriteOp& op, TxEffects& effects) {
   // `tx` is destroyed; what the hooks wrote goes with it.
   Status st = op.run(**tx, ctx);
   if (!st.ok()) return st;
+  if (hand_over_ && !op.background) {
+    Status handed = HandOver(**tx, ctx, joined);
+    if (!handed.ok()) return handed.code() == ErrorCode::kAborted ? handed : StoreError(handed);
+  }
   Status commit = (*tx)->Commit();
   tx->reset();  // release the connection before answering anyone
   if (!commit.ok()) {
@@ -145,6 +174,64 @@ Status PooledExecutor::TryOnce(WriteOp& op, TxEffects& effects) {
   }
   effects = std::move(ctx.effects);
   return Status::Ok();
+}
+
+Status PooledExecutor::HandOver(store::WriteTx& tx, TxContext& ctx, std::vector<Joined>& joined) {
+  std::map<std::string, long long> fresh = ctx.effects.became_claimable;
+  while (!fresh.empty()) {
+    std::vector<WriteOp> woken;
+    t_capture = {this, &woken};
+    const bool any = hand_over_(fresh);
+    t_capture = {nullptr, nullptr};
+    if (!any && woken.empty()) break;
+    std::map<std::string, long long> made;
+    std::map<std::string, long long> claimed;
+    std::vector<WriteOp> again;
+    Status broken;
+    for (WriteOp& w : woken) {
+      if (!broken.ok()) {
+        // The transaction is in an unknown state: the rest wait their turn.
+        again.push_back(std::move(w));
+        continue;
+      }
+      TxContext op_ctx{clock_.Now(), random_,     {},
+                       {},           hooks_,      ctx.subscriptions,
+                       node_id_,     max_queues_, ctx.completion_webhook_exists};
+      Status sp = tx.Savepoint();
+      if (!sp.ok()) {
+        broken = sp;
+        again.push_back(std::move(w));
+        continue;
+      }
+      Status result = w.run(tx, op_ctx);
+      Status end = result.ok() ? tx.ReleaseSavepoint() : tx.RollbackToSavepoint();
+      if (!end.ok()) broken = end;
+      if (result.code() == ErrorCode::kAborted || !end.ok()) {
+        again.push_back(std::move(w));  // a lost race, or its writes' fate unknown
+        continue;
+      }
+      if (result.ok()) {
+        for (const auto& [q, n] : op_ctx.effects.became_claimable) made[q] += n;
+        for (const auto& [q, n] : op_ctx.effects.claimed) claimed[q] += n;
+        ctx.effects.Merge(op_ctx.effects);
+      }
+      joined.push_back({std::move(w), std::move(result)});
+    }
+    Requeue(std::move(again));
+    if (!broken.ok()) return broken;
+    ForgetHandedOver(ctx.effects.became_claimable, fresh, claimed);
+    fresh = std::move(made);
+  }
+  return Status::Ok();
+}
+
+void PooledExecutor::Requeue(std::vector<WriteOp> ops) {
+  if (ops.empty()) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = ops.rbegin(); it != ops.rend(); ++it) queue_.push_front(std::move(*it));
+  }
+  cv_.notify_all();
 }
 
 void PooledExecutor::PauseBeforeTry(int attempt) {

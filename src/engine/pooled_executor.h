@@ -12,6 +12,17 @@
 // Commit() (the database cannot be reached, or is read-only) fails the op at
 // once: a client retries faster than a loop here that would hold its answer.
 //
+// Hand-over (SetHandOver, write_executor.h): after a request's op ran, and
+// before its commit, the jobs it made claimable are offered to the claims
+// parked on their queues. A woken claim submits its op on this thread, at
+// once, inside the offer; those ops are taken aside, not queued, and run in
+// the same transaction, each in a savepoint: the job a waiting worker gets
+// costs one commit, not the enqueue's and then the claim's. The new jobs
+// they took wake nobody after the commit. One that returns ABORTED, or
+// whose transaction's commit is aborted, is queued to run again on its own;
+// one that fails otherwise has its error as its answer, like the op that
+// woke it. Not for a duty's op.
+//
 // LimitConcurrency(n) keeps all but n of the threads idle (their connections
 // stay open), so that nodes sharing a database can divide it.
 //
@@ -46,11 +57,25 @@ class PooledExecutor final : public WriteExecutor {
   void LimitConcurrency(size_t ops) override;
 
  private:
+  // An op a hand-over woke, run in the transaction of the op that woke it,
+  // and what its run returned.
+  struct Joined {
+    WriteOp op;
+    Status result;
+  };
+
   void Loop();
   void RunOp(WriteOp& op);
   // One try of `op` on a fresh transaction: the op's or the store's error,
-  // or OK with the committed op's effects in `effects`.
-  Status TryOnce(WriteOp& op, TxEffects& effects);
+  // or OK with the committed ops' effects in `effects`. The ops the
+  // hand-over ran in it are in `joined` either way.
+  Status TryOnce(WriteOp& op, TxEffects& effects, std::vector<Joined>& joined);
+  // Offers what `ctx`'s op made claimable to the hand-over and runs the ops
+  // it woke in `tx`, until they make nothing claimable. An error: the
+  // transaction can no longer commit.
+  Status HandOver(store::WriteTx& tx, TxContext& ctx, std::vector<Joined>& joined);
+  // Queues `ops` ahead of the others (to run again on their own).
+  void Requeue(std::vector<WriteOp> ops);
   void PauseBeforeTry(int attempt);
 
   store::Store& store_;

@@ -1,5 +1,6 @@
 #include "engine/write_executor.h"
 
+#include <algorithm>
 #include <future>
 
 #include "engine/group_committer.h"
@@ -14,6 +15,18 @@ Status WriteExecutor::RunAndWait(std::function<Status(store::WriteTx&, TxContext
           .after = [done](Status s) { done->set_value(std::move(s)); },
           .background = true});
   return result.get();
+}
+
+void ForgetHandedOver(std::map<std::string, long long>& became_claimable,
+                      const std::map<std::string, long long>& fresh,
+                      const std::map<std::string, long long>& claimed) {
+  for (const auto& [queue, n] : fresh) {
+    auto it = became_claimable.find(queue);
+    const auto took = claimed.find(queue);
+    if (it == became_claimable.end() || took == claimed.end()) continue;
+    it->second -= std::min(n, took->second);
+    if (it->second <= 0) became_claimable.erase(it);
+  }
 }
 
 std::unique_ptr<WriteExecutor> MakeWriteExecutor(store::Store& store, const Clock& clock,

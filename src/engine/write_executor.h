@@ -16,10 +16,10 @@
 // waiters: write hooks (write_hook.h) see each write inside the op's
 // transaction; the effects sinks get the effects of each commit — `recorded`
 // before any op of it is answered (metrics: an answered client sees the
-// counters it moved), `answered` after all of them are (wake-ups). A
-// GroupCommitter also offers the jobs a group of ops made claimable to the
-// hand-over before it commits (SetHandOver: parked claims of their queue
-// run in the same transaction).
+// counters it moved), `answered` after all of them are (wake-ups). Both
+// executors offer the jobs a request's op made claimable to the hand-over
+// before they commit (SetHandOver: parked claims of their queue run in the
+// same transaction, each in a savepoint).
 //
 // Re-running (PooledExecutor): `run` may be called more than once for one op,
 // each time on a fresh transaction and TxContext, and only the last call's
@@ -90,9 +90,9 @@ class WriteExecutor {
   // The queue limit of every op's context (TxContext::max_queues). Call
   // before Start().
   void SetMaxQueues(size_t max_queues) { max_queues_ = max_queues; }
-  // The hand-over of new jobs to parked claims (a GroupCommitter's; a
-  // PooledExecutor runs each op in its own transaction and has none). Call
-  // before Start().
+  // The hand-over of new jobs to parked claims: the claims it wakes run in
+  // the transaction that made the jobs (not for a duty's op). Call before
+  // Start().
   void SetHandOver(HandOver hand_over) { hand_over_ = std::move(hand_over); }
 
   virtual void Start() = 0;
@@ -141,6 +141,13 @@ class WriteExecutor {
   size_t max_queues_ = ServerLimits{}.max_queues;
   std::atomic<uint64_t> requests_submitted_{0};
 };
+
+// After a hand-over: the new jobs (`fresh`, by queue) that the claims it
+// woke took (`claimed`) leave `became_claimable`, so that nobody is woken
+// for them after the commit; the others still wake parked claims then.
+void ForgetHandedOver(std::map<std::string, long long>& became_claimable,
+                      const std::map<std::string, long long>& fresh,
+                      const std::map<std::string, long long>& claimed);
 
 struct WriteExecutorOptions {
   // GroupCommitter: the most ops one transaction takes.
