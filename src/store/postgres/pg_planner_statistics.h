@@ -44,7 +44,9 @@ bool PlannerStatisticsStale(int64_t pages_analyzed, int64_t pages_now);
 extern const char kPlannerStatisticsCheck[];
 
 // ANALYZEs the tables of `check` (kPlannerStatisticsCheck's result) that
-// are stale, on `conn` outside any transaction. An ANALYZE samples at most
+// are stale, on `conn` outside any transaction: their size and the columns
+// the job queries filter or join on, not the others (the payload's, say).
+// An ANALYZE samples at most
 // 30,000 rows: on a large table, cold, it may take a second or two; large
 // tables double rarely, and autovacuum analyzes them at every 2 % changed.
 Result<PlannerStatistics> RefreshStalePlannerStatistics(PgConnection& conn, const PgResult& check);
