@@ -229,35 +229,19 @@ void GroupCommitter::Execute(OpenBatch& batch, std::deque<WriteOp>& group) {
   group.clear();
   out.results.resize(out.ops.size());
   if (!batch.tx || !out.commit_status.ok()) return;
-  store::WriteTx& w = *batch.tx;
-  const TxContext& ctx = batch.ctx;
   for (size_t i = first; i < out.ops.size(); ++i) {
     // Each request reads the clock when it runs, not when its group was
     // taken: the times it writes (created_at, history) are its own, and the
     // jobs of two requests of one group do not tie in created_at, whose ties
     // a store breaks by insertion order (SQLite) or by id (PostgreSQL); the
     // ids of one request's jobs ascend in insertion order (core/ids.h).
-    TxContext op_ctx{clock_.Now(), random_,     {},
-                     {},           hooks_,      ctx.subscriptions,
-                     node_id_,     max_queues_, ctx.completion_webhook_exists};
-    Status sp = w.Savepoint();
-    if (!sp.ok()) {
-      out.results[i] = sp;
-      continue;
-    }
-    // What the hooks write goes in the request's own savepoint: it commits,
-    // or rolls back, with the change that caused it.
-    out.results[i] = out.ops[i].run(w, op_ctx);
-    Status end = out.results[i].ok() ? w.ReleaseSavepoint() : w.RollbackToSavepoint();
-    if (!end.ok()) {
+    SavepointRun r = RunInSavepoint(*batch.tx, out.ops[i], batch.ctx, clock_.Now(), random_,
+                                    batch.fresh, batch.claimed);
+    out.results[i] = std::move(r.result);
+    if (!r.end.ok()) {
       // The transaction is in an unknown state: fail the whole batch.
-      out.commit_status = end;
+      out.commit_status = r.end;
       return;
-    }
-    if (out.results[i].ok()) {
-      for (const auto& [q, n] : op_ctx.effects.became_claimable) batch.fresh[q] += n;
-      for (const auto& [q, n] : op_ctx.effects.claimed) batch.claimed[q] += n;
-      batch.ctx.effects.Merge(op_ctx.effects);
     }
   }
 }

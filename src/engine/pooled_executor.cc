@@ -181,9 +181,9 @@ Status PooledExecutor::HandOver(store::WriteTx& tx, TxContext& ctx, std::vector<
   while (!fresh.empty()) {
     std::vector<WriteOp> woken;
     t_capture = {this, &woken};
-    const bool any = hand_over_(fresh);
+    hand_over_(fresh);  // the claims it wakes submit their ops into `woken`
     t_capture = {nullptr, nullptr};
-    if (!any && woken.empty()) break;
+    if (woken.empty()) break;
     std::map<std::string, long long> made;
     std::map<std::string, long long> claimed;
     std::vector<WriteOp> again;
@@ -194,28 +194,14 @@ Status PooledExecutor::HandOver(store::WriteTx& tx, TxContext& ctx, std::vector<
         again.push_back(std::move(w));
         continue;
       }
-      TxContext op_ctx{clock_.Now(), random_,     {},
-                       {},           hooks_,      ctx.subscriptions,
-                       node_id_,     max_queues_, ctx.completion_webhook_exists};
-      Status sp = tx.Savepoint();
-      if (!sp.ok()) {
-        broken = sp;
-        again.push_back(std::move(w));
+      SavepointRun r = RunInSavepoint(tx, w, ctx, clock_.Now(), random_, made, claimed);
+      if (!r.ran) broken = r.result;  // no savepoint could be set
+      if (r.ran && !r.end.ok()) broken = r.end;
+      if (!broken.ok() || r.result.code() == ErrorCode::kAborted) {
+        again.push_back(std::move(w));  // its writes' fate unknown, or a lost race
         continue;
       }
-      Status result = w.run(tx, op_ctx);
-      Status end = result.ok() ? tx.ReleaseSavepoint() : tx.RollbackToSavepoint();
-      if (!end.ok()) broken = end;
-      if (result.code() == ErrorCode::kAborted || !end.ok()) {
-        again.push_back(std::move(w));  // a lost race, or its writes' fate unknown
-        continue;
-      }
-      if (result.ok()) {
-        for (const auto& [q, n] : op_ctx.effects.became_claimable) made[q] += n;
-        for (const auto& [q, n] : op_ctx.effects.claimed) claimed[q] += n;
-        ctx.effects.Merge(op_ctx.effects);
-      }
-      joined.push_back({std::move(w), std::move(result)});
+      joined.push_back({std::move(w), std::move(r.result)});
     }
     Requeue(std::move(again));
     if (!broken.ok()) return broken;

@@ -17,6 +17,26 @@ Status WriteExecutor::RunAndWait(std::function<Status(store::WriteTx&, TxContext
   return result.get();
 }
 
+WriteExecutor::SavepointRun WriteExecutor::RunInSavepoint(
+    store::WriteTx& tx, WriteOp& op, TxContext& tx_ctx, Instant now, Random& random,
+    std::map<std::string, long long>& fresh, std::map<std::string, long long>& claimed) const {
+  SavepointRun r;
+  r.result = tx.Savepoint();
+  if (!r.result.ok()) return r;
+  TxContext op_ctx{now,      random,      {},
+                   {},       hooks_,      tx_ctx.subscriptions,
+                   node_id_, max_queues_, tx_ctx.completion_webhook_exists};
+  r.ran = true;
+  r.result = op.run(tx, op_ctx);
+  r.end = r.result.ok() ? tx.ReleaseSavepoint() : tx.RollbackToSavepoint();
+  if (r.result.ok() && r.end.ok()) {
+    for (const auto& [q, n] : op_ctx.effects.became_claimable) fresh[q] += n;
+    for (const auto& [q, n] : op_ctx.effects.claimed) claimed[q] += n;
+    tx_ctx.effects.Merge(op_ctx.effects);
+  }
+  return r;
+}
+
 void ForgetHandedOver(std::map<std::string, long long>& became_claimable,
                       const std::map<std::string, long long>& fresh,
                       const std::map<std::string, long long>& claimed) {

@@ -135,6 +135,23 @@ class WriteExecutor {
     if (!op.background) requests_submitted_.fetch_add(1, std::memory_order_relaxed);
   }
 
+  // One op of a transaction several ops share (group commit, a hand-over),
+  // run in a savepoint of its own, with a context of its own at `now` that
+  // carries the transaction's snapshot (`tx_ctx`: what the hooks took once
+  // for it). What the hooks write goes in that savepoint: it commits, or
+  // rolls back, with the change that caused it. When the op succeeded and
+  // its savepoint was released, what it made claimable and claimed is added
+  // to `fresh` and `claimed`, and its effects to `tx_ctx`'s.
+  struct SavepointRun {
+    Status result;     // the op's answer; the savepoint's error if none was set
+    Status end;        // releasing or rolling back the savepoint; not OK: the
+                       // transaction's state is unknown
+    bool ran = false;  // the savepoint was set and the op ran
+  };
+  SavepointRun RunInSavepoint(store::WriteTx& tx, WriteOp& op, TxContext& tx_ctx, Instant now,
+                              Random& random, std::map<std::string, long long>& fresh,
+                              std::map<std::string, long long>& claimed) const;
+
   std::vector<WriteHook*> hooks_;
   HandOver hand_over_;
   std::optional<std::string> node_id_;

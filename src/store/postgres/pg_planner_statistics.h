@@ -40,7 +40,8 @@ bool PlannerStatisticsStale(int64_t pages_analyzed, int64_t pages_now);
 
 // Reads the sizes of the tables and their sizes at the last statistics
 // (one catalog query, in the connection's current transaction or none):
-// the result's rows are (table, pages_analyzed, pages_now).
+// the result's rows are (what the table's ANALYZE takes: the table and the
+// columns, pages_analyzed, pages_now).
 extern const char kPlannerStatisticsCheck[];
 
 // ANALYZEs the tables of `check` (kPlannerStatisticsCheck's result) that
