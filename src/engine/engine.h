@@ -79,6 +79,14 @@ struct EngineOptions {
   // wake-up came (the net under wake-ups lost between nodes). Zero: only
   // wake-ups and its deadline end a wait.
   std::chrono::milliseconds claim_repoll{0};
+  // How long a claim's finding that its queue has nothing to claim stands
+  // for the claims that come after it, while no wake-up of that queue
+  // intervenes: such a claim, if it would wait, parks without a
+  // transaction (Waiters::LookedEmpty). What can become claimable without a
+  // wake-up of this node (a job another transaction held locked as the
+  // claim read; another node's commit before its notification arrives) is
+  // seen by the first claim after this long. Zero: every claim looks.
+  std::chrono::milliseconds claim_known_empty_for{50};
   // How far this node's clock may be from a shared database's before it is
   // logged and reported (services/clock_check.h); zero: never reported.
   std::chrono::seconds max_clock_skew{2};

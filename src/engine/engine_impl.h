@@ -97,6 +97,7 @@ class Engine::Impl {
   // writer; the op's first run closes it, and later runs (a PostgreSQL
   // retry) run the same members.
   struct ClaimGroup;     // claims of one queue: ops::ClaimFor
+  struct GroupClaim;     // what a claim group's op returns
   struct JobEventGroup;  // completes, fails and heartbeats: ops::ApplyToJobs
   void RunClaimGroup(std::shared_ptr<ClaimGroup> group);
   void CloseClaimGroup(const ClaimGroup& group);

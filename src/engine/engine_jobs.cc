@@ -57,6 +57,15 @@ constexpr int kMaxGroupClaimLimit = 1000;
 
 }  // namespace
 
+// What a claim group's op returns: each member's result, and whether the
+// claim left the queue with nothing claimable (ops::Claimed::exhausted), as
+// of the transaction's time.
+struct Engine::Impl::GroupClaim {
+  std::vector<ClaimResult> results;
+  bool exhausted = false;
+  Instant looked_at;
+};
+
 struct Engine::Impl::ClaimGroup {
   std::string queue;
   std::vector<std::shared_ptr<ClaimState>> members;
@@ -111,6 +120,21 @@ void Engine::Impl::ClaimAttempt(std::shared_ptr<ClaimState> state) {
   // A caller that left gets nothing more (its acks, if any, were applied).
   if (!state->first && state->params.abandoned.stop_requested()) return state->Finish({});
   const std::string& queue = state->params.queue_name;
+  // A new claim with no acks to apply that would wait: if a claim of this
+  // node found the queue empty a moment ago and nothing has woken the queue
+  // since, its transaction would read the same nothing, so it parks now
+  // with what that one saw (Waiters::LookedEmpty). A claim that does not
+  // wait always looks, and so does a woken one: a hand-over wakes it to
+  // take a job in the transaction that offers it.
+  if (state->first && state->params.acks.empty() &&
+      options.claim_known_empty_for > std::chrono::milliseconds::zero()) {
+    const Instant now = clock.Now();
+    if (now < state->deadline) {
+      if (auto seen = waiters.KnownEmpty(queue, now - options.claim_known_empty_for)) {
+        return AfterClaim(state, *seen, ClaimResult{});
+      }
+    }
+  }
   auto group = std::make_shared<ClaimGroup>();
   {
     std::lock_guard lock(coalesce_mu);
@@ -136,12 +160,13 @@ void Engine::Impl::RunClaimGroup(std::shared_ptr<ClaimGroup> group) {
   // runs before the batch's wake-ups), so a claim is never re-run for
   // commits it did see. Like the result, each run rewrites it whole.
   auto seen = std::make_shared<std::atomic<uint64_t>>(0);
-  Write<std::vector<ClaimResult>>(
-      [this, group, seen](WriteTx& tx, TxContext& ctx) -> Result<std::vector<ClaimResult>> {
+  Write<GroupClaim>(
+      [this, group, seen](WriteTx& tx, TxContext& ctx) -> Result<GroupClaim> {
         CloseClaimGroup(*group);
         seen->store(waiters.Sequence(group->queue));
         const auto& members = group->members;
-        std::vector<ClaimResult> results(members.size());
+        GroupClaim out{std::vector<ClaimResult>(members.size()), false, ctx.now};
+        std::vector<ClaimResult>& results = out.results;
         // The first attempts' acks, all in one batch: an ack is refused
         // per item, and only a store error fails them.
         std::vector<ops::JobEvent> acks;
@@ -173,18 +198,22 @@ void Engine::Impl::RunClaimGroup(std::shared_ptr<ClaimGroup> group) {
           claimers.push_back({p.worker_id, p.limit, p.lease_duration});
           claimer_of.push_back(i);
         }
-        if (claimers.empty()) return results;
-        REDRIVE_ASSIGN_OR_RETURN(auto claimed, ops::ClaimFor(tx, ctx, group->queue, claimers));
-        for (size_t k = 0; k < claimed.size(); ++k) {
-          results[claimer_of[k]].jobs = std::move(claimed[k]);
+        if (claimers.empty()) return out;
+        REDRIVE_ASSIGN_OR_RETURN(ops::Claimed claimed,
+                                 ops::ClaimFor(tx, ctx, group->queue, claimers));
+        for (size_t k = 0; k < claimed.jobs.size(); ++k) {
+          results[claimer_of[k]].jobs = std::move(claimed.jobs[k]);
         }
-        return results;
+        out.exhausted = claimed.exhausted;
+        return out;
       },
-      [this, group, seen](Result<std::vector<ClaimResult>> r) {
+      [this, group, seen](Result<GroupClaim> r) {
         CloseClaimGroup(*group);  // a stopped writer answers without running it
+        // Before any member parks: the next claims may park with it at once.
+        if (r.ok() && r->exhausted) waiters.LookedEmpty(group->queue, seen->load(), r->looked_at);
         for (size_t i = 0; i < group->members.size(); ++i) {
           AfterClaim(group->members[i], seen->load(),
-                     r.ok() ? Result<ClaimResult>(std::move((*r)[i])) : r.status());
+                     r.ok() ? Result<ClaimResult>(std::move(r->results[i])) : r.status());
         }
       });
 }

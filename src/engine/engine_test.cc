@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <set>
 #include <thread>
 
 #include "engine/engine_test_util.h"
@@ -324,6 +325,31 @@ TEST_P(EngineByExecutorTest, LongPollWakesOnEnqueue) {
   if (GetParam() == Executor::kGroupCommit) {
     EXPECT_GE(commits_of_two() - before, 1);
   }
+}
+
+// A claim that comes while its queue is known to be empty (the claim before
+// it found nothing, and nothing has woken the queue since) parks without a
+// transaction; the jobs that come then reach it as they reach any parked
+// claim. (That it ran no transaction shows on two nodes: two_nodes_test.cc.)
+TEST_P(EngineByExecutorTest, AClaimParkedOnAnEmptyLookTakesTheNextJob) {
+  ClaimParams p;
+  p.queue_name = "q";
+  p.worker_id = "w";
+  p.wait = milliseconds(5000);
+  auto first = StartClaim(p);
+  ASSERT_TRUE(WaitParked(1));
+  p.worker_id = "w2";
+  auto second = StartClaim(p);
+  ASSERT_TRUE(WaitParked(2));
+  const std::string a = Enqueue("q");
+  const std::string b = Enqueue("q");
+  auto r1 = first.get();
+  auto r2 = second.get();
+  ASSERT_TRUE(r1.ok() && r2.ok());
+  ASSERT_EQ(r1->jobs.size(), 1u);
+  ASSERT_EQ(r2->jobs.size(), 1u);
+  EXPECT_EQ(std::set<std::string>({r1->jobs[0].id, r2->jobs[0].id}), std::set<std::string>({a, b}));
+  EXPECT_EQ(engine_->parked_claims(), 0u);
 }
 
 // The wait runs on the engine's clock: it ends when the (manual) clock

@@ -104,7 +104,7 @@ class HandOverTest : public ::testing::TestWithParam<Executor> {
               auto r = ops::ClaimFor(tx, ctx, queue, std::span(&claimer, 1));
               if (!r.ok()) return r.status();
               result->clear();
-              for (const Job& j : (*r)[0]) result->push_back(j.id);
+              for (const Job& j : r->jobs[0]) result->push_back(j.id);
               return Status::Ok();
             },
             [result, &ids](Status st) {

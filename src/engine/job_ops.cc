@@ -151,10 +151,11 @@ Result<EnqueueResult> Enqueue(store::WriteTx& tx, TxContext& ctx, const EnqueueP
   return std::move(results[0]);
 }
 
-Result<std::vector<std::vector<Job>>> ClaimFor(store::WriteTx& tx, TxContext& ctx,
-                                               const std::string& queue,
-                                               std::span<const Claimer> claimers) {
-  std::vector<std::vector<Job>> claimed(claimers.size());
+Result<Claimed> ClaimFor(store::WriteTx& tx, TxContext& ctx, const std::string& queue,
+                         std::span<const Claimer> claimers) {
+  Claimed out;
+  std::vector<std::vector<Job>>& claimed = out.jobs;
+  claimed.resize(claimers.size());
   std::vector<std::string> worker_ids;
   int total = 0;
   for (const Claimer& c : claimers) {
@@ -167,7 +168,10 @@ Result<std::vector<std::vector<Job>>> ClaimFor(store::WriteTx& tx, TxContext& ct
   // workers, the due scheduled jobs and the claimable ones.
   REDRIVE_ASSIGN_OR_RETURN(store::ClaimReads reads,
                            tx.ReadForClaim(queue, worker_ids, ctx.now, total));
-  if (!reads.queue || reads.queue->paused || !reads.queue->enabled) return claimed;
+  if (!reads.queue || reads.queue->paused || !reads.queue->enabled) {
+    out.exhausted = true;  // until it is created, resumed or enabled: a wake-up
+    return out;
+  }
   // A worker that deregistered gets nothing, not even from a long-poll it
   // left parked while shutting down: the job would sit leased to a process
   // that is gone until the lease ran out, and that would cost it a retry.
@@ -181,7 +185,7 @@ Result<std::vector<std::vector<Job>>> ClaimFor(store::WriteTx& tx, TxContext& ct
     if (!gone(claimers[i].worker_id)) wants[i] = claimers[i].limit;
     wanted += wants[i];
   }
-  if (wanted == 0) return claimed;
+  if (wanted == 0) return out;
 
   // Promote what became due since the scheduler last ran, so a claim never
   // waits for the sweep to see a due retry.
@@ -208,6 +212,8 @@ Result<std::vector<std::vector<Job>>> ClaimFor(store::WriteTx& tx, TxContext& ct
       return a.id < b.id;
     });
   }
+  // Fewer than wanted: the reads found every claimable job (not skipped).
+  out.exhausted = candidates.size() < static_cast<size_t>(wanted);
   if (candidates.size() > static_cast<size_t>(wanted)) candidates.resize(wanted);
   // Dealt in the claimers' order: the first takes the first jobs. (Keys
   // view the candidates' ids, which stay put from here on.)
@@ -231,7 +237,7 @@ Result<std::vector<std::vector<Job>>> ClaimFor(store::WriteTx& tx, TxContext& ct
   } else {
     ctx.effects.became_claimable.erase(queue);
   }
-  return claimed;
+  return out;
 }
 
 Event AckEvent(const std::string& worker_id, const Ack& ack) {

@@ -63,11 +63,16 @@ struct Claimer {
 // queue is paused or disabled, and due scheduled jobs of the queue promoted
 // first. The reads once for all (the sum of the limits), the jobs in claim
 // order dealt to the claimers in their order, each up to its limit, the
-// claims written as one batch. result[i] is claimers[i]'s; a deregistered
-// worker gets nothing.
-Result<std::vector<std::vector<Job>>> ClaimFor(store::WriteTx& tx, TxContext& ctx,
-                                               const std::string& queue,
-                                               std::span<const Claimer> claimers);
+// claims written as one batch. A deregistered worker gets nothing.
+struct Claimed {
+  std::vector<std::vector<Job>> jobs;  // jobs[i]: claimers[i]'s
+  // The claim looked and left no job of the queue claimable (it dealt fewer
+  // than it was asked for, or the queue is paused, disabled or unknown), as
+  // far as this transaction can see (Waiters::LookedEmpty).
+  bool exhausted = false;
+};
+Result<Claimed> ClaimFor(store::WriteTx& tx, TxContext& ctx, const std::string& queue,
+                         std::span<const Claimer> claimers);
 
 // One event for the stored job `job_id`, refused (ACCESS_DENIED) when the
 // job's queue is outside `*scope` (ApplyToJobs).

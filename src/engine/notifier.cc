@@ -38,7 +38,7 @@ long long LocalNotifier::HandOver(const std::map<std::string, long long>& claima
   Waiters* local = Local();
   long long woken = 0;
   if (local != nullptr) {
-    for (const auto& [queue, n] : claimable) woken += local->Wake(queue, n);
+    for (const auto& [queue, n] : claimable) woken += local->HandOver(queue, n);
   }
   return woken;
 }

@@ -237,6 +237,49 @@ class TwoNodesTest : public ::testing::Test {
   std::unique_ptr<store::Leadership> ghost_;
 };
 
+// A claim that finds its queue empty lets the claims after it on its node
+// park without a transaction, for EngineOptions::claim_known_empty_for (50
+// ms), while nothing wakes the queue. Another node's commit does not wake
+// this one on SQLite (nor on PostgreSQL before its notification arrives): a
+// job it adds is taken by the first claim after that time, not by one
+// during it. A claim that does not wait always looks.
+TEST_F(TwoNodesTest, AnEmptyLookStandsForItsTimeAndAClaimThatDoesNotWaitAlwaysLooks) {
+  StartNode(a_, "node-a", 1);
+  StartNode(b_, "node-b", 2);
+  auto claim = [&](milliseconds wait) {
+    auto got = std::make_shared<std::promise<Result<ClaimResult>>>();
+    ClaimParams p;
+    p.queue_name = "q";
+    p.worker_id = "w" + std::to_string(a_.engine->parked_claims());
+    p.wait = wait;
+    a_.engine->Claim(std::move(p), [got](Result<ClaimResult> r) { got->set_value(std::move(r)); });
+    return got->get_future();
+  };
+  auto parked = [&](size_t n) {
+    return WaitUntil([&] { return a_.engine->parked_claims() == n; });
+  };
+  auto looked = claim(seconds(60));  // finds nothing: the look
+  ASSERT_TRUE(parked(1));
+  const std::string first = Enqueue(*b_.engine);
+  auto on_the_look = claim(seconds(60));
+  ASSERT_TRUE(parked(2));  // at once, without reading the job B just added
+  EXPECT_EQ(on_the_look.wait_for(milliseconds(0)), std::future_status::timeout);
+  auto now = claim(milliseconds(0));
+  auto r = now.get();
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->jobs.size(), 1u);
+  EXPECT_EQ(r->jobs[0].id, first);
+  // The look is 50 ms old: the next claim reads the store again.
+  const std::string second = Enqueue(*b_.engine);
+  clock_.Advance(milliseconds(50));
+  auto after = claim(seconds(60));
+  auto r2 = after.get();
+  ASSERT_TRUE(r2.ok());
+  ASSERT_EQ(r2->jobs.size(), 1u);
+  EXPECT_EQ(r2->jobs[0].id, second);
+  EXPECT_EQ(a_.engine->parked_claims(), 2u);  // the two that parked still wait
+}
+
 TEST_F(TwoNodesTest, EachDutyRunsOnOneNodeAndMovesAtOnceWhenItsLeaderStops) {
   StartNode(a_, "node-a", 1);
   a_.engine->RunServicesOnce();  // node-a asks first: it leads every duty

@@ -32,6 +32,22 @@ Waiters::Parked Waiters::Add(const std::string& queue, const Park& park, Resume 
   return Parked::kYes;
 }
 
+void Waiters::LookedEmpty(const std::string& queue, uint64_t seen, Instant at) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (SequenceLocked(queue) != seen) return;  // woken since: already stale
+  if (empty_.size() >= kMaxEmptyLooks && !empty_.contains(queue)) empty_.clear();
+  EmptyLook& look = empty_[queue];
+  if (look.seen != seen || look.at < at) look = {seen, at};
+}
+
+std::optional<uint64_t> Waiters::KnownEmpty(const std::string& queue, Instant after) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = empty_.find(queue);
+  if (it == empty_.end() || it->second.at <= after) return std::nullopt;
+  if (SequenceLocked(queue) != it->second.seen) return std::nullopt;
+  return it->second.seen;
+}
+
 void Waiters::Abandon(std::string queue, uint64_t id) {
   Resume resume;
   std::unique_ptr<OnAbandon> self;  // this callback's own: destroying it here does not wait
@@ -52,12 +68,25 @@ void Waiters::Abandon(std::string queue, uint64_t id) {
   if (resume) resume(true);
 }
 
-long long Waiters::Wake(const std::string& queue, long long n) {
+long long Waiters::Wake(const std::string& queue, long long n) { return Wake(queue, n, false); }
+
+long long Waiters::HandOver(const std::string& queue, long long n) { return Wake(queue, n, true); }
+
+long long Waiters::Wake(const std::string& queue, long long n, bool keep_empty_look) {
   std::vector<Resume> woken, abandoned;
   std::list<Waiter> gone;  // their callbacks go outside the lock
   {
     std::lock_guard<std::mutex> lock(mu_);
+    const uint64_t before = SequenceLocked(queue);
     ++woken_[queue];
+    auto look = empty_.find(queue);
+    if (look != empty_.end()) {
+      if (keep_empty_look && look->second.seen == before) {
+        look->second.seen = SequenceLocked(queue);
+      } else {
+        empty_.erase(look);
+      }
+    }
     auto it = by_queue_.find(queue);
     if (it == by_queue_.end()) return 0;
     auto& list = it->second;
@@ -87,6 +116,7 @@ void Waiters::WakeEveryone() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     ++everyone_;
+    empty_.clear();
     all.swap(by_queue_);
   }
   for (auto& [q, list] : all) {

@@ -70,11 +70,29 @@ class Waiters {
   // called or its caller has left; then it keeps nothing and says why.
   Parked Add(const std::string& queue, const Park& park, Resume resume);
 
+  // A claim's transaction, begun at sequence `seen` and at `at`, found no
+  // job of `queue` left to claim. Until the queue's sequence moves, a claim
+  // that would park anyway may park at once with it (KnownEmpty), as if it
+  // had run then: whatever became claimable since moves the sequence, and
+  // the wake-up that moves it resumes that many parked claims. Kept only
+  // while `seen` is the queue's sequence; a few thousand queues at most (a
+  // cache: forgetting costs a transaction).
+  void LookedEmpty(const std::string& queue, uint64_t seen, Instant at);
+  // The sequence of the last look that found `queue` empty, if the sequence
+  // has not moved since and the look was after `after`.
+  std::optional<uint64_t> KnownEmpty(const std::string& queue, Instant after) const;
+
   // Takes up to `n` waiters of `queue` (oldest first) and resumes them to
   // retry; moves the queue's sequence whether or not any was parked.
   // Abandoned waiters met on the way are resumed as timed out and not counted.
   // Returns how many it resumed to retry.
   long long Wake(const std::string& queue, long long n);
+  // Wake() for a transaction that offers its new jobs before it commits
+  // (Notifier::HandOver): the claims it wakes take them in it, and what they
+  // do not take is published after the commit, which wakes the queue again.
+  // So a look that found the queue empty still stands after it
+  // (LookedEmpty): the queue is no less empty once the transaction commits.
+  long long HandOver(const std::string& queue, long long n);
   void WakeAll(const std::string& queue);
   // Every queue (after a cross-node channel reconnects: what it missed is
   // unknown).
@@ -109,9 +127,17 @@ class Waiters {
     std::unique_ptr<OnAbandon> on_abandon;
   };
   uint64_t SequenceLocked(const std::string& queue) const;
+  long long Wake(const std::string& queue, long long n, bool keep_empty_look);
+
+  struct EmptyLook {
+    uint64_t seen;
+    Instant at;
+  };
+  static constexpr size_t kMaxEmptyLooks = 4096;
 
   mutable std::mutex mu_;
   std::map<std::string, std::list<Waiter>> by_queue_;
+  std::map<std::string, EmptyLook> empty_;  // LookedEmpty(); gone when the queue is woken
   // A queue's sequence is everyone_ + its own count: both only grow, so the
   // sum moves whenever either does.
   std::map<std::string, uint64_t> woken_;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <thread>
@@ -136,6 +137,70 @@ TEST_F(WaitersTest, LeavingWhileOthersWakeAndExpireResumesEachWaiterOnce) {
   parked_all = true;
   waker.join();
   for (int i = 0; i < kWaiters; ++i) EXPECT_EQ(resumed[i].load(), 1) << i;
+}
+
+// A claim that found the queue empty leaves its look; the claims after it
+// may park with it (KnownEmpty) until the queue is woken or the look is old.
+TEST_F(WaitersTest, AnEmptyLookStandsUntilTheQueueIsWokenOrItIsOld) {
+  const uint64_t seen = waiters.Sequence("q");
+  waiters.LookedEmpty("q", seen, t0);
+  EXPECT_EQ(waiters.KnownEmpty("q", t0 - seconds(1)), seen);
+  EXPECT_EQ(waiters.KnownEmpty("q", t0), std::nullopt);  // not after `after`: too old
+  EXPECT_EQ(waiters.KnownEmpty("other", t0 - seconds(1)), std::nullopt);
+  // A claim parked with it is resumed by the next wake-up like any other.
+  ASSERT_EQ(waiters.Add("q", ParkFor(*waiters.KnownEmpty("q", t0 - seconds(1))), Record("c")),
+            Waiters::Parked::kYes);
+  EXPECT_EQ(waiters.Wake("q", 1), 1);
+  EXPECT_EQ(log, std::vector<std::string>{"c:retry"});
+  EXPECT_EQ(waiters.KnownEmpty("q", t0 - seconds(1)), std::nullopt);  // the wake-up ended it
+}
+
+// A look taken before a wake-up it did not see is stale already: not kept.
+TEST_F(WaitersTest, AnEmptyLookFromBeforeAWakeUpIsNotKept) {
+  const uint64_t seen = waiters.Sequence("q");
+  waiters.Wake("q", 1);  // a commit the claim may not have seen
+  waiters.LookedEmpty("q", seen, t0);
+  EXPECT_EQ(waiters.KnownEmpty("q", t0 - seconds(1)), std::nullopt);
+  waiters.LookedEmpty("q", waiters.Sequence("q"), t0);
+  EXPECT_EQ(waiters.KnownEmpty("q", t0 - seconds(1)), waiters.Sequence("q"));
+  waiters.WakeEveryone();  // a reconnected channel: anything may have changed
+  EXPECT_EQ(waiters.KnownEmpty("q", t0 - seconds(1)), std::nullopt);
+}
+
+// A hand-over wakes claims to take the new jobs in the transaction that
+// offers them, and what they leave is woken again after its commit: the look
+// still stands after the hand-over, and falls with the wake-up after.
+TEST_F(WaitersTest, AHandOverKeepsAnEmptyLookAndTheWakeUpAfterItsCommitEndsIt) {
+  waiters.LookedEmpty("q", waiters.Sequence("q"), t0);
+  ASSERT_EQ(waiters.Add("q", ParkFor(waiters.Sequence("q")), Record("c")), Waiters::Parked::kYes);
+  EXPECT_EQ(waiters.HandOver("q", 1), 1);
+  EXPECT_EQ(log, std::vector<std::string>{"c:retry"});
+  EXPECT_EQ(waiters.KnownEmpty("q", t0 - seconds(1)), waiters.Sequence("q"));
+  waiters.Wake("q", 1);  // the commit left a job claimable
+  EXPECT_EQ(waiters.KnownEmpty("q", t0 - seconds(1)), std::nullopt);
+  // A hand-over does not revive a look that a wake-up before it ended.
+  const uint64_t old = waiters.Sequence("q");
+  waiters.LookedEmpty("q", old, t0);
+  waiters.Wake("q", 1);
+  waiters.HandOver("q", 1);
+  EXPECT_EQ(waiters.KnownEmpty("q", t0 - seconds(1)), std::nullopt);
+}
+
+// Looks are a cache of bounded size: a claim on every queue name a client
+// can make up keeps a few thousand at most (forgetting one costs a
+// transaction, never a missed job).
+TEST_F(WaitersTest, EmptyLooksAreBounded) {
+  for (int i = 0; i < 10000; ++i) {
+    const std::string q = "q" + std::to_string(i);
+    waiters.LookedEmpty(q, waiters.Sequence(q), t0);
+  }
+  int kept = 0;
+  for (int i = 0; i < 10000; ++i) {
+    kept += waiters.KnownEmpty("q" + std::to_string(i), t0 - seconds(1)).has_value();
+  }
+  EXPECT_GT(kept, 0);
+  EXPECT_LE(kept, 4096);
+  EXPECT_TRUE(waiters.KnownEmpty("q9999", t0 - seconds(1)).has_value());  // the newest
 }
 
 }  // namespace
