@@ -300,10 +300,7 @@ TEST_P(EngineByExecutorTest, SilentWorkersAreShownOffline) {
 // enqueue and the worker's answer), not a commit each. (Duties commit
 // meanwhile, alone: a commit of exactly two ops is the pair.)
 TEST_P(EngineByExecutorTest, LongPollWakesOnEnqueue) {
-  ClaimParams p;
-  p.queue_name = "q";
-  p.worker_id = "w";
-  p.wait = milliseconds(5000);
+  ClaimParams p = LongPoll("q", "w", milliseconds(5000));
   const auto start = std::chrono::steady_clock::now();
   auto f = StartClaim(p);
   ASSERT_TRUE(WaitParked(1));
@@ -332,14 +329,10 @@ TEST_P(EngineByExecutorTest, LongPollWakesOnEnqueue) {
 // transaction; the jobs that come then reach it as they reach any parked
 // claim. (That it ran no transaction shows on two nodes: two_nodes_test.cc.)
 TEST_P(EngineByExecutorTest, AClaimParkedOnAnEmptyLookTakesTheNextJob) {
-  ClaimParams p;
-  p.queue_name = "q";
-  p.worker_id = "w";
-  p.wait = milliseconds(5000);
+  ClaimParams p = LongPoll("q", "w", milliseconds(5000));
   auto first = StartClaim(p);
   ASSERT_TRUE(WaitParked(1));
-  p.worker_id = "w2";
-  auto second = StartClaim(p);
+  auto second = StartClaim(LongPoll("q", "w2", milliseconds(5000)));
   ASSERT_TRUE(WaitParked(2));
   const std::string a = Enqueue("q");
   const std::string b = Enqueue("q");
@@ -356,10 +349,7 @@ TEST_P(EngineByExecutorTest, AClaimParkedOnAnEmptyLookTakesTheNextJob) {
 // reaches the deadline, not a moment before. (20 s: far longer than the test
 // waits in real time, so a wall-clock deadline would fail it.)
 TEST_P(EngineByExecutorTest, LongPollTimesOutEmpty) {
-  ClaimParams p;
-  p.queue_name = "q";
-  p.worker_id = "w";
-  p.wait = seconds(20);
+  ClaimParams p = LongPoll("q", "w", seconds(20));
   auto f = StartClaim(p);
   ASSERT_TRUE(WaitParked(1));
   clock_.Advance(milliseconds(19'999));
@@ -377,10 +367,7 @@ TEST_P(EngineByExecutorTest, LongPollTimesOutEmpty) {
 
 // No RunServicesOnce: the background loop itself sees the manual clock move.
 TEST_P(EngineByExecutorTest, TheBackgroundLoopEndsALongPollWhenTheClockPassesItsDeadline) {
-  ClaimParams p;
-  p.queue_name = "q";
-  p.worker_id = "w";
-  p.wait = seconds(20);
+  ClaimParams p = LongPoll("q", "w", seconds(20));
   auto f = StartClaim(p);
   ASSERT_TRUE(WaitParked(1));
   clock_.Advance(seconds(20));
@@ -582,10 +569,7 @@ TEST_P(EngineByExecutorTest, AJobAckedTwiceInOneBatchIsCompletedOnce) {
 }
 
 TEST_P(EngineByExecutorTest, StopAnswersParkedClaimsAndRefusesNewWork) {
-  ClaimParams p;
-  p.queue_name = "q";
-  p.worker_id = "w";
-  p.wait = milliseconds(30000);
+  ClaimParams p = LongPoll("q", "w", milliseconds(30000));
   auto f = StartClaim(p);
   ASSERT_TRUE(WaitParked(1));  // parked, not still on its first attempt
   EXPECT_EQ(f.wait_for(milliseconds(0)), std::future_status::timeout);

@@ -99,6 +99,15 @@ class EngineTest : public ::testing::Test {
     EXPECT_TRUE(r.ok() && r->job.status == JobStatus::kDeadletter) << r.status().ToString();
     return id;
   }
+  // A claim of one job of `queue` for `worker` that waits up to `wait`.
+  static ClaimParams LongPoll(const std::string& queue, const std::string& worker,
+                              std::chrono::milliseconds wait) {
+    ClaimParams p;
+    p.queue_name = queue;
+    p.worker_id = worker;
+    p.wait = wait;
+    return p;
+  }
   // Starts a claim (a long-poll when p.wait > 0); its answer comes in the
   // future. The promise outlives a failed test (Stop answers it later).
   std::future<Result<ClaimResult>> StartClaim(ClaimParams p) {
