@@ -34,6 +34,9 @@ struct BenchConfig {
   double operation_rate = 0;   // W5, the operation's rate_per_second; 0: full speed
 
   int bulk_size = 1000;
+  // W1's enqueue: 0 in bulks of bulk_size from one connection (as the peer
+  // harness does); N: every job with its own POST /jobs, from N connections.
+  int enqueue_producers = 0;
   std::chrono::milliseconds claim_wait{5000};
   std::chrono::seconds throughput_timeout{120};
   std::chrono::seconds latency_drain_timeout{15};

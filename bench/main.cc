@@ -87,6 +87,11 @@ void AddOptions(CLI::App& app, Options& o, BenchConfig& c) {
   app.add_option("--bulk", c.bulk_size, "jobs per POST /jobs/bulk")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
+  app.add_option("--enqueue-producers", c.enqueue_producers,
+                 "W1: enqueue every job with its own POST /jobs from this many connections "
+                 "(0: in bulks)")
+      ->check(CLI::Range(0, 256))
+      ->capture_default_str();
   app.add_option("--latency-rate", c.latency_rate, "W2 jobs/s")
       ->check(CLI::Range(0.001, 1e6))
       ->capture_default_str();

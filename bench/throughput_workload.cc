@@ -92,13 +92,21 @@ ThroughputResult RunThroughput(const BenchConfig& cfg, const ClaimMode& mode) {
     r.error = st.message();
     return r;
   }
+  // In bulks, or one by one (--enqueue-producers).
+  const bool one_by_one = cfg.enqueue_producers > 0;
   const std::vector<sdk::BulkEnqueueRequest> bulks =
-      MakeBulks(cfg, r.queue, "W1", cfg.jobs, kMaxRetries);
+      one_by_one ? std::vector<sdk::BulkEnqueueRequest>{}
+                 : MakeBulks(cfg, r.queue, "W1", cfg.jobs, kMaxRetries);
+  const std::vector<boost::json::value> payloads =
+      one_by_one ? MakePayloads(cfg, "W1", cfg.jobs) : std::vector<boost::json::value>{};
 
   const int64_t t0 = NowNs();
   const int64_t deadline = t0 + ToNs(cfg.throughput_timeout);
-  if (Status st = EnqueueInBulks(clients.control, bulks, deadline); !st.ok()) {
-    r.error = st.message();
+  const Status enqueued = one_by_one
+                              ? EnqueueOneByOne(cfg, r.queue, payloads, kMaxRetries, deadline)
+                              : EnqueueInBulks(clients.control, bulks, deadline);
+  if (!enqueued.ok()) {
+    r.error = enqueued.message();
     return r;
   }
   r.enqueue_ms = NsToMs(NowNs() - t0);

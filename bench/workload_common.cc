@@ -3,6 +3,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <thread>
+#include <vector>
 
 #include "bench_clock.h"
 #include "payload.h"
@@ -87,6 +91,43 @@ Status EnqueueInBulks(Client& client, const std::vector<sdk::BulkEnqueueRequest>
     sent += bulk.jobs.size();
   }
   return Status::Ok();
+}
+
+std::vector<boost::json::value> MakePayloads(const BenchConfig& cfg, std::string_view workload,
+                                             int64_t n) {
+  std::vector<boost::json::value> out;
+  out.reserve(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) out.emplace_back(MakePayload(workload, i, 0, cfg.payload_bytes));
+  return out;
+}
+
+Status EnqueueOneByOne(const BenchConfig& cfg, const std::string& queue,
+                       const std::vector<boost::json::value>& payloads, int max_retries,
+                       int64_t deadline_ns) {
+  const auto n = static_cast<int64_t>(payloads.size());
+  std::atomic<int64_t> next{0};
+  std::atomic<bool> failed{false};
+  std::mutex error_mu;
+  Status first_error;
+  auto produce = [&] {
+    Client client(ClientOptionsFor(cfg));
+    for (int64_t i; !failed.load() && (i = next.fetch_add(1)) < n;) {
+      Status st = NowNs() > deadline_ns ? Status::Unavailable("enqueue timed out")
+                                        : client
+                                              .Enqueue({.queue_name = queue,
+                                                        .payload = payloads[static_cast<size_t>(i)],
+                                                        .max_retries = max_retries})
+                                              .status();
+      if (st.ok()) continue;
+      failed.store(true);
+      std::lock_guard lock(error_mu);
+      if (first_error.ok()) first_error = st;
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int k = 0; k < cfg.enqueue_producers; ++k) threads.emplace_back(produce);
+  for (std::thread& t : threads) t.join();
+  return first_error;
 }
 
 PollOutcome PollStatsUntil(Client& stats, const BenchConfig& cfg, const std::string& queue,

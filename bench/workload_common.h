@@ -57,6 +57,18 @@ std::vector<sdk::BulkEnqueueRequest> MakeBulks(const BenchConfig& cfg, const std
 Status EnqueueInBulks(Client& client, const std::vector<sdk::BulkEnqueueRequest>& bulks,
                       int64_t deadline_ns);
 
+// The payloads of jobs 0..n-1 of `workload`, for EnqueueOneByOne, built
+// before any clock starts.
+std::vector<boost::json::value> MakePayloads(const BenchConfig& cfg, std::string_view workload,
+                                             int64_t n);
+
+// Job i with payloads[i], each with its own POST /jobs, from
+// cfg.enqueue_producers connections, each taking the next job when it is
+// free; any refusal is an error. Gives up once NowNs() passes `deadline_ns`.
+Status EnqueueOneByOne(const BenchConfig& cfg, const std::string& queue,
+                       const std::vector<boost::json::value>& payloads, int max_retries,
+                       int64_t deadline_ns);
+
 // Jobs the server still has to hand out or hear back about.
 inline int64_t Unfinished(const StatusCounts& c) { return c.pending + c.scheduled + c.processing; }
 

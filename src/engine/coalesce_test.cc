@@ -1,6 +1,7 @@
 // Requests that wait for the writer together run as one op
 // (EngineOptions::coalesce_writes): claims of one queue through one
-// ops::ClaimFor, completes, fails and heartbeats through one ops::ApplyToJobs.
+// ops::ClaimFor, completes, fails and heartbeats through one
+// ops::ApplyToJobs, enqueues through one ops::EnqueueBatch.
 // The engine runs on the PooledExecutor over a FaultStore whose BeginWrite a
 // test holds: every op submitted meanwhile waits, unstarted, so the requests
 // made then meet in one group deterministically.
@@ -239,6 +240,87 @@ TEST_F(CoalesceTest, CompletesFailsAndHeartbeatsThatWaitTogetherEachGetTheirOwnA
   EXPECT_EQ(Get(jobs[2].id).status, JobStatus::kScheduled);
 }
 
+std::future<Result<EnqueueResult>> StartEnqueue(Engine& engine, EnqueueParams p) {
+  auto promise = std::make_shared<std::promise<Result<EnqueueResult>>>();
+  auto f = promise->get_future();
+  engine.Enqueue(std::move(p), [promise](Result<EnqueueResult> r) { promise->set_value(r); });
+  return f;
+}
+
+EnqueueParams JobOf(std::string queue, std::string payload_json = "{}") {
+  EnqueueParams p;
+  p.queue_name = std::move(queue);
+  p.payload_json = std::move(payload_json);
+  return p;
+}
+
+// Enqueues made while the writer is busy, of any queue, insert in one batch
+// and are each answered as they would be alone: a refused one alone, and
+// two with one idempotency key make one job (the second answered
+// created:false with the first's id).
+TEST_F(CoalesceTest, EnqueuesThatWaitTogetherInsertOnceAndEachGetTheirOwnAnswer) {
+  const int batches_before = fault_store_->insert_batches();
+  Hold();
+  auto a = StartEnqueue(*engine_, JobOf("q", R"({"n":1})"));
+  auto b = StartEnqueue(*engine_, JobOf("other", R"({"n":2})"));
+  EnqueueParams expired = JobOf("q");
+  expired.expires_at = clock_.Now() - std::chrono::seconds(1);
+  auto refused = StartEnqueue(*engine_, expired);
+  EnqueueParams keyed = JobOf("q", R"({"n":3})");
+  keyed.idempotency_key = "k";
+  auto first = StartEnqueue(*engine_, keyed);
+  auto replay = StartEnqueue(*engine_, keyed);
+  Release();
+  auto ra = a.get(), rb = b.get(), rfirst = first.get(), rreplay = replay.get();
+  ASSERT_TRUE(ra.ok() && rb.ok() && rfirst.ok() && rreplay.ok());
+  EXPECT_EQ(refused.get().status().code(), ErrorCode::kValidation);
+  EXPECT_TRUE(ra->created && rb->created && rfirst->created);
+  EXPECT_FALSE(rreplay->created);
+  EXPECT_EQ(rreplay->id, rfirst->id);
+  EXPECT_EQ(std::set<std::string>({ra->id, rb->id, rfirst->id}).size(), 3u);
+  EXPECT_EQ(fault_store_->insert_batches() - batches_before, 1);
+  EXPECT_EQ(Get(ra->id).queue_name, "q");
+  EXPECT_EQ(Get(ra->id).payload, R"({"n":1})");
+  EXPECT_EQ(Get(rb->id).queue_name, "other");
+  EXPECT_EQ(Get(rfirst->id).payload, R"({"n":3})");
+  auto stats = Call<StatusCounts>(&Engine::Stats, std::optional<std::string>("q"));
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->pending, 2);  // a and the keyed job
+  auto history = Call<std::vector<HistoryEntry>>(&Engine::History, std::string(rb->id));
+  ASSERT_TRUE(history.ok());
+  ASSERT_EQ(history->size(), 1u);
+  EXPECT_EQ(history->front().event_type, "created");
+}
+
+// The same enqueues with coalescing off: one insert each.
+TEST_F(CoalesceTest, WithCoalescingOffEveryEnqueueInsertsForItself) {
+  EngineOptions options;
+  options.coalesce_writes = false;
+  StartEngine(options);
+  const int batches_before = fault_store_->insert_batches();
+  Hold();
+  std::vector<std::future<Result<EnqueueResult>>> enqueues;
+  for (int i = 0; i < 3; ++i) enqueues.push_back(StartEnqueue(*engine_, JobOf("q")));
+  Release();
+  for (auto& f : enqueues) EXPECT_TRUE(f.get().ok());
+  EXPECT_EQ(fault_store_->insert_batches() - batches_before, 3);
+}
+
+// Payloads bound a group: enqueues whose payloads together pass 1 MiB run
+// in more than one batch.
+TEST_F(CoalesceTest, AnEnqueueGroupCarriesAtMostAMebibyteOfPayloads) {
+  const std::string big = "\"" + std::string(400 * 1024, 'x') + "\"";
+  const int batches_before = fault_store_->insert_batches();
+  Hold();
+  std::vector<std::future<Result<EnqueueResult>>> enqueues;
+  for (int i = 0; i < 3; ++i) enqueues.push_back(StartEnqueue(*engine_, JobOf("q", big)));
+  enqueues.push_back(StartEnqueue(*engine_, JobOf("q")));
+  Release();
+  for (auto& f : enqueues) EXPECT_TRUE(f.get().ok());
+  // Two of 400 KiB fit, the third opens a group that the small one joins.
+  EXPECT_EQ(fault_store_->insert_batches() - batches_before, 2);
+}
+
 // A group whose commit loses a race runs again with the same members on a
 // fresh transaction, and every member is answered once, with the committed
 // run's result.
@@ -282,10 +364,10 @@ TEST_F(CoalesceTest, AGroupWhoseCommitAbortsRunsAgainAndAnswersEveryMemberOnce) 
 // On both executors.
 class CoalesceByExecutorTest : public testing::EngineByExecutorTest {};
 
-// After Stop every claim and every complete is answered, one after another
-// on the same queue too: an op the stopped writer refuses without running
-// closes its group, so no later request joins a group nobody will run.
-TEST_P(CoalesceByExecutorTest, AfterStopEveryClaimAndCompleteIsAnsweredUnavailable) {
+// After Stop every claim, complete and enqueue is answered, one after
+// another on the same queue too: an op the stopped writer refuses without
+// running closes its group, so no later request joins a group nobody will run.
+TEST_P(CoalesceByExecutorTest, AfterStopEveryClaimCompleteAndEnqueueIsAnsweredUnavailable) {
   engine_->Stop();
   for (int i = 0; i < 3; ++i) {
     ClaimParams p;
@@ -301,6 +383,10 @@ TEST_P(CoalesceByExecutorTest, AfterStopEveryClaimAndCompleteIsAnsweredUnavailab
     ASSERT_EQ(answered.wait_for(std::chrono::seconds(2)), std::future_status::ready)
         << "complete " << i;
     EXPECT_EQ(answered.get().code(), ErrorCode::kUnavailable);
+    auto enqueued = StartEnqueue(*engine_, JobOf("q"));
+    ASSERT_EQ(enqueued.wait_for(std::chrono::seconds(2)), std::future_status::ready)
+        << "enqueue " << i;
+    EXPECT_EQ(enqueued.get().status().code(), ErrorCode::kUnavailable);
   }
 }
 

@@ -61,10 +61,10 @@ struct EngineOptions {
   int reader_threads = 2;
   // The most requests one group commit takes; more wait for the next one.
   size_t max_batch = 2048;
-  // Concurrent claims of one queue, and concurrent completes, fails and
-  // heartbeats, that wait for the writer together run as one op with
-  // set-based reads and writes (engine_jobs.cc). Off: one op each (tests
-  // that count ops).
+  // Concurrent claims of one queue, concurrent completes, fails and
+  // heartbeats, and concurrent enqueues, that wait for the writer together
+  // run as one op with set-based reads and writes (engine_jobs.cc). Off: one
+  // op each (tests that count ops).
   bool coalesce_writes = true;
   // One-transaction-per-request stores: the store's write connections are
   // the database's, to be divided among the nodes that share it: each node

@@ -99,9 +99,11 @@ class Engine::Impl {
   struct ClaimGroup;     // claims of one queue: ops::ClaimFor
   struct GroupClaim;     // what a claim group's op returns
   struct JobEventGroup;  // completes, fails and heartbeats: ops::ApplyToJobs
+  struct EnqueueGroup;   // enqueues of any queue: ops::EnqueueBatch
   void RunClaimGroup(std::shared_ptr<ClaimGroup> group);
   void CloseClaimGroup(const ClaimGroup& group);
   void CloseJobEventGroup(const std::shared_ptr<JobEventGroup>& group);
+  void CloseEnqueueGroup(const std::shared_ptr<EnqueueGroup>& group);
   void AfterClaim(const std::shared_ptr<ClaimState>& state, uint64_t seen, Result<ClaimResult> r);
   void ApplyJobEvent(std::string job_id, Event event, QueueScope scope, Callback<Job> done);
 
@@ -140,6 +142,7 @@ class Engine::Impl {
   std::mutex coalesce_mu;
   std::map<std::string, std::shared_ptr<ClaimGroup>, std::less<>> open_claims;  // by queue
   std::shared_ptr<JobEventGroup> open_job_events;
+  std::shared_ptr<EnqueueGroup> open_enqueues;
 
   bool started = false;
   Instant started_at{};  // when Start() succeeded (GET /dashboard's uptime)

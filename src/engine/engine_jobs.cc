@@ -11,10 +11,65 @@ namespace redrive::engine {
 
 using store::WriteTx;
 
+namespace {
+
+// How many requests one coalesced op takes at most, how many jobs one claim
+// group asks for in all, and how many payload bytes one enqueue group
+// carries (a larger payload runs alone); more open a new group.
+constexpr size_t kMaxGroupMembers = 64;
+constexpr int kMaxGroupClaimLimit = 1000;
+constexpr size_t kMaxGroupPayloadBytes = size_t{1} << 20;
+
+}  // namespace
+
+struct Engine::Impl::EnqueueGroup {
+  std::vector<EnqueueParams> items;  // ops::EnqueueBatch takes them as a span
+  std::vector<Callback<EnqueueResult>> callers;
+  size_t payload_bytes = 0;
+
+  bool Fits(const EnqueueParams& p) const {
+    return items.size() < kMaxGroupMembers &&
+           payload_bytes + p.payload_json.size() <= kMaxGroupPayloadBytes;
+  }
+  void Add(EnqueueParams p, Callback<EnqueueResult> done) {
+    payload_bytes += p.payload_json.size();
+    items.push_back(std::move(p));
+    callers.push_back(std::move(done));
+  }
+};
+
+void Engine::Impl::CloseEnqueueGroup(const std::shared_ptr<EnqueueGroup>& group) {
+  std::lock_guard lock(coalesce_mu);
+  if (open_enqueues == group) open_enqueues.reset();
+}
+
 void Engine::Enqueue(EnqueueParams p, Callback<EnqueueResult> done) {
-  impl_->Write<EnqueueResult>(
-      [p = std::move(p)](WriteTx& tx, TxContext& ctx) { return ops::Enqueue(tx, ctx, p); },
-      std::move(done));
+  Impl& impl = *impl_;
+  auto group = std::make_shared<Impl::EnqueueGroup>();
+  {
+    std::lock_guard lock(impl.coalesce_mu);
+    const bool join =
+        impl.options.coalesce_writes && impl.open_enqueues && impl.open_enqueues->Fits(p);
+    Impl::EnqueueGroup& to = join ? *impl.open_enqueues : *group;
+    to.Add(std::move(p), std::move(done));
+    if (join) return;  // its op is waiting for the writer
+    if (impl.options.coalesce_writes) impl.open_enqueues = group;
+  }
+  // One batch for every member: an item refused (expires_at passed, a
+  // disabled queue, the queue limit) is refused alone, two members with one
+  // idempotency key make one job (the second answered created:false), and
+  // only a store error fails every member.
+  impl.Write<std::vector<Result<EnqueueResult>>>(
+      [&impl, group](WriteTx& tx, TxContext& ctx) -> Result<std::vector<Result<EnqueueResult>>> {
+        impl.CloseEnqueueGroup(group);
+        return ops::EnqueueBatch(tx, ctx, group->items);
+      },
+      [&impl, group](Result<std::vector<Result<EnqueueResult>>> r) {
+        impl.CloseEnqueueGroup(group);  // a stopped writer answers without running it
+        for (size_t i = 0; i < group->callers.size(); ++i) {
+          group->callers[i](r.ok() ? std::move((*r)[i]) : Result<EnqueueResult>(r.status()));
+        }
+      });
 }
 
 void Engine::EnqueueBulk(BulkEnqueueParams p, Callback<std::vector<BulkItemResult>> done) {
@@ -47,15 +102,6 @@ struct Engine::Impl::ClaimState {
 
   void Finish(std::vector<Job> jobs) { done(ClaimResult{std::move(jobs), std::move(ack_results)}); }
 };
-
-namespace {
-
-// How many requests one coalesced op takes at most, and how many jobs one
-// claim group asks for in all; more open a new group.
-constexpr size_t kMaxGroupMembers = 64;
-constexpr int kMaxGroupClaimLimit = 1000;
-
-}  // namespace
 
 // What a claim group's op returns: each member's result, and whether the
 // claim left the queue with nothing claimable (ops::Claimed::exhausted), as

@@ -462,6 +462,11 @@ TEST_P(EngineByExecutorTest, RetentionDeletesOldCompletedJobs) {
 }
 
 TEST_P(EngineByExecutorTest, ConcurrentRequestsAllCommitAndGroupCommitSharesThem) {
+  // One op a request: this counts the executor's transactions, not the
+  // coalescing of enqueues (coalesce_test.cc).
+  EngineOptions one_op_each;
+  one_op_each.coalesce_writes = false;
+  StartEngine(one_op_each);
   constexpr int kN = 400;
   // Commits and the requests they carried, from the group-commit metrics.
   auto commit_counts = [this] {

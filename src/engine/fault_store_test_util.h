@@ -48,6 +48,8 @@ class FaultStore final : public store::Store {
   // all its claimers; coalesced completes read their jobs in one GetJobs).
   int claim_reads() const { return claim_reads_; }
   int job_batch_reads() const { return job_batch_reads_; }
+  // Calls of InsertJobs (coalesced enqueues insert in one batch).
+  int insert_batches() const { return insert_batches_; }
 
   store::StoreTraits traits() const override {
     return {store::WriteModel::kTransactionPerRequest, writers_};
@@ -295,6 +297,11 @@ class FaultStore final : public store::Store {
       ++inserted_jobs_;
       return inner_->InsertJob(job, created);
     }
+    // Through InsertJob above, so that every job is counted.
+    Result<std::vector<store::InsertOutcome>> InsertJobs(const std::vector<NewJob>& jobs) override {
+      ++owner_.insert_batches_;
+      return store::WriteTx::InsertJobs(jobs);
+    }
     Status ApplyChange(const Change& change) override { return inner_->ApplyChange(change); }
     Result<std::vector<Job>> SelectClaimable(const std::string& queue_name, Instant now,
                                              int limit) override {
@@ -444,6 +451,7 @@ class FaultStore final : public store::Store {
   std::atomic<int> commits_{0};
   std::atomic<int> claim_reads_{0};
   std::atomic<int> job_batch_reads_{0};
+  std::atomic<int> insert_batches_{0};
 };
 
 // A plan that fails the first `n` calls of `point` (of transactions that
