@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <future>
+#include <mutex>
+#include <set>
 #include <thread>
 
 #include "core/time_format.h"
@@ -206,6 +208,50 @@ TEST_F(LifecycleTest, IdempotentEnqueueReturnsTheExistingJob) {
   ASSERT_EQ(b.status, 200);
   EXPECT_EQ(b.body.at("created"), false);
   EXPECT_EQ(b.body.at("id"), a.body.at("id"));
+}
+
+// Enqueues sent at once (which the server may run together as one op):
+// those with one idempotency key make one job, answered 201 once and 200
+// with its id to every other; those without a key make a job each.
+TEST_F(LifecycleTest, ConcurrentEnqueuesOfOneKeyMakeOneJobAndTheOthersOneEach) {
+  const auto q = NewQueue();
+  constexpr int kSenders = 8;
+  constexpr int kEach = 4;
+  std::mutex mu;
+  std::vector<std::pair<int, std::string>> keyed;  // status, id
+  std::set<std::string> unkeyed;
+  std::vector<std::thread> senders;
+  for (int t = 0; t < kSenders; ++t) {
+    senders.emplace_back([&, t] {
+      HttpClient c = server_->Client();
+      for (int i = 0; i < kEach; ++i) {
+        json::object body{{"queue_name", q}, {"payload", t * kEach + i}};
+        if (i % 2 == 0) body["idempotency_key"] = "one-" + q;
+        auto r = c.JsonRequest("POST", "/api/v1/jobs", body);
+        std::lock_guard lock(mu);
+        if (i % 2 == 0) {
+          keyed.emplace_back(r.status,
+                             r.status < 300 ? std::string(r.body.at("id").as_string()) : "");
+        } else if (r.status == 201) {
+          unkeyed.insert(std::string(r.body.at("id").as_string()));
+        }
+      }
+    });
+  }
+  for (std::thread& t : senders) t.join();
+  ASSERT_EQ(keyed.size(), size_t{kSenders * kEach / 2});
+  int created = 0;
+  for (const auto& [status, id] : keyed) {
+    EXPECT_TRUE(status == 201 || status == 200) << status;
+    created += status == 201 ? 1 : 0;
+    EXPECT_EQ(id, keyed.front().second);
+  }
+  EXPECT_EQ(created, 1);
+  EXPECT_EQ(unkeyed.size(), size_t{kSenders * kEach / 2});
+  EXPECT_FALSE(unkeyed.contains(keyed.front().second));
+  auto stats = Get("/jobs/stats?queue_name=" + q);
+  ASSERT_EQ(stats.status, 200) << stats.raw.body;
+  EXPECT_EQ(stats.body.at("pending"), kSenders * kEach / 2 + 1);
 }
 
 TEST_F(LifecycleTest, BulkEnqueueReportsInvalidItemsAndInsertsTheRest) {
