@@ -32,6 +32,15 @@ std::future<Status> CompleteLater(Engine& engine, CompleteParams c) {
   return f;
 }
 
+// Starts `call`; the result it is answered with comes in the future.
+template <typename T>
+std::future<Result<T>> Later(std::function<void(Callback<T>)> call) {
+  auto p = std::make_shared<std::promise<Result<T>>>();
+  auto f = p->get_future();
+  call([p](Result<T> r) { p->set_value(std::move(r)); });
+  return f;
+}
+
 class CoalesceTest : public testing::EngineTest {
  protected:
   void SetUp() override {
@@ -61,13 +70,6 @@ class CoalesceTest : public testing::EngineTest {
     hold_cv_.notify_all();
   }
 
-  template <typename T>
-  static std::future<Result<T>> Later(std::function<void(Callback<T>)> call) {
-    auto p = std::make_shared<std::promise<Result<T>>>();
-    auto f = p->get_future();
-    call([p](Result<T> r) { p->set_value(std::move(r)); });
-    return f;
-  }
   std::future<Result<ClaimResult>> StartClaimBy(const std::string& worker, int limit,
                                                 const std::string& queue = "q") {
     ClaimParams p;
@@ -241,10 +243,8 @@ TEST_F(CoalesceTest, CompletesFailsAndHeartbeatsThatWaitTogetherEachGetTheirOwnA
 }
 
 std::future<Result<EnqueueResult>> StartEnqueue(Engine& engine, EnqueueParams p) {
-  auto promise = std::make_shared<std::promise<Result<EnqueueResult>>>();
-  auto f = promise->get_future();
-  engine.Enqueue(std::move(p), [promise](Result<EnqueueResult> r) { promise->set_value(r); });
-  return f;
+  return Later<EnqueueResult>(
+      [&](Callback<EnqueueResult> done) { engine.Enqueue(std::move(p), std::move(done)); });
 }
 
 EnqueueParams JobOf(std::string queue, std::string payload_json = "{}") {

@@ -102,8 +102,13 @@ class Engine::Impl {
   struct EnqueueGroup;   // enqueues of any queue: ops::EnqueueBatch
   void RunClaimGroup(std::shared_ptr<ClaimGroup> group);
   void CloseClaimGroup(const ClaimGroup& group);
-  void CloseJobEventGroup(const std::shared_ptr<JobEventGroup>& group);
-  void CloseEnqueueGroup(const std::shared_ptr<EnqueueGroup>& group);
+  // Closes `group` if it is still the open one of its kind (`open`:
+  // open_job_events or open_enqueues).
+  template <typename Group>
+  void CloseGroup(std::shared_ptr<Group>& open, const std::shared_ptr<Group>& group) {
+    std::lock_guard lock(coalesce_mu);
+    if (open == group) open.reset();
+  }
   void AfterClaim(const std::shared_ptr<ClaimState>& state, uint64_t seen, Result<ClaimResult> r);
   void ApplyJobEvent(std::string job_id, Event event, QueueScope scope, Callback<Job> done);
 

@@ -38,11 +38,6 @@ struct Engine::Impl::EnqueueGroup {
   }
 };
 
-void Engine::Impl::CloseEnqueueGroup(const std::shared_ptr<EnqueueGroup>& group) {
-  std::lock_guard lock(coalesce_mu);
-  if (open_enqueues == group) open_enqueues.reset();
-}
-
 void Engine::Enqueue(EnqueueParams p, Callback<EnqueueResult> done) {
   Impl& impl = *impl_;
   auto group = std::make_shared<Impl::EnqueueGroup>();
@@ -61,11 +56,11 @@ void Engine::Enqueue(EnqueueParams p, Callback<EnqueueResult> done) {
   // only a store error fails every member.
   impl.Write<std::vector<Result<EnqueueResult>>>(
       [&impl, group](WriteTx& tx, TxContext& ctx) -> Result<std::vector<Result<EnqueueResult>>> {
-        impl.CloseEnqueueGroup(group);
+        impl.CloseGroup(impl.open_enqueues, group);
         return ops::EnqueueBatch(tx, ctx, group->items);
       },
       [&impl, group](Result<std::vector<Result<EnqueueResult>>> r) {
-        impl.CloseEnqueueGroup(group);  // a stopped writer answers without running it
+        impl.CloseGroup(impl.open_enqueues, group);  // a stopped writer answers without running it
         for (size_t i = 0; i < group->callers.size(); ++i) {
           group->callers[i](r.ok() ? std::move((*r)[i]) : Result<EnqueueResult>(r.status()));
         }
@@ -147,11 +142,6 @@ void Engine::Impl::CloseClaimGroup(const ClaimGroup& group) {
   std::lock_guard lock(coalesce_mu);
   auto open = open_claims.find(group.queue);
   if (open != open_claims.end() && open->second.get() == &group) open_claims.erase(open);
-}
-
-void Engine::Impl::CloseJobEventGroup(const std::shared_ptr<JobEventGroup>& group) {
-  std::lock_guard lock(coalesce_mu);
-  if (open_job_events == group) open_job_events.reset();
 }
 
 void Engine::Claim(ClaimParams p, Callback<ClaimResult> done) {
@@ -311,11 +301,11 @@ void Engine::Impl::ApplyJobEvent(std::string job_id, Event event, QueueScope sco
   }
   Write<std::vector<Result<Job>>>(
       [this, group](WriteTx& tx, TxContext& ctx) -> Result<std::vector<Result<Job>>> {
-        CloseJobEventGroup(group);
+        CloseGroup(open_job_events, group);
         return ops::ApplyToJobs(tx, ctx, group->items);
       },
       [this, group](Result<std::vector<Result<Job>>> r) {
-        CloseJobEventGroup(group);  // a stopped writer answers without running it
+        CloseGroup(open_job_events, group);  // a stopped writer answers without running it
         for (size_t i = 0; i < group->callers.size(); ++i) {
           group->callers[i].done(r.ok() ? std::move((*r)[i]) : Result<Job>(r.status()));
         }
