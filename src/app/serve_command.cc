@@ -81,6 +81,10 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
     SetLogNode(engine.node_id());
   }
   if (Status st = engine.Start(); !st.ok()) return Fail("cannot start engine: " + st.message());
+  // The first requests then find the store's connections ready.
+  if (Status st = engine.WarmUp(); !st.ok()) {
+    spdlog::warn("warm-up of the write path: {} (the first requests prepare it)", st.message());
+  }
 
   api::ApiOptions api_options;
   api_options.keys = config.api_keys;

@@ -170,6 +170,16 @@ class Engine {
 
   // Starts the threads. Returns the store's error if it cannot be used.
   Status Start();
+  // Runs the requests' write path on each connection the writer uses at
+  // once, six times over, and rolls it all back: an enqueue of one job and
+  // of four into a queue of its own, their claims and their completions.
+  // The store's connections are then open, their statements prepared and
+  // planned (on PostgreSQL, a new backend also loads its catalog caches),
+  // before the first request pays for it. Nothing is committed, so nothing
+  // is seen: no job, queue, history, metric, webhook or event. The serve
+  // command calls it after Start, before it listens. The first error of a
+  // step (a store error, a queue limit reached), if any.
+  Status WarmUp();
   // EngineOptions::node_id, or the default made for this engine.
   const std::string& node_id() const;
   // Stops taking requests (new ones get SERVICE_UNAVAILABLE), answers pending

@@ -94,6 +94,11 @@ void PooledExecutor::LimitConcurrency(size_t ops) {
   cv_.notify_all();  // a raised limit lets waiting threads take queued ops
 }
 
+size_t PooledExecutor::Concurrency() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return limit_;
+}
+
 void PooledExecutor::Loop() {
   for (;;) {
     WriteOp op;

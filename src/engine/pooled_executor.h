@@ -55,6 +55,7 @@ class PooledExecutor final : public WriteExecutor {
   void Stop() override;
   void Submit(WriteOp op) override;
   void LimitConcurrency(size_t ops) override;
+  size_t Concurrency() const override;
 
  private:
   // An op a hand-over woke, run in the transaction of the op that woke it,
@@ -86,7 +87,7 @@ class PooledExecutor final : public WriteExecutor {
   EffectsSink recorded_;
   EffectsSink answered_;
 
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<WriteOp> queue_;
   size_t limit_;        // ops run at once at most (LimitConcurrency)

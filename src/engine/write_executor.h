@@ -121,6 +121,9 @@ class WriteExecutor {
   // PooledExecutor's share of a database other nodes write too
   // (services/write_share.h). A GroupCommitter runs one at a time anyway.
   virtual void LimitConcurrency(size_t ops) { (void)ops; }
+  // Transactions it runs at once at most now (LimitConcurrency's): each on
+  // a connection of its own.
+  virtual size_t Concurrency() const { return 1; }
 
   // How many requests' ops (not background ones) were submitted so far: a
   // duty compares two readings to learn whether requests came in between (a

@@ -34,6 +34,23 @@ TEST(ServerSmokeTest, HealthAnswersAndSigtermExitsZero) {
   EXPECT_EQ(server.Stop(), 0) << server.Stderr();
 }
 
+// The server warms its write path up before it listens (Engine::WarmUp) and
+// rolls it back: a new server shows no queue, job or metric of it.
+TEST(ServerSmokeTest, AStartedServerShowsNothingOfItsWarmUp) {
+  ServerProcess server;
+  ASSERT_TRUE(server.Start());
+  HttpClient client = server.Client();
+  JsonResponse queues = client.JsonRequest("GET", "/api/v1/queues");
+  ASSERT_EQ(queues.status, 200) << queues.raw.body;
+  ASSERT_TRUE(queues.body.is_array()) << queues.raw.body;
+  EXPECT_TRUE(queues.body.as_array().empty()) << queues.raw.body;
+  HttpResponse metrics = client.Get("/metrics");
+  ASSERT_EQ(metrics.status, 200);
+  EXPECT_FALSE(Contains(metrics.body, "warm-up")) << metrics.body;
+  EXPECT_EQ(server.Stop(), 0) << server.Stderr();
+  EXPECT_FALSE(Contains(server.Stderr(), "warm-up")) << server.Stderr();
+}
+
 TEST(ServerSmokeTest, SigtermAnswersLongPollsAndExitsPromptly) {
   ServerProcess server;
   ASSERT_TRUE(server.Start());

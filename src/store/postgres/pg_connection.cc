@@ -190,9 +190,12 @@ Result<std::unique_ptr<PgConnection>> PgConnection::Connect(const std::string& u
   PQsetNoticeProcessor(raw, IgnoreNotice, nullptr);
   // Durability does not depend on the server's default: a COMMIT returns
   // only once its WAL is flushed. Times are integers, but UTC keeps any
-  // timestamp an operator reads consistent.
-  REDRIVE_ASSIGN_OR_RETURN(PgResult ignored,
-                           conn->Exec("SET synchronous_commit = on; SET TIME ZONE 'UTC'"));
+  // timestamp an operator reads consistent. No sequential scan where an
+  // index serves (kSessionPlanning).
+  REDRIVE_ASSIGN_OR_RETURN(
+      PgResult ignored,
+      conn->Exec(std::string("SET synchronous_commit = on; SET TIME ZONE 'UTC'; ") +
+                 kSessionPlanning));
   return conn;
 }
 

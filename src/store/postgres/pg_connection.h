@@ -119,11 +119,24 @@ struct PgConnectOptions {
   std::chrono::milliseconds connect_timeout{3000};
 };
 
+// How every session plans: never a sequential scan where an index serves.
+// Every query of ours finds its rows through an index (the claim, the
+// sweeps, the set-based writes by key, the listings), and a prepared
+// statement keeps the generic plan made with the table's size of its
+// time: made on a new, nearly empty `jobs`, a set-based update would join
+// its rows to a scan of the whole table and keep doing so as the table
+// grows. With this, no plan depends on the table having been analyzed at
+// its present size, and the statistics refresh need not ANALYZE (which
+// makes every plan of every connection again) while the tables are small
+// (pg_planner_statistics.h). A query no index serves still scans.
+inline constexpr char kSessionPlanning[] = "SET enable_seqscan = off";
+
 class PgConnection {
  public:
   // Connects to `url` (a libpq connection string or URI, multi-host too),
   // giving up after options.connect_timeout with UNAVAILABLE. The session
-  // runs with synchronous_commit=on (a COMMIT returns once durable) and UTC.
+  // runs with synchronous_commit=on (a COMMIT returns once durable), UTC,
+  // and kSessionPlanning.
   static Result<std::unique_ptr<PgConnection>> Connect(const std::string& url,
                                                        const PgConnectOptions& options);
   ~PgConnection();

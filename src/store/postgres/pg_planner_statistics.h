@@ -2,21 +2,25 @@
 // job_history), kept in step with their size (Store::RefreshPlannerStatistics).
 //
 // Why: a prepared statement runs on a generic plan after its fifth run, made
-// with the table's size as the statistics gave it then, and kept until they
-// change. A set-based update prepared while `jobs` held a few hundred rows
-// joins its rows to a scan of the whole table (cheaper than an index probe
-// per row at that size), and keeps doing so as the table grows: 2-3 ms a
-// statement at 5,000 jobs, growing with every job, until autovacuum
-// analyzes the table (it looks about once a minute). ANALYZE updates
-// pg_class and invalidates every plan that read the table, on every
-// connection of every node, so each is made again for the table as it is.
+// with the table's size and row counts as the statistics gave them then, and
+// kept until they change. No such plan scans a whole table any more
+// (kSessionPlanning, pg_connection.h: every session plans without
+// sequential scans where an index serves), but its estimates still choose
+// between indexes and join orders, and autovacuum analyzes a table about
+// once a minute at most. ANALYZE updates pg_class and invalidates every plan
+// that read the table, on every connection of every node, so each is made
+// again for the table as it is: a burst of planning on every connection.
 //
 // When: a table whose file has at least doubled since its statistics were
-// taken (pg_class.relpages, which ANALYZE and VACUUM set) and is past a few
-// pages. A plan made for a table is then never used on one more than about
-// twice its size, and a table growing without end is analyzed a logarithmic
-// number of times; a table that shrinks needs nothing (a plan made for a
-// larger table probes the index, which is right at any size).
+// taken (pg_class.relpages, which ANALYZE and VACUUM set) and is past
+// kPlannerStatisticsMinPages. A plan made for a table is then never used on
+// one more than about twice its size, and a table growing without end is
+// analyzed a logarithmic number of times; a table that shrinks needs nothing
+// (a plan made for a larger table probes the index, which is right at any
+// size). Below the floor the doubling would come every second or so on a new
+// installation under load (16, 32, 64, 128 pages...), each time making every
+// plan again, for estimates that cannot make a plan scan (measured in
+// docs/benchmarks.md, "Plans that do not wait for the statistics").
 #pragma once
 
 #include <cstdint>
@@ -27,8 +31,9 @@
 
 namespace redrive::store::postgres {
 
-// Below this many 8 KiB pages a table is left to autovacuum: any plan is cheap.
-inline constexpr int64_t kPlannerStatisticsMinPages = 16;
+// Below this many 8 KiB pages (8 MiB, about 30,000 jobs of 100-byte
+// payloads) a table's statistics are left to autovacuum.
+inline constexpr int64_t kPlannerStatisticsMinPages = 1024;
 
 // How long the ANALYZE waits for a table another session holds (a vacuum):
 // then it gives up, answering kFresh, and is asked again at the next pass.

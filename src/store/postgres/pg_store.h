@@ -73,7 +73,7 @@ class PgStore final : public Store {
   Status Ping() override;
   Result<std::optional<Instant>> DatabaseNow() override;
   // ANALYZE of jobs and job_history once either has doubled since its
-  // statistics were taken (pg_planner_statistics.h), on a read connection
+  // statistics were taken, past a floor (pg_planner_statistics.h), on a read connection
   // (outside any transaction): an ANALYZE of a large table takes a while,
   // and write connections are the scarce ones.
   Result<PlannerStatistics> RefreshPlannerStatistics() override;

@@ -15,6 +15,7 @@
 
 #include "store/postgres/pg_database_for_test.h"
 #include "store/postgres/pg_job_sql.h"
+#include "store/postgres/pg_planner_statistics.h"
 
 namespace redrive::store::postgres {
 namespace {
@@ -78,51 +79,102 @@ std::string InsertJobs(int from, int to) {
          std::to_string(from) + ", " + std::to_string(to) + ") AS i";
 }
 
-// A prepared statement's generic plan is made once, with the table's size as
-// its statistics say: prepared while the jobs table was small, the set-based
-// update joins its rows to a scan of the whole table, and keeps doing so as
-// the table grows. RefreshPlannerStatistics takes the statistics again once
-// the table has doubled, and that makes the plan again, on every connection.
-TEST(PgStoreTest, RefreshedPlannerStatisticsReplanAStatementPreparedOnASmallTable) {
-  const std::string url = FreshDatabaseUrl();
-  auto store = OpenStore(url);
-  ASSERT_NE(store, nullptr);
-  auto conn = Connect(url);
-  // Only the refresh analyzes here: autovacuum would race the assertions.
-  ASSERT_TRUE(conn->Exec(kNoAutovacuum).ok());
-  ASSERT_TRUE(conn->Exec(InsertJobs(1, 20)).ok());
-  const PgColumnSet changed =
-      PgColumnBit(PgJobColumnIndex("status")) | PgColumnBit(PgJobColumnIndex("lease_id"));
-  const int params = std::popcount(sql::AssignedColumns(changed)) + 3 + 6;
-  std::string nulls;
-  for (int i = 0; i < params; ++i) nulls += i == 0 ? "NULL" : ", NULL";
-  ASSERT_TRUE(conn->Exec("SET plan_cache_mode = force_generic_plan; PREPARE q AS " +
-                         std::string(sql::UpdateJobsSql(changed, true)))
-                  .ok());
-  auto plan = [&] {
-    auto r = conn->Exec("EXPLAIN EXECUTE q(" + nulls + ")");
+// Completed jobs enough for `jobs` to pass the statistics' floor
+// (kPlannerStatisticsMinPages); asserted where used.
+constexpr int kJobsPastTheFloor = 60000;
+
+int64_t JobsPages(PgConnection& conn) {
+  return std::stoll(
+      Scalar(conn, "SELECT pg_relation_size('redrive.jobs') / current_setting('block_size')::int"));
+}
+
+// The set-based update of `changed`, prepared on `conn` as `name`, and its
+// generic plan (the one a prepared statement keeps after its fifth run).
+class GenericPlan {
+ public:
+  GenericPlan(PgConnection& conn, const char* name) : conn_(conn), name_(name) {
+    const PgColumnSet changed =
+        PgColumnBit(PgJobColumnIndex("status")) | PgColumnBit(PgJobColumnIndex("lease_id"));
+    const int params = std::popcount(sql::AssignedColumns(changed)) + 3 + 6;
+    for (int i = 0; i < params; ++i) nulls_ += i == 0 ? "NULL" : ", NULL";
+    auto prepared = conn_.Exec("SET plan_cache_mode = force_generic_plan; PREPARE " + name_ +
+                               " AS " + std::string(sql::UpdateJobsSql(changed, true)));
+    EXPECT_TRUE(prepared.ok()) << prepared.status().ToString();
+  }
+  std::string Text() {
+    auto r = conn_.Exec("EXPLAIN EXECUTE " + name_ + "(" + nulls_ + ")");
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     std::string text;
     for (int i = 0; r.ok() && i < r->rows(); ++i) text += r->String(i, 0) + "\n";
     return text;
-  };
-  EXPECT_THAT(plan(), HasSubstr("Seq Scan on jobs")) << "a small table is scanned";
+  }
+
+ private:
+  PgConnection& conn_;
+  std::string name_;
+  std::string nulls_;
+};
+
+// A store on a fresh database, and a connection of the test's own. Only
+// the refresh analyzes here: autovacuum would race the assertions.
+class PgStatisticsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store = OpenStore(url);
+    ASSERT_NE(store, nullptr);
+    conn = Connect(url);
+    ASSERT_TRUE(conn->Exec(kNoAutovacuum).ok());
+  }
+  const std::string url = FreshDatabaseUrl();
+  std::unique_ptr<PgStore> store;
+  std::unique_ptr<PgConnection> conn;
+};
+
+// A prepared statement's generic plan is made once, with the table's size as
+// its statistics say. Prepared while the jobs table was small, the
+// set-based update would join its rows to a scan of the whole table, and
+// keep doing so as the table grows. Our sessions plan without sequential
+// scans where an index serves (kSessionPlanning): the plan made on a
+// table of 20 rows finds its rows by key, and is right at 20,000.
+TEST_F(PgStatisticsTest, AGenericPlanMadeOnASmallTableFindsItsRowsByKey) {
+  ASSERT_TRUE(conn->Exec(InsertJobs(1, 20)).ok());
+  GenericPlan ours(*conn, "ours");
+  const std::string small = ours.Text();
+  EXPECT_THAT(small, HasSubstr("jobs_pkey"));
+  EXPECT_THAT(small, Not(HasSubstr("Seq Scan on jobs"))) << small;
+
+  // What the setting prevents: the same statement planned by a session of
+  // PostgreSQL's defaults scans the small table.
+  ASSERT_TRUE(conn->Exec("RESET enable_seqscan").ok());
+  GenericPlan defaults(*conn, "defaults");
+  EXPECT_THAT(defaults.Text(), HasSubstr("Seq Scan on jobs"));
+
+  // The table grows, nothing analyzes it, and the plan of then is kept
+  // (made on a session with the setting, whatever the session says now).
+  ASSERT_TRUE(conn->Exec(InsertJobs(21, 20000)).ok());
+  EXPECT_EQ(ours.Text(), small);
   auto refreshed = store->RefreshPlannerStatistics();
   ASSERT_TRUE(refreshed.ok()) << refreshed.status().ToString();
-  EXPECT_EQ(*refreshed, PlannerStatistics::kFresh);  // too small to matter
+  EXPECT_EQ(*refreshed, PlannerStatistics::kFresh) << "below the floor: left to autovacuum";
+}
 
-  ASSERT_TRUE(conn->Exec(InsertJobs(21, 20000)).ok());
-  EXPECT_THAT(plan(), HasSubstr("Seq Scan on jobs")) << "the plan of then, kept";
+// Past the floor, RefreshPlannerStatistics takes the statistics once the
+// table has doubled since they were taken (which makes every plan that
+// read it again, on every connection): its size and the columns the plans
+// use, not the others.
+TEST_F(PgStatisticsTest, PlannerStatisticsAreTakenPastTheFloorOnceTheTableHasDoubled) {
+  ASSERT_TRUE(conn->Exec(InsertJobs(1, 20)).ok());
+  auto refreshed = store->RefreshPlannerStatistics();
+  ASSERT_TRUE(refreshed.ok()) << refreshed.status().ToString();
+  EXPECT_EQ(*refreshed, PlannerStatistics::kFresh);
+
+  ASSERT_TRUE(conn->Exec(InsertJobs(21, kJobsPastTheFloor)).ok());
+  ASSERT_GE(JobsPages(*conn), kPlannerStatisticsMinPages);
   refreshed = store->RefreshPlannerStatistics();
   ASSERT_TRUE(refreshed.ok()) << refreshed.status().ToString();
   EXPECT_EQ(*refreshed, PlannerStatistics::kRefreshed);
-  const std::string replanned = plan();
-  EXPECT_THAT(replanned, HasSubstr("jobs_pkey"));
-  EXPECT_THAT(replanned, Not(HasSubstr("Seq Scan on jobs"))) << replanned;
-  EXPECT_NE(Scalar(*conn, "SELECT relpages FROM pg_class WHERE oid = 'redrive.jobs'::regclass"),
-            "0");
-  // The columns the plans use, not the others: their statistics would cost
-  // most of the ANALYZE.
+  EXPECT_EQ(Scalar(*conn, "SELECT relpages FROM pg_class WHERE oid = 'redrive.jobs'::regclass"),
+            std::to_string(JobsPages(*conn)));
   auto analyzed = [&](const char* column) {
     return Scalar(*conn,
                   "SELECT count(*) FROM pg_stats WHERE schemaname = 'redrive'"
@@ -141,13 +193,9 @@ TEST(PgStoreTest, RefreshedPlannerStatisticsReplanAStatementPreparedOnASmallTabl
 // A table another session holds (a vacuum takes the same lock) is not
 // waited for: the refresh gives up within its lock timeout and succeeds at
 // a later call.
-TEST(PgStoreTest, APlannerStatisticsRefreshDoesNotWaitForATableVacuumHolds) {
-  const std::string url = FreshDatabaseUrl();
-  auto store = OpenStore(url);
-  ASSERT_NE(store, nullptr);
-  auto conn = Connect(url);
-  ASSERT_TRUE(conn->Exec(kNoAutovacuum).ok());
-  ASSERT_TRUE(conn->Exec(InsertJobs(1, 5000)).ok());
+TEST_F(PgStatisticsTest, APlannerStatisticsRefreshDoesNotWaitForATableVacuumHolds) {
+  ASSERT_TRUE(conn->Exec(InsertJobs(1, kJobsPastTheFloor)).ok());
+  ASSERT_GE(JobsPages(*conn), kPlannerStatisticsMinPages);
   auto vacuum = Connect(url);
   ASSERT_TRUE(vacuum->Exec("BEGIN; LOCK TABLE redrive.jobs IN SHARE UPDATE EXCLUSIVE MODE").ok());
   const auto start = SteadyClock::now();

@@ -15,19 +15,25 @@
 namespace redrive::store::postgres {
 namespace {
 
-TEST(PlannerStatisticsTest, ATableIsAnalyzedOnceItHasDoubledPastAFewPages) {
-  // Never analyzed (0 pages then): from the threshold on.
+TEST(PlannerStatisticsTest, ATableIsAnalyzedOnceItHasDoubledPastTheFloor) {
+  constexpr int64_t kFloor = kPlannerStatisticsMinPages;
+  // Never analyzed (0 pages then): from the floor on.
   EXPECT_FALSE(PlannerStatisticsStale(0, 0));
-  EXPECT_FALSE(PlannerStatisticsStale(0, kPlannerStatisticsMinPages - 1));
-  EXPECT_TRUE(PlannerStatisticsStale(0, kPlannerStatisticsMinPages));
-  // Analyzed at 100 pages: again at 200, not before.
-  EXPECT_FALSE(PlannerStatisticsStale(100, 100));
-  EXPECT_FALSE(PlannerStatisticsStale(100, 199));
-  EXPECT_TRUE(PlannerStatisticsStale(100, 200));
-  EXPECT_TRUE(PlannerStatisticsStale(100, 1'000'000));
-  // A table that shrank, or a small one that doubled, needs nothing.
+  EXPECT_FALSE(PlannerStatisticsStale(0, kFloor - 1));
+  EXPECT_TRUE(PlannerStatisticsStale(0, kFloor));
+  // Analyzed at 3,000 pages: again at 6,000, not before.
+  EXPECT_FALSE(PlannerStatisticsStale(3000, 3000));
+  EXPECT_FALSE(PlannerStatisticsStale(3000, 5999));
+  EXPECT_TRUE(PlannerStatisticsStale(3000, 6000));
+  EXPECT_TRUE(PlannerStatisticsStale(3000, 1'000'000));
+  // Analyzed small: again at the floor, not at every doubling below it
+  // (each would make every plan again, for estimates alone).
+  EXPECT_FALSE(PlannerStatisticsStale(16, 32));
+  EXPECT_FALSE(PlannerStatisticsStale(kFloor / 4, kFloor - 1));
+  EXPECT_TRUE(PlannerStatisticsStale(kFloor / 4, kFloor));
+  // A table that shrank needs nothing.
   EXPECT_FALSE(PlannerStatisticsStale(1'000'000, 10));
-  EXPECT_FALSE(PlannerStatisticsStale(4, 8));
+  EXPECT_FALSE(PlannerStatisticsStale(1'000'000, 2 * kFloor));
 }
 
 TEST(PgErrorTest, MapsSqlstatesToTheContractsCodes) {

@@ -24,9 +24,8 @@ namespace {
 // saves. Measured in single-job mode, where groups of requests are small
 // (bench/pg-cost.sh --mode single): 4 ran 2,486-2,793 jobs/s against
 // 2,422-2,490 with 8, and 2 was slower than 8. The array form's cached
-// generic plan is made with the statistics of its time; the planner
-// statistics duty (pg_planner_statistics.h) keeps that from being a table a
-// fraction of today's size, where the plan would scan every job.
+// generic plan is made with the statistics of its time, and finds its rows
+// by key whatever they said (kSessionPlanning, pg_connection.h).
 constexpr size_t kMinRowsForArrayForm = 4;
 
 // The first fixed column in `changed`: a change to it is a caller bug (no
