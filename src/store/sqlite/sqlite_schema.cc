@@ -431,6 +431,36 @@ INSERT INTO job_counts (queue_name, status, n)
   SELECT queue_name, status, count(*) FROM jobs GROUP BY queue_name, status;
 )sql";
 
+// Version 30: the CHECKs that list more than two values, as comparisons.
+// SQLite evaluates `x IN ('a', 'b', 'c', ...)` by filling an ephemeral
+// table with the list on every run of a statement that writes x: an UPDATE
+// of a job's status (every transition) spent about 2 microseconds on it,
+// more than on the rest of its checks. `x = 'a' OR x = 'b' ...` accepts and
+// refuses the same values. The text is edited in place, as versions 8 and
+// 14 did, and no row is rewritten; the texts replaced are those versions 29
+// (jobs) and 2 (webhook_deliveries) wrote.
+constexpr char kSchemaV30[] = R"sql(
+PRAGMA writable_schema = ON;
+UPDATE sqlite_schema
+   SET sql = replace(replace(sql,
+       'CHECK (status IN (''pending'',''scheduled'',''processing'',
+                       ''completed'',''deadletter'',''cancelled'',''quarantined'',''blocked''))',
+       'CHECK (status = ''pending'' OR status = ''scheduled'' OR status = ''processing''
+                       OR status = ''completed'' OR status = ''deadletter''
+                       OR status = ''cancelled'' OR status = ''quarantined''
+                       OR status = ''blocked'')'),
+       'CHECK (dead_reason IN
+                       (''max_retries_exceeded'',''lease_expired'',''non_retryable'',''expired''))',
+       'CHECK (dead_reason = ''max_retries_exceeded'' OR dead_reason = ''lease_expired''
+                       OR dead_reason = ''non_retryable'' OR dead_reason = ''expired'')')
+ WHERE type = 'table' AND name = 'jobs';
+UPDATE sqlite_schema
+   SET sql = replace(sql, 'CHECK (status IN (''pending'',''delivered'',''failed''))',
+                     'CHECK (status = ''pending'' OR status = ''delivered'' OR status = ''failed'')')
+ WHERE type = 'table' AND name = 'webhook_deliveries';
+PRAGMA writable_schema = RESET;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "outgoing webhooks", kSchemaV2},
@@ -461,6 +491,7 @@ constexpr Migration kMigrations[] = {
     {27, "a job's lease in a table of its own", compact_schema::kV27},
     {28, "retention indexes by status", compact_schema::kV28},
     {29, "a queue's name kept once, a job's id as 16 bytes", compact_schema::kV29},
+    {30, "CHECKs of several values as comparisons", kSchemaV30},
 };
 
 }  // namespace

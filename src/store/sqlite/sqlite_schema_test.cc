@@ -167,6 +167,89 @@ TEST_F(SchemaTest, AFileFromBeforeWorkflowsAcceptsBlockedJobsAfterIt) {
   EXPECT_EQ(check->String(0), "ok");
 }
 
+// Version 30 rewrites the CHECKs that list several values as comparisons:
+// before it an UPDATE of a job's status fills an ephemeral table with the
+// list (OpenEphemeral in its program), after it not; every value is still
+// accepted and any other refused, on this connection and on a new one.
+TEST_F(SchemaTest, ChecksOfSeveralValuesAreComparisonsThatAcceptTheSameValues) {
+  ASSERT_TRUE(MigrateToBefore("CHECKs of several values as comparisons").ok());
+  // The OpenEphemeral instructions of the statement's program (EXPLAIN's
+  // second column is the opcode).
+  auto ephemeral_tables = [&](const std::string& update) {
+    auto program = conn_->Prepare("EXPLAIN " + update);
+    EXPECT_TRUE(program.ok()) << program.status().ToString();
+    if (!program.ok()) return -1;
+    int n = 0;
+    while (*program->Step()) n += program->String(1) == "OpenEphemeral";
+    return n;
+  };
+  const std::string kSetStatus = "UPDATE jobs SET status = 'processing' WHERE seq = 1";
+  const std::string kSetReason = "UPDATE jobs SET dead_reason = 'expired' WHERE seq = 1";
+  const std::string kSetDelivery =
+      "UPDATE webhook_deliveries SET status = 'delivered' WHERE id = 'd'";
+  EXPECT_EQ(ephemeral_tables(kSetStatus), 1);
+  EXPECT_EQ(ephemeral_tables(kSetReason), 1);
+  EXPECT_EQ(ephemeral_tables(kSetDelivery), 1);
+  ASSERT_TRUE(conn_
+                  ->ExecScript("INSERT INTO queue_names (id, name) VALUES (1, 'q');"
+                               "INSERT INTO jobs (id, queue_id, status, priority, retry_count,"
+                               " max_retries, timeout_seconds, backoff_base_ms, backoff_max_ms,"
+                               " backoff_jitter_ms, created_at, updated_at, scheduled_at)"
+                               " VALUES ('j', 1, 'pending', 0, 0, 3, 30, 1, 1, 1, 7, 7, 7);"
+                               "INSERT INTO webhooks (id, name, url, events, secret, enabled,"
+                               " format, created_at, updated_at) VALUES ('w', 'n', 'http://x/',"
+                               " 'job.failed', 's', 1, 'json', 1, 1);"
+                               "INSERT INTO webhook_deliveries (id, webhook_id, event_id, event,"
+                               " body, status, attempts, next_attempt_at, created_at)"
+                               " VALUES ('d', 'w', 'e', 'job.failed', '{}', 'pending', 0, 7, 1);")
+                  .ok());
+  ASSERT_TRUE(Migrate(*conn_).ok());
+  EXPECT_EQ(ephemeral_tables(kSetStatus), 0);
+  EXPECT_EQ(ephemeral_tables(kSetReason), 0);
+  EXPECT_EQ(ephemeral_tables(kSetDelivery), 0);
+  EXPECT_EQ(One("SELECT count(*) FROM sqlite_master WHERE name IN ('jobs', 'webhook_deliveries')"
+                " AND sql LIKE '%status IN (%'"),
+            "0");
+  ConnectionOptions options;
+  options.writer = true;
+  auto other = Connection::Open(dir_.File("s.db"), options);
+  ASSERT_TRUE(other.ok());
+  for (Connection* c : {conn_.get(), other->get()}) {
+    for (const char* status : {"pending", "scheduled", "processing", "completed", "cancelled",
+                               "quarantined", "blocked"}) {
+      EXPECT_TRUE(
+          c->Exec(std::string("UPDATE jobs SET status = '") + status + "' WHERE id = 'j'").ok())
+          << status;
+    }
+    EXPECT_FALSE(c->Exec("UPDATE jobs SET status = 'Pending' WHERE id = 'j'").ok());
+    EXPECT_FALSE(c->Exec("UPDATE jobs SET status = NULL WHERE id = 'j'").ok());
+    for (const char* reason :
+         {"max_retries_exceeded", "lease_expired", "non_retryable", "expired"}) {
+      EXPECT_TRUE(c->Exec(std::string("UPDATE jobs SET status = 'deadletter', deadlettered_at = 8,"
+                                      " dead_reason = '") +
+                          reason + "' WHERE id = 'j'")
+                      .ok())
+          << reason;
+    }
+    EXPECT_FALSE(c->Exec("UPDATE jobs SET dead_reason = 'crash' WHERE id = 'j'").ok());
+    EXPECT_TRUE(c->Exec("UPDATE jobs SET status = 'pending', dead_reason = NULL,"
+                        " deadlettered_at = NULL WHERE id = 'j'")
+                    .ok());
+    EXPECT_TRUE(
+        c->Exec(
+             "UPDATE webhook_deliveries SET status = 'delivered', delivered_at = 9 WHERE id = 'd'")
+            .ok());
+    for (const char* status : {"failed", "pending"}) {
+      EXPECT_TRUE(c->Exec(std::string("UPDATE webhook_deliveries SET status = '") + status +
+                          "', delivered_at = NULL WHERE id = 'd'")
+                      .ok())
+          << status;
+    }
+    EXPECT_FALSE(c->Exec("UPDATE webhook_deliveries SET status = 'sent' WHERE id = 'd'").ok());
+  }
+  EXPECT_EQ(One("PRAGMA integrity_check"), "ok");
+}
+
 // Edges stored before dependencies were marked met: those on a completed job
 // are met once migrated, the others not.
 TEST_F(SchemaTest, AFileFromBeforeMetDependenciesHasItsCompletedEdgesMet) {
