@@ -433,12 +433,13 @@ INSERT INTO job_counts (queue_name, status, n)
 
 // Version 30: the CHECKs that list more than two values, as comparisons.
 // SQLite evaluates `x IN ('a', 'b', 'c', ...)` by filling an ephemeral
-// table with the list on every run of a statement that writes x: an UPDATE
-// of a job's status (every transition) spent about 2 microseconds on it,
-// more than on the rest of its checks. `x = 'a' OR x = 'b' ...` accepts and
-// refuses the same values. The text is edited in place, as versions 8 and
-// 14 did, and no row is rewritten; the texts replaced are those versions 29
-// (jobs) and 2 (webhook_deliveries) wrote.
+// table with the list on every run of a statement that writes x, and every
+// transition writes a job's status: about 2 microseconds more an UPDATE
+// (docs/benchmarks.md, "Batch mode past beanstalkd in memory"). `x = 'a' OR
+// x = 'b' ...` accepts and refuses the same values, NULL included. The text
+// is edited in place, as versions 8 and 14 did, and no row is rewritten;
+// the texts replaced are those versions 29 (jobs) and 2
+// (webhook_deliveries) wrote.
 constexpr char kSchemaV30[] = R"sql(
 PRAGMA writable_schema = ON;
 UPDATE sqlite_schema
