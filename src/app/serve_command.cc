@@ -149,11 +149,12 @@ int Serve(const server::ServeConfig& config, store::Store& store) {
 
 // glibc's malloc gives the free top of a thread's heap back to the kernel
 // once it passes the trim threshold, and maps blocks past the mmap threshold
-// on their own; both start at 128 KiB. A write transaction makes and frees a
-// few hundred KiB of jobs, so the committer took the same pages from the
-// kernel again, faulting each in, transaction after transaction (about a
-// twentieth of its time in batch mode; docs/benchmarks.md). Fixed thresholds
-// keep up to 16 MiB free per heap and map only blocks of 4 MiB or more.
+// on their own; both start at 128 KiB. A batch's transaction makes and frees
+// hundreds of jobs (those it reads, and each one's change before and after),
+// so the committer took the same pages from the kernel again, faulting each
+// in, transaction after transaction (about a twentieth of its time in batch
+// mode; docs/benchmarks.md). Fixed thresholds keep up to 16 MiB free per
+// heap and map only blocks of 4 MiB or more.
 // GLIBC_TUNABLES naming malloc settings is the operator's choice and wins.
 void TuneMalloc() {
 #ifdef __GLIBC__
