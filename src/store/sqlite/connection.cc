@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "core/ids.h"
@@ -45,6 +46,29 @@ void IdText(sqlite3_context* ctx, int /*argc*/, sqlite3_value** argv) {
 }
 
 }  // namespace
+
+std::optional<std::chrono::microseconds> BusyRetryDelay(int attempt,
+                                                        std::chrono::microseconds waited,
+                                                        std::chrono::microseconds timeout) {
+  if (waited >= timeout) return std::nullopt;
+  constexpr std::chrono::microseconds kFirst{25};
+  constexpr std::chrono::microseconds kLongest{1000};
+  const std::chrono::microseconds delay =
+      attempt >= 6 ? kLongest : std::min(kLongest, kFirst * (1 << std::max(attempt, 0)));
+  return std::min(delay, timeout - waited);
+}
+
+int Connection::OnBusy(void* self, int attempt) {
+  auto* conn = static_cast<Connection*>(self);
+  const auto now = std::chrono::steady_clock::now();
+  if (attempt == 0) conn->busy_since_ = now;
+  const std::optional<std::chrono::microseconds> delay = BusyRetryDelay(
+      attempt, std::chrono::duration_cast<std::chrono::microseconds>(now - conn->busy_since_),
+      conn->busy_timeout_);
+  if (!delay) return 0;
+  std::this_thread::sleep_for(*delay);
+  return 1;
+}
 
 Result<std::unique_ptr<Connection>> Connection::Open(const std::string& path,
                                                      const ConnectionOptions& options) {
@@ -89,7 +113,8 @@ Status Connection::RegisterFunctions() {
 }
 
 Status Connection::ApplyPragmas(const ConnectionOptions& options) {
-  sqlite3_busy_timeout(db_, static_cast<int>(options.busy_timeout.count()));
+  busy_timeout_ = options.busy_timeout;
+  sqlite3_busy_handler(db_, &Connection::OnBusy, this);
   // The first statement reads the file header, so a file that is not a
   // database fails here with SQLITE_NOTADB rather than on first use.
   Result<Statement> mode =

@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <optional>
+#include <thread>
+#include <vector>
+
 #include "store/sqlite/temp_dir_for_test.h"
 
 namespace redrive::store::sqlite {
@@ -32,8 +37,48 @@ TEST_F(ConnectionTest, WriterAppliesDurabilityPragmas) {
   EXPECT_EQ(Pragma(*conn, "journal_mode"), "wal");
   EXPECT_EQ(Pragma(*conn, "synchronous"), "2");  // FULL
   EXPECT_EQ(Pragma(*conn, "foreign_keys"), "1");
-  EXPECT_EQ(Pragma(*conn, "busy_timeout"), "1234");
   EXPECT_EQ(Pragma(*conn, "query_only"), "0");
+}
+
+TEST(BusyRetryDelayTest, StartsShortDoublesToAMillisecondAndStopsAtTheTimeout) {
+  using std::chrono::microseconds;
+  const microseconds timeout(1234000);
+  std::vector<long long> delays;
+  for (int attempt = 0; attempt < 9; ++attempt) {
+    delays.push_back(BusyRetryDelay(attempt, microseconds(0), timeout)->count());
+  }
+  EXPECT_EQ(delays, (std::vector<long long>{25, 50, 100, 200, 400, 800, 1000, 1000, 1000}));
+  // Never past the timeout, and none once it is reached.
+  EXPECT_EQ(BusyRetryDelay(20, microseconds(1233900), timeout), microseconds(100));
+  EXPECT_EQ(BusyRetryDelay(20, timeout, timeout), std::nullopt);
+  EXPECT_EQ(BusyRetryDelay(0, microseconds(0), microseconds(0)), std::nullopt);
+}
+
+TEST_F(ConnectionTest, AWriteWaitsForALockHeldElsewhereUpToTheTimeout) {
+  auto holder = Open(true);
+  ASSERT_NE(holder, nullptr);
+  ASSERT_TRUE(holder->ExecScript("CREATE TABLE t (x)").ok());
+  ConnectionOptions options;
+  options.writer = true;
+  options.busy_timeout = std::chrono::milliseconds(20);
+  auto waiter = Connection::Open(dir_.File("c.db"), options);
+  ASSERT_TRUE(waiter.ok()) << waiter.status().ToString();
+  ASSERT_TRUE(holder->Exec("BEGIN IMMEDIATE").ok());
+  // Held past the timeout: the waiter gives up, after waiting it out.
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE((*waiter)->Exec("BEGIN IMMEDIATE").ok());
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(20));
+  // Released while a patient one waits: it gets the lock.
+  options.busy_timeout = std::chrono::milliseconds(60000);
+  auto patient = Connection::Open(dir_.File("c.db"), options);
+  ASSERT_TRUE(patient.ok()) << patient.status().ToString();
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    EXPECT_TRUE(holder->Exec("COMMIT").ok());
+  });
+  EXPECT_TRUE((*patient)->Exec("BEGIN IMMEDIATE").ok());
+  release.join();
+  EXPECT_TRUE((*patient)->Exec("COMMIT").ok());
 }
 
 TEST_F(ConnectionTest, ReaderIsQueryOnly) {

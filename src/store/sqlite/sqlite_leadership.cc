@@ -1,5 +1,8 @@
 #include "store/sqlite/sqlite_leadership.h"
 
+#include <utility>
+#include <vector>
+
 #include "store/sqlite/statement.h"
 
 namespace redrive::store::sqlite {
@@ -13,6 +16,9 @@ constexpr char kTakeOrRenew[] =
     " ON CONFLICT (duty) DO UPDATE SET node_id = excluded.node_id,"
     " expires_at = excluded.expires_at"
     " WHERE duty_leases.node_id = excluded.node_id OR duty_leases.expires_at <= ?4";
+// Renews a duty that is still this node's.
+constexpr char kRenewOwn[] =
+    "UPDATE duty_leases SET expires_at = ?3 WHERE duty = ?1 AND node_id = ?2";
 constexpr char kRelease[] = "DELETE FROM duty_leases WHERE node_id = ?1";
 
 }  // namespace
@@ -32,17 +38,14 @@ SqliteLeadership::~SqliteLeadership() { ReleaseAll(); }
 
 Result<bool> SqliteLeadership::Hold(const std::string& duty, Instant now) {
   std::lock_guard<std::mutex> lock(mu_);
+  asked_at_[duty] = now;
   if (auto it = renewed_at_.find(duty); it != renewed_at_.end()) {
     // Renewed a moment ago: the row still says ours for at least 2/3 ttl.
     if (now >= it->second && now < it->second + ttl_ / 3) return true;
   }
   Result<bool> held = HeldByOther(duty, now);
   if (held.ok()) held = *held ? false : TakeOrRenew(duty, now);
-  if (held.ok() && *held) {
-    renewed_at_[duty] = now;
-  } else {
-    renewed_at_.erase(duty);
-  }
+  if (!held.ok() || !*held) renewed_at_.erase(duty);
   return held;
 }
 
@@ -67,11 +70,11 @@ Result<bool> SqliteLeadership::TakeOrRenew(const std::string& duty, Instant now)
     if (conn_->InTransaction()) conn_->Exec("ROLLBACK");
     return why;
   };
+  const Instant expires_at = now + ttl_;
   long long changes = 0;
   {
     Result<Statement> stmt = conn_->Prepare(kTakeOrRenew);
     if (!stmt.ok()) return rollback(stmt.status());
-    const Instant expires_at = now + ttl_;
     stmt->Bind(1, duty);
     stmt->Bind(2, node_id_);
     stmt->Bind(3, expires_at);
@@ -79,15 +82,43 @@ Result<bool> SqliteLeadership::TakeOrRenew(const std::string& duty, Instant now)
     if (Status st = stmt->Run(); !st.ok()) return rollback(st);
     changes = stmt->Changes();
   }
+  // The other duties this node holds and still runs go along (the top of
+  // sqlite_leadership.h); what is no longer its own stays as it is.
+  std::vector<std::pair<std::string, bool>> others;
+  for (const auto& [other, renewed_at] : renewed_at_) {
+    const auto asked = asked_at_.find(other);
+    if (other == duty || now >= renewed_at + ttl_ || asked == asked_at_.end() ||
+        asked->second + ttl_ / 3 <= now) {
+      continue;
+    }
+    Result<Statement> stmt = conn_->Prepare(kRenewOwn);
+    if (!stmt.ok()) return rollback(stmt.status());
+    stmt->Bind(1, other);
+    stmt->Bind(2, node_id_);
+    stmt->Bind(3, expires_at);
+    if (Status st = stmt->Run(); !st.ok()) return rollback(st);
+    others.emplace_back(other, stmt->Changes() == 1);
+  }
   if (Status st = conn_->Exec("COMMIT"); !st.ok()) return rollback(record(st));
   // Only a commit that wrote shows the disk takes writes again.
-  if (changes == 1) health_.Record(SQLITE_OK, "", "");
+  if (changes == 1) {
+    health_.Record(SQLITE_OK, "", "");
+    renewed_at_[duty] = now;
+  }
+  for (const auto& [other, renewed] : others) {
+    if (renewed) {
+      renewed_at_[other] = now;
+    } else {
+      renewed_at_.erase(other);
+    }
+  }
   return changes == 1;
 }
 
 void SqliteLeadership::ReleaseAll() {
   std::lock_guard<std::mutex> lock(mu_);
   renewed_at_.clear();
+  asked_at_.clear();
   Result<Statement> stmt = conn_->Prepare(kRelease);
   if (!stmt.ok()) return;
   stmt->Bind(1, node_id_);

@@ -9,6 +9,10 @@
 //   - A hold renewed less than ttl/3 ago is answered from memory, so the
 //     background loop may ask before every pass; a non-holder reads the row
 //     (a WAL read) and writes only when the duty is free.
+//   - The renewal that falls due also renews, in its transaction, every
+//     other duty this node holds and was asked for within ttl/3: one commit
+//     (and one fsync, holding the file's write lock) a third of the ttl for
+//     all of them, not one per duty. A duty no longer asked for is not kept.
 //   - ReleaseAll (and the destructor) delete this node's rows.
 //   - Each commit is recorded in the store's CommitHealth: the renewals
 //     keep committing on an idle node, so readiness notices a freed disk.
@@ -54,7 +58,8 @@ class SqliteLeadership final : public Leadership {
 
   // True when another node holds `duty` at `now` (no write needed to say no).
   Result<bool> HeldByOther(const std::string& duty, Instant now);
-  // Takes or renews `duty` in one write transaction; true if this node holds it.
+  // Takes or renews `duty` in one write transaction, with the other duties
+  // in use (above); true if this node holds it. Updates renewed_at_.
   Result<bool> TakeOrRenew(const std::string& duty, Instant now);
 
   std::mutex mu_;
@@ -63,6 +68,7 @@ class SqliteLeadership final : public Leadership {
   const Micros ttl_;
   CommitHealth& health_;
   std::map<std::string, Instant> renewed_at_;  // duties held, and when last written
+  std::map<std::string, Instant> asked_at_;    // every duty asked for, and when last
 };
 
 }  // namespace redrive::store::sqlite

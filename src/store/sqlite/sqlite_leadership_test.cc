@@ -76,6 +76,29 @@ TEST_F(SqliteLeadershipTest, RenewingMovesTheLeaseOnAndTheTtlIsAnOption) {
   EXPECT_TRUE(Holds(*a, "scheduler", kT0 + seconds(7)));
 }
 
+TEST_F(SqliteLeadershipTest, TheRenewalThatFallsDueRenewsTheOtherDutiesInUse) {
+  auto store = OpenStore(milliseconds(3000));
+  ASSERT_TRUE(store);
+  auto a = Lead(*store, "node-a");
+  auto b = Lead(*store, "node-b");
+  ASSERT_TRUE(a && b);
+  for (const char* duty : {"scheduler", "retention", "audit-retention"}) {
+    ASSERT_TRUE(Holds(*a, duty, kT0)) << duty;
+  }
+  ASSERT_TRUE(Holds(*a, "retention", kT0 + milliseconds(500)));  // from memory
+  // The renewals fall due at 1 s (a third of the ttl). The scheduler's
+  // renews the retention lease too, asked for at 0.5 s: both now end at
+  // 4.1 s. The audit retention, not asked for since 0 s, still ends at 3 s.
+  ASSERT_TRUE(Holds(*a, "scheduler", kT0 + milliseconds(1100)));
+  EXPECT_TRUE(Holds(*b, "audit-retention", kT0 + seconds(3)));
+  EXPECT_FALSE(Holds(*b, "retention", kT0 + seconds(4)));
+  EXPECT_FALSE(Holds(*b, "scheduler", kT0 + seconds(4)));
+  EXPECT_TRUE(Holds(*b, "retention", kT0 + milliseconds(4100)));
+  // node-a asks again after its leases lapsed: node-b's now.
+  EXPECT_FALSE(Holds(*a, "retention", kT0 + milliseconds(4200)));
+  EXPECT_FALSE(Holds(*a, "audit-retention", kT0 + milliseconds(4200)));
+}
+
 TEST_F(SqliteLeadershipTest, ALeaseLeftByADeadProcessLapsesOrIsResumedByItsNode) {
   auto store = OpenStore();
   ASSERT_TRUE(store);
