@@ -54,7 +54,7 @@ std::optional<std::chrono::microseconds> BusyRetryDelay(int attempt,
   constexpr std::chrono::microseconds kFirst{25};
   constexpr std::chrono::microseconds kLongest{1000};
   const std::chrono::microseconds delay =
-      attempt >= 6 ? kLongest : std::min(kLongest, kFirst * (1 << std::max(attempt, 0)));
+      std::min(kLongest, kFirst * (1 << std::clamp(attempt, 0, 6)));
   return std::min(delay, timeout - waited);
 }
 
