@@ -38,14 +38,13 @@ SqliteLeadership::~SqliteLeadership() { ReleaseAll(); }
 
 Result<bool> SqliteLeadership::Hold(const std::string& duty, Instant now) {
   std::lock_guard<std::mutex> lock(mu_);
-  asked_at_[duty] = now;
-  if (auto it = renewed_at_.find(duty); it != renewed_at_.end()) {
-    // Renewed a moment ago: the row still says ours for at least 2/3 ttl.
-    if (now >= it->second && now < it->second + ttl_ / 3) return true;
-  }
+  DutyUse& use = duties_[duty];
+  use.asked_at = now;
+  // Renewed a moment ago: the row still says ours for at least 2/3 ttl.
+  if (use.renewed_at && now >= *use.renewed_at && now < *use.renewed_at + ttl_ / 3) return true;
   Result<bool> held = HeldByOther(duty, now);
   if (held.ok()) held = *held ? false : TakeOrRenew(duty, now);
-  if (!held.ok() || !*held) renewed_at_.erase(duty);
+  if (!held.ok() || !*held) use.renewed_at.reset();
   return held;
 }
 
@@ -85,10 +84,9 @@ Result<bool> SqliteLeadership::TakeOrRenew(const std::string& duty, Instant now)
   // The other duties this node holds and still runs go along (the top of
   // sqlite_leadership.h); what is no longer its own stays as it is.
   std::vector<std::pair<std::string, bool>> others;
-  for (const auto& [other, renewed_at] : renewed_at_) {
-    const auto asked = asked_at_.find(other);
-    if (other == duty || now >= renewed_at + ttl_ || asked == asked_at_.end() ||
-        asked->second + ttl_ / 3 <= now) {
+  for (const auto& [other, use] : duties_) {
+    if (other == duty || !use.renewed_at || now >= *use.renewed_at + ttl_ ||
+        use.asked_at + ttl_ / 3 <= now) {
       continue;
     }
     Result<Statement> stmt = conn_->Prepare(kRenewOwn);
@@ -103,22 +101,17 @@ Result<bool> SqliteLeadership::TakeOrRenew(const std::string& duty, Instant now)
   // Only a commit that wrote shows the disk takes writes again.
   if (changes == 1) {
     health_.Record(SQLITE_OK, "", "");
-    renewed_at_[duty] = now;
+    duties_[duty].renewed_at = now;
   }
   for (const auto& [other, renewed] : others) {
-    if (renewed) {
-      renewed_at_[other] = now;
-    } else {
-      renewed_at_.erase(other);
-    }
+    duties_[other].renewed_at = renewed ? std::optional<Instant>(now) : std::nullopt;
   }
   return changes == 1;
 }
 
 void SqliteLeadership::ReleaseAll() {
   std::lock_guard<std::mutex> lock(mu_);
-  renewed_at_.clear();
-  asked_at_.clear();
+  duties_.clear();
   Result<Statement> stmt = conn_->Prepare(kRelease);
   if (!stmt.ok()) return;
   stmt->Bind(1, node_id_);

@@ -27,6 +27,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "core/clock.h"
@@ -59,7 +60,7 @@ class SqliteLeadership final : public Leadership {
   // True when another node holds `duty` at `now` (no write needed to say no).
   Result<bool> HeldByOther(const std::string& duty, Instant now);
   // Takes or renews `duty` in one write transaction, with the other duties
-  // in use (above); true if this node holds it. Updates renewed_at_.
+  // in use (above); true if this node holds it. Updates their renewed_at.
   Result<bool> TakeOrRenew(const std::string& duty, Instant now);
 
   std::mutex mu_;
@@ -67,8 +68,12 @@ class SqliteLeadership final : public Leadership {
   const std::string node_id_;
   const Micros ttl_;
   CommitHealth& health_;
-  std::map<std::string, Instant> renewed_at_;  // duties held, and when last written
-  std::map<std::string, Instant> asked_at_;    // every duty asked for, and when last
+  // Every duty asked for.
+  struct DutyUse {
+    Instant asked_at;                   // the latest Hold
+    std::optional<Instant> renewed_at;  // held: when its row was last written
+  };
+  std::map<std::string, DutyUse> duties_;
 };
 
 }  // namespace redrive::store::sqlite
