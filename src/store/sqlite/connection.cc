@@ -8,6 +8,7 @@
 
 #include "core/ids.h"
 #include "store/sqlite/sqlite_error.h"
+#include "store/sqlite/wal_write_vfs.h"
 
 namespace redrive::store::sqlite {
 namespace {
@@ -81,9 +82,12 @@ Result<std::unique_ptr<Connection>> Connection::Open(const std::string& path,
   (void)kConfigured;
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
   if (options.writer) flags |= SQLITE_OPEN_CREATE;
+  // Every connection writes its WAL through the shim that hands a commit's
+  // frames on in one write (wal_write_vfs.h), stacked on the VFS asked for.
+  Result<std::string> vfs = WalWriteVfs(options.vfs);
+  if (!vfs.ok()) return vfs.status();
   sqlite3* db = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &db, flags,
-                           options.vfs.empty() ? nullptr : options.vfs.c_str());
+  int rc = sqlite3_open_v2(path.c_str(), &db, flags, vfs->c_str());
   if (rc != SQLITE_OK) {
     Status st = SqliteError(db, rc, "opening " + path);
     sqlite3_close(db);  // a handle is allocated even when opening fails

@@ -30,8 +30,9 @@ struct ConnectionOptions {
   // wal_sync.h): synchronous=NORMAL, COMMIT only appends to the WAL and the
   // store syncs it apart.
   bool sync_each_commit = true;
-  // The SQLite VFS to open the file with; empty: the default. Tests name a
-  // fault-injecting shim here (fault_vfs_test_util.h).
+  // The SQLite VFS to open the file with, under the WAL write shim
+  // (wal_write_vfs.h); empty: the default. Tests name a fault-injecting
+  // shim here (fault_vfs_test_util.h).
   std::string vfs;
 };
 
