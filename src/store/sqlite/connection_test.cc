@@ -90,6 +90,16 @@ TEST_F(ConnectionTest, ReaderIsQueryOnly) {
   EXPECT_FALSE(reader->ExecScript("CREATE TABLE t (x)").ok());
 }
 
+TEST_F(ConnectionTest, TheWriterReadsThroughItsCacheAndReadersThroughTheMap) {
+  auto writer = Open(true);
+  auto reader = Open(false);
+  ASSERT_NE(writer, nullptr);
+  ASSERT_NE(reader, nullptr);
+  EXPECT_EQ(Pragma(*writer, "mmap_size"), "0");
+  EXPECT_EQ(Pragma(*writer, "cache_size"), "-65536");
+  EXPECT_EQ(Pragma(*reader, "mmap_size"), "268435456");
+}
+
 TEST_F(ConnectionTest, ReaderDoesNotCreateAMissingFile) {
   ConnectionOptions options;
   auto conn = Connection::Open(dir_.File("absent.db"), options);
