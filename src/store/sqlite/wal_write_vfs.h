@@ -4,7 +4,7 @@
 // SQLite appends a frame to the WAL as two writes: its 24-byte header, then
 // the page. A commit of 12 pages is 24 pwrite() calls on the writer's thread,
 // each a system call with the file's lock and page-cache walk, and on this
-// kind of VM about a microsecond and a half of CPU apiece (docs/benchmarks.md,
+// kind of VM over a microsecond of CPU apiece (docs/benchmarks.md,
 // "The WAL's frames in one write"). The shim keeps the frames of the
 // transaction being written in a buffer and writes them with one call once
 // the page of a commit frame (a frame header whose "database size after
@@ -38,7 +38,7 @@
 namespace redrive::store::sqlite {
 
 // The name of the shim stacked on the VFS named `base` (empty: SQLite's
-// default), registered (not as the default) on first use. NOT_FOUND if no
+// default), registered (not as the default) on first use. INTERNAL if no
 // VFS is named `base`.
 Result<std::string> WalWriteVfs(const std::string& base);
 
