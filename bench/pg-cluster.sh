@@ -1,13 +1,20 @@
-# Sourced by the PostgreSQL bench scripts (pg-soak.sh, pg-cost.sh): a
-# throwaway cluster in a temporary folder, owned by the postgres user when
-# run as root, on a free loopback port, stopped by PID (with the Redrive
-# server the script starts, $server_pid) when the script exits.
+# Sourced by the PostgreSQL bench scripts (pg-soak.sh, pg-cost.sh,
+# pg-update-cost.sh): a throwaway cluster in a temporary folder, owned by
+# the postgres user when run as root, on a free loopback port, stopped by PID
+# (with the Redrive server the script starts, $server_pid) when the script
+# exits.
 #
 #   pg_cluster_start NAME [EXTRA_POSTGRES_OPTIONS]
 #
 # Needs $pg_bin. Sets $tmp (the folder), $pg_port, $as_pg (the command
 # prefix that runs as the cluster's owner) and a psql() function; defines
 # free_port. KEEP_TMP=1 keeps the folder.
+#
+#   serve_on_cluster BIN DATABASE [SERVE_FLAGS...]
+#
+# starts `BIN serve` on the cluster's DATABASE on a free port, its log in
+# $tmp/server.log, and waits until it listens (exits 3 if it does not). Sets
+# $server_pid (stopped on exit) and $server_port.
 
 pg_cluster_name=""
 server_pid=""
@@ -62,3 +69,18 @@ pg_cluster_start() {
 }
 
 psql() { "${as_pg[@]}" "$pg_bin/psql" -h 127.0.0.1 -p "$pg_port" -U postgres -X -q -At "$@"; }
+
+serve_on_cluster() {
+  local bin=$1 db=$2
+  shift 2
+  server_port="$(free_port)"
+  "$bin" serve --listen "127.0.0.1:$server_port" \
+    --store "postgresql://postgres@127.0.0.1:$pg_port/$db" "$@" >"$tmp/server.log" 2>&1 &
+  server_pid=$!
+  for ((i = 0; i < 300; i++)); do
+    grep -q 'listening on' "$tmp/server.log" 2>/dev/null && break
+    kill -0 "$server_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  grep -q 'listening on' "$tmp/server.log" || { tail -20 "$tmp/server.log" >&2; exit 3; }
+}

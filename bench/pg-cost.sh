@@ -64,18 +64,8 @@ pg_pid="$(head -1 "$tmp/data/postmaster.pid")"
 psql -d postgres -c "CREATE DATABASE redrive"
 psql -d redrive -c "CREATE EXTENSION pg_stat_statements"
 
-server_port="$(free_port)"
 # shellcheck disable=SC2086  # REDRIVE_SERVE_ARGS is deliberately word-split
-"$redrive_bin" serve --listen "127.0.0.1:$server_port" \
-  --store "postgresql://postgres@127.0.0.1:$pg_port/redrive" ${REDRIVE_SERVE_ARGS:-} \
-  >"$tmp/server.log" 2>&1 &
-server_pid=$!
-for ((i = 0; i < 300; i++)); do
-  grep -q 'listening on' "$tmp/server.log" 2>/dev/null && break
-  kill -0 "$server_pid" 2>/dev/null || break
-  sleep 0.1
-done
-grep -q 'listening on' "$tmp/server.log" || { tail -20 "$tmp/server.log" >&2; exit 3; }
+serve_on_cluster "$redrive_bin" redrive ${REDRIVE_SERVE_ARGS:-}
 url="http://127.0.0.1:$server_port"
 
 # CPU ticks of a process: utime + stime (+ those of its reaped children).

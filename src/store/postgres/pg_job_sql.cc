@@ -37,6 +37,12 @@ static_assert(SelectListMatches(REDRIVE_PG_JOB_SUMMARY_COLUMNS, true),
 
 std::string Param(int n) { return "$" + std::to_string(n); }
 
+// "$n::type": parameter n for column i, typed as the column's base type.
+// Untyped, PostgreSQL would type it as the column's domain (pg_schema.cc,
+// version 25) and check it as it reads it, setting up the domain's check
+// for each value; typed, the assignment checks it with the plan's own copy.
+std::string TypedParam(int n, int column) { return Param(n) + "::" + kPgJobColumns[column].type; }
+
 // "INSERT INTO redrive.job_history (...) SELECT $first::text, <cte>.id, ...
 // FROM <cte> RETURNING job_id": the entry of the job the CTE wrote. The
 // casts type parameters a SELECT list cannot infer.
@@ -56,7 +62,7 @@ std::string BuildInsert() {
       values += ", ";
     }
     names += kPgJobColumns[i].name;
-    values += Param(i + 1);
+    values += TypedParam(i + 1, i);
   }
   return "WITH j AS (INSERT INTO redrive.jobs (" + names + ") VALUES (" + values +
          ") ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING"
@@ -72,7 +78,7 @@ std::string BuildUpdate(PgColumnSet changed, bool history) {
     if (!(assigned & PgColumnBit(i))) continue;
     if (n > 0) update += ", ";
     update += kPgJobColumns[i].name;
-    update += " = " + Param(++n);
+    update += " = " + TypedParam(++n, i);
   }
   const int guard = n + 1;
   update += " WHERE id = " + Param(guard) + " AND status = " + Param(guard + 1) +

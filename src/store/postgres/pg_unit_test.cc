@@ -155,5 +155,79 @@ TEST(PgSchemaTest, TheJobCountsMigrationCountsTheJobsAlreadyStored) {
   EXPECT_EQ(Scalar(*conn, kCounts), "a:completed=2,a:pending=1,b:pending=1");
 }
 
+// A database from before the domains keeps its rows and its files (no row
+// rewritten, the large indexes not rebuilt), and refuses every value the
+// dropped CHECKs refused, with the same SQLSTATE; the checks across columns,
+// of status and of tags stay on the table.
+TEST(PgSchemaTest, TheDomainsMigrationKeepsTheRowsAndRefusesWhatTheChecksRefused) {
+  auto conn = Connect(FreshDatabaseUrl());
+  size_t before = 0;
+  while (std::string_view(PgMigrations()[before].name) !=
+         "single-column checks of jobs as domains") {
+    ++before;
+  }
+  ASSERT_TRUE(PgMigrate(*conn, PgMigrations().first(before)).ok());
+  auto exec = [&](const std::string& sql) { return conn->Exec(sql).status(); };
+  ASSERT_TRUE(
+      exec("INSERT INTO redrive.jobs (id, queue_name, status, payload, priority,"
+           " retry_count, max_retries, timeout_seconds, backoff_base_ms, backoff_max_ms,"
+           " backoff_jitter_ms, tags, created_at, updated_at, scheduled_at) VALUES"
+           " ('p', 'q', 'pending', '{}', -100, 0, 3, 30, 1, 1, 1, '{\"k\":\"v\"}', 1, 1, 1),"
+           " ('d', 'q', 'pending', '{}', 100, 3, 3, 1, 0, 0, 0, '{}', 2, 2, 2)")
+          .ok());
+  ASSERT_TRUE(exec("UPDATE redrive.jobs SET status = 'deadletter', deadlettered_at = 5,"
+                   " dead_reason = 'lease_expired', error_fingerprint = '0123456789abcdef'"
+                   " WHERE id = 'd'")
+                  .ok());
+  // The table and every index but the three small partial ones that name
+  // a column made a domain (pg_schema.cc, version 25).
+  const std::string kFiles =
+      "SELECT string_agg(c.relname || '=' || pg_relation_filenode(c.oid), ',' ORDER BY c.relname)"
+      " FROM pg_class c WHERE (c.oid = 'redrive.jobs'::regclass OR c.oid IN"
+      " (SELECT indexrelid FROM pg_index WHERE indrelid = 'redrive.jobs'::regclass))"
+      " AND c.relname NOT IN ('jobs_claim', 'jobs_dlq_fingerprint', 'jobs_unfingerprinted')";
+  const std::string files = Scalar(*conn, kFiles);
+  const std::string kRows =
+      "SELECT string_agg(concat_ws('|', id, status, priority, retry_count, tags, dead_reason,"
+      " error_fingerprint), ',' ORDER BY id) FROM redrive.jobs";
+  const std::string rows = Scalar(*conn, kRows);
+  ASSERT_EQ(rows,
+            "d|deadletter|100|3|{}|lease_expired|0123456789abcdef,p|pending|-100|0|{\"k\": "
+            "\"v\"}");
+
+  ASSERT_TRUE(PgMigrate(*conn).ok());
+  EXPECT_EQ(Scalar(*conn, kRows), rows);
+  EXPECT_EQ(Scalar(*conn, kFiles), files);
+  EXPECT_EQ(Scalar(*conn,
+                   "SELECT count(*) FROM pg_constraint WHERE contype = 'c' AND"
+                   " conrelid = 'redrive.jobs'::regclass"),
+            "6");
+  for (const char* set :
+       {"status = 'done'", "dead_reason = 'tired'", "priority = 101", "priority = -101",
+        "retry_count = -1", "max_retries = -1", "attempts = -1", "lease_expiries = -1",
+        "crash_count = -1", "crash_limit = -1", "snooze_count = -1", "max_snoozes = -1",
+        "timeout_seconds = 0", "backoff_base_ms = -1", "backoff_max_ms = -1",
+        "backoff_jitter_ms = -1", "error_fingerprint = 'abc'", "tags = '[]'",
+        // The checks across columns: a lease exactly while processing.
+        "status = 'processing'"}) {
+    Status st = exec(std::string("UPDATE redrive.jobs SET ") + set + " WHERE id = 'p'");
+    EXPECT_FALSE(st.ok()) << set;
+    EXPECT_THAT(st.message(), ::testing::HasSubstr("23514")) << set;
+  }
+  // What the CHECKs took, the domains take, through an array as the set-based
+  // writes send it.
+  EXPECT_TRUE(exec("UPDATE redrive.jobs j SET status = v.s, priority = v.p,"
+                   " lease_id = 'l', lease_expires_at = 9, assigned_worker_id = 'w'"
+                   " FROM unnest(ARRAY['processing']::text[], ARRAY[7]::int[]) AS v(s, p)"
+                   " WHERE j.id = 'p'")
+                  .ok());
+  EXPECT_EQ(Scalar(*conn, "SELECT status || ' ' || priority FROM redrive.jobs WHERE id = 'p'"),
+            "processing 7");
+  Status bad_array = exec(
+      "UPDATE redrive.jobs j SET status = v.s FROM unnest(ARRAY['gone']::text[]) AS v(s)"
+      " WHERE j.id = 'd'");
+  EXPECT_THAT(bad_array.message(), ::testing::HasSubstr("23514"));
+}
+
 }  // namespace
 }  // namespace redrive::store::postgres
