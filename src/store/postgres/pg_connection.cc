@@ -3,6 +3,7 @@
 #include <poll.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
@@ -32,11 +33,21 @@ bool WaitSocket(PGconn* conn, short events, std::chrono::steady_clock::time_poin
   }
 }
 
+// Bumped when a statement of any connection turned out stale (PgStalePlan):
+// every connection deallocates the statements it prepared before and
+// prepares them again as it uses them (ForgetStatementsIfStale).
+std::atomic<uint64_t> g_statements_generation{0};
+
 // Server notices ("relation already exists, skipping") are not errors and
 // nobody reads libpq's default of printing them to stderr.
 void IgnoreNotice(void*, const char*) {}
 
 }  // namespace
+
+bool PgStalePlan(std::string_view sqlstate, std::string_view message) {
+  return sqlstate == "0A000" &&
+         message.find("cached plan must not change result type") != std::string_view::npos;
+}
 
 bool PgConnectionLost(std::string_view sqlstate, bool connection_ok) {
   return !connection_ok || sqlstate.starts_with("08") || sqlstate == "57P01" ||
@@ -51,7 +62,9 @@ Status PgError(std::string_view sqlstate, std::string_view message, bool connect
                          : Status::Unavailable("postgresql connection lost: " + m);
   }
   m = "postgresql " + std::string(sqlstate) + ": " + m;
-  if (sqlstate == "40001" || sqlstate == "40P01") return Status::Aborted(std::move(m));
+  if (sqlstate == "40001" || sqlstate == "40P01" || PgStalePlan(sqlstate, message)) {
+    return Status::Aborted(std::move(m));
+  }
   // The connection is lost or the server is going away, or (25006) it is a
   // read-only server, e.g. a demoted primary: PgConnectionLost closes it.
   if (PgConnectionLost(sqlstate, connection_ok)) return Status::Unavailable(std::move(m));
@@ -237,6 +250,7 @@ Status PgConnection::Check(const PGresult* r) {
   std::string_view sqlstate = state != nullptr ? state : "";
   Status status = PgError(sqlstate, message, connection_ok);
   if (PgConnectionLost(sqlstate, connection_ok)) broken_ = true;
+  if (PgStalePlan(sqlstate, message)) g_statements_generation.fetch_add(1);
   last_sqlstate_ = std::string(sqlstate);
   last_error_ = message;
   return status;
@@ -249,6 +263,21 @@ Result<PgResult> PgConnection::Exec(const std::string& sql) {
   PgResult r(PQexec(conn_, sql.c_str()));
   REDRIVE_RETURN_IF_ERROR(Check(r.get()));
   return r;
+}
+
+Status PgConnection::ForgetStatementsIfStale() {
+  const uint64_t now = g_statements_generation.load();
+  if (statements_of_ == now) return Status::Ok();
+  // A failed transaction takes no command but its end; the next one
+  // forgets them.
+  if (PQtransactionStatus(conn_) == PQTRANS_INERROR) return Status::Ok();
+  if (!prepared_.empty()) {
+    PgResult r(PQexec(conn_, "DEALLOCATE ALL"));
+    REDRIVE_RETURN_IF_ERROR(Check(r.get()));
+    prepared_.clear();
+  }
+  statements_of_ = now;
+  return Status::Ok();
 }
 
 Result<const std::string*> PgConnection::Prepared(std::string_view sql) {
@@ -269,6 +298,7 @@ Result<PgResult> PgConnection::ExecPrepared(std::string_view sql, const PgParams
     REDRIVE_ASSIGN_OR_RETURN(std::vector<PgResult> r, RunWithDeferred({{sql, &params}}));
     return std::move(r.front());
   }
+  REDRIVE_RETURN_IF_ERROR(ForgetStatementsIfStale());
   REDRIVE_ASSIGN_OR_RETURN(const std::string* name, Prepared(sql));
   PgResult r(
       PQexecPrepared(conn_, name->c_str(), params.size(), params.values(), nullptr, nullptr, 0));
@@ -333,6 +363,7 @@ Result<std::vector<PgResult>> PgConnection::RunBatch(
 Status PgConnection::Pipeline(
     const std::vector<std::pair<std::string_view, const PgParams*>>& commands, size_t begin,
     size_t end, std::vector<PgResult>& out) {
+  REDRIVE_RETURN_IF_ERROR(ForgetStatementsIfStale());
   std::vector<const std::string*> names;
   names.reserve(end - begin);
   for (size_t i = begin; i < end; ++i) {

@@ -29,7 +29,8 @@
 namespace redrive::store::postgres {
 
 // The Status for a failed command: by SQLSTATE, 40001 and 40P01 are
-// ABORTED (the write executor runs the request again); class 08, 57P01-03,
+// ABORTED (the write executor runs the request again), and so is a stale
+// plan (PgStalePlan); class 08, 57P01-03,
 // 25006 (read-only transaction), a lost connection, and classes 53 and 58
 // (disk full, out of memory, too many connections, I/O error) are
 // UNAVAILABLE; a unique violation (23505) is CONFLICT; anything else is
@@ -39,6 +40,11 @@ Status PgError(std::string_view sqlstate, std::string_view message, bool connect
 // True when a failure with `sqlstate` leaves the connection unusable (lost,
 // the server going away, or a read-only server): it is closed, not reused.
 bool PgConnectionLost(std::string_view sqlstate, bool connection_ok);
+// True for "cached plan must not change result type" (0A000): a prepared
+// statement whose result columns changed type since it was prepared (a
+// migration by a newer node). PostgreSQL refuses it until it is prepared
+// again, on every connection that prepared it.
+bool PgStalePlan(std::string_view sqlstate, std::string_view message);
 
 // Owns one PGresult; rows and columns are read as text.
 class PgResult {
@@ -210,11 +216,19 @@ class PgConnection {
   Result<std::vector<PgResult>> RunWithDeferred(
       const std::vector<std::pair<std::string_view, const PgParams*>>& commands);
   // The Status of `r` (OK for a command or tuples result); marks the
-  // connection broken on a connection-class failure.
+  // connection broken on a connection-class failure, and every connection's
+  // statements stale on a plan whose result type changed (PgStalePlan).
   Status Check(const PGresult* r);
+  // Deallocates this connection's prepared statements if a schema change
+  // made some connection's stale since they were prepared: before a
+  // command or a pipeline, never between the statements of one.
+  Status ForgetStatementsIfStale();
 
   PGconn* conn_;
   bool broken_ = false;
+  // The statements' generation (ForgetStatementsIfStale) they were
+  // prepared in.
+  uint64_t statements_of_ = 0;
   std::string last_sqlstate_;
   std::string last_error_;
   struct Hash {

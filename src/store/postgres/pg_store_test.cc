@@ -438,6 +438,53 @@ TEST(PgStoreTest, SurvivesAServerCrashAndRestart) {
 
 // A failed statement, sent at once or with the COMMIT, leaves nothing and
 // the connection usable.
+// A newer node's migration that changes the type of a column the job
+// queries return leaves every prepared statement that reads it refused
+// ("cached plan must not change result type", 0A000) until it is prepared
+// again. The statement that meets it fails as ABORTED (a write's executor
+// runs the request again); every connection then prepares its statements
+// again before its next command, without meeting the error itself.
+TEST(PgStoreTest, StatementsAChangedColumnTypeMadeStaleArePreparedAgain) {
+  const std::string url = FreshDatabaseUrl();
+  PgOptions options;
+  options.pool_size = 1;
+  options.read_pool_size = 1;
+  auto store = OpenStore(url, true, options);
+  ASSERT_NE(store, nullptr);
+  Job job;
+  job.id = "j";
+  job.queue_name = "q";
+  HistoryEntry h;
+  h.id = "h";
+  auto write = [&]() -> Status {
+    REDRIVE_ASSIGN_OR_RETURN(auto tx, store->BeginWrite());
+    REDRIVE_RETURN_IF_ERROR(tx->GetJob("j").status());
+    return tx->Commit();
+  };
+  auto read = [&]() -> Status {
+    REDRIVE_ASSIGN_OR_RETURN(auto tx, store->BeginRead());
+    return tx->GetJob("j").status();
+  };
+  {
+    auto tx = store->BeginWrite();
+    ASSERT_TRUE(tx.ok()) << tx.status().ToString();
+    ASSERT_TRUE((*tx)->InsertJob(job, h).ok());
+    ASSERT_TRUE((*tx)->Commit().ok());
+  }
+  // Both connections prepare the job's select.
+  ASSERT_TRUE(write().ok());
+  ASSERT_TRUE(read().ok());
+  auto other = Connect(url);
+  ASSERT_TRUE(other->Exec("ALTER TABLE redrive.jobs ALTER COLUMN last_error TYPE varchar").ok());
+
+  Status stale = write();
+  EXPECT_EQ(stale.code(), ErrorCode::kAborted) << stale.ToString();
+  EXPECT_THAT(stale.message(), HasSubstr("0A000"));
+  EXPECT_TRUE(read().ok()) << "the read connection prepares its statements again";
+  EXPECT_TRUE(write().ok());
+  EXPECT_TRUE(read().ok());
+}
+
 TEST(PgStoreTest, ARollbackAfterAFailedStatementKeepsTheConnection) {
   auto store = OpenStore(FreshDatabaseUrl());
   ASSERT_NE(store, nullptr);
