@@ -44,9 +44,8 @@ void IgnoreNotice(void*, const char*) {}
 
 }  // namespace
 
-bool PgStalePlan(std::string_view sqlstate, std::string_view message) {
-  return sqlstate == "0A000" &&
-         message.find("cached plan must not change result type") != std::string_view::npos;
+bool PgStalePlan(std::string_view sqlstate, std::string_view source_function) {
+  return sqlstate == "0A000" && source_function == "RevalidateCachedQuery";
 }
 
 bool PgConnectionLost(std::string_view sqlstate, bool connection_ok) {
@@ -62,9 +61,7 @@ Status PgError(std::string_view sqlstate, std::string_view message, bool connect
                          : Status::Unavailable("postgresql connection lost: " + m);
   }
   m = "postgresql " + std::string(sqlstate) + ": " + m;
-  if (sqlstate == "40001" || sqlstate == "40P01" || PgStalePlan(sqlstate, message)) {
-    return Status::Aborted(std::move(m));
-  }
+  if (sqlstate == "40001" || sqlstate == "40P01") return Status::Aborted(std::move(m));
   // The connection is lost or the server is going away, or (25006) it is a
   // read-only server, e.g. a demoted primary: PgConnectionLost closes it.
   if (PgConnectionLost(sqlstate, connection_ok)) return Status::Unavailable(std::move(m));
@@ -248,9 +245,12 @@ Status PgConnection::Check(const PGresult* r) {
   if (message.empty()) message = Trimmed(PQerrorMessage(conn_));
   bool connection_ok = PQstatus(conn_) == CONNECTION_OK;
   std::string_view sqlstate = state != nullptr ? state : "";
-  Status status = PgError(sqlstate, message, connection_ok);
+  const char* function = r != nullptr ? PQresultErrorField(r, PG_DIAG_SOURCE_FUNCTION) : nullptr;
+  const bool stale = PgStalePlan(sqlstate, function != nullptr ? function : "");
+  Status status = stale ? Status::Aborted("postgresql " + std::string(sqlstate) + ": " + message)
+                        : PgError(sqlstate, message, connection_ok);
   if (PgConnectionLost(sqlstate, connection_ok)) broken_ = true;
-  if (PgStalePlan(sqlstate, message)) g_statements_generation.fetch_add(1);
+  if (stale) g_statements_generation.fetch_add(1);
   last_sqlstate_ = std::string(sqlstate);
   last_error_ = message;
   return status;
