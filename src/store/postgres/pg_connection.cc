@@ -53,7 +53,8 @@ bool PgConnectionLost(std::string_view sqlstate, bool connection_ok) {
          sqlstate == "57P02" || sqlstate == "57P03" || sqlstate == "25006";
 }
 
-Status PgError(std::string_view sqlstate, std::string_view message, bool connection_ok) {
+Status PgError(std::string_view sqlstate, std::string_view message, bool connection_ok,
+               std::string_view source_function) {
   std::string m(message);
   if (sqlstate.empty()) {
     // libpq failed on its own: the connection is gone or the protocol broke.
@@ -61,7 +62,9 @@ Status PgError(std::string_view sqlstate, std::string_view message, bool connect
                          : Status::Unavailable("postgresql connection lost: " + m);
   }
   m = "postgresql " + std::string(sqlstate) + ": " + m;
-  if (sqlstate == "40001" || sqlstate == "40P01") return Status::Aborted(std::move(m));
+  if (sqlstate == "40001" || sqlstate == "40P01" || PgStalePlan(sqlstate, source_function)) {
+    return Status::Aborted(std::move(m));
+  }
   // The connection is lost or the server is going away, or (25006) it is a
   // read-only server, e.g. a demoted primary: PgConnectionLost closes it.
   if (PgConnectionLost(sqlstate, connection_ok)) return Status::Unavailable(std::move(m));
@@ -245,12 +248,11 @@ Status PgConnection::Check(const PGresult* r) {
   if (message.empty()) message = Trimmed(PQerrorMessage(conn_));
   bool connection_ok = PQstatus(conn_) == CONNECTION_OK;
   std::string_view sqlstate = state != nullptr ? state : "";
-  const char* function = r != nullptr ? PQresultErrorField(r, PG_DIAG_SOURCE_FUNCTION) : nullptr;
-  const bool stale = PgStalePlan(sqlstate, function != nullptr ? function : "");
-  Status status = stale ? Status::Aborted("postgresql " + std::string(sqlstate) + ": " + message)
-                        : PgError(sqlstate, message, connection_ok);
+  const char* field = r != nullptr ? PQresultErrorField(r, PG_DIAG_SOURCE_FUNCTION) : nullptr;
+  std::string_view function = field != nullptr ? field : "";
+  Status status = PgError(sqlstate, message, connection_ok, function);
   if (PgConnectionLost(sqlstate, connection_ok)) broken_ = true;
-  if (stale) g_statements_generation.fetch_add(1);
+  if (PgStalePlan(sqlstate, function)) g_statements_generation.fetch_add(1);
   last_sqlstate_ = std::string(sqlstate);
   last_error_ = message;
   return status;

@@ -29,13 +29,15 @@
 namespace redrive::store::postgres {
 
 // The Status for a failed command: by SQLSTATE, 40001 and 40P01 are
-// ABORTED (the write executor runs the request again); class 08, 57P01-03,
+// ABORTED (the write executor runs the request again), and so is a stale
+// plan (PgStalePlan, by the `source_function` that raised it); class 08, 57P01-03,
 // 25006 (read-only transaction), a lost connection, and classes 53 and 58
 // (disk full, out of memory, too many connections, I/O error) are
 // UNAVAILABLE; a unique violation (23505) is CONFLICT; anything else is
 // INTERNAL. `sqlstate` is empty when libpq itself failed (then
 // `connection_ok` decides).
-Status PgError(std::string_view sqlstate, std::string_view message, bool connection_ok);
+Status PgError(std::string_view sqlstate, std::string_view message, bool connection_ok,
+               std::string_view source_function = {});
 // True when a failure with `sqlstate` leaves the connection unusable (lost,
 // the server going away, or a read-only server): it is closed, not reused.
 bool PgConnectionLost(std::string_view sqlstate, bool connection_ok);
@@ -43,8 +45,7 @@ bool PgConnectionLost(std::string_view sqlstate, bool connection_ok);
 // PostgreSQL's RevalidateCachedQuery, whatever the server's language): a
 // prepared statement whose result columns changed type since it was
 // prepared (a migration by a newer node). PostgreSQL refuses it until it is
-// prepared again, on every connection that prepared it. Such a failure is
-// ABORTED (the write executor runs the request again).
+// prepared again, on every connection that prepared it.
 bool PgStalePlan(std::string_view sqlstate, std::string_view source_function);
 
 // Owns one PGresult; rows and columns are read as text.

@@ -436,8 +436,6 @@ TEST(PgStoreTest, SurvivesAServerCrashAndRestart) {
   EXPECT_TRUE((*read)->GetQueue("durable")->has_value());
 }
 
-// A failed statement, sent at once or with the COMMIT, leaves nothing and
-// the connection usable.
 // A newer node's migration that changes the type of a column the job
 // queries return leaves every prepared statement that reads it refused
 // ("cached plan must not change result type", 0A000) until it is prepared
@@ -485,6 +483,8 @@ TEST(PgStoreTest, StatementsAChangedColumnTypeMadeStaleArePreparedAgain) {
   EXPECT_TRUE(read().ok());
 }
 
+// A failed statement, sent at once or with the COMMIT, leaves nothing and
+// the connection usable.
 TEST(PgStoreTest, ARollbackAfterAFailedStatementKeepsTheConnection) {
   auto store = OpenStore(FreshDatabaseUrl());
   ASSERT_NE(store, nullptr);

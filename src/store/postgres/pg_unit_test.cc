@@ -44,6 +44,10 @@ TEST(PgErrorTest, MapsSqlstatesToTheContractsCodes) {
   EXPECT_TRUE(PgStalePlan("0A000", "RevalidateCachedQuery"));
   EXPECT_FALSE(PgStalePlan("0A000", "transformLockingClause"));
   EXPECT_FALSE(PgStalePlan("XX000", "RevalidateCachedQuery"));
+  EXPECT_EQ(
+      PgError("0A000", "cached plan must not change result type", true, "RevalidateCachedQuery")
+          .code(),
+      ErrorCode::kAborted);
   EXPECT_EQ(PgError("0A000", "FOR UPDATE is not allowed with GROUP BY", true).code(),
             ErrorCode::kInternal);
   for (const char* s : {"08006", "08001", "57P01", "57P02", "57P03", "25006"}) {
