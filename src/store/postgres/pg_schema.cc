@@ -2,6 +2,7 @@
 
 #include "store/postgres/pg_api_key_sql.h"
 #include "store/postgres/pg_autoredrive_sql.h"
+#include "store/postgres/pg_job_checks_sql.h"
 #include "store/postgres/pg_operation_sql.h"
 #include "store/postgres/pg_throughput_sql.h"
 #include "store/postgres/pg_token_sql.h"
@@ -445,79 +446,6 @@ INSERT INTO redrive.job_counts (queue_name, status, shard, n)
   SELECT queue_name, status, 0, count(*) FROM redrive.jobs GROUP BY queue_name, status;
 )sql";
 
-// Version 25: the CHECKs of single jobs columns become domains. PostgreSQL
-// reads a table's CHECK constraints from the catalog text and plans them
-// again at the start of every statement that writes the table (ExecRelCheck:
-// stringToNode and expression_planner per constraint), all 21 of them for
-// an UPDATE that assigns two columns. A domain's check is planned once per
-// backend (the type cache) and runs only for the columns a statement
-// assigns. Measured in docs/benchmarks.md ("Checks planned once"). The same
-// values are refused, with the same SQLSTATE (23514). Changing the values a
-// column takes is now ALTER DOMAIN.
-//
-// What stays on the table: the four checks across columns (a lease exactly
-// while processing, a dead letter's time and reason), and those of status
-// and tags. Changing a column's type rebuilds every partial index that
-// names it, and status is a key of jobs_retention (every finished job) and
-// tags the key of the GIN index: rebuilding those would hold the table for
-// seconds per million jobs. The indexes rebuilt here hold pending jobs
-// (jobs_claim: priority) and dead letters (error_fingerprint's two).
-//
-// No row is rewritten: a column's type becomes a domain without constraints
-// (binary coercible), and the domains' checks are added NOT VALID, for every
-// stored row passed the same CHECKs, dropped in this transaction under the
-// table's lock. Rows written from now on are checked.
-constexpr char kSchemaV25[] = R"sql(
-CREATE DOMAIN redrive.dead_reason AS text COLLATE "C";
-CREATE DOMAIN redrive.job_priority AS integer;
-CREATE DOMAIN redrive.nonnegative_int AS integer;
-CREATE DOMAIN redrive.positive_int AS integer;
-CREATE DOMAIN redrive.nonnegative_bigint AS bigint;
-CREATE DOMAIN redrive.error_fingerprint AS text COLLATE "C";
-ALTER TABLE redrive.jobs
-  DROP CONSTRAINT jobs_dead_reason_check,
-  DROP CONSTRAINT jobs_priority_check,
-  DROP CONSTRAINT jobs_retry_count_check,
-  DROP CONSTRAINT jobs_max_retries_check,
-  DROP CONSTRAINT jobs_attempts_check,
-  DROP CONSTRAINT jobs_lease_expiries_check,
-  DROP CONSTRAINT jobs_crash_count_check,
-  DROP CONSTRAINT jobs_crash_limit_check,
-  DROP CONSTRAINT jobs_snooze_count_check,
-  DROP CONSTRAINT jobs_max_snoozes_check,
-  DROP CONSTRAINT jobs_timeout_seconds_check,
-  DROP CONSTRAINT jobs_backoff_base_ms_check,
-  DROP CONSTRAINT jobs_backoff_max_ms_check,
-  DROP CONSTRAINT jobs_backoff_jitter_ms_check,
-  DROP CONSTRAINT jobs_error_fingerprint_check,
-  ALTER COLUMN dead_reason TYPE redrive.dead_reason,
-  ALTER COLUMN priority TYPE redrive.job_priority,
-  ALTER COLUMN retry_count TYPE redrive.nonnegative_int,
-  ALTER COLUMN max_retries TYPE redrive.nonnegative_int,
-  ALTER COLUMN attempts TYPE redrive.nonnegative_int,
-  ALTER COLUMN lease_expiries TYPE redrive.nonnegative_int,
-  ALTER COLUMN crash_count TYPE redrive.nonnegative_int,
-  ALTER COLUMN crash_limit TYPE redrive.nonnegative_int,
-  ALTER COLUMN snooze_count TYPE redrive.nonnegative_int,
-  ALTER COLUMN max_snoozes TYPE redrive.nonnegative_int,
-  ALTER COLUMN timeout_seconds TYPE redrive.positive_int,
-  ALTER COLUMN backoff_base_ms TYPE redrive.nonnegative_bigint,
-  ALTER COLUMN backoff_max_ms TYPE redrive.nonnegative_bigint,
-  ALTER COLUMN backoff_jitter_ms TYPE redrive.nonnegative_bigint,
-  ALTER COLUMN error_fingerprint TYPE redrive.error_fingerprint;
-ALTER DOMAIN redrive.dead_reason ADD CONSTRAINT dead_reason_check CHECK (VALUE IN
-  ('max_retries_exceeded','lease_expired','non_retryable','expired')) NOT VALID;
-ALTER DOMAIN redrive.job_priority ADD CONSTRAINT job_priority_check
-  CHECK (VALUE BETWEEN -100 AND 100) NOT VALID;
-ALTER DOMAIN redrive.nonnegative_int ADD CONSTRAINT nonnegative_int_check
-  CHECK (VALUE >= 0) NOT VALID;
-ALTER DOMAIN redrive.positive_int ADD CONSTRAINT positive_int_check CHECK (VALUE > 0) NOT VALID;
-ALTER DOMAIN redrive.nonnegative_bigint ADD CONSTRAINT nonnegative_bigint_check
-  CHECK (VALUE >= 0) NOT VALID;
-ALTER DOMAIN redrive.error_fingerprint ADD CONSTRAINT error_fingerprint_check
-  CHECK (length(VALUE) = 16) NOT VALID;
-)sql";
-
 constexpr PgMigration kMigrations[] = {
     {1, "initial schema", kSchemaV1},
     {2, "delivery reservations, webhooks version", kSchemaV2},
@@ -543,7 +471,8 @@ constexpr PgMigration kMigrations[] = {
     {22, "move operations and finished operations' retention", operation_sql::kMoveSchema},
     {23, "auto-redrive policies and revival counts", autoredrive_sql::kSchema},
     {24, "job counts per queue and status", kSchemaV24},
-    {25, "single-column checks of jobs as domains", kSchemaV25},
+    {25, "single-column checks of jobs as domains", job_checks_sql::kDomainsSchema},
+    {26, "invariants of a job's row as one domain", job_checks_sql::kRowSchema},
 };
 
 }  // namespace

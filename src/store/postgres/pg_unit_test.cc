@@ -1,8 +1,11 @@
 // The pure parts of the PostgreSQL store: SQLSTATE to Status, parameter
-// encoding, the tags' JSON, and the column table against the schema.
+// encoding, the tags' JSON, the column table against the schema, and the
+// migrations that changed how the jobs' rows are checked.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <initializer_list>
+#include <string>
 #include <string_view>
 
 #include "store/postgres/pg_connection.h"
@@ -118,6 +121,13 @@ TEST(PgParamsTest, TextArraysQuoteEveryElement) {
   EXPECT_STREQ(p.values()[1], "{}");
 }
 
+// How many migrations come before the one named `name`.
+size_t MigrationsBefore(std::string_view name) {
+  size_t before = 0;
+  while (PgMigrations()[before].name != name) ++before;
+  return before;
+}
+
 // kPgJobColumns names every column of redrive.jobs, in table order, with
 // the type the schema gives it.
 TEST(PgJobColumnsTest, MatchTheSchema) {
@@ -139,10 +149,7 @@ TEST(PgJobColumnsTest, MatchTheSchema) {
 // suite's CountJobsFollowsEveryWriteOfAJob).
 TEST(PgSchemaTest, TheJobCountsMigrationCountsTheJobsAlreadyStored) {
   auto conn = Connect(FreshDatabaseUrl());
-  size_t before = 0;
-  while (std::string_view(PgMigrations()[before].name) != "job counts per queue and status") {
-    ++before;
-  }
+  const size_t before = MigrationsBefore("job counts per queue and status");
   ASSERT_TRUE(PgMigrate(*conn, PgMigrations().first(before)).ok());
   auto insert = [&](const std::string& id, const std::string& queue, const std::string& status) {
     return conn
@@ -169,14 +176,10 @@ TEST(PgSchemaTest, TheJobCountsMigrationCountsTheJobsAlreadyStored) {
 // A database from before the domains keeps its rows and its files (no row
 // rewritten, the large indexes not rebuilt), and refuses every value the
 // dropped CHECKs refused, with the same SQLSTATE; the checks across columns,
-// of status and of tags stay on the table.
+// of status and of tags stay on the table (until version 26, below).
 TEST(PgSchemaTest, TheDomainsMigrationKeepsTheRowsAndRefusesWhatTheChecksRefused) {
   auto conn = Connect(FreshDatabaseUrl());
-  size_t before = 0;
-  while (std::string_view(PgMigrations()[before].name) !=
-         "single-column checks of jobs as domains") {
-    ++before;
-  }
+  const size_t before = MigrationsBefore("single-column checks of jobs as domains");
   ASSERT_TRUE(PgMigrate(*conn, PgMigrations().first(before)).ok());
   auto exec = [&](const std::string& sql) { return conn->Exec(sql).status(); };
   ASSERT_TRUE(
@@ -206,7 +209,7 @@ TEST(PgSchemaTest, TheDomainsMigrationKeepsTheRowsAndRefusesWhatTheChecksRefused
             "d|deadletter|100|3|{}|lease_expired|0123456789abcdef,p|pending|-100|0|{\"k\": "
             "\"v\"}");
 
-  ASSERT_TRUE(PgMigrate(*conn).ok());
+  ASSERT_TRUE(PgMigrate(*conn, PgMigrations().first(before + 1)).ok());
   EXPECT_EQ(Scalar(*conn, kRows), rows);
   EXPECT_EQ(Scalar(*conn, kFiles), files);
   EXPECT_EQ(Scalar(*conn,
@@ -238,6 +241,99 @@ TEST(PgSchemaTest, TheDomainsMigrationKeepsTheRowsAndRefusesWhatTheChecksRefused
       "UPDATE redrive.jobs j SET status = v.s FROM unnest(ARRAY['gone']::text[]) AS v(s)"
       " WHERE j.id = 'd'");
   EXPECT_THAT(bad_array.message(), ::testing::HasSubstr("23514"));
+}
+
+// A database from before the row domain keeps its rows, its files (no row
+// rewritten, no index rebuilt) and the statements a node of the version
+// before prepared, and refuses what the six CHECKs refused, with the same
+// SQLSTATE and the name of the invariant.
+TEST(PgSchemaTest, TheRowDomainMigrationRebuildsNothingAndRefusesWhatTheChecksRefused) {
+  const std::string url = FreshDatabaseUrl();
+  auto conn = Connect(url);
+  const size_t before = MigrationsBefore("invariants of a job's row as one domain");
+  ASSERT_TRUE(PgMigrate(*conn, PgMigrations().first(before)).ok());
+  auto exec = [&](const std::string& sql) { return conn->Exec(sql).status(); };
+  ASSERT_TRUE(
+      exec("INSERT INTO redrive.jobs (id, queue_name, status, payload, priority,"
+           " retry_count, max_retries, timeout_seconds, backoff_base_ms, backoff_max_ms,"
+           " backoff_jitter_ms, tags, created_at, updated_at, scheduled_at, lease_id,"
+           " lease_expires_at, assigned_worker_id) VALUES"
+           " ('p', 'q', 'pending', '{}', 0, 0, 3, 30, 1, 1, 1, '{\"k\":\"v\"}', 1, 1, 1,"
+           " NULL, NULL, NULL),"
+           " ('w', 'q', 'processing', '{}', 0, 0, 3, 30, 1, 1, 1, '{}', 2, 2, 2, 'l', 9, 'w')")
+          .ok());
+  // A node of the version before, with a statement prepared.
+  auto old_node = Connect(url);
+  ASSERT_TRUE(old_node->Exec("PREPARE job(text) AS SELECT * FROM redrive.jobs WHERE id = $1").ok());
+  const std::string kFiles =
+      "SELECT string_agg(c.relname || '=' || pg_relation_filenode(c.oid), ',' ORDER BY c.relname)"
+      " FROM pg_class c WHERE c.oid = 'redrive.jobs'::regclass OR c.oid IN"
+      " (SELECT indexrelid FROM pg_index WHERE indrelid = 'redrive.jobs'::regclass)";
+  const std::string files = Scalar(*conn, kFiles);
+  const std::string kRows =
+      "SELECT string_agg(concat_ws('|', id, status, tags, lease_id, assigned_worker_id), ','"
+      " ORDER BY id) FROM redrive.jobs";
+  const std::string rows = Scalar(*conn, kRows);
+  ASSERT_EQ(rows, "p|pending|{\"k\": \"v\"},w|processing|{}|l|w");
+
+  ASSERT_TRUE(PgMigrate(*conn).ok());
+  EXPECT_EQ(Scalar(*conn, kRows), rows);
+  EXPECT_EQ(Scalar(*conn, kFiles), files);
+  EXPECT_EQ(Scalar(*conn,
+                   "SELECT string_agg(conname, ',') FROM pg_constraint WHERE contype = 'c' AND"
+                   " conrelid = 'redrive.jobs'::regclass"),
+            "jobs_state_check");
+  auto prepared = old_node->Exec("EXECUTE job('w')");
+  ASSERT_TRUE(prepared.ok()) << prepared.status().ToString();
+  EXPECT_EQ(prepared->rows(), 1);
+
+  struct Refused {
+    const char* id;
+    const char* set;
+    const char* invariant;
+  };
+  for (const Refused& r : std::initializer_list<Refused>{
+           {"p", "status = 'done'", "status_is_known"},
+           {"p", "tags = '[]'", "tags_are_an_object"},
+           {"p", "status = 'processing'", "lease_exactly_while_processing"},
+           {"p", "lease_id = 'l'", "lease_exactly_while_processing"},
+           {"p", "lease_expires_at = 1", "lease_exactly_while_processing"},
+           {"p", "assigned_worker_id = 'w'", "lease_exactly_while_processing"},
+           {"w", "status = 'pending'", "lease_exactly_while_processing"},
+           {"w", "status = 'completed', lease_id = NULL, lease_expires_at = NULL",
+            "lease_exactly_while_processing"},
+           {"p", "status = 'deadletter'", "dead_letter_has_time_and_reason"},
+           {"p", "status = 'deadletter', deadlettered_at = 5", "dead_letter_has_time_and_reason"},
+           {"p", "status = 'deadletter', dead_reason = 'expired'",
+            "dead_letter_has_time_and_reason"}}) {
+    Status st =
+        exec(std::string("UPDATE redrive.jobs SET ") + r.set + " WHERE id = '" + r.id + "'");
+    EXPECT_FALSE(st.ok()) << r.set;
+    EXPECT_THAT(st.message(), ::testing::HasSubstr("23514")) << r.set;
+    EXPECT_THAT(st.message(), ::testing::HasSubstr(r.invariant)) << r.set;
+  }
+  Status insert = exec(
+      "INSERT INTO redrive.jobs (id, queue_name, status, payload, priority, retry_count,"
+      " max_retries, timeout_seconds, backoff_base_ms, backoff_max_ms, backoff_jitter_ms,"
+      " created_at, updated_at, scheduled_at) VALUES"
+      " ('x', 'q', 'processing', '{}', 0, 0, 3, 30, 1, 1, 1, 3, 3, 3)");
+  EXPECT_THAT(insert.message(), ::testing::HasSubstr("lease_exactly_while_processing"));
+  EXPECT_EQ(Scalar(*conn, kRows), rows);
+
+  // What the invariants allow passes, one row at a time or through arrays
+  // as the set-based writes send them.
+  EXPECT_TRUE(exec("UPDATE redrive.jobs SET status = 'deadletter', deadlettered_at = 5,"
+                   " dead_reason = 'expired' WHERE id = 'p'")
+                  .ok());
+  EXPECT_TRUE(exec("UPDATE redrive.jobs j SET status = v.s, lease_id = NULL,"
+                   " lease_expires_at = NULL, assigned_worker_id = NULL"
+                   " FROM unnest(ARRAY['completed']::text[]) AS v(s) WHERE j.id = 'w'")
+                  .ok());
+  EXPECT_EQ(Scalar(*conn, kRows), "p|deadletter|{\"k\": \"v\"},w|completed|{}");
+  Status bad_array = exec(
+      "UPDATE redrive.jobs j SET status = v.s FROM unnest(ARRAY['gone']::text[]) AS v(s)"
+      " WHERE j.id = 'w'");
+  EXPECT_THAT(bad_array.message(), ::testing::HasSubstr("status_is_known"));
 }
 
 }  // namespace
