@@ -28,6 +28,12 @@
 #   REDRIVE_SERVE_ARGS extra `redrive serve` flags (word-split)
 #   PG_SETTINGS        extra server settings, e.g. "-c plan_cache_mode=force_generic_plan"
 #   TOP                [25] statements listed
+#   SAMPLE_SECONDS     every that many seconds of the measured run, print what
+#                      the claim's SELECT cost in that interval (calls, ms and
+#                      buffers a call) and the dead rows and vacuums of
+#                      redrive.jobs so far: the claim walks the dead entries of
+#                      the jobs claimed since the last vacuum (docs/benchmarks.md,
+#                      "Claims between two vacuums")
 #   KEEP_TMP=1         keep the temp dir (cluster, logs)
 set -euo pipefail
 
@@ -103,7 +109,36 @@ psql -d redrive -c "SELECT pg_stat_reset()" >/dev/null
 sleep 1  # the statistics collector applies the reset
 c0="$(commits)" p0="$(pg_ticks)" s0="$(ticks "$server_pid")"
 pg_ticks_by_kind >"$tmp/kinds0"
+sampler=""
+if [[ -n "${SAMPLE_SECONDS:-}" ]]; then
+  [[ "$SAMPLE_SECONDS" =~ ^[1-9][0-9]*$ ]] || { echo "pg-cost: SAMPLE_SECONDS: seconds > 0" >&2; exit 3; }
+  # Totals so far: claim calls, their ms and buffers, jobs' dead rows, vacuums.
+  claim_totals() {
+    psql -d redrive -F ' ' -c "
+      SELECT coalesce(sum(calls), 0), coalesce(sum(total_exec_time), 0),
+             coalesce(sum(shared_blks_hit + shared_blks_read), 0),
+             (SELECT n_dead_tup FROM pg_stat_user_tables WHERE relid = 'redrive.jobs'::regclass),
+             (SELECT vacuum_count + autovacuum_count FROM pg_stat_user_tables
+               WHERE relid = 'redrive.jobs'::regclass)
+      FROM pg_stat_statements
+      WHERE query LIKE '%FROM redrive.jobs WHERE status = % AND queue_name = \$1 AND (expires_at%'"
+  }
+  (
+    echo "-- the claim's SELECT every ${SAMPLE_SECONDS} s: seconds, calls, ms/call, buffers/call, dead rows of jobs, vacuums of jobs"
+    read -r n0 t0 b0 _ <<<"$(claim_totals)" || exit 0
+    for ((k = 1; ; k++)); do
+      sleep "$SAMPLE_SECONDS"
+      read -r n1 t1 b1 dead vacuums <<<"$(claim_totals)" || break
+      awk -v k="$((k * SAMPLE_SECONDS))" -v n="$((n1 - n0))" -v t="$t1" -v t0="$t0" -v b="$((b1 - b0))" \
+        -v d="$dead" -v v="$vacuums" 'BEGIN { if (n > 0) printf "%d\t%d\t%.3f\t%.0f\t%s\t%s\n",
+          k, n, (t - t0) / n, b / n, d, v }'
+      n0=$n1 t0=$t1 b0=$b1
+    done
+  ) &
+  sampler=$!
+fi
 "$bench_bin" --server "$url" "${args[@]}" || echo "pg-cost: redrive-bench exited $?" >&2
+[[ -z "$sampler" ]] || { kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null || true; }
 p1="$(pg_ticks)" s1="$(ticks "$server_pid")"
 pg_ticks_by_kind >"$tmp/kinds1"
 sleep 1
