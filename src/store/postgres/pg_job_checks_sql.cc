@@ -14,11 +14,12 @@ namespace redrive::store::postgres::job_checks_sql {
 //
 // What stays on the table (until version 26, below): the four checks across
 // columns (a lease exactly while processing, a dead letter's time and
-// reason), and those of status and tags. Changing a column's type rebuilds every partial index that
-// names it, and status is a key of jobs_retention (every finished job) and
-// tags the key of the GIN index: rebuilding those would hold the table for
-// seconds per million jobs. The indexes rebuilt here hold pending jobs
-// (jobs_claim: priority) and dead letters (error_fingerprint's two).
+// reason), and those of status and tags. Changing a column's type rebuilds
+// every partial index that names it, and status is a key of jobs_retention
+// (every finished job) and tags the key of the GIN index: rebuilding those
+// would hold the table for seconds per million jobs. The indexes rebuilt
+// here hold pending jobs (jobs_claim: priority) and dead letters
+// (error_fingerprint's two).
 //
 // No row is rewritten: a column's type becomes a domain without constraints
 // (binary coercible), and the domains' checks are added NOT VALID, for every
