@@ -113,6 +113,8 @@ sampler=""
 if [[ -n "${SAMPLE_SECONDS:-}" ]]; then
   [[ "$SAMPLE_SECONDS" =~ ^[1-9][0-9]*$ ]] || { echo "pg-cost: SAMPLE_SECONDS: seconds > 0" >&2; exit 3; }
   # Totals so far: claim calls, their ms and buffers, jobs' dead rows, vacuums.
+  # The claim is kSelectClaimable (src/store/postgres/pg_job_sql.h); its status
+  # is matched by a wildcard, for pg_stat_statements may show it as a $n.
   claim_totals() {
     psql -d redrive -F ' ' -c "
       SELECT coalesce(sum(calls), 0), coalesce(sum(total_exec_time), 0),

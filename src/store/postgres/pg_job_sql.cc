@@ -38,9 +38,10 @@ static_assert(SelectListMatches(REDRIVE_PG_JOB_SUMMARY_COLUMNS, true),
 std::string Param(int n) { return "$" + std::to_string(n); }
 
 // "$n::type": parameter n for column i, typed as the column's base type.
-// Untyped, PostgreSQL would type it as the column's domain (pg_schema.cc,
-// version 25) and check it as it reads it, setting up the domain's check
-// for each value; typed, the assignment checks it with the plan's own copy.
+// Untyped, PostgreSQL would type it as the column's domain
+// (pg_job_checks_sql.cc, version 25) and check it as it reads it, setting
+// up the domain's check for each value; typed, the assignment checks it
+// with the plan's own copy.
 std::string TypedParam(int n, int column) { return Param(n) + "::" + kPgJobColumns[column].type; }
 
 // "INSERT INTO redrive.job_history (...) SELECT $first::text, <cte>.id, ...

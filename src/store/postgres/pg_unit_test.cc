@@ -205,7 +205,7 @@ TEST(PgSchemaTest, TheDomainsMigrationKeepsTheRowsAndRefusesWhatTheChecksRefused
                    " WHERE id = 'd'")
                   .ok());
   // The table and every index but the three small partial ones that name
-  // a column made a domain (pg_schema.cc, version 25).
+  // a column made a domain (pg_job_checks_sql.cc, version 25).
   const std::string kFiles =
       JobsFilesSql("'jobs_claim', 'jobs_dlq_fingerprint', 'jobs_unfingerprinted'");
   const std::string files = Scalar(*conn, kFiles);
